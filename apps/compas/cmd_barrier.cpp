@@ -1,0 +1,352 @@
+// compas barrier: thread barrier latency vs thread count for every algorithm x wait policy,
+// beside libgomp's `#pragma omp barrier` measured in the same run with the same pinning
+// (COMPaS Table 3). libgomp reads OMP_WAIT_POLICY once at start-up, so each OpenMP policy is
+// measured in a child process of this program started with that policy.
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <omp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "compas/threads/barrier.hpp"
+#include "compas/threads/placement.hpp"
+#include "compas/threads/team.hpp"
+
+namespace compas::app {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ns_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+}
+
+struct Timing {
+  std::vector<double> ns;  // one per repeat
+  long iterations = 0;
+};
+
+// How many barriers one timed repeat runs: enough to last ~target_ms, at least 16.
+long choose_iterations(double ns_per_barrier, double target_ms) {
+  const double want = target_ms * 1e6 / std::max(ns_per_barrier, 1.0);
+  return static_cast<long>(std::clamp(want, 16.0, 2.0e6));
+}
+
+constexpr int kWarmup = 64;
+
+Timing time_team(const threads::Topology& topo, int nthreads, const threads::BindSpec& spec,
+                 threads::BarrierAlgorithm algo, threads::WaitPolicy policy, int repeats,
+                 double target_ms, bool oversubscribe, bool* oversubscribed) {
+  threads::TeamOptions o;
+  o.threads = nthreads;
+  o.bind = spec;
+  o.barrier = algo;
+  o.wait = policy;
+  o.allow_oversubscribe = oversubscribe;
+  threads::Team team(topo, o);
+  *oversubscribed = team.oversubscribed();
+  Timing timing;
+  timing.ns.resize(static_cast<std::size_t>(repeats));
+  team.run([&](threads::ThreadCtx& c) {
+    for (int i = 0; i < kWarmup; ++i) c.barrier();
+    auto t0 = Clock::now();
+    for (int i = 0; i < kWarmup; ++i) c.barrier();
+    const long iters = c.broadcast(choose_iterations(ns_since(t0) / kWarmup, target_ms));
+    for (int r = 0; r < repeats; ++r) {
+      c.barrier();
+      t0 = Clock::now();
+      for (long i = 0; i < iters; ++i) c.barrier();
+      if (c.is_leader()) timing.ns[static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters);
+    }
+    if (c.is_leader()) timing.iterations = iters;
+  });
+  return timing;
+}
+
+// The OpenMP side, run inside the child process: pins each OpenMP thread to cpus[tid] and
+// times `#pragma omp barrier` exactly as time_team times compas barriers.
+Timing time_omp(const std::vector<int>& cpus, int repeats, double target_ms) {
+  const int n = static_cast<int>(cpus.size());
+  const auto topo = threads::Topology::host();
+  Timing timing;
+  timing.ns.resize(static_cast<std::size_t>(repeats));
+  long iters = 0;
+  std::string bind_error;
+  omp_set_dynamic(0);
+#pragma omp parallel num_threads(n)
+  {
+    const int tid = omp_get_thread_num();
+    const auto got = topo.bind_current_thread(cpus[static_cast<std::size_t>(tid)]);
+    if (got.size() != 1 || got[0] != cpus[static_cast<std::size_t>(tid)]) {
+#pragma omp critical
+      bind_error = fmt::format("OpenMP thread {} could not be bound to cpu {}", tid,
+                               cpus[static_cast<std::size_t>(tid)]);
+    }
+    for (int i = 0; i < kWarmup; ++i) {
+#pragma omp barrier
+    }
+    auto t0 = Clock::now();
+    for (int i = 0; i < kWarmup; ++i) {
+#pragma omp barrier
+    }
+#pragma omp single
+    iters = choose_iterations(ns_since(t0) / kWarmup, target_ms);
+    for (int r = 0; r < repeats; ++r) {
+#pragma omp barrier
+      t0 = Clock::now();
+      for (long i = 0; i < iters; ++i) {
+#pragma omp barrier
+      }
+      if (tid == 0) timing.ns[static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters);
+    }
+  }
+  if (!bind_error.empty()) throw std::runtime_error(bind_error);
+  timing.iterations = iters;
+  return timing;
+}
+
+std::string self_exe() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) throw std::runtime_error("cannot find this program's path in /proc/self/exe");
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+// Runs the hidden `_omp-barrier` command with OMP_WAIT_POLICY=policy ("" = libgomp's default).
+Timing time_omp_child(const std::vector<int>& cpus, const std::string& policy, int repeats,
+                      double target_ms) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  const std::string exe = self_exe();
+  std::vector<std::string> args = {exe,         "_omp-barrier",       "--cpus",
+                                   threads::format_cpu_list(cpus), "--repeats",
+                                   std::to_string(repeats), "--target-ms",
+                                   std::to_string(target_ms)};
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    for (const char* v : {"OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY", "GOMP_SPINCOUNT",
+                          "OMP_NUM_THREADS", "OMP_DYNAMIC"})
+      unsetenv(v);
+    if (policy.empty())
+      unsetenv("OMP_WAIT_POLICY");
+    else
+      setenv("OMP_WAIT_POLICY", policy.c_str(), 1);
+    std::vector<char*> argv;
+    for (auto& s : args) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    execv(exe.c_str(), argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) out.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("the OpenMP barrier measurement (OMP_WAIT_POLICY=" +
+                             (policy.empty() ? std::string("default") : policy) + ") failed");
+  const auto j = perf::json::parse(out);
+  Timing t;
+  t.ns = j.at("ns").get<std::vector<double>>();
+  t.iterations = j.at("iterations").get<long>();
+  return t;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(item);
+  return out;
+}
+
+struct BarrierArgs {
+  std::string threads;
+  std::string bind = "compact";
+  std::string algorithms = "central,dissemination,tree";
+  std::string waits = "spin,yield,block,auto";
+  std::string omp = "active,passive";
+  int repeats = 7;
+  double target_ms = 20;
+  bool oversubscribe = false;
+  OutputFlags out;
+};
+
+int run_barrier(const BarrierArgs& a) {
+  const auto topo = threads::Topology::host();
+  const auto spec = threads::BindSpec::parse(a.bind);
+  std::vector<int> counts;
+  if (a.threads.empty())
+    for (int t = 1; t <= topo.cores(); ++t) counts.push_back(t);
+  else
+    counts = parse_thread_list("--threads", a.threads);
+  std::vector<threads::BarrierAlgorithm> algos;
+  for (const auto& s : split_list(a.algorithms)) algos.push_back(threads::parse_barrier_algorithm(s));
+  std::vector<threads::WaitPolicy> waits;
+  for (const auto& s : split_list(a.waits)) waits.push_back(threads::parse_wait_policy(s));
+  std::vector<std::string> omp_policies;
+  if (a.omp != "none")
+    for (const auto& s : split_list(a.omp)) {
+      if (s != "active" && s != "passive" && s != "default")
+        throw std::invalid_argument("--omp '" + a.omp +
+                                    "': allowed are none or a list of active, passive, default");
+      omp_policies.push_back(s);
+    }
+  // Check every placement before measuring anything, so a bad flag fails at once.
+  for (int t : counts) threads::place_threads(topo, t, spec, a.oversubscribe);
+
+  perf::Report report("barrier", perf::machine_json(topo),
+                      {{"threads", counts}, {"bind", spec.to_string()}, {"repeats", a.repeats},
+                       {"target_ms", a.target_ms}});
+  auto record = [&](const std::string& algo, const std::string& policy, int t, bool over,
+                    const Timing& tm) {
+    report.add({{"algorithm", algo},
+                {"policy", policy},
+                {"threads", t},
+                {"oversubscribed", over},
+                {"ns_per_barrier", median(tm.ns)},
+                {"min_ns_per_barrier", *std::min_element(tm.ns.begin(), tm.ns.end())},
+                {"max_ns_per_barrier", *std::max_element(tm.ns.begin(), tm.ns.end())},
+                {"iterations", tm.iterations},
+                {"repeats", tm.ns.size()}});
+  };
+  for (int t : counts) {
+    for (auto algo : algos)
+      for (auto w : waits) {
+        bool over = false;
+        const auto tm = time_team(topo, t, spec, algo, w, a.repeats, a.target_ms, a.oversubscribe,
+                                  &over);
+        record(threads::to_string(algo), threads::to_string(w), t, over, tm);
+      }
+    const auto placement = threads::place_threads(topo, t, spec, a.oversubscribe);
+    for (const auto& p : omp_policies)
+      record("omp", p, t, placement.oversubscribed,
+             time_omp_child(placement.pu_of_thread, p == "default" ? "" : p, a.repeats,
+                            a.target_ms));
+  }
+  write_outputs(report, a.out);
+  if (a.out.quiet) return 0;
+
+  // Table: one row per algorithm x policy, one column per thread count (COMPaS Table 3).
+  std::map<std::pair<std::string, std::string>, std::map<int, double>> cells;
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const auto& r : report.results()) {
+    auto key = std::make_pair(r["algorithm"].get<std::string>(), r["policy"].get<std::string>());
+    if (!cells.count(key)) rows.push_back(key);
+    cells[key][r["threads"].get<int>()] = r["ns_per_barrier"].get<double>();
+  }
+  fmt::print("ns per barrier (median of {} repeats), bind {}\n", a.repeats, spec.to_string());
+  fmt::print("{:<26}", "algorithm / policy");
+  for (int t : counts) fmt::print(" {:>9}", fmt::format("T={}", t));
+  fmt::print("\n");
+  for (const auto& key : rows) {
+    fmt::print("{:<26}", key.first + " / " + key.second);
+    for (int t : counts) fmt::print(" {:>9.0f}", cells[key][t]);
+    fmt::print("\n");
+  }
+  fmt::print("{:<26}", "COMPaS 1998 spin (PPro)");
+  for (int t : counts) {
+    static const std::map<int, double> paper = {{2, 1222}, {3, 1761}, {4, 1960}};
+    if (paper.count(t))
+      fmt::print(" {:>9.0f}", paper.at(t));
+    else
+      fmt::print(" {:>9}", "-");
+  }
+  fmt::print("\n");
+  // Ratios against libgomp, the baseline: best compas barrier vs active, auto vs passive.
+  for (int t : counts) {
+    if (t < 2) continue;
+    double best = 1e300, best_auto = 1e300;
+    std::string best_name;
+    for (const auto& key : rows) {
+      if (key.first == "omp") continue;
+      const double v = cells[key][t];
+      if (v < best) best = v, best_name = key.first + "/" + key.second;
+      if (key.second == "auto") best_auto = std::min(best_auto, v);
+    }
+    auto omp_at = [&](const std::string& p) {
+      auto it = cells.find({"omp", p});
+      return it == cells.end() ? 0.0 : it->second[t];
+    };
+    if (omp_at("active") > 0)
+      fmt::print("T={}: best compas ({}) / omp active = {:.2f}\n", t, best_name,
+                 best / omp_at("active"));
+    if (omp_at("passive") > 0 && best_auto < 1e300)
+      fmt::print("T={}: best compas auto / omp passive = {:.2f}\n", t, best_auto / omp_at("passive"));
+  }
+  return 0;
+}
+
+struct OmpWorkerArgs {
+  std::string cpus;
+  int repeats = 7;
+  double target_ms = 20;
+};
+
+}  // namespace
+
+Command setup_barrier(CLI::App& app) {
+  auto args = std::make_shared<BarrierArgs>();
+  auto* cmd = app.add_subcommand(
+      "barrier", "thread barrier latency per algorithm x wait policy, beside #pragma omp barrier");
+  cmd->add_option("--threads", args->threads, "thread counts, e.g. 2 or 1,2,4 or 1-8 "
+                                              "(default 1..cores)")
+      ->envname("COMPAS_THREADS");
+  cmd->add_option("--bind", args->bind, "compact | scatter | sockets | cpu list (0,2,4-7)")
+      ->envname("COMPAS_BIND");
+  cmd->add_option("--wait", args->waits, "wait policies to measure: spin,yield,block,auto")
+      ->envname("COMPAS_WAIT");
+  cmd->add_option("--algorithms", args->algorithms, "central,dissemination,tree");
+  cmd->add_option("--omp", args->omp,
+                  "OpenMP wait policies to measure as the baseline: active,passive,default or none");
+  cmd->add_option("--repeats", args->repeats, "timed repeats per measurement (median reported)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--target-ms", args->target_ms, "duration of one repeat in milliseconds")
+      ->check(CLI::Range(0.1, 60000.0));
+  cmd->add_flag("--oversubscribe", args->oversubscribe, "allow more threads than PUs")
+      ->envname("COMPAS_OVERSUBSCRIBE");
+  add_output_flags(*cmd, args->out);
+  return {cmd, [args] { return run_barrier(*args); }};
+}
+
+Command setup_omp_barrier_worker(CLI::App& app) {
+  auto args = std::make_shared<OmpWorkerArgs>();
+  auto* cmd = app.add_subcommand("_omp-barrier", "");  // internal: the OpenMP side of `barrier`
+  cmd->group("");
+  cmd->add_option("--cpus", args->cpus)->required();
+  cmd->add_option("--repeats", args->repeats)->check(CLI::Range(1, 1000));
+  cmd->add_option("--target-ms", args->target_ms)->check(CLI::Range(0.1, 60000.0));
+  return {cmd, [args] {
+            const auto t = time_omp(threads::parse_cpu_list(args->cpus), args->repeats,
+                                    args->target_ms);
+            fmt::print("{}\n", perf::json{{"ns", t.ns}, {"iterations", t.iterations}}.dump());
+            return 0;
+          }};
+}
+
+}  // namespace compas::app

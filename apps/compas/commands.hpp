@@ -1,0 +1,23 @@
+// Registry of compas subcommands. Each setup function adds its subcommand to the app and returns
+// it with the function that runs it once the command line has been parsed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <utility>
+#include <vector>
+
+namespace compas::app {
+
+using Command = std::pair<CLI::App*, std::function<int()>>;
+using CommandSetup = Command (*)(CLI::App&);
+
+Command setup_topology(CLI::App& app);
+Command setup_barrier(CLI::App& app);
+Command setup_omp_barrier_worker(CLI::App& app);
+
+inline std::vector<CommandSetup> all_commands() {
+  return {setup_topology, setup_barrier, setup_omp_barrier_worker};
+}
+
+}  // namespace compas::app

@@ -1,0 +1,46 @@
+// compas: the command-line front end. One subcommand per measurement (DESIGN.md, "Command
+// line"). Bad input exits 2 with a message naming the value; a failed measurement exits 1.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+#include "commands.hpp"
+#include "compas/perf/report.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"compas: hybrid threads x processes runtime and its measurements", "compas"};
+  app.set_version_flag("--version", compas::perf::version());
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
+  for (auto& setup : compas::app::all_commands()) commands.push_back(setup(app));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the message
+    return 2;
+  }
+  for (auto& [cmd, run] : commands) {
+    if (!cmd->parsed()) continue;
+    try {
+      return run();
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "compas %s: error: %s\n", cmd->get_name().c_str(), e.what());
+      return 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "compas %s: failed: %s\n", cmd->get_name().c_str(), e.what());
+      return 1;
+    }
+  }
+  return 2;
+}

@@ -1,0 +1,19 @@
+// compas: the hybrid threads x processes runtime. One include for user programs.
+#pragma once
+
+#include "compas/threads/barrier.hpp"
+#include "compas/threads/ops.hpp"
+#include "compas/threads/placement.hpp"
+#include "compas/threads/team.hpp"
+#include "compas/threads/topology.hpp"
+#include "compas/threads/wait.hpp"
+
+namespace compas {
+using threads::BarrierAlgorithm;
+using threads::BindSpec;
+using threads::Team;
+using threads::TeamOptions;
+using threads::ThreadCtx;
+using threads::Topology;
+using threads::WaitPolicy;
+}  // namespace compas

@@ -1,0 +1,50 @@
+// Report: the output contract of every measuring command (DESIGN.md, "Output"). One JSON object
+// {"command", "version", "machine", "params", "results": [records]}, the same records as CSV rows,
+// and a readable table on stdout. Files are written to a temporary name beside the target and
+// renamed, so an interrupted run never leaves half a file.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "compas/threads/topology.hpp"
+
+namespace compas::perf {
+
+using json = nlohmann::ordered_json;
+
+// The "machine" object shared by every command: topology summary, compiler, library versions.
+json machine_json(const threads::Topology& topo);
+
+// Writes `contents` to `path` atomically (temporary file in the same directory, then rename).
+// Throws std::runtime_error naming the path on failure.
+void write_file_atomic(const std::string& path, const std::string& contents);
+
+// Records as CSV: one column per key (in order of first appearance), one row per record.
+std::string to_csv(const std::vector<json>& records);
+
+class Report {
+ public:
+  Report(std::string command, json machine, json params)
+      : command_(std::move(command)), machine_(std::move(machine)), params_(std::move(params)) {}
+
+  void add(json record) { results_.push_back(std::move(record)); }
+  const std::vector<json>& results() const { return results_; }
+  json to_json() const;
+
+  // Each is a no-op for an empty path.
+  void write_json(const std::string& path) const;
+  void write_csv(const std::string& path) const;
+
+ private:
+  std::string command_;
+  json machine_;
+  json params_;
+  std::vector<json> results_;
+};
+
+// Version of compas, e.g. "0.1.0".
+std::string version();
+
+}  // namespace compas::perf

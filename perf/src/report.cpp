@@ -1,0 +1,137 @@
+#include "compas/perf/report.hpp"
+
+#include <fcntl.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#ifndef COMPAS_VERSION
+#define COMPAS_VERSION "0.0.0"
+#endif
+
+namespace compas::perf {
+
+std::string version() { return COMPAS_VERSION; }
+
+json machine_json(const threads::Topology& topo) {
+  json m;
+  m["sockets"] = topo.sockets();
+  m["numa_nodes"] = topo.numa_nodes();
+  m["cores"] = topo.cores();
+  m["pus"] = topo.pus();
+  json caches = json::array();
+  for (const auto& c : topo.caches()) {
+    caches.push_back({{"level", c.level},
+                      {"type", c.type},
+                      {"size_bytes", c.size_bytes},
+                      {"line_bytes", c.line_bytes},
+                      {"shared_by", c.shared_by},
+                      {"count", c.count}});
+  }
+  m["caches"] = caches;
+  m["cpu_model"] = topo.cpu_model();
+  m["topology"] = topo.description();
+#if defined(__clang__)
+  m["compiler"] = std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  m["compiler"] = std::string("gcc ") + __VERSION__;
+#else
+  m["compiler"] = "unknown";
+#endif
+  struct utsname u {};
+  if (uname(&u) == 0) {
+    m["hostname"] = u.nodename;
+    m["os"] = std::string(u.sysname) + " " + u.release;
+  }
+  m["libraries"] = {{"hwloc", threads::hwloc_version()}};
+  return m;
+}
+
+void write_file_atomic(const std::string& path, const std::string& contents) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw std::runtime_error("cannot write '" + path + "': " + std::strerror(err));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(err));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error("cannot rename onto '" + path + "': " + std::strerror(err));
+  }
+}
+
+namespace {
+
+std::string csv_cell(const json& v) {
+  if (v.is_null()) return "";
+  std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+  if (s.find_first_of(",\"\n") != std::string::npos) {
+    std::string q = "\"";
+    for (char c : s) q += (c == '"') ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string to_csv(const std::vector<json>& records) {
+  std::vector<std::string> columns;
+  for (const auto& r : records)
+    for (auto it = r.begin(); it != r.end(); ++it)
+      if (std::find(columns.begin(), columns.end(), it.key()) == columns.end())
+        columns.push_back(it.key());
+  std::string out;
+  for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + columns[i];
+  out += '\n';
+  for (const auto& r : records) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      if (i) out += ',';
+      if (r.contains(columns[i])) out += csv_cell(r.at(columns[i]));
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+json Report::to_json() const {
+  json j;
+  j["command"] = command_;
+  j["version"] = version();
+  j["machine"] = machine_;
+  j["params"] = params_;
+  j["results"] = results_;
+  return j;
+}
+
+void Report::write_json(const std::string& path) const {
+  if (!path.empty()) write_file_atomic(path, to_json().dump(2) + "\n");
+}
+
+void Report::write_csv(const std::string& path) const {
+  if (!path.empty()) write_file_atomic(path, to_csv(results_));
+}
+
+}  // namespace compas::perf

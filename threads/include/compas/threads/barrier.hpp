@@ -1,0 +1,43 @@
+// Barrier: the thread barrier of a team. Three algorithms, all lock-free spin barriers with
+// state padded to cache lines, so that the cost of a barrier is a few cache-line transfers:
+//  - central: one sense-reversing counter; every thread updates one line, then reads one flag.
+//  - dissemination: ceil(log2 T) rounds of pairwise flags; no shared hot line at all.
+//  - tree: a central barrier per socket, then one across the socket leaders, and the release
+//    fans out per socket, so only one line per socket crosses the socket boundary.
+// Each waits according to a WaitPolicy (wait.hpp).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compas/threads/wait.hpp"
+
+namespace compas::threads {
+
+enum class BarrierAlgorithm { central, dissemination, tree };
+
+BarrierAlgorithm parse_barrier_algorithm(const std::string& text);  // throws std::invalid_argument
+std::string to_string(BarrierAlgorithm algorithm);
+
+class Barrier {
+ public:
+  virtual ~Barrier() = default;
+  // Called by thread `tid` (0..threads-1); returns once every thread has called it for this
+  // episode. Memory written before the call is visible to every thread after it returns.
+  virtual void wait(int tid) noexcept = 0;
+  virtual int threads() const noexcept = 0;
+  virtual BarrierAlgorithm algorithm() const noexcept = 0;
+  Backoff backoff() const noexcept { return backoff_; }
+
+  // socket_of_thread is used by `tree` (threads with equal values form a group); the others
+  // ignore it. Empty means one socket.
+  static std::unique_ptr<Barrier> create(BarrierAlgorithm algorithm, int threads, Backoff backoff,
+                                         const std::vector<int>& socket_of_thread = {});
+
+ protected:
+  explicit Barrier(Backoff backoff) : backoff_(backoff) {}
+  Backoff backoff_;
+};
+
+}  // namespace compas::threads

@@ -1,0 +1,63 @@
+// Wait policies: how a thread waits for a 32-bit word to reach a value. Spinning gives the lowest
+// latency when every thread has its own core; when threads outnumber cores a spinning waiter
+// steals the core from the thread it waits for, so the waiter must yield or sleep (futex).
+// No OS mutex or condition variable is involved on any path.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace compas::threads {
+
+enum class WaitPolicy {
+  spin,   // pause loop
+  yield,  // sched_yield loop
+  block,  // brief spin, then futex sleep
+  auto_,  // spin when the job has a core per thread, else spin briefly, yield, then futex
+};
+
+WaitPolicy parse_wait_policy(const std::string& text);  // throws std::invalid_argument
+std::string to_string(WaitPolicy policy);
+
+// A policy with the question "is the job oversubscribed?" answered: spin this many pauses,
+// then yield this many times, then sleep on a futex (or keep yielding when sleep is false).
+struct Backoff {
+  int spins = 0;
+  int yields = 0;
+  bool sleep = false;
+};
+Backoff resolve(WaitPolicy policy, bool oversubscribed);
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#else
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+#endif
+}
+
+// A word that threads wait on, with a count of sleepers so a waker makes the futex system call
+// only when someone actually sleeps. Occupies a cache line of its own.
+struct alignas(64) WaitWord {
+  std::atomic<std::uint32_t> value{0};
+  std::atomic<std::uint32_t> sleepers{0};
+
+  // Publishes v and wakes sleepers, if any.
+  void store_and_wake(std::uint32_t v) noexcept;
+  // Adds one and wakes sleepers; returns the new value.
+  std::uint32_t add_and_wake(std::uint32_t delta) noexcept;
+  void wake_all() noexcept;
+};
+
+// True when `v` has reached `target` in wrap-around (serial number) order.
+inline bool reached(std::uint32_t v, std::uint32_t target) noexcept {
+  return static_cast<std::int32_t>(v - target) >= 0;
+}
+
+// Waits until reached(word.value, target), following `backoff`. Returns the value seen.
+std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff backoff) noexcept;
+
+}  // namespace compas::threads

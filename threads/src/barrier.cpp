@@ -1,0 +1,162 @@
+#include "compas/threads/barrier.hpp"
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+namespace compas::threads {
+
+namespace {
+
+// Each thread's episode number, on its own line: a thread touches only its own.
+struct alignas(64) Episode {
+  std::uint32_t value = 0;
+};
+
+struct alignas(64) Counter {
+  std::atomic<int> remaining{0};
+};
+
+// Sense-reversing central barrier: the episode number plays the role of the sense, so there is
+// nothing to flip back and no ABA between consecutive episodes.
+class CentralBarrier final : public Barrier {
+ public:
+  CentralBarrier(int threads, Backoff b) : Barrier(b), n_(threads), episode_(threads) {
+    count_.remaining.store(threads, std::memory_order_relaxed);
+  }
+  void wait(int tid) noexcept override {
+    const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
+    if (count_.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      count_.remaining.store(n_, std::memory_order_relaxed);
+      release_.store_and_wake(e);
+    } else {
+      wait_until_reached(release_, e, backoff_);
+    }
+  }
+  int threads() const noexcept override { return n_; }
+  BarrierAlgorithm algorithm() const noexcept override { return BarrierAlgorithm::central; }
+
+ private:
+  const int n_;
+  Counter count_;
+  WaitWord release_;
+  std::vector<Episode> episode_;
+};
+
+// Dissemination barrier (Hensgen, Finkel, Manber): in round r thread i signals thread
+// (i + 2^r) mod n and waits for thread (i - 2^r) mod n. Each flag has one writer, and its value
+// is the episode number, which only grows, so a flag never needs resetting.
+class DisseminationBarrier final : public Barrier {
+ public:
+  DisseminationBarrier(int threads, Backoff b) : Barrier(b), n_(threads), episode_(threads) {
+    while ((1 << rounds_) < n_) ++rounds_;
+    flags_ = std::make_unique<WaitWord[]>(static_cast<std::size_t>(rounds_ * n_));
+  }
+  void wait(int tid) noexcept override {
+    const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
+    for (int r = 0; r < rounds_; ++r) {
+      const int partner = (tid + (1 << r)) % n_;
+      flag(r, partner).store_and_wake(e);
+      wait_until_reached(flag(r, tid), e, backoff_);
+    }
+  }
+  int threads() const noexcept override { return n_; }
+  BarrierAlgorithm algorithm() const noexcept override { return BarrierAlgorithm::dissemination; }
+
+ private:
+  WaitWord& flag(int round, int thread) { return flags_[static_cast<std::size_t>(round * n_ + thread)]; }
+  const int n_;
+  int rounds_ = 0;
+  std::unique_ptr<WaitWord[]> flags_;
+  std::vector<Episode> episode_;
+};
+
+// Two-level barrier: threads of one socket meet on their socket's counter; the last of each
+// socket meets the other sockets' last arrivers on a top counter; the last of those releases
+// every socket through the socket's own flag, which its threads read locally.
+class TreeBarrier final : public Barrier {
+ public:
+  TreeBarrier(int threads, Backoff b, const std::vector<int>& socket_of_thread)
+      : Barrier(b), n_(threads), episode_(threads), group_of_(threads, 0) {
+    std::map<int, int> group_index;
+    for (int t = 0; t < threads; ++t) {
+      const int s = socket_of_thread.empty() ? 0 : socket_of_thread[static_cast<std::size_t>(t)];
+      auto [it, fresh] = group_index.emplace(s, static_cast<int>(group_index.size()));
+      group_of_[static_cast<std::size_t>(t)] = it->second;
+    }
+    ngroups_ = static_cast<int>(group_index.size());
+    groups_ = std::make_unique<Group[]>(static_cast<std::size_t>(ngroups_));
+    for (int t = 0; t < threads; ++t) groups_[static_cast<std::size_t>(group_of_[t])].size++;
+    for (int g = 0; g < ngroups_; ++g)
+      groups_[static_cast<std::size_t>(g)].count.remaining.store(groups_[g].size);
+    top_.remaining.store(ngroups_);
+  }
+  void wait(int tid) noexcept override {
+    const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
+    Group& g = groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(tid)])];
+    if (g.count.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      g.count.remaining.store(g.size, std::memory_order_relaxed);
+      if (top_.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        top_.remaining.store(ngroups_, std::memory_order_relaxed);
+        for (int k = 0; k < ngroups_; ++k) groups_[static_cast<std::size_t>(k)].release.store_and_wake(e);
+        return;
+      }
+    }
+    wait_until_reached(g.release, e, backoff_);
+  }
+  int threads() const noexcept override { return n_; }
+  BarrierAlgorithm algorithm() const noexcept override { return BarrierAlgorithm::tree; }
+
+ private:
+  struct Group {
+    Counter count;
+    WaitWord release;
+    int size = 0;
+  };
+  const int n_;
+  int ngroups_ = 0;
+  std::unique_ptr<Group[]> groups_;
+  Counter top_;
+  std::vector<Episode> episode_;
+  std::vector<int> group_of_;
+};
+
+}  // namespace
+
+BarrierAlgorithm parse_barrier_algorithm(const std::string& text) {
+  if (text == "central") return BarrierAlgorithm::central;
+  if (text == "dissemination") return BarrierAlgorithm::dissemination;
+  if (text == "tree") return BarrierAlgorithm::tree;
+  throw std::invalid_argument("invalid barrier algorithm '" + text +
+                              "': allowed are central, dissemination, tree");
+}
+
+std::string to_string(BarrierAlgorithm algorithm) {
+  switch (algorithm) {
+    case BarrierAlgorithm::central: return "central";
+    case BarrierAlgorithm::dissemination: return "dissemination";
+    case BarrierAlgorithm::tree: return "tree";
+  }
+  return "?";
+}
+
+std::unique_ptr<Barrier> Barrier::create(BarrierAlgorithm algorithm, int threads, Backoff backoff,
+                                         const std::vector<int>& socket_of_thread) {
+  if (threads < 1)
+    throw std::invalid_argument("invalid barrier size " + std::to_string(threads) +
+                                ": must be at least 1");
+  if (!socket_of_thread.empty() && static_cast<int>(socket_of_thread.size()) != threads)
+    throw std::invalid_argument("socket_of_thread has " + std::to_string(socket_of_thread.size()) +
+                                " entries for " + std::to_string(threads) + " threads");
+  switch (algorithm) {
+    case BarrierAlgorithm::central: return std::make_unique<CentralBarrier>(threads, backoff);
+    case BarrierAlgorithm::dissemination:
+      return std::make_unique<DisseminationBarrier>(threads, backoff);
+    case BarrierAlgorithm::tree:
+      return std::make_unique<TreeBarrier>(threads, backoff, socket_of_thread);
+  }
+  throw std::invalid_argument("unknown barrier algorithm");
+}
+
+}  // namespace compas::threads

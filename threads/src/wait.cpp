@@ -1,0 +1,107 @@
+#include "compas/threads/wait.hpp"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+#include <stdexcept>
+
+namespace compas::threads {
+
+namespace {
+
+// Pauses before a `spin` waiter starts yielding anyway: a guard against a spin policy chosen on
+// a machine that turned out to be oversubscribed, so it degrades instead of stalling for ever.
+constexpr int kSpinGuard = 1 << 16;
+// When every thread has a core: spin long (the partner is running and will arrive soon), sleep
+// only on a long wait, e.g. a serial phase of thread 0.
+constexpr int kAloneSpins = 1 << 15;
+constexpr int kAloneYields = 16;
+// When oversubscribed: the thread waited for may need this core. Spin just long enough to catch
+// a partner that is running elsewhere, then give the core away.
+constexpr int kSharedSpins = 32;
+constexpr int kSharedYields = 4;
+
+std::uint32_t* futex_word(std::atomic<std::uint32_t>& a) {
+  static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
+  return reinterpret_cast<std::uint32_t*>(&a);
+}
+
+void futex_wait(std::atomic<std::uint32_t>& a, std::uint32_t expected) {
+  syscall(SYS_futex, futex_word(a), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+
+void futex_wake_all(std::atomic<std::uint32_t>& a) {
+  syscall(SYS_futex, futex_word(a), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+}
+
+}  // namespace
+
+WaitPolicy parse_wait_policy(const std::string& text) {
+  if (text == "spin") return WaitPolicy::spin;
+  if (text == "yield") return WaitPolicy::yield;
+  if (text == "block") return WaitPolicy::block;
+  if (text == "auto") return WaitPolicy::auto_;
+  throw std::invalid_argument("invalid wait policy '" + text +
+                              "': allowed are spin, yield, block, auto");
+}
+
+std::string to_string(WaitPolicy policy) {
+  switch (policy) {
+    case WaitPolicy::spin: return "spin";
+    case WaitPolicy::yield: return "yield";
+    case WaitPolicy::block: return "block";
+    case WaitPolicy::auto_: return "auto";
+  }
+  return "?";
+}
+
+Backoff resolve(WaitPolicy policy, bool oversubscribed) {
+  switch (policy) {
+    case WaitPolicy::spin: return {kSpinGuard, INT_MAX, false};
+    case WaitPolicy::yield: return {0, INT_MAX, false};
+    case WaitPolicy::block: return {kSharedSpins, 0, true};
+    case WaitPolicy::auto_:
+      return oversubscribed ? Backoff{kSharedSpins, kSharedYields, true}
+                            : Backoff{kAloneSpins, kAloneYields, true};
+  }
+  return {};
+}
+
+void WaitWord::wake_all() noexcept {
+  if (sleepers.load(std::memory_order_seq_cst) != 0) futex_wake_all(value);
+}
+
+void WaitWord::store_and_wake(std::uint32_t v) noexcept {
+  value.store(v, std::memory_order_seq_cst);
+  wake_all();
+}
+
+std::uint32_t WaitWord::add_and_wake(std::uint32_t delta) noexcept {
+  const std::uint32_t v = value.fetch_add(delta, std::memory_order_seq_cst) + delta;
+  wake_all();
+  return v;
+}
+
+std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff b) noexcept {
+  std::uint32_t v = word.value.load(std::memory_order_acquire);
+  for (int i = 0; !reached(v, target) && i < b.spins; ++i) {
+    cpu_relax();
+    v = word.value.load(std::memory_order_acquire);
+  }
+  for (int i = 0; !reached(v, target) && (i < b.yields || !b.sleep); ++i) {
+    sched_yield();
+    v = word.value.load(std::memory_order_acquire);
+  }
+  if (reached(v, target)) return v;
+  // Sleep. The sleeper count and the value are both seq_cst, so either the waker sees the
+  // sleeper or this thread sees the new value before it sleeps (see WaitWord::store_and_wake).
+  word.sleepers.fetch_add(1, std::memory_order_seq_cst);
+  while (!reached(v = word.value.load(std::memory_order_seq_cst), target)) futex_wait(word.value, v);
+  word.sleepers.fetch_sub(1, std::memory_order_release);
+  return v;
+}
+
+}  // namespace compas::threads
