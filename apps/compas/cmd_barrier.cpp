@@ -68,7 +68,8 @@ Timing time_team(const threads::Topology& topo, int nthreads, const threads::Bin
       c.barrier();
       t0 = Clock::now();
       for (long i = 0; i < iters; ++i) c.barrier();
-      if (c.is_leader()) timing.ns[static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters);
+      if (c.is_leader())
+        timing.ns[static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters);
     }
     if (c.is_leader()) timing.iterations = iters;
   });
@@ -109,7 +110,8 @@ Timing time_omp(const std::vector<int>& cpus, int repeats, double target_ms) {
       for (long i = 0; i < iters; ++i) {
 #pragma omp barrier
       }
-      if (tid == 0) timing.ns[static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters);
+      if (tid == 0)
+        timing.ns[static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters);
     }
   }
   if (!bind_error.empty()) throw std::runtime_error(bind_error);
@@ -130,10 +132,9 @@ Timing time_omp_child(const std::vector<int>& cpus, const std::string& policy, i
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   const std::string exe = self_exe();
-  std::vector<std::string> args = {exe,         "_omp-barrier",       "--cpus",
-                                   threads::format_cpu_list(cpus), "--repeats",
-                                   std::to_string(repeats), "--target-ms",
-                                   std::to_string(target_ms)};
+  std::vector<std::string> args = {
+      exe,         "_omp-barrier",          "--cpus",      threads::format_cpu_list(cpus),
+      "--repeats", std::to_string(repeats), "--target-ms", std::to_string(target_ms)};
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
@@ -206,7 +207,8 @@ int run_barrier(const BarrierArgs& a) {
   else
     counts = parse_thread_list("--threads", a.threads);
   std::vector<threads::BarrierAlgorithm> algos;
-  for (const auto& s : split_list(a.algorithms)) algos.push_back(threads::parse_barrier_algorithm(s));
+  for (const auto& s : split_list(a.algorithms))
+    algos.push_back(threads::parse_barrier_algorithm(s));
   std::vector<threads::WaitPolicy> waits;
   for (const auto& s : split_list(a.waits)) waits.push_back(threads::parse_wait_policy(s));
   std::vector<std::string> omp_policies;
@@ -221,7 +223,9 @@ int run_barrier(const BarrierArgs& a) {
   for (int t : counts) threads::place_threads(topo, t, spec, a.oversubscribe);
 
   perf::Report report("barrier", perf::machine_json(topo),
-                      {{"threads", counts}, {"bind", spec.to_string()}, {"repeats", a.repeats},
+                      {{"threads", counts},
+                       {"bind", spec.to_string()},
+                       {"repeats", a.repeats},
                        {"target_ms", a.target_ms}});
   auto record = [&](const std::string& algo, const std::string& policy, int t, bool over,
                     const Timing& tm) {
@@ -239,15 +243,15 @@ int run_barrier(const BarrierArgs& a) {
     for (auto algo : algos)
       for (auto w : waits) {
         bool over = false;
-        const auto tm = time_team(topo, t, spec, algo, w, a.repeats, a.target_ms, a.oversubscribe,
-                                  &over);
+        const auto tm =
+            time_team(topo, t, spec, algo, w, a.repeats, a.target_ms, a.oversubscribe, &over);
         record(threads::to_string(algo), threads::to_string(w), t, over, tm);
       }
     const auto placement = threads::place_threads(topo, t, spec, a.oversubscribe);
     for (const auto& p : omp_policies)
-      record("omp", p, t, placement.oversubscribed,
-             time_omp_child(placement.pu_of_thread, p == "default" ? "" : p, a.repeats,
-                            a.target_ms));
+      record(
+          "omp", p, t, placement.oversubscribed,
+          time_omp_child(placement.pu_of_thread, p == "default" ? "" : p, a.repeats, a.target_ms));
   }
   write_outputs(report, a.out);
   if (a.out.quiet) return 0;
@@ -297,7 +301,8 @@ int run_barrier(const BarrierArgs& a) {
       fmt::print("T={}: best compas ({}) / omp active = {:.2f}\n", t, best_name,
                  best / omp_at("active"));
     if (omp_at("passive") > 0 && best_auto < 1e300)
-      fmt::print("T={}: best compas auto / omp passive = {:.2f}\n", t, best_auto / omp_at("passive"));
+      fmt::print("T={}: best compas auto / omp passive = {:.2f}\n", t,
+                 best_auto / omp_at("passive"));
   }
   return 0;
 }
@@ -314,16 +319,18 @@ Command setup_barrier(CLI::App& app) {
   auto args = std::make_shared<BarrierArgs>();
   auto* cmd = app.add_subcommand(
       "barrier", "thread barrier latency per algorithm x wait policy, beside #pragma omp barrier");
-  cmd->add_option("--threads", args->threads, "thread counts, e.g. 2 or 1,2,4 or 1-8 "
-                                              "(default 1..cores)")
+  cmd->add_option("--threads", args->threads,
+                  "thread counts, e.g. 2 or 1,2,4 or 1-8 "
+                  "(default 1..cores)")
       ->envname("COMPAS_THREADS");
   cmd->add_option("--bind", args->bind, "compact | scatter | sockets | cpu list (0,2,4-7)")
       ->envname("COMPAS_BIND");
   cmd->add_option("--wait", args->waits, "wait policies to measure: spin,yield,block,auto")
       ->envname("COMPAS_WAIT");
   cmd->add_option("--algorithms", args->algorithms, "central,dissemination,tree");
-  cmd->add_option("--omp", args->omp,
-                  "OpenMP wait policies to measure as the baseline: active,passive,default or none");
+  cmd->add_option(
+      "--omp", args->omp,
+      "OpenMP wait policies to measure as the baseline: active,passive,default or none");
   cmd->add_option("--repeats", args->repeats, "timed repeats per measurement (median reported)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--target-ms", args->target_ms, "duration of one repeat in milliseconds")
@@ -342,8 +349,8 @@ Command setup_omp_barrier_worker(CLI::App& app) {
   cmd->add_option("--repeats", args->repeats)->check(CLI::Range(1, 1000));
   cmd->add_option("--target-ms", args->target_ms)->check(CLI::Range(0.1, 60000.0));
   return {cmd, [args] {
-            const auto t = time_omp(threads::parse_cpu_list(args->cpus), args->repeats,
-                                    args->target_ms);
+            const auto t =
+                time_omp(threads::parse_cpu_list(args->cpus), args->repeats, args->target_ms);
             fmt::print("{}\n", perf::json{{"ns", t.ns}, {"iterations", t.iterations}}.dump());
             return 0;
           }};

@@ -39,8 +39,12 @@ int run_topology(const TopologyArgs& a) {
   for (int t = 0; t < nthreads; ++t) {
     const int cpu = placement.pu_of_thread[static_cast<std::size_t>(t)];
     const auto& pu = topo.pu_list()[static_cast<std::size_t>(topo.find_pu(cpu))];
-    report.add({{"thread", t}, {"cpu", cpu}, {"core", pu.core}, {"socket", pu.socket},
-                {"numa_node", pu.numa}, {"smt", pu.smt}});
+    report.add({{"thread", t},
+                {"cpu", cpu},
+                {"core", pu.core},
+                {"socket", pu.socket},
+                {"numa_node", pu.numa},
+                {"smt", pu.smt}});
   }
   write_outputs(report, a.out);
   if (a.out.quiet) return 0;

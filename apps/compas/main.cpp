@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <functional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "commands.hpp"
@@ -18,6 +19,22 @@ int main(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   for (auto& setup : compas::app::all_commands()) commands.push_back(setup(app));
 
+  std::string names;
+  for (auto& [cmd, run] : commands)
+    if (!cmd->get_group().empty()) names += (names.empty() ? "" : ", ") + cmd->get_name();
+  if (argc < 2) {
+    std::fprintf(stderr, "compas: a command is required: %s (see compas --help)\n", names.c_str());
+    return 2;
+  }
+  if (argv[1][0] != '-') {
+    bool known = false;
+    for (auto& [cmd, run] : commands) known = known || cmd->get_name() == argv[1];
+    if (!known) {
+      std::fprintf(stderr, "compas: unknown command '%s': allowed are %s\n", argv[1],
+                   names.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

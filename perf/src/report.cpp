@@ -4,10 +4,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -17,7 +17,9 @@
 
 namespace compas::perf {
 
-std::string version() { return COMPAS_VERSION; }
+std::string version() {
+  return COMPAS_VERSION;
+}
 
 json machine_json(const threads::Topology& topo) {
   json m;
@@ -56,8 +58,7 @@ json machine_json(const threads::Topology& topo) {
 void write_file_atomic(const std::string& path, const std::string& contents) {
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+  if (fd < 0) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
   std::size_t done = 0;
   while (done < contents.size()) {
     const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);

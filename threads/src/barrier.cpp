@@ -29,7 +29,7 @@ class CentralBarrier final : public Barrier {
     const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
     if (count_.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       count_.remaining.store(n_, std::memory_order_relaxed);
-      release_.store_and_wake(e);
+      release_.publish(e, backoff_);
     } else {
       wait_until_reached(release_, e, backoff_);
     }
@@ -57,7 +57,7 @@ class DisseminationBarrier final : public Barrier {
     const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
     for (int r = 0; r < rounds_; ++r) {
       const int partner = (tid + (1 << r)) % n_;
-      flag(r, partner).store_and_wake(e);
+      flag(r, partner).publish(e, backoff_);
       wait_until_reached(flag(r, tid), e, backoff_);
     }
   }
@@ -65,7 +65,9 @@ class DisseminationBarrier final : public Barrier {
   BarrierAlgorithm algorithm() const noexcept override { return BarrierAlgorithm::dissemination; }
 
  private:
-  WaitWord& flag(int round, int thread) { return flags_[static_cast<std::size_t>(round * n_ + thread)]; }
+  WaitWord& flag(int round, int thread) {
+    return flags_[static_cast<std::size_t>(round * n_ + thread)];
+  }
   const int n_;
   int rounds_ = 0;
   std::unique_ptr<WaitWord[]> flags_;
@@ -99,7 +101,8 @@ class TreeBarrier final : public Barrier {
       g.count.remaining.store(g.size, std::memory_order_relaxed);
       if (top_.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         top_.remaining.store(ngroups_, std::memory_order_relaxed);
-        for (int k = 0; k < ngroups_; ++k) groups_[static_cast<std::size_t>(k)].release.store_and_wake(e);
+        for (int k = 0; k < ngroups_; ++k)
+          groups_[static_cast<std::size_t>(k)].release.publish(e, backoff_);
         return;
       }
     }
@@ -134,9 +137,12 @@ BarrierAlgorithm parse_barrier_algorithm(const std::string& text) {
 
 std::string to_string(BarrierAlgorithm algorithm) {
   switch (algorithm) {
-    case BarrierAlgorithm::central: return "central";
-    case BarrierAlgorithm::dissemination: return "dissemination";
-    case BarrierAlgorithm::tree: return "tree";
+    case BarrierAlgorithm::central:
+      return "central";
+    case BarrierAlgorithm::dissemination:
+      return "dissemination";
+    case BarrierAlgorithm::tree:
+      return "tree";
   }
   return "?";
 }
@@ -150,7 +156,8 @@ std::unique_ptr<Barrier> Barrier::create(BarrierAlgorithm algorithm, int threads
     throw std::invalid_argument("socket_of_thread has " + std::to_string(socket_of_thread.size()) +
                                 " entries for " + std::to_string(threads) + " threads");
   switch (algorithm) {
-    case BarrierAlgorithm::central: return std::make_unique<CentralBarrier>(threads, backoff);
+    case BarrierAlgorithm::central:
+      return std::make_unique<CentralBarrier>(threads, backoff);
     case BarrierAlgorithm::dissemination:
       return std::make_unique<DisseminationBarrier>(threads, backoff);
     case BarrierAlgorithm::tree:

@@ -26,7 +26,8 @@ int parse_cpu_number(const std::string& s, const std::string& whole) {
 
 std::vector<int> parse_cpu_list(const std::string& text) {
   if (text.empty())
-    throw std::invalid_argument("invalid cpu list '': expected cpu numbers and ranges, e.g. 0,2,4-7");
+    throw std::invalid_argument(
+        "invalid cpu list '': expected cpu numbers and ranges, e.g. 0,2,4-7");
   std::vector<int> out;
   std::stringstream ss(text);
   std::string item;
@@ -73,16 +74,21 @@ BindSpec BindSpec::parse(const std::string& text) {
   if (text == "sockets") return {BindPolicy::sockets, {}};
   if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0])))
     return {BindPolicy::list, parse_cpu_list(text)};
-  throw std::invalid_argument("invalid bind policy '" + text +
-                              "': allowed are compact, scatter, sockets or a cpu list like 0,2,4-7");
+  throw std::invalid_argument(
+      "invalid bind policy '" + text +
+      "': allowed are compact, scatter, sockets or a cpu list like 0,2,4-7");
 }
 
 std::string BindSpec::to_string() const {
   switch (policy) {
-    case BindPolicy::compact: return "compact";
-    case BindPolicy::scatter: return "scatter";
-    case BindPolicy::sockets: return "sockets";
-    case BindPolicy::list: return format_cpu_list(cpus);
+    case BindPolicy::compact:
+      return "compact";
+    case BindPolicy::scatter:
+      return "scatter";
+    case BindPolicy::sockets:
+      return "sockets";
+    case BindPolicy::list:
+      return format_cpu_list(cpus);
   }
   return "?";
 }
@@ -221,12 +227,11 @@ Placement place_threads(const Topology& topo, const PuSet& within, int threads,
 
   const int distinct = static_cast<int>(std::set<int>(order.begin(), order.end()).size());
   if (threads > distinct && !allow_oversubscribe) {
-    throw std::invalid_argument(
-          "asked for " + std::to_string(threads) + " threads but only " +
-          std::to_string(distinct) + " PUs are available" +
-          (spec.policy == BindPolicy::list ? " in the bind list" : "") +
-          "; use at most " + std::to_string(distinct) +
-          " threads or allow oversubscription (--oversubscribe)");
+    throw std::invalid_argument("asked for " + std::to_string(threads) + " threads but only " +
+                                std::to_string(distinct) + " PUs are available" +
+                                (spec.policy == BindPolicy::list ? " in the bind list" : "") +
+                                "; use at most " + std::to_string(distinct) +
+                                " threads or allow oversubscription (--oversubscribe)");
   }
   if (spec.policy == BindPolicy::list && !allow_oversubscribe) {
     std::set<int> seen;

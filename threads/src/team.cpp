@@ -9,15 +9,15 @@ Team::Team(const Topology& topo, const TeamOptions& options) : options_(options)
     throw std::invalid_argument("invalid thread count " + std::to_string(options.threads) +
                                 ": must be at least 1");
   if (options.pin && topo.is_synthetic())
-    throw std::invalid_argument("cannot pin threads on synthetic topology '" +
-                                topo.description() + "'; build the team with pin = false");
+    throw std::invalid_argument("cannot pin threads on synthetic topology '" + topo.description() +
+                                "'; build the team with pin = false");
   const PuSet within = options.within.pu_indices.empty() ? whole_machine(topo) : options.within;
-  placement_ = place_threads(topo, within, options.threads, options.bind,
-                             options.allow_oversubscribe);
+  placement_ =
+      place_threads(topo, within, options.threads, options.bind, options.allow_oversubscribe);
   backoff_oversubscribed_ = placement_.oversubscribed || options.job_oversubscribed;
   backoff_ = resolve(options.wait, backoff_oversubscribed_);
-  barrier_ = Barrier::create(options.barrier, options.threads, backoff_,
-                             placement_.socket_of_thread);
+  barrier_ =
+      Barrier::create(options.barrier, options.threads, backoff_, placement_.socket_of_thread);
 
   const int n = options.threads;
   ctx_.resize(static_cast<std::size_t>(n));
@@ -52,7 +52,9 @@ Team::Team(const Topology& topo, const TeamOptions& options) : options_(options)
   }
 }
 
-Team::~Team() { shutdown(); }
+Team::~Team() {
+  shutdown();
+}
 
 void Team::shutdown() {
   if (!workers_.empty()) {
@@ -74,7 +76,8 @@ void Team::pin(int tid) {
   if (got.size() != 1 || got[0] != cpu)
     binding_errors_[static_cast<std::size_t>(tid)] =
         "thread " + std::to_string(tid) + " asked for cpu " + std::to_string(cpu) +
-        " but is bound to " + (got.empty() ? std::string("nothing readable") : format_cpu_list(got));
+        " but is bound to " +
+        (got.empty() ? std::string("nothing readable") : format_cpu_list(got));
 }
 
 void Team::worker_main(int tid) {

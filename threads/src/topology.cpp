@@ -157,8 +157,12 @@ std::vector<int> Topology::current_thread_binding() const {
   return out;
 }
 
-void* Topology::native_handle() const { return impl_->topo; }
+void* Topology::native_handle() const {
+  return impl_->topo;
+}
 
-std::string hwloc_version() { return HWLOC_VERSION; }
+std::string hwloc_version() {
+  return HWLOC_VERSION;
+}
 
 }  // namespace compas::threads

@@ -1,6 +1,7 @@
 #include "compas/threads/wait.hpp"
 
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,7 +23,7 @@ constexpr int kAloneYields = 16;
 // When oversubscribed: the thread waited for may need this core. Spin just long enough to catch
 // a partner that is running elsewhere, then give the core away.
 constexpr int kSharedSpins = 32;
-constexpr int kSharedYields = 4;
+constexpr int kSharedYields = 32;
 
 std::uint32_t* futex_word(std::atomic<std::uint32_t>& a) {
   static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
@@ -37,7 +38,22 @@ void futex_wake_all(std::atomic<std::uint32_t>& a) {
   syscall(SYS_futex, futex_word(a), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
 }
 
+// membarrier(PRIVATE_EXPEDITED) makes every running thread of this process execute a full
+// fence: the sleeper can fence on the waker's behalf.
+bool query_membarrier() {
+  const long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return false;
+  return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+// Decided during static initialization, before any thread can wait.
+const bool g_membarrier = query_membarrier();
+
 }  // namespace
+
+bool asymmetric_fences_supported() {
+  return g_membarrier;
+}
 
 WaitPolicy parse_wait_policy(const std::string& text) {
   if (text == "spin") return WaitPolicy::spin;
@@ -50,38 +66,50 @@ WaitPolicy parse_wait_policy(const std::string& text) {
 
 std::string to_string(WaitPolicy policy) {
   switch (policy) {
-    case WaitPolicy::spin: return "spin";
-    case WaitPolicy::yield: return "yield";
-    case WaitPolicy::block: return "block";
-    case WaitPolicy::auto_: return "auto";
+    case WaitPolicy::spin:
+      return "spin";
+    case WaitPolicy::yield:
+      return "yield";
+    case WaitPolicy::block:
+      return "block";
+    case WaitPolicy::auto_:
+      return "auto";
   }
   return "?";
 }
 
 Backoff resolve(WaitPolicy policy, bool oversubscribed) {
   switch (policy) {
-    case WaitPolicy::spin: return {kSpinGuard, INT_MAX, false};
-    case WaitPolicy::yield: return {0, INT_MAX, false};
-    case WaitPolicy::block: return {kSharedSpins, 0, true};
+    case WaitPolicy::spin:
+      return {kSpinGuard, INT_MAX, false};
+    case WaitPolicy::yield:
+      return {0, INT_MAX, false};
+    case WaitPolicy::block:
+      return {kSharedSpins, 0, true};
     case WaitPolicy::auto_:
-      return oversubscribed ? Backoff{kSharedSpins, kSharedYields, true}
-                            : Backoff{kAloneSpins, kAloneYields, true};
+      return oversubscribed ? Backoff{kSharedSpins, kSharedYields, true, false}
+                            : Backoff{kAloneSpins, kAloneYields, true, g_membarrier};
   }
   return {};
 }
 
-void WaitWord::wake_all() noexcept {
-  if (sleepers.load(std::memory_order_seq_cst) != 0) futex_wake_all(value);
+void WaitWord::wake_sleepers(bool light) noexcept {
+  // Orders the caller's store of `value` before the load of `sleepers`.
+  if (light && g_membarrier)
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (sleepers.load(std::memory_order_relaxed) != 0) futex_wake_all(value);
 }
 
 void WaitWord::store_and_wake(std::uint32_t v) noexcept {
-  value.store(v, std::memory_order_seq_cst);
-  wake_all();
+  value.store(v, std::memory_order_release);
+  wake_sleepers(false);
 }
 
 std::uint32_t WaitWord::add_and_wake(std::uint32_t delta) noexcept {
   const std::uint32_t v = value.fetch_add(delta, std::memory_order_seq_cst) + delta;
-  wake_all();
+  wake_sleepers(false);
   return v;
 }
 
@@ -96,10 +124,15 @@ std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff b
     v = word.value.load(std::memory_order_acquire);
   }
   if (reached(v, target)) return v;
-  // Sleep. The sleeper count and the value are both seq_cst, so either the waker sees the
-  // sleeper or this thread sees the new value before it sleeps (see WaitWord::store_and_wake).
+  // Sleep. Register as a sleeper, fence, then re-read: either the waker sees the sleeper or
+  // this thread sees the new value before it sleeps (a Dekker handshake, see Backoff).
   word.sleepers.fetch_add(1, std::memory_order_seq_cst);
-  while (!reached(v = word.value.load(std::memory_order_seq_cst), target)) futex_wait(word.value, v);
+  if (b.asymmetric_fence && g_membarrier)
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+  else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  while (!reached(v = word.value.load(std::memory_order_acquire), target))
+    futex_wait(word.value, v);
   word.sleepers.fetch_sub(1, std::memory_order_release);
   return v;
 }

@@ -9,27 +9,39 @@ namespace compas::op {
 
 struct sum {
   template <class T>
-  T operator()(const T& a, const T& b) const { return a + b; }
+  T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
 };
 struct prod {
   template <class T>
-  T operator()(const T& a, const T& b) const { return a * b; }
+  T operator()(const T& a, const T& b) const {
+    return a * b;
+  }
 };
 struct min {
   template <class T>
-  T operator()(const T& a, const T& b) const { return std::min(a, b); }
+  T operator()(const T& a, const T& b) const {
+    return std::min(a, b);
+  }
 };
 struct max {
   template <class T>
-  T operator()(const T& a, const T& b) const { return std::max(a, b); }
+  T operator()(const T& a, const T& b) const {
+    return std::max(a, b);
+  }
 };
 struct bit_or {
   template <class T>
-  T operator()(const T& a, const T& b) const { return a | b; }
+  T operator()(const T& a, const T& b) const {
+    return a | b;
+  }
 };
 struct bit_and {
   template <class T>
-  T operator()(const T& a, const T& b) const { return a & b; }
+  T operator()(const T& a, const T& b) const {
+    return a & b;
+  }
 };
 
 }  // namespace compas::op

@@ -80,9 +80,9 @@ class alignas(64) ThreadCtx {
   template <class T, class Op>
   T reduce(const T& value, Op op, int root = 0);  // meaningful at root only
   template <class T>
-  T broadcast(const T& value, int root = 0);      // root's value, on every thread
+  T broadcast(const T& value, int root = 0);  // root's value, on every thread
   template <class T, class Op>
-  T inclusive_scan(const T& value, Op op);        // op over threads 0..tid
+  T inclusive_scan(const T& value, Op op);  // op over threads 0..tid
   template <class T, class Op>
   T exclusive_scan(const T& value, Op op, const T& identity);  // op over threads 0..tid-1
   // Elementwise over equally long arrays, one per thread, in place. The work is split across
@@ -153,8 +153,8 @@ class Team {
   std::vector<int> caller_original_binding_;
   std::vector<std::thread> workers_;
 
-  WaitWord generation_;   // bumped by run() to start the workers
-  WaitWord started_;      // workers report after pinning
+  WaitWord generation_;  // bumped by run() to start the workers
+  WaitWord started_;     // workers report after pinning
   bool stopping_ = false;
   const std::function<void(ThreadCtx&)>* body_ = nullptr;
   std::atomic<bool> failed_{false};
@@ -163,10 +163,16 @@ class Team {
 
 // ---- collectives ---------------------------------------------------------------------------
 
-inline void ThreadCtx::barrier() noexcept { team_->barrier_->wait(tid_); }
+inline void ThreadCtx::barrier() noexcept {
+  team_->barrier_->wait(tid_);
+}
 
-inline void ThreadCtx::publish_pointer(const void* p) { team_->slots_[tid_].pointer = p; }
-inline const void* ThreadCtx::pointer_of(int thread) const { return team_->slots_[thread].pointer; }
+inline void ThreadCtx::publish_pointer(const void* p) {
+  team_->slots_[tid_].pointer = p;
+}
+inline const void* ThreadCtx::pointer_of(int thread) const {
+  return team_->slots_[thread].pointer;
+}
 
 template <class T>
 void ThreadCtx::put_slot(const T& value) {

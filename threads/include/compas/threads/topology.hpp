@@ -11,12 +11,12 @@
 namespace compas::threads {
 
 struct CacheLevel {
-  int level = 0;                  // 1, 2, 3, ...
-  std::string type;               // "data", "unified", "instruction"
-  std::uint64_t size_bytes = 0;   // size of one cache instance
-  int line_bytes = 0;             // 0 when hwloc does not know
-  int shared_by = 0;              // PUs sharing one instance
-  int count = 0;                  // instances in the machine
+  int level = 0;                 // 1, 2, 3, ...
+  std::string type;              // "data", "unified", "instruction"
+  std::uint64_t size_bytes = 0;  // size of one cache instance
+  int line_bytes = 0;            // 0 when hwloc does not know
+  int shared_by = 0;             // PUs sharing one instance
+  int count = 0;                 // instances in the machine
 };
 
 // One processing unit (hardware thread) and where it sits.
@@ -65,7 +65,7 @@ class Topology {
   // hwloc's own handle, for the other layers' internal use (hwloc_topology_t).
   void* native_handle() const;
 
- struct Impl;  // hwloc state, defined in topology.cpp
+  struct Impl;  // hwloc state, defined in topology.cpp
 
  private:
   explicit Topology(std::unique_ptr<Impl> impl, bool synthetic, std::string description);

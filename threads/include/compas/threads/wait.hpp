@@ -22,10 +22,16 @@ std::string to_string(WaitPolicy policy);
 
 // A policy with the question "is the job oversubscribed?" answered: spin this many pauses,
 // then yield this many times, then sleep on a futex (or keep yielding when sleep is false).
+//
+// Before sleeping, a waiter and the thread that will wake it need a full fence each (a Dekker
+// handshake: the waker must see the sleeper, or the sleeper the new value). With
+// `asymmetric_fence` the sleeper fences for both through membarrier(2), so the waker's fast path
+// is fence-free; worth it only where sleeping is rare (auto with a core per thread).
 struct Backoff {
   int spins = 0;
   int yields = 0;
   bool sleep = false;
+  bool asymmetric_fence = false;
 };
 Backoff resolve(WaitPolicy policy, bool oversubscribed);
 
@@ -45,17 +51,29 @@ struct alignas(64) WaitWord {
   std::atomic<std::uint32_t> value{0};
   std::atomic<std::uint32_t> sleepers{0};
 
-  // Publishes v and wakes sleepers, if any.
+  // Publishes v and wakes sleepers, if any, whatever Backoff they wait with.
   void store_and_wake(std::uint32_t v) noexcept;
-  // Adds one and wakes sleepers; returns the new value.
+  // Publishes v to waiters that all wait with Backoff `b`, paying only for what `b` needs: a
+  // plain release store when they never sleep, no full fence when their fence is asymmetric.
+  void publish(std::uint32_t v, const Backoff& b) noexcept {
+    value.store(v, std::memory_order_release);
+    if (b.sleep) wake_sleepers(b.asymmetric_fence);
+  }
+  // Adds delta and wakes sleepers, if any; returns the new value.
   std::uint32_t add_and_wake(std::uint32_t delta) noexcept;
-  void wake_all() noexcept;
+
+ private:
+  void wake_sleepers(bool light) noexcept;
 };
 
 // True when `v` has reached `target` in wrap-around (serial number) order.
 inline bool reached(std::uint32_t v, std::uint32_t target) noexcept {
   return static_cast<std::int32_t>(v - target) >= 0;
 }
+
+// True when this kernel offers membarrier(2) expedited fences; without them an asymmetric
+// Backoff falls back to a full fence on both sides.
+bool asymmetric_fences_supported();
 
 // Waits until reached(word.value, target), following `backoff`. Returns the value seen.
 std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff backoff) noexcept;

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian packages compas builds, tests and measures with, when any is missing.
+# Safe to run again: does nothing when everything is present. Needs root (or sudo) to install.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config git
+  libhwloc-dev hwloc
+  libucx-dev ucx-utils
+  libpapi-dev papi-tools
+  libbenchmark-dev libgtest-dev libgmock-dev
+  libopenmpi-dev openmpi-bin
+  libcli11-dev nlohmann-json3-dev libfmt-dev
+  libopenblas-dev
+  python3 python3-matplotlib
+  likwid
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "compas: installing missing Debian packages: ${missing[*]}" >&2
+if [[ $(id -u) -eq 0 ]]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "compas: not root and no sudo; install these packages first: ${missing[*]}" >&2
+  exit 2
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
