@@ -15,9 +15,11 @@ using CommandSetup = Command (*)(CLI::App&);
 Command setup_topology(CLI::App& app);
 Command setup_barrier(CLI::App& app);
 Command setup_omp_barrier_worker(CLI::App& app);
+Command setup_membw(CLI::App& app);
+Command setup_cache(CLI::App& app);
 
 inline std::vector<CommandSetup> all_commands() {
-  return {setup_topology, setup_barrier, setup_omp_barrier_worker};
+  return {setup_topology, setup_barrier, setup_membw, setup_cache, setup_omp_barrier_worker};
 }
 
 }  // namespace compas::app

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "compas/threads/activity.hpp"
+
 namespace compas::threads {
 
 Team::Team(const Topology& topo, const TeamOptions& options) : options_(options), topo_(&topo) {
@@ -90,13 +92,22 @@ void Team::worker_main(int tid) {
   for (;;) {
     seen = wait_until_reached(generation_, seen + 1, idle);
     if (stopping_) return;
-    try {
-      (*body_)(ctx_[static_cast<std::size_t>(tid)]);
-    } catch (...) {
-      if (!failed_.exchange(true)) error_ = std::current_exception();
-    }
-    barrier_->wait(tid);
+    run_body(tid);
   }
+}
+
+void Team::run_body(int tid) {
+  ThreadCtx& ctx = ctx_[static_cast<std::size_t>(tid)];
+  try {
+    (*body_)(ctx);
+  } catch (...) {
+    if (!failed_.exchange(true)) error_ = std::current_exception();
+  }
+  if (ctx.barriers_ != 0) {
+    detail::add_barriers(ctx.barriers_);
+    ctx.barriers_ = 0;
+  }
+  barrier_->wait(tid);  // the join
 }
 
 void Team::run(const std::function<void(ThreadCtx&)>& body) {
@@ -104,12 +115,7 @@ void Team::run(const std::function<void(ThreadCtx&)>& body) {
   error_ = nullptr;
   body_ = &body;
   if (!workers_.empty()) generation_.add_and_wake(1);
-  try {
-    body(ctx_[0]);
-  } catch (...) {
-    if (!failed_.exchange(true)) error_ = std::current_exception();
-  }
-  barrier_->wait(0);
+  run_body(0);
   body_ = nullptr;
   if (error_) std::rethrow_exception(error_);
 }

@@ -9,6 +9,8 @@
 #include <climits>
 #include <stdexcept>
 
+#include "activity_internal.hpp"
+
 namespace compas::threads {
 
 namespace {
@@ -113,8 +115,9 @@ std::uint32_t WaitWord::add_and_wake(std::uint32_t delta) noexcept {
   return v;
 }
 
-std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff b) noexcept {
-  std::uint32_t v = word.value.load(std::memory_order_acquire);
+namespace {
+
+std::uint32_t wait_slow(WaitWord& word, std::uint32_t target, Backoff b, std::uint32_t v) noexcept {
   for (int i = 0; !reached(v, target) && i < b.spins; ++i) {
     cpu_relax();
     v = word.value.load(std::memory_order_acquire);
@@ -135,6 +138,19 @@ std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff b
     futex_wait(word.value, v);
   word.sleepers.fetch_sub(1, std::memory_order_release);
   return v;
+}
+
+}  // namespace
+
+std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff b) noexcept {
+  const std::uint32_t v = word.value.load(std::memory_order_acquire);
+  if (reached(v, target)) return v;
+  if (!detail::g_wait_accounting.load(std::memory_order_relaxed))
+    return wait_slow(word, target, b, v);
+  const std::uint64_t t0 = detail::wait_clock_ns();
+  const std::uint32_t out = wait_slow(word, target, b, v);
+  detail::record_wait(detail::wait_clock_ns() - t0);
+  return out;
 }
 
 }  // namespace compas::threads

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -106,7 +107,8 @@ class alignas(64) ThreadCtx {
 
   Team* team_ = nullptr;
   int tid_ = 0, nthreads_ = 1, node_ = 0, nnodes_ = 1, socket_ = 0, cpu_ = -1;
-  unsigned parity_ = 0;  // which half of the double-buffered slots the next collective uses
+  unsigned parity_ = 0;         // which half of the double-buffered slots the next collective uses
+  std::uint64_t barriers_ = 0;  // since the last fold into the activity totals
 };
 
 class Team {
@@ -137,6 +139,7 @@ class Team {
     const void* pointer;
   };
   void worker_main(int tid);
+  void run_body(int tid);  // body, then the join barrier
   void pin(int tid);
   void shutdown();  // stops and joins the workers, restores the caller's binding
 
@@ -164,6 +167,7 @@ class Team {
 // ---- collectives ---------------------------------------------------------------------------
 
 inline void ThreadCtx::barrier() noexcept {
+  ++barriers_;
   team_->barrier_->wait(tid_);
 }
 

@@ -1,0 +1,21 @@
+// --plot DIR: write the report's JSON into DIR and turn it into PNG plots with
+// perf/scripts/plot.py (python3-matplotlib). When Python or matplotlib is missing, say how to
+// get them and carry on: plots are a convenience, the data is already written.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "compas/perf/report.hpp"
+
+namespace compas::app {
+
+void add_plot_flag(CLI::App& cmd, std::string& dir);
+
+// Writes DIR/<command>.json and runs plot.py on it. Returns true when plots were written.
+bool plot_report(const perf::Report& report, const std::string& dir);
+
+// Path of plot.py: the installed copy (<bindir>/../share/compas/plot.py) or the source tree's.
+std::string plot_script_path();
+
+}  // namespace compas::app
