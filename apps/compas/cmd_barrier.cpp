@@ -199,6 +199,7 @@ struct BarrierArgs {
 };
 
 int run_barrier(const BarrierArgs& a) {
+  check_outputs(a.out);
   const auto topo = threads::Topology::host();
   const auto spec = threads::BindSpec::parse(a.bind);
   std::vector<int> counts;

@@ -29,6 +29,7 @@ struct TopologyArgs {
 };
 
 int run_topology(const TopologyArgs& a) {
+  check_outputs(a.out);
   const auto topo = load_topology(a.synthetic);
   const auto spec = threads::BindSpec::parse(a.bind);
   const int nthreads = a.threads > 0 ? a.threads : topo.cores();

@@ -22,6 +22,10 @@ void add_output_flags(CLI::App& cmd, OutputFlags& out);
 // flag.
 std::vector<int> parse_thread_list(const std::string& flag, const std::string& text);
 
+// Checks, before any measurement, that the files the flags name can be written (their directory
+// exists and is writable). Throws std::invalid_argument naming the flag and path.
+void check_outputs(const OutputFlags& out);
+
 // Writes the report files the flags ask for and returns.
 void write_outputs(const perf::Report& report, const OutputFlags& out);
 

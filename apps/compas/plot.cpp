@@ -49,6 +49,21 @@ std::string plot_script_path() {
   return "";
 }
 
+void check_plot_dir(const std::string& dir) {
+  if (dir.empty()) return;
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode) || ::access(dir.c_str(), W_OK | X_OK) != 0)
+      throw std::invalid_argument("--plot '" + dir + "': not a writable directory");
+    return;
+  }
+  const auto slash = dir.find_last_of('/');
+  const std::string parent =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : dir.substr(0, slash));
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    throw std::invalid_argument("--plot '" + dir + "': cannot create it in '" + parent + "'");
+}
+
 bool plot_report(const perf::Report& report, const std::string& dir) {
   if (dir.empty()) return false;
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
@@ -61,14 +76,24 @@ bool plot_report(const perf::Report& report, const std::string& dir) {
     std::fprintf(stderr, "compas: plot.py not found; data written to %s\n", json_path.c_str());
     return false;
   }
-  if (std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
+  // The python3 first on PATH may be a private one without matplotlib; the distribution's has it
+  // when python3-matplotlib is installed.
+  std::string python;
+  for (const char* candidate : {"python3", "/usr/bin/python3"}) {
+    const std::string probe = std::string(candidate) + " -c 'import matplotlib' >/dev/null 2>&1";
+    if (std::system(probe.c_str()) == 0) {
+      python = candidate;
+      break;
+    }
+  }
+  if (python.empty()) {
     std::fprintf(stderr,
                  "compas: no plots: python3 with matplotlib is needed "
                  "(Debian: apt-get install python3-matplotlib); data written to %s\n",
                  json_path.c_str());
     return false;
   }
-  const std::string cmd = "python3 " + shell_quote(script) + " " + shell_quote(json_path) +
+  const std::string cmd = python + " " + shell_quote(script) + " " + shell_quote(json_path) +
                           " --out " + shell_quote(dir);
   const int rc = std::system(cmd.c_str());
   if (rc != 0) {

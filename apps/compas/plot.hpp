@@ -12,6 +12,10 @@ namespace compas::app {
 
 void add_plot_flag(CLI::App& cmd, std::string& dir);
 
+// Checks before measuring that DIR exists as a writable directory or can be created.
+// Throws std::invalid_argument naming the flag.
+void check_plot_dir(const std::string& dir);
+
 // Writes DIR/<command>.json and runs plot.py on it. Returns true when plots were written.
 bool plot_report(const perf::Report& report, const std::string& dir);
 

@@ -52,6 +52,14 @@ Topology Topology::host() {
   // Cache objects are wanted; I/O devices are not.
   hwloc_topology_set_io_types_filter(impl->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
   if (hwloc_topology_load(impl->topo) != 0) throw std::runtime_error("hwloc_topology_load failed");
+  // Keep only the PUs this process may run on (a launcher's slice, taskset, a batch system's
+  // binding): placement must never pick a PU outside them.
+  hwloc_bitmap_t bound = hwloc_bitmap_alloc();
+  if (hwloc_get_cpubind(impl->topo, bound, HWLOC_CPUBIND_PROCESS) == 0 &&
+      !hwloc_bitmap_iszero(bound) &&
+      !hwloc_bitmap_isincluded(hwloc_topology_get_allowed_cpuset(impl->topo), bound))
+    hwloc_topology_restrict(impl->topo, bound, 0);
+  hwloc_bitmap_free(bound);
   return Topology(std::move(impl), false, "host");
 }
 

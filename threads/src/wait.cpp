@@ -122,7 +122,7 @@ std::uint32_t wait_slow(WaitWord& word, std::uint32_t target, Backoff b, std::ui
     cpu_relax();
     v = word.value.load(std::memory_order_acquire);
   }
-  for (int i = 0; !reached(v, target) && (i < b.yields || !b.sleep); ++i) {
+  for (int i = 0; !reached(v, target) && (i < b.yields || !b.sleep); i += (i < b.yields)) {
     sched_yield();
     v = word.value.load(std::memory_order_acquire);
   }

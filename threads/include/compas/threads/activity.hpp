@@ -11,14 +11,15 @@ namespace compas::threads {
 
 struct ActivityTotals {
   std::uint64_t barriers = 0;  // barrier episodes passed, summed over threads
-  std::uint64_t waits = 0;     // waits that did not find their value at once
-  std::uint64_t wait_ns = 0;   // time in those waits (only while accounting is on)
+  // Both only while accounting is on, so that an unprofiled wait costs nothing extra:
+  std::uint64_t waits = 0;    // waits that did not find their value at once
+  std::uint64_t wait_ns = 0;  // time in those waits
 };
 
 // Process-wide totals since start; safe to call from any thread at any time.
 ActivityTotals activity_totals();
 
-// Turns timing of waits on or off (off by default).
+// Turns counting and timing of waits on or off (off by default; on while a perf Profile lives).
 void set_wait_accounting(bool on);
 bool wait_accounting();
 

@@ -46,7 +46,9 @@ PuSet whole_machine(const Topology& topo);
 struct Placement {
   std::vector<int> pu_of_thread;      // OS PU index for each thread
   std::vector<int> socket_of_thread;  // logical socket for each thread
-  bool oversubscribed = false;        // some PU holds two or more threads of this team
+  // Some PU holds two or more threads of this team, or the PUs are shared with other processes
+  // (a shared slice): either way a waiting thread may hold a core another one needs.
+  bool oversubscribed = false;
 
   std::string describe() const;  // "t0->cpu0 t1->cpu1 ..."
   int sockets_used() const;

@@ -1,0 +1,229 @@
+// Choosing a bootstrap from the environment, reading and validating the COMPAS_* variables of
+// the tcp bootstrap, and the single-process bootstrap.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+
+#include "bootstrap_impl.hpp"
+#include "compas/comm/bootstrap.hpp"
+#include "net.hpp"
+
+namespace compas::comm {
+
+namespace {
+
+constexpr long long kMaxJobSize = 65536;
+constexpr long long kMinFrameBytes = 4096;
+constexpr long long kMaxFrameBytes = 1LL << 30;
+
+class SingleBootstrap final : public Bootstrap {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  std::string kind() const override { return "single"; }
+  std::vector<std::string> allgather(const std::string& mine) override { return {mine}; }
+  void barrier() override {}
+};
+
+const char* env(const char* name) {
+  return std::getenv(name);
+}
+
+// A plain decimal integer 0..max: digits only, no sign, no spaces.
+std::optional<long long> parse_count(const std::string& s, long long max) {
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  long long v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  if (v > max) return std::nullopt;
+  return v;
+}
+
+[[noreturn]] void bad_value(const char* var, const std::string& value, const std::string& what) {
+  throw std::invalid_argument(std::string(var) + "='" + value + "' " + what);
+}
+
+// The socket named by COMPAS_RENDEZVOUS_FD must be a TCP socket listening on the rendezvous port.
+bool is_listening_on(int fd, int port) {
+  int accepting = 0;
+  socklen_t len = sizeof accepting;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &len) != 0 || !accepting)
+    return false;
+  sockaddr_in sa{};
+  len = sizeof sa;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len) != 0 || sa.sin_family != AF_INET)
+    return false;
+  return ntohs(sa.sin_port) == port;
+}
+
+}  // namespace
+
+std::string TcpOptions::rendezvous() const {
+  return host + ":" + std::to_string(port);
+}
+
+TcpOptions TcpOptions::from_environment() {
+  TcpOptions o;
+  const char* rank_s = env("COMPAS_RANK");
+  const char* size_s = env("COMPAS_SIZE");
+  if (!rank_s && !size_s)
+    throw std::invalid_argument(
+        "COMPAS_RANK and COMPAS_SIZE are not set: a tcp bootstrap needs both (compas-run sets "
+        "them)");
+  if (!size_s)
+    throw std::invalid_argument(
+        "COMPAS_RANK is set but COMPAS_SIZE is not set: a tcp bootstrap needs both (COMPAS_SIZE: "
+        "the "
+        "number of processes, 1.." +
+        std::to_string(kMaxJobSize) + ")");
+  if (!rank_s)
+    throw std::invalid_argument(
+        "COMPAS_SIZE is set but COMPAS_RANK is not set: a tcp bootstrap needs both (COMPAS_RANK: "
+        "0..COMPAS_SIZE-1)");
+  const auto size = parse_count(size_s, kMaxJobSize);
+  if (!size || *size < 1)
+    bad_value("COMPAS_SIZE", size_s,
+              "is not a job size: expected an integer 1.." + std::to_string(kMaxJobSize));
+  o.size = static_cast<int>(*size);
+  const auto rank = parse_count(rank_s, kMaxJobSize);
+  if (!rank || *rank >= o.size)
+    bad_value("COMPAS_RANK", rank_s,
+              "is not a rank of this job: expected an integer 0.." + std::to_string(o.size - 1) +
+                  " (COMPAS_SIZE=" + std::to_string(o.size) + ")");
+  o.rank = static_cast<int>(*rank);
+
+  if (const char* t = env("COMPAS_TIMEOUT")) {
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(t, &end);
+    const bool plain = *t && (*t == '.' || (*t >= '0' && *t <= '9'));
+    if (!plain || errno || end == t || *end || !std::isfinite(v) || v <= 0 || v > 1e7)
+      bad_value("COMPAS_TIMEOUT", t,
+                "is not a timeout: expected a positive number of seconds (default 60)");
+    o.timeout_s = v;
+  }
+  if (const char* m = env("COMPAS_BOOTSTRAP_MAX_FRAME")) {
+    const auto v = parse_count(m, kMaxFrameBytes);
+    if (!v || *v < kMinFrameBytes)
+      bad_value("COMPAS_BOOTSTRAP_MAX_FRAME", m,
+                "is not a frame limit: expected a number of bytes " +
+                    std::to_string(kMinFrameBytes) + ".." + std::to_string(kMaxFrameBytes) +
+                    " (default " + std::to_string(wire::kDefaultMaxPayloadBytes) + ")");
+    o.max_frame_bytes = static_cast<std::size_t>(*v);
+  }
+  if (o.size == 1) return o;  // alone: no rendezvous, no token needed
+
+  const char* rv = env("COMPAS_RENDEZVOUS");
+  if (!rv)
+    throw std::invalid_argument("COMPAS_RENDEZVOUS is not set: rank " + std::to_string(o.rank) +
+                                " of " + std::to_string(o.size) +
+                                " needs host:port of rank 0 (compas-run sets it)");
+  {
+    const std::string text = rv;
+    const auto colon = text.rfind(':');
+    const std::string host = colon == std::string::npos ? "" : text.substr(0, colon);
+    const std::string port_s = colon == std::string::npos ? text : text.substr(colon + 1);
+    const auto port = parse_count(port_s, 65535);
+    if (!port || *port < 1 || host.find(':') != std::string::npos)
+      bad_value("COMPAS_RENDEZVOUS", text,
+                "is not a rendezvous address: expected host:port (an IPv4 address or host name, "
+                "port 1..65535), or :port for 127.0.0.1");
+    o.host = host.empty() ? "127.0.0.1" : host;
+    o.port = static_cast<int>(*port);
+    in_addr addr{};
+    if (!net::resolve_ipv4(o.host, addr))
+      bad_value("COMPAS_RENDEZVOUS", text,
+                "names a host that does not resolve to an IPv4 address: expected host:port");
+  }
+
+  const char* token = env("COMPAS_JOB_TOKEN");
+  if (!token || !*token)
+    throw std::invalid_argument(
+        "COMPAS_JOB_TOKEN is not set: every rank of a tcp job must present the same secret token "
+        "(compas-run sets a random one; for a manual launch share e.g. the output of "
+        "`openssl rand -hex 16`)");
+  o.token = token;
+  if (o.token.size() > wire::kMaxTokenBytes)
+    throw std::invalid_argument("COMPAS_JOB_TOKEN is " + std::to_string(o.token.size()) +
+                                " bytes long: at most " + std::to_string(wire::kMaxTokenBytes) +
+                                " are allowed");
+
+  if (const char* fd_s = env("COMPAS_RENDEZVOUS_FD"); fd_s && o.rank == 0) {
+    const auto fd = parse_count(fd_s, INT_MAX);
+    if (!fd || !is_listening_on(static_cast<int>(*fd), o.port))
+      bad_value("COMPAS_RENDEZVOUS_FD", fd_s,
+                "is not a socket listening on " + o.rendezvous() +
+                    ": expected the descriptor compas-run hands to rank 0 (unset it otherwise)");
+    o.listen_fd = static_cast<int>(*fd);
+  }
+  return o;
+}
+
+BootstrapChoice choose_bootstrap() {
+  if (env("COMPAS_RANK")) return {"tcp", "COMPAS_RANK"};
+  if (env("COMPAS_SIZE")) return {"tcp", "COMPAS_SIZE"};
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (env(v)) return {"mpi", v};
+  if (env("SLURM_NTASKS") && env("SLURM_PROCID")) return {"mpi", "SLURM_NTASKS"};
+  return {"single", ""};
+}
+
+std::unique_ptr<Bootstrap> Bootstrap::from_environment() {
+  const auto choice = choose_bootstrap();
+  if (choice.kind == "tcp") return tcp(TcpOptions::from_environment());
+  if (choice.kind == "mpi") {
+    if (!mpi_supported())
+      throw BootstrapError("bootstrap: this process runs under an MPI launcher (" + choice.reason +
+                           " is set) but compas was built without MPI support: rebuild with "
+                           "-DCOMPAS_WITH_MPI=ON, or start the job with compas-run");
+    return mpi();
+  }
+  return single();
+}
+
+std::unique_ptr<Bootstrap> Bootstrap::single() {
+  return std::make_unique<SingleBootstrap>();
+}
+
+std::unique_ptr<Bootstrap> Bootstrap::tcp(const TcpOptions& options) {
+  return detail::make_tcp_bootstrap(options);
+}
+
+bool Bootstrap::mpi_supported() {
+#ifdef COMPAS_WITH_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::unique_ptr<Bootstrap> Bootstrap::mpi() {
+#ifdef COMPAS_WITH_MPI
+  return detail::make_mpi_bootstrap();
+#else
+  throw BootstrapError(
+      "bootstrap: MPI support is not built (configure with -DCOMPAS_WITH_MPI=ON and an MPI "
+      "library installed)");
+#endif
+}
+
+std::string host_id() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) name[0] = '\0';
+  std::string id = name;
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string boot_id;
+  if (boot >> boot_id) id += "/" + boot_id;
+  return id;
+}
+
+}  // namespace compas::comm

@@ -1,0 +1,386 @@
+#!/usr/bin/env python3
+"""Turn compas JSON results into PNG plots.
+
+usage: plot.py FILE.json [FILE2.json ...] --out DIR
+
+Each file is one compas report ({"command", "version", "machine", "params", "results"}, see
+DESIGN.md "Output"). The plot depends on the report's "command":
+
+  barrier   ns per barrier vs threads, one line per algorithm / wait policy (log y)
+  membw     total and per-thread GB/s vs threads, one line per kernel
+  cache     ns per load vs working-set size (log2 x) for the chase and the stream, with hwloc's
+            cache sizes and the detected knees as vertical lines; stream GB/s vs size
+  topology  the placement table as an image
+  other     every numeric field vs the first of "threads", "size_bytes", "bytes" found in the
+            records, one line per combination of the records' text fields; skipped (with a
+            message) when the records have none of them
+
+Writes DIR/<command>[-<name>].png (with the file's name added when two files hold the same
+command) and prints each path written. Exits 2 when a file cannot be read or is not a compas
+report, 1 when matplotlib is missing. Needs python3 and matplotlib only.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+from collections import OrderedDict
+
+X_KEYS = ("threads", "size_bytes", "bytes")
+
+
+class BadInput(Exception):
+    pass
+
+
+def load_report(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read: {e.strerror or e}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise BadInput(f"{path}: not valid JSON: {e}")
+    if not isinstance(data, dict):
+        raise BadInput(f"{path}: not a compas report (expected a JSON object)")
+    command = data.get("command")
+    if not isinstance(command, str) or not command:
+        raise BadInput(f'{path}: not a compas report (no "command" string)')
+    results = data.get("results")
+    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+        raise BadInput(f'{path}: not a compas report ("results" must be a list of objects)')
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in command)
+    data["command"] = safe
+    return data
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def format_bytes(b):
+    for unit, name in ((1 << 40, "T"), (1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")):
+        if b >= unit:
+            v = b / unit
+            return f"{v:.0f}{name}" if abs(v - round(v)) < 1e-9 else f"{v:.3g}{name}"
+    return f"{b:.0f}"
+
+
+def format_bytes_long(b):
+    for unit, name in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if b >= unit:
+            v = b / unit
+            return f"{v:.0f} {name}" if abs(v - round(v)) < 1e-9 else f"{v:.3g} {name}"
+    return f"{b:.0f} B"
+
+
+def machine_title(report):
+    m = report.get("machine")
+    if not isinstance(m, dict):
+        return ""
+    parts = []
+    if isinstance(m.get("cpu_model"), str):
+        parts.append(m["cpu_model"])
+    if is_number(m.get("cores")) and is_number(m.get("pus")):
+        parts.append(f"{m['cores']} cores, {m['pus']} PUs")
+    if isinstance(m.get("hostname"), str):
+        parts.append(m["hostname"])
+    return ", ".join(parts)
+
+
+def size_axis(ax, plt):
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: format_bytes(v)))
+
+
+class Writer:
+    def __init__(self, plt, out_dir):
+        self.plt = plt
+        self.out_dir = out_dir
+        self.written = []
+
+    def save(self, fig, base, name=None):
+        fname = base + (f"-{name}" if name else "") + ".png"
+        path = os.path.join(self.out_dir, fname)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        self.plt.close(fig)
+        print(path)
+        self.written.append(path)
+
+
+def finish(fig, ax, report, title):
+    sub = machine_title(report)
+    ax.set_title(title + (f"\n{sub}" if sub else ""), fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+
+
+# ---- barrier ---------------------------------------------------------------------------------
+
+def plot_barrier(report, w, base):
+    recs = [r for r in report["results"]
+            if is_number(r.get("threads")) and is_number(r.get("ns_per_barrier"))]
+    if not recs:
+        return plot_generic(report, w, base)
+    plt = w.plt
+    lines = OrderedDict()
+    for r in recs:
+        key = f"{r.get('algorithm', '?')} / {r.get('policy', '?')}"
+        lines.setdefault(key, []).append((r["threads"], r["ns_per_barrier"]))
+    algos = list(OrderedDict.fromkeys(k.split(" / ")[0] for k in lines))
+    policies = list(OrderedDict.fromkeys(k.split(" / ")[1] for k in lines))
+    styles = ["-", "--", ":", "-."]
+    markers = ["o", "s", "^", "D", "v", "P", "X"]
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for key, pts in lines.items():
+        algo, policy = key.split(" / ")
+        pts.sort()
+        ai, pi = algos.index(algo), policies.index(policy)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], label=key,
+                color=f"C{ai % 10}", linestyle=styles[pi % len(styles)],
+                marker=markers[pi % len(markers)])
+    ax.set_yscale("log")
+    ax.set_xlabel("threads")
+    ax.set_ylabel("ns per barrier")
+    threads = sorted({r["threads"] for r in recs})
+    ax.set_xticks(threads)
+    ax.legend(fontsize=8, ncol=2)
+    finish(fig, ax, report, "barrier latency")
+    w.save(fig, base)
+
+
+# ---- membw -----------------------------------------------------------------------------------
+
+def plot_membw(report, w, base):
+    recs = [r for r in report["results"]
+            if is_number(r.get("threads")) and is_number(r.get("bandwidth_gbs"))]
+    if not recs:
+        return plot_generic(report, w, base)
+    plt = w.plt
+    sizes = {r.get("working_set_bytes", r.get("size_bytes")) for r in recs}
+    lines = OrderedDict()
+    for r in recs:
+        key = str(r.get("kernel", "?"))
+        if len(sizes) > 1:
+            s = r.get("working_set_bytes", r.get("size_bytes"))
+            key += f" {format_bytes_long(s)}" if is_number(s) else ""
+        lines.setdefault(key, []).append(r)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    for i, (key, rs) in enumerate(lines.items()):
+        rs.sort(key=lambda r: r["threads"])
+        x = [r["threads"] for r in rs]
+        ax1.plot(x, [r["bandwidth_gbs"] for r in rs], marker="o", label=key, color=f"C{i % 10}")
+        per = [r.get("per_thread_gbs") for r in rs]
+        if not all(is_number(v) for v in per):
+            per = [r["bandwidth_gbs"] / r["threads"] if r["threads"] else float("nan") for r in rs]
+        ax2.plot(x, per, marker="o", label=key, color=f"C{i % 10}")
+    threads = sorted({r["threads"] for r in recs})
+    for ax, what in ((ax1, "total GB/s"), (ax2, "GB/s per thread")):
+        ax.set_xlabel("threads")
+        ax.set_ylabel(what)
+        ax.set_xticks(threads)
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=8)
+        ax.grid(True, alpha=0.3)
+    ax1.set_title("memory bandwidth (total)", fontsize=10)
+    sub = machine_title(report)
+    ax2.set_title("per thread" + (f"\n{sub}" if sub else ""), fontsize=10)
+    w.save(fig, base)
+
+
+# ---- cache -----------------------------------------------------------------------------------
+
+def cache_levels(report):
+    m = report.get("machine")
+    out = []
+    if not isinstance(m, dict) or not isinstance(m.get("caches"), list):
+        return out
+    pus_per_core = 1
+    if is_number(m.get("pus")) and is_number(m.get("cores")) and m["cores"] > 0:
+        pus_per_core = max(1, m["pus"] // m["cores"])
+    for c in m["caches"]:
+        if not isinstance(c, dict) or c.get("type") == "instruction":
+            continue
+        if not is_number(c.get("size_bytes")) or not is_number(c.get("level")):
+            continue
+        name = f"L{c['level']}" + ("d" if c.get("type") == "data" else "")
+        label = f"{name} {format_bytes_long(c['size_bytes'])}"
+        if is_number(c.get("shared_by")) and c["shared_by"] // pus_per_core > 1:
+            label += f" shared by {c['shared_by'] // pus_per_core} cores"
+        out.append((c["size_bytes"], label + " (hwloc)"))
+    return out
+
+
+def plot_cache(report, w, base):
+    res = report["results"]
+    series = OrderedDict()
+    for r in res:
+        if r.get("pattern") in ("chase", "stream") and is_number(r.get("size_bytes")) \
+                and is_number(r.get("ns_per_load")):
+            series.setdefault(r["pattern"], []).append(r)
+    if not series:
+        return plot_generic(report, w, base)
+    knees = [r for r in res if r.get("pattern") == "knee" and is_number(r.get("size_bytes"))]
+    plt = w.plt
+    sizes = [r["size_bytes"] for rs in series.values() for r in rs]
+    lo, hi = min(sizes), max(sizes)
+
+    def marks(ax, with_labels):
+        for size, label in cache_levels(report):
+            if lo / 2 <= size <= hi * 2:
+                ax.axvline(size, color="C2", linewidth=4, alpha=0.35,
+                           label=label if with_labels else None)
+        for k in knees:
+            label = f"knee {format_bytes_long(k['size_bytes'])}"
+            if isinstance(k.get("cache"), str) and k["cache"]:
+                label += f" ↔ {k['cache']}"
+            ax.axvline(k["size_bytes"], color="C3", linestyle="--", linewidth=1,
+                       label=label if with_labels else None)
+
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    labels = {"chase": "random pointer chase (latency)",
+              "stream": "sequential read (ns per 8-byte load)"}
+    for i, (pattern, rs) in enumerate(series.items()):
+        rs.sort(key=lambda r: r["size_bytes"])
+        ax.plot([r["size_bytes"] for r in rs], [r["ns_per_load"] for r in rs], marker=".",
+                label=labels.get(pattern, pattern), color=f"C{i}")
+    size_axis(ax, plt)
+    ax.set_yscale("log")
+    ax.set_xlabel("working set")
+    ax.set_ylabel("ns per load")
+    marks(ax, True)
+    ax.legend(fontsize=8)
+    finish(fig, ax, report, "ns per load vs working-set size")
+    w.save(fig, base)
+
+    stream = [r for r in series.get("stream", []) if is_number(r.get("bandwidth_gbs"))]
+    if stream:
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        ax.plot([r["size_bytes"] for r in stream], [r["bandwidth_gbs"] for r in stream],
+                marker=".", color="C1", label="sequential read")
+        size_axis(ax, plt)
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("working set")
+        ax.set_ylabel("GB/s")
+        marks(ax, True)
+        ax.legend(fontsize=8)
+        finish(fig, ax, report, "read bandwidth vs working-set size")
+        w.save(fig, base, "bandwidth")
+
+
+# ---- topology --------------------------------------------------------------------------------
+
+def plot_topology(report, w, base):
+    res = report["results"]
+    if not res:
+        print(f"plot.py: {report['_path']}: topology report without records; skipped")
+        return
+    plt = w.plt
+    cols = list(OrderedDict.fromkeys(k for r in res for k in r))
+    rows = [["" if r.get(c) is None else str(r.get(c)) for c in cols] for r in res]
+    fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(cols)), 0.9 + 0.3 * (len(rows) + 1)))
+    ax.axis("off")
+    table = ax.table(cellText=rows, colLabels=cols, loc="center", cellLoc="center")
+    table.auto_set_font_size(False)
+    table.set_fontsize(8)
+    sub = machine_title(report)
+    ax.set_title("placement" + (f"\n{sub}" if sub else ""), fontsize=10)
+    w.save(fig, base)
+
+
+# ---- anything else ---------------------------------------------------------------------------
+
+def plot_generic(report, w, base):
+    res = report["results"]
+    xkey = next((k for k in X_KEYS if any(is_number(r.get(k)) for r in res)), None)
+    if xkey is None:
+        print(f"plot.py: {report['_path']}: command '{report['command']}': the records have no "
+              f"x variable ({', '.join(X_KEYS)}); skipped")
+        return
+    recs = [r for r in res if is_number(r.get(xkey))]
+    ykeys = list(OrderedDict.fromkeys(
+        k for r in recs for k, v in r.items() if k != xkey and is_number(v)))
+    if not ykeys:
+        print(f"plot.py: {report['_path']}: command '{report['command']}': no numeric field "
+              f"to plot against {xkey}; skipped")
+        return
+    textkeys = list(OrderedDict.fromkeys(
+        k for r in recs for k, v in r.items() if isinstance(v, str)))
+    plt = w.plt
+    ncols = min(3, len(ykeys))
+    nrows = (len(ykeys) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.5 * ncols, 3.4 * nrows), squeeze=False)
+    groups = OrderedDict()
+    for r in recs:
+        key = " / ".join(str(r.get(k, "")) for k in textkeys)
+        groups.setdefault(key, []).append(r)
+    for i, y in enumerate(ykeys):
+        ax = axes[i // ncols][i % ncols]
+        for j, (key, rs) in enumerate(groups.items()):
+            pts = sorted((r[xkey], r[y]) for r in rs if is_number(r.get(y)))
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".",
+                        label=key or None, color=f"C{j % 10}")
+        if xkey != "threads":
+            size_axis(ax, plt)
+        ax.set_xlabel(xkey)
+        ax.set_title(y, fontsize=9)
+        ax.grid(True, alpha=0.3)
+        if len(groups) > 1 and i == 0:
+            ax.legend(fontsize=7)
+    for i in range(len(ykeys), nrows * ncols):
+        axes[i // ncols][i % ncols].axis("off")
+    sub = machine_title(report)
+    fig.suptitle(report["command"] + (f": {sub}" if sub else ""), fontsize=10)
+    w.save(fig, base)
+
+
+PLOTTERS = {"barrier": plot_barrier, "membw": plot_membw, "cache": plot_cache,
+            "topology": plot_topology}
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        prog="plot.py", description="Turn compas JSON results into PNG plots.")
+    parser.add_argument("files", nargs="+", metavar="FILE.json", help="compas JSON reports")
+    parser.add_argument("--out", required=True, metavar="DIR", help="directory for the PNGs")
+    args = parser.parse_args(argv)
+
+    reports = []
+    try:
+        for path in args.files:
+            r = load_report(path)
+            r["_path"] = path
+            reports.append(r)
+    except BadInput as e:
+        print(f"plot.py: {e}", file=sys.stderr)
+        return 2
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        print(f"plot.py: --out {args.out}: cannot create the directory: {e.strerror}",
+              file=sys.stderr)
+        return 2
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot.py: matplotlib is needed (Debian: apt-get install python3-matplotlib; "
+              "elsewhere: python3 -m pip install matplotlib)", file=sys.stderr)
+        return 1
+
+    commands = [r["command"] for r in reports]
+    w = Writer(plt, args.out)
+    for r in reports:
+        base = r["command"]
+        if commands.count(base) > 1:
+            stem = os.path.splitext(os.path.basename(r["_path"]))[0]
+            base += "-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)
+        PLOTTERS.get(r["command"], plot_generic)(r, w, base)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

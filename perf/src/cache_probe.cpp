@@ -1,0 +1,569 @@
+#include "compas/perf/cache_probe.hpp"
+
+#include <sys/mman.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+
+#include "compas/perf/membw.hpp"
+#include "compas/perf/timer.hpp"
+
+namespace compas::perf {
+
+namespace {
+
+constexpr std::uint64_t kLine = 64;
+constexpr std::uint64_t kHugePage = 2ull << 20;
+constexpr std::uint64_t kMinBytes = 1ull << 10;
+
+// One chase node per cache line; w[0] holds the address of the next node. The stream reads the
+// same lines as plain 8-byte words.
+struct alignas(kLine) Line {
+  std::uint64_t w[kLine / 8];
+};
+
+std::uint64_t round_down(std::uint64_t v, std::uint64_t to) {
+  return v / to * to;
+}
+std::uint64_t round_up(std::uint64_t v, std::uint64_t to) {
+  return (v + to - 1) / to * to;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+double median_of(const std::vector<double>& z, std::size_t lo, std::size_t hi) {  // [lo, hi]
+  return median(std::vector<double>(z.begin() + static_cast<std::ptrdiff_t>(lo),
+                                    z.begin() + static_cast<std::ptrdiff_t>(hi) + 1));
+}
+
+// splitmix64: small, fast, and good enough to shuffle with.
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t operator()() {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, bound) for bound <= 2^32 (multiply-shift; bias below 2^-32).
+  std::uint32_t below(std::uint64_t bound) {
+    return static_cast<std::uint32_t>(((*this)() >> 32) * bound >> 32);
+  }
+};
+
+// --- the measured loops -------------------------------------------------------------------
+
+// One dependent load per step, 16 per iteration so the loop overhead hides in the load latency.
+[[gnu::noinline]] const Line* chase(const Line* p, std::uint64_t steps) {
+  for (std::uint64_t s = 0; s < steps; s += 16) {
+#pragma GCC unroll 16
+    for (int k = 0; k < 16; ++k) p = reinterpret_cast<const Line*>(p->w[0]);
+  }
+  return p;
+}
+
+// Sequential read of every 8-byte word, summed in four independent 16-byte vector accumulators
+// (SSE2 on x86-64, generic vectors elsewhere) so the loads, not the adds, set the pace.
+[[gnu::noinline]] std::uint64_t stream_sum(const Line* lines, std::size_t n, std::uint64_t passes) {
+  typedef std::uint64_t V __attribute__((vector_size(16)));
+  V a = {0, 0}, b = a, c = a, d = a;
+  for (std::uint64_t pass = 0; pass < passes; ++pass) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const V* v = reinterpret_cast<const V*>(lines[i].w);
+      a += v[0];
+      b += v[1];
+      c += v[2];
+      d += v[3];
+    }
+    asm volatile("" ::: "memory");  // every pass reads memory again
+  }
+  const V s = a + b + c + d;
+  return s[0] + s[1];
+}
+
+volatile std::uint64_t g_sink;
+
+// --- the buffer -----------------------------------------------------------------------------
+
+// 2 MiB-aligned anonymous memory with the transparent-huge-page hint, so TLB misses do not add to
+// the latency of large working sets. Every size is a prefix of it.
+class Buffer {
+ public:
+  explicit Buffer(std::uint64_t bytes) : bytes_(round_up(bytes, kHugePage)) {
+    map_bytes_ = bytes_ + kHugePage;
+    map_ = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map_ == MAP_FAILED)
+      throw std::runtime_error("cannot map " + format_size(map_bytes_) + " for the probe");
+    const auto addr = reinterpret_cast<std::uintptr_t>(map_);
+    data_ = reinterpret_cast<char*>(round_up(addr, kHugePage));
+#ifdef MADV_HUGEPAGE
+    advised_ = ::madvise(data_, bytes_, MADV_HUGEPAGE) == 0;
+#endif
+    std::memset(data_, 0, bytes_);  // fault every page in now, not while timing
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() {
+    ::munmap(map_, map_bytes_);
+  }
+
+  Line* lines() const {
+    return reinterpret_cast<Line*>(data_);
+  }
+  std::uint64_t bytes() const {
+    return bytes_;
+  }
+  bool advised() const {
+    return advised_;
+  }
+
+  // Bytes of the buffer backed by huge pages (AnonHugePages in /proc/self/smaps).
+  std::uint64_t huge_bytes() const {
+    std::ifstream in("/proc/self/smaps");
+    const auto lo = reinterpret_cast<std::uintptr_t>(data_), hi = lo + bytes_;
+    std::string line;
+    bool inside = false;
+    std::uint64_t total = 0;
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      const char c0 = line[0];
+      if ((c0 >= '0' && c0 <= '9') || (c0 >= 'a' && c0 <= 'f')) {
+        unsigned long long a = 0, b = 0;
+        inside = std::sscanf(line.c_str(), "%llx-%llx", &a, &b) == 2 && a < hi && b > lo;
+      } else if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+        total += std::strtoull(line.c_str() + 14, nullptr, 10) * 1024;
+      }
+    }
+    return std::min<std::uint64_t>(total, bytes_);
+  }
+
+ private:
+  std::uint64_t bytes_ = 0;
+  std::uint64_t map_bytes_ = 0;
+  void* map_ = nullptr;
+  char* data_ = nullptr;
+  bool advised_ = false;
+};
+
+std::uint64_t mem_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+
+// --- timing ---------------------------------------------------------------------------------
+
+struct Timed {
+  double ns = 0;      // wall time
+  double ticks = 0;   // TSC ticks
+  double cpu_ns = 0;  // this thread's CPU time: less than ns when it was descheduled
+  bool clean() const { return cpu_ns >= 0.98 * ns; }
+  // Wall time with the descheduled part taken out (for a repeat that was never clean).
+  double run_ns() const { return std::min(ns, cpu_ns); }
+};
+
+double thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+template <class F>
+Timed timed(F&& body) {
+  const double c0 = thread_cpu_ns();
+  const std::uint64_t n0 = now_ns(), t0 = read_tsc();
+  body();
+  const std::uint64_t t1 = read_tsc(), n1 = now_ns();
+  const double c1 = thread_cpu_ns();
+  return {static_cast<double>(n1 - n0), static_cast<double>(t1 - t0), c1 - c0};
+}
+
+// Grows `count` until one run lasts cal_ns (this also warms the working set), then returns the
+// count one timed repeat needs to last repeat_ns.
+template <class Run>
+std::uint64_t choose_count(Run&& run, std::uint64_t count, std::uint64_t granule, double cal_ns,
+                           double repeat_ns) {
+  double t = run(count).run_ns();
+  for (int i = 0; i < 24 && t < cal_ns; ++i) {
+    const double scale = t > 0 ? std::min(16.0, 1.25 * cal_ns / t) : 16.0;
+    count = std::max(count * 2, static_cast<std::uint64_t>(static_cast<double>(count) * scale));
+    count = round_up(count, granule);
+    t = run(count).run_ns();
+  }
+  const double want = std::ceil(static_cast<double>(count) * repeat_ns / std::max(t, 1.0));
+  return std::max(granule, round_up(static_cast<std::uint64_t>(want), granule));
+}
+
+// Timed repeats that the scheduler left alone: a repeat during which this thread lost the cpu
+// (CPU time below 98% of wall time) is run again, up to 3x the repeats asked for and while the
+// retries have taken less than retry_ns. When that is not enough, the least disturbed ones fill
+// in, with the descheduled time taken out.
+template <class Body>
+std::vector<Timed> clean_repeats(Body&& body, int repeats, double retry_ns, int* disturbed) {
+  std::vector<Timed> clean, other;
+  double retried_ns = 0;
+  for (int a = 0; static_cast<int>(clean.size()) < repeats; ++a) {
+    if (a >= repeats && (a >= 3 * repeats || retried_ns >= retry_ns)) break;
+    const Timed t = timed(body);
+    if (a >= repeats) retried_ns += t.ns;
+    (t.clean() ? clean : other).push_back(t);
+  }
+  std::sort(other.begin(), other.end(),
+            [](const Timed& x, const Timed& y) { return x.cpu_ns / x.ns > y.cpu_ns / y.ns; });
+  *disturbed = 0;
+  for (std::size_t i = 0; static_cast<int>(clean.size()) < repeats && i < other.size(); ++i) {
+    Timed t = other[i];
+    t.ticks *= t.run_ns() / t.ns;
+    t.ns = t.run_ns();
+    clean.push_back(t);
+    ++*disturbed;
+  }
+  return clean;
+}
+
+// Retries of disturbed repeats may take as long again as the repeats asked for, or 50 ms.
+double retry_ns(const CacheProbeOptions& opt) {
+  return std::max(50e6, opt.repeats * opt.repeat_ms * 1e6);
+}
+
+CacheRecord summarize(std::uint64_t size, const char* pattern, const std::vector<Timed>& runs,
+                      std::uint64_t loads, int disturbed) {
+  std::vector<double> ns, cyc;
+  for (const auto& r : runs) {
+    ns.push_back(r.ns / static_cast<double>(loads));
+    cyc.push_back(r.ticks / static_cast<double>(loads));
+  }
+  CacheRecord rec;
+  rec.size_bytes = size;
+  rec.pattern = pattern;
+  rec.ns_per_load = median(ns);
+  rec.cycles_per_load = median(cyc);
+  rec.min_ns_per_load = *std::min_element(ns.begin(), ns.end());
+  rec.max_ns_per_load = *std::max_element(ns.begin(), ns.end());
+  rec.loads = loads;
+  rec.repeats = static_cast<int>(runs.size());
+  rec.disturbed_repeats = disturbed;
+  return rec;
+}
+
+CacheRecord measure_chase(Line* lines, std::uint64_t size, std::vector<std::uint32_t>& next,
+                          const CacheProbeOptions& opt, double cal_ns, double repeat_ns) {
+  const std::size_t n = size / kLine;
+  std::span<std::uint32_t> cycle(next.data(), n);
+  sattolo_cycle(cycle, opt.seed ^ (size * 0x9e3779b97f4a7c15ull));
+  for (std::size_t i = 0; i < n; ++i)
+    lines[i].w[0] = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&lines[cycle[i]]));
+  const Line* p = lines;
+  const std::uint64_t steps =
+      choose_count([&](std::uint64_t s) { return timed([&] { p = chase(p, s); }); }, 1024, 16,
+                   cal_ns, repeat_ns);
+  int disturbed = 0;
+  const auto runs =
+      clean_repeats([&] { p = chase(p, steps); }, opt.repeats, retry_ns(opt), &disturbed);
+  g_sink = reinterpret_cast<std::uintptr_t>(p);
+  return summarize(size, "chase", runs, steps, disturbed);
+}
+
+CacheRecord measure_stream(const Line* lines, std::uint64_t size, const CacheProbeOptions& opt,
+                           double cal_ns, double repeat_ns) {
+  const std::size_t n = size / kLine;
+  std::uint64_t sum = 0;
+  const std::uint64_t passes =
+      choose_count([&](std::uint64_t k) { return timed([&] { sum += stream_sum(lines, n, k); }); },
+                   1, 1, cal_ns, repeat_ns);
+  int disturbed = 0;
+  const auto runs = clean_repeats([&] { sum += stream_sum(lines, n, passes); }, opt.repeats,
+                                  retry_ns(opt), &disturbed);
+  g_sink = sum;
+  CacheRecord rec = summarize(size, "stream", runs, passes * (size / 8), disturbed);
+  rec.bandwidth_gbs = 8.0 / rec.ns_per_load;  // 8 bytes per load, bytes per ns = GB/s
+  return rec;
+}
+
+CacheProbeResult probe(const threads::Topology& topo, const CacheProbeOptions& opt,
+                       const std::vector<std::uint64_t>& sizes, std::uint64_t requested_max) {
+  const std::uint64_t t_start = now_ns();
+  CacheProbeResult res;
+  res.sizes = sizes;
+  res.cpu = opt.cpu;
+  res.max_bytes_requested = requested_max;
+  res.caches = cache_targets(topo);
+  const TscInfo& t = tsc();
+  res.tsc_ghz = t.ghz;
+  res.tsc_invariant = t.invariant;
+
+  Buffer buf(sizes.back());
+  res.buffer_bytes = buf.bytes();
+  res.hugepage_advised = buf.advised();
+  res.hugepage_bytes = buf.huge_bytes();
+  std::vector<std::uint32_t> next(sizes.back() / kLine);
+
+  const double repeat_ns = opt.repeat_ms * 1e6;
+  const double cal_ns = std::min(1e6, repeat_ns / 4);
+  std::vector<double> chase_ns;
+  for (const std::uint64_t size : sizes) {
+    CacheRecord c = measure_chase(buf.lines(), size, next, opt, cal_ns, repeat_ns);
+    CacheRecord s = measure_stream(buf.lines(), size, opt, cal_ns, repeat_ns);
+    chase_ns.push_back(c.ns_per_load);
+    if (opt.progress) opt.progress(c, s);
+    res.records.push_back(std::move(c));
+    res.records.push_back(std::move(s));
+  }
+  res.knees = detect_knees(sizes, chase_ns);
+  match_knees(res.knees, res.caches);
+  res.seconds = static_cast<double>(now_ns() - t_start) * 1e-9;
+  return res;
+}
+
+}  // namespace
+
+// --- sizes ----------------------------------------------------------------------------------
+
+std::vector<std::uint64_t> cache_probe_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes,
+                                             int steps_per_octave) {
+  if (steps_per_octave < 1 || steps_per_octave > 16)
+    throw std::invalid_argument("--steps-per-octave " + std::to_string(steps_per_octave) +
+                                ": allowed are 1..16");
+  if (min_bytes < kMinBytes)
+    throw std::invalid_argument("--min " + format_size(min_bytes) +
+                                ": the smallest working set is 1 KiB");
+  if (min_bytes > max_bytes)
+    throw std::invalid_argument("--min " + format_size(min_bytes) + " is larger than --max " +
+                                format_size(max_bytes));
+  const std::uint64_t lo = round_up(min_bytes, kLine), hi = round_down(max_bytes, kLine);
+  if (lo > hi)
+    throw std::invalid_argument("--min " + format_size(min_bytes) + " .. --max " +
+                                format_size(max_bytes) +
+                                ": no multiple of the 64-byte line in between");
+  std::vector<std::uint64_t> sizes = {lo};
+  const auto steps = static_cast<std::uint64_t>(steps_per_octave);
+  for (std::uint64_t octave = kMinBytes; octave <= hi && octave != 0; octave *= 2)
+    for (std::uint64_t i = 0; i < steps; ++i) {
+      const std::uint64_t s = round_down(octave + octave * i / steps, kLine);
+      if (s > sizes.back() && s < hi) sizes.push_back(s);
+    }
+  if (hi > sizes.back()) sizes.push_back(hi);
+  return sizes;
+}
+
+// --- the cycle ------------------------------------------------------------------------------
+
+void sattolo_cycle(std::span<std::uint32_t> next, std::uint64_t seed) {
+  const std::size_t n = next.size();
+  if (n > (1ull << 32)) throw std::length_error("sattolo_cycle: more than 2^32 nodes");
+  std::iota(next.begin(), next.end(), 0u);
+  if (n < 2) return;
+  // Swap i with a j < i, for i from n-1 down to 1. The j's do not depend on the data, so they
+  // are drawn kAhead steps early and their lines prefetched: large arrays shuffle at memory
+  // bandwidth instead of one miss at a time.
+  constexpr std::size_t kAhead = 16;
+  std::uint32_t ahead[kAhead];
+  Rng rng{seed};
+  auto draw = [&](std::size_t i) {
+    ahead[i % kAhead] = rng.below(i);
+    __builtin_prefetch(&next[ahead[i % kAhead]], 1);
+  };
+  for (std::size_t k = 0; k < kAhead && k + 2 <= n; ++k) draw(n - 1 - k);
+  for (std::size_t i = n - 1; i >= 1; --i) {
+    const std::uint32_t j = ahead[i % kAhead];
+    if (i > kAhead) draw(i - kAhead);
+    std::swap(next[i], next[j]);
+  }
+}
+
+std::vector<std::uint32_t> sattolo_cycle(std::size_t n, std::uint64_t seed) {
+  std::vector<std::uint32_t> next(n);
+  sattolo_cycle(std::span<std::uint32_t>(next), seed);
+  return next;
+}
+
+// --- knees ----------------------------------------------------------------------------------
+
+std::string CacheTarget::name() const {
+  std::string s = "L";
+  s += std::to_string(level);
+  if (type == "data") s += "d";
+  return s;
+}
+
+std::vector<CacheTarget> cache_targets(const threads::Topology& topo) {
+  const int pus_per_core = std::max(1, topo.pus() / std::max(1, topo.cores()));
+  std::vector<CacheTarget> out;
+  for (const auto& c : topo.caches()) {
+    if (c.type == "instruction" || c.size_bytes == 0) continue;
+    CacheTarget t;
+    t.level = c.level;
+    t.type = c.type;
+    t.size_bytes = c.size_bytes;
+    t.cores_sharing = std::max(1, c.shared_by / pus_per_core);
+    t.per_core_bytes = c.size_bytes / static_cast<std::uint64_t>(t.cores_sharing);
+    out.push_back(t);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const CacheTarget& a, const CacheTarget& b) { return a.level < b.level; });
+  return out;
+}
+
+std::vector<CacheKnee> detect_knees(const std::vector<std::uint64_t>& sizes,
+                                    const std::vector<double>& ns, const KneeOptions& opt) {
+  if (sizes.size() != ns.size())
+    throw std::invalid_argument("detect_knees: sizes and latencies differ in length");
+  for (std::size_t i = 0; i < ns.size(); ++i) {
+    if (!(ns[i] > 0) || !std::isfinite(ns[i]))
+      throw std::invalid_argument("detect_knees: latencies must be positive");
+    if (i && sizes[i] <= sizes[i - 1])
+      throw std::invalid_argument("detect_knees: sizes must be strictly increasing");
+  }
+  const std::size_t n = ns.size();
+  std::vector<CacheKnee> knees;
+  if (n < 3) return knees;
+  // Median of three neighbours: one stray point can neither make nor hide a climb.
+  std::vector<double> z(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t c = std::clamp<std::size_t>(i, 1, n - 2);
+    z[i] = median({ns[c - 1], ns[c], ns[c + 1]});
+  }
+  constexpr std::size_t kLevelPoints = 3;    // a plateau's level: median of its last 3 points
+  constexpr std::size_t kConfirmPoints = 5;  // a new plateau: median of its first 5 points
+  std::size_t start = 0;                     // first point of the current plateau
+  std::size_t i = 1;
+  while (i < n) {
+    const double base =
+        median_of(z, std::max(start, i >= kLevelPoints ? i - kLevelPoints : 0), i - 1);
+    if (z[i] <= base * opt.rise_tol) {
+      ++i;
+      continue;
+    }
+    // Left the plateau at i: follow the climb to where the next two points stop rising.
+    std::size_t k = i;
+    while (k + 1 < n) {
+      const bool flat =
+          z[k + 1] <= z[k] * opt.flat_step && (k + 2 >= n || z[k + 2] <= z[k] * opt.flat_step);
+      if (flat) break;
+      ++k;
+    }
+    const double after = median_of(z, k, std::min(n - 1, k + kConfirmPoints - 1));
+    if (after >= base * opt.min_ratio) {
+      CacheKnee knee;
+      knee.plateau_end_bytes = sizes[i - 1];
+      knee.plateau_start_bytes = sizes[k];
+      knee.ns_before = base;
+      knee.ns_after = after;
+      // Halfway crossing, interpolated in log size and log latency, snapped to a measured size.
+      const double half = std::sqrt(base * after);
+      knee.size_bytes = sizes[k];
+      for (std::size_t m = i - 1; m < k; ++m) {
+        if (z[m + 1] < half) continue;
+        const double f = z[m] >= half ? 0.0 : std::log(half / z[m]) / std::log(z[m + 1] / z[m]);
+        knee.size_bytes = f > 0.5 + 1e-9 ? sizes[m + 1] : sizes[m];
+        break;
+      }
+      knees.push_back(knee);
+      start = k;
+      i = k + 1;
+    } else {
+      ++i;  // noise or slow drift: the plateau goes on, its level follows
+    }
+  }
+  return knees;
+}
+
+void match_knees(std::vector<CacheKnee>& knees, const std::vector<CacheTarget>& caches) {
+  struct Pair {
+    double distance;
+    std::size_t knee, cache;
+  };
+  std::vector<Pair> pairs;
+  for (std::size_t k = 0; k < knees.size(); ++k) {
+    knees[k].cache = CacheTarget{};
+    knees[k].octaves_from_cache = 0;
+    for (std::size_t c = 0; c < caches.size(); ++c)
+      if (caches[c].per_core_bytes > 0)
+        pairs.push_back({std::abs(std::log2(static_cast<double>(knees[k].size_bytes) /
+                                            static_cast<double>(caches[c].per_core_bytes))),
+                         k, c});
+  }
+  std::stable_sort(pairs.begin(), pairs.end(),
+                   [](const Pair& a, const Pair& b) { return a.distance < b.distance; });
+  std::vector<bool> knee_done(knees.size()), cache_done(caches.size());
+  for (const auto& p : pairs) {
+    if (knee_done[p.knee] || cache_done[p.cache]) continue;
+    knee_done[p.knee] = cache_done[p.cache] = true;
+    auto& k = knees[p.knee];
+    k.cache = caches[p.cache];
+    k.octaves_from_cache =
+        std::log2(static_cast<double>(k.size_bytes) / static_cast<double>(k.cache.per_core_bytes));
+  }
+}
+
+// --- the probe ------------------------------------------------------------------------------
+
+CacheProbeResult run_cache_probe(const threads::Topology& topo, const CacheProbeOptions& opt) {
+  if (topo.is_synthetic())
+    throw std::invalid_argument("the cache probe needs the host topology, not '" +
+                                topo.description() + "'");
+  if (opt.repeats < 1 || opt.repeats > 1000)
+    throw std::invalid_argument("--repeats " + std::to_string(opt.repeats) +
+                                ": allowed are 1..1000");
+  if (!(opt.repeat_ms > 0) || opt.repeat_ms > 60000)
+    throw std::invalid_argument("--repeat-ms " + std::to_string(opt.repeat_ms) +
+                                ": allowed are (0, 60000]");
+  CacheProbeOptions o = opt;
+  if (o.cpu < 0) o.cpu = topo.pu_list().at(0).os_index;
+  if (topo.find_pu(o.cpu) < 0) {
+    std::string allowed;
+    for (const auto& p : topo.pu_list()) {
+      if (!allowed.empty()) allowed += ',';
+      allowed += std::to_string(p.os_index);
+    }
+    throw std::invalid_argument("--cpu " + std::to_string(o.cpu) +
+                                ": not a cpu this process may use (" + allowed + ")");
+  }
+  auto sizes = cache_probe_sizes(o.min_bytes, o.max_bytes, o.steps_per_octave);
+  // Cap the largest working set to half the available memory (buffer plus the 4 bytes per line
+  // the shuffle needs), so the probe measures caches, not swapping.
+  const std::uint64_t avail = mem_available_bytes();
+  if (avail > 0) {
+    const std::uint64_t limit = round_down(avail / 2 / 17 * 16, 1ull << 20);
+    if (sizes.back() > limit) {
+      if (limit < sizes.front())
+        throw std::invalid_argument("--max " + format_size(o.max_bytes) + ": only " +
+                                    format_size(avail) + " of memory is available");
+      sizes = cache_probe_sizes(o.min_bytes, limit, o.steps_per_octave);
+    }
+  }
+  CacheProbeResult res;
+  std::exception_ptr error;
+  std::thread worker([&] {
+    try {
+      const auto got = topo.bind_current_thread(o.cpu);
+      if (got.size() != 1 || got[0] != o.cpu)
+        throw std::runtime_error("could not pin the measuring thread to cpu " +
+                                 std::to_string(o.cpu));
+      res = probe(topo, o, sizes, opt.max_bytes);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  worker.join();
+  if (error) std::rethrow_exception(error);
+  return res;
+}
+
+}  // namespace compas::perf

@@ -1,0 +1,507 @@
+// Tests of the `compas` command line, run as a separate process the way a user runs it
+// (posix_spawn with stdout and stderr captured): the report files of `topology` and `barrier`,
+// and the contract for bad input: exit code 2, a message on stderr naming the flag or value,
+// and no output file written.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+#ifndef COMPAS_EXE
+#error "COMPAS_EXE must name the compas executable"
+#endif
+
+struct Outcome {
+  int exit_code = -1;  // -1 when the process did not exit normally
+  int signal = 0;
+  std::string out, err;
+  std::string describe() const {
+    std::ostringstream s;
+    s << "exit " << exit_code;
+    if (signal) s << " (signal " << signal << ")";
+    s << "\n--- stdout:\n" << out << "\n--- stderr:\n" << err;
+    return s.str();
+  }
+};
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+// Runs `compas args...`. The child's environment is ours without any COMPAS_* variable (the
+// flags read them), plus `env`.
+Outcome run_compas(const std::vector<std::string>& args, const Env& env = {}) {
+  std::vector<std::string> argv_s = {COMPAS_EXE};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "COMPAS_", 7) != 0) env_s.emplace_back(*e);
+  for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_s) envp.push_back(s.data());
+  envp.push_back(nullptr);
+
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ADD_FAILURE() << "pipe2: " << std::strerror(errno);
+    return {};
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv_s[0].c_str(), &fa, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  Outcome r;
+  if (rc != 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    ADD_FAILURE() << "posix_spawn " << argv_s[0] << ": " << std::strerror(rc);
+    return r;
+  }
+  // Drain both pipes together so that neither can fill up and stall the child.
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[4096];
+      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  return r;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, sep)) out.push_back(item);
+  return out;
+}
+
+// A fresh directory per test, removed afterwards.
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "compas-cli-test.XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr) << std::strerror(errno);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::set<std::string> files() const {
+    std::set<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir_)) out.insert(e.path().filename().string());
+    return out;
+  }
+  json load_json(const std::string& name) const {
+    const std::string text = read_file(dir_ / name);
+    json j = json::parse(text, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << name << " is not valid JSON:\n" << text;
+    return j;
+  }
+  fs::path dir_;
+};
+
+// The host's PU count, from `compas topology --json`.
+int host_pus() {
+  static const int pus = [] {
+    const fs::path f = fs::temp_directory_path() / ("compas-cli-pus." + std::to_string(getpid()));
+    const Outcome r = run_compas({"topology", "--quiet", "--json", f.string()});
+    int n = 0;
+    if (r.exit_code == 0) {
+      json j = json::parse(read_file(f), nullptr, false);
+      if (!j.is_discarded()) n = j["machine"].value("pus", 0);
+    }
+    std::error_code ec;
+    fs::remove(f, ec);
+    return n;
+  }();
+  return pus;
+}
+
+void expect_report_header(const json& j, const std::string& command) {
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j.value("command", ""), command);
+  ASSERT_TRUE(j.contains("version"));
+  EXPECT_TRUE(j["version"].is_string());
+  ASSERT_TRUE(j.contains("machine"));
+  const json& m = j["machine"];
+  for (const char* k : {"sockets", "numa_nodes", "cores", "pus"}) {
+    ASSERT_TRUE(m.contains(k)) << k;
+    EXPECT_TRUE(m[k].is_number_integer()) << k;
+    EXPECT_GE(m[k].get<int>(), 1) << k;
+  }
+  ASSERT_TRUE(m.contains("caches"));
+  ASSERT_TRUE(m["caches"].is_array());
+  for (const auto& c : m["caches"]) {
+    EXPECT_TRUE(c.contains("level") && c["level"].is_number_integer()) << c.dump();
+    EXPECT_TRUE(c.contains("size_bytes") && c["size_bytes"].is_number_integer()) << c.dump();
+    EXPECT_TRUE(c.contains("shared_by") && c["shared_by"].is_number_integer()) << c.dump();
+  }
+  EXPECT_TRUE(m.contains("cpu_model") && m["cpu_model"].is_string());
+  EXPECT_TRUE(m.contains("compiler") && m["compiler"].is_string());
+  EXPECT_TRUE(j.contains("params"));
+  ASSERT_TRUE(j.contains("results"));
+  ASSERT_TRUE(j["results"].is_array());
+}
+
+// CSV: a header naming `columns` among others, and one row per record.
+void expect_csv(const std::string& text, std::size_t records,
+                const std::vector<std::string>& columns) {
+  const auto lines = lines_of(text);
+  ASSERT_FALSE(lines.empty()) << "empty CSV";
+  const auto header = split(lines[0], ',');
+  for (const auto& c : columns)
+    EXPECT_NE(std::find(header.begin(), header.end(), c), header.end())
+        << "CSV header lacks '" << c << "': " << lines[0];
+  EXPECT_EQ(lines.size() - 1, records) << text;
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    EXPECT_EQ(split(lines[i], ',').size(), header.size()) << "row " << i << ": " << lines[i];
+}
+
+// ---- topology --------------------------------------------------------------------------------
+
+TEST_F(Cli, TopologyWritesJsonAndCsv) {
+  const Outcome r = run_compas({"topology", "--json", path("t.json"), "--csv", path("t.csv")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("placement"), std::string::npos) << "no table on stdout\n" << r.describe();
+  EXPECT_EQ(files(), (std::set<std::string>{"t.json", "t.csv"}))
+      << "leftover or missing files (a *.tmp.* file means a write was not renamed)";
+
+  const json j = load_json("t.json");
+  expect_report_header(j, "topology");
+  const json& results = j["results"];
+  ASSERT_FALSE(results.empty());
+  // Default: one thread per core.
+  EXPECT_EQ(results.size(), j["machine"]["cores"].get<std::size_t>());
+  std::set<int> cpus;
+  for (std::size_t t = 0; t < results.size(); ++t) {
+    const json& rec = results[t];
+    for (const char* k : {"thread", "cpu", "core", "socket"})
+      ASSERT_TRUE(rec.contains(k) && rec[k].is_number_integer()) << k << " in " << rec.dump();
+    EXPECT_EQ(rec["thread"].get<std::size_t>(), t);
+    EXPECT_GE(rec["socket"].get<int>(), 0);
+    EXPECT_LT(rec["socket"].get<int>(), j["machine"]["sockets"].get<int>());
+    cpus.insert(rec["cpu"].get<int>());
+  }
+  EXPECT_EQ(cpus.size(), results.size()) << "two threads on one cpu without --oversubscribe";
+  expect_csv(read_file(dir_ / "t.csv"), results.size(), {"thread", "cpu", "core", "socket"});
+}
+
+TEST_F(Cli, TopologyQuietPrintsNothing) {
+  const Outcome r = run_compas({"topology", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(files().empty());
+}
+
+TEST_F(Cli, TopologySyntheticScatterAlternatesSockets) {
+  const Outcome r = run_compas({"topology", "--topology", "pack:2 numa:1 l3:1 core:8 pu:2",
+                                "--threads", "4", "--bind", "scatter", "--json", path("s.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json j = load_json("s.json");
+  expect_report_header(j, "topology");
+  EXPECT_EQ(j["machine"]["sockets"], 2);
+  EXPECT_EQ(j["machine"]["cores"], 16);
+  EXPECT_EQ(j["machine"]["pus"], 32);
+  std::vector<int> sockets;
+  for (const auto& rec : j["results"]) sockets.push_back(rec["socket"].get<int>());
+  EXPECT_EQ(sockets, (std::vector<int>{0, 1, 0, 1}));
+}
+
+TEST_F(Cli, TopologyThreadsFromEnvironment) {
+  const Outcome r =
+      run_compas({"topology", "--quiet", "--json", path("e.json")}, {{"COMPAS_THREADS", "1"}});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json j = load_json("e.json");
+  EXPECT_EQ(j["results"].size(), 1u);
+}
+
+TEST_F(Cli, TopologyOversubscribeAllowed) {
+  const int pus = host_pus();
+  ASSERT_GT(pus, 0);
+  const Outcome r = run_compas({"topology", "--quiet", "--threads", std::to_string(pus + 1),
+                                "--oversubscribe", "--json", path("o.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(load_json("o.json")["results"].size(), static_cast<std::size_t>(pus + 1));
+}
+
+// ---- barrier ---------------------------------------------------------------------------------
+
+void expect_barrier_record(const json& rec) {
+  for (const char* k : {"algorithm", "policy"})
+    ASSERT_TRUE(rec.contains(k) && rec[k].is_string()) << k << " in " << rec.dump();
+  for (const char* k : {"threads"})
+    ASSERT_TRUE(rec.contains(k) && rec[k].is_number_integer()) << k << " in " << rec.dump();
+  for (const char* k : {"ns_per_barrier", "min_ns_per_barrier", "max_ns_per_barrier"})
+    ASSERT_TRUE(rec.contains(k) && rec[k].is_number()) << k << " in " << rec.dump();
+  ASSERT_TRUE(rec.contains("oversubscribed") && rec["oversubscribed"].is_boolean()) << rec.dump();
+  const double ns = rec["ns_per_barrier"], lo = rec["min_ns_per_barrier"],
+               hi = rec["max_ns_per_barrier"];
+  EXPECT_GT(ns, 0.0) << rec.dump();
+  EXPECT_LE(lo, ns) << rec.dump();
+  EXPECT_LE(ns, hi) << rec.dump();
+}
+
+using Key = std::tuple<std::string, std::string, int>;  // algorithm, policy, threads
+
+std::map<Key, int> count_records(const json& results) {
+  std::map<Key, int> seen;
+  for (const auto& rec : results)
+    ++seen[{rec.value("algorithm", "?"), rec.value("policy", "?"), rec.value("threads", -1)}];
+  return seen;
+}
+
+TEST_F(Cli, BarrierEveryAlgorithmPolicyAndOmp) {
+  const Outcome r = run_compas({"barrier", "--threads", "1,2", "--repeats", "3", "--target-ms", "1",
+                                "--json", path("b.json"), "--csv", path("b.csv")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(files(), (std::set<std::string>{"b.json", "b.csv"}));
+  const json j = load_json("b.json");
+  expect_report_header(j, "barrier");
+  const json& results = j["results"];
+  for (const auto& rec : results) expect_barrier_record(rec);
+
+  std::map<Key, int> expected;
+  for (int t : {1, 2}) {
+    for (const char* a : {"central", "dissemination", "tree"})
+      for (const char* p : {"spin", "yield", "block", "auto"}) expected[{a, p, t}] = 1;
+    for (const char* p : {"active", "passive"}) expected[{"omp", p, t}] = 1;
+  }
+  EXPECT_EQ(count_records(results), expected);
+  EXPECT_EQ(results.size(), 2u * (3 * 4 + 2));
+  expect_csv(read_file(dir_ / "b.csv"), results.size(),
+             {"algorithm", "policy", "threads", "ns_per_barrier"});
+}
+
+TEST_F(Cli, BarrierOversubscribedFinishes) {
+  const int pus = host_pus();
+  ASSERT_GT(pus, 0);
+  const Outcome r =
+      run_compas({"barrier", "--threads", "4", "--oversubscribe", "--repeats", "2", "--target-ms",
+                  "1", "--wait", "auto,yield", "--algorithms", "central,dissemination", "--omp",
+                  "passive", "--quiet", "--json", path("o.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json j = load_json("o.json");
+  const json& results = j["results"];
+  for (const auto& rec : results) {
+    expect_barrier_record(rec);
+    if (pus < 4) {
+      EXPECT_TRUE(rec.value("oversubscribed", false)) << rec.dump();
+    }
+    EXPECT_EQ(rec.value("threads", 0), 4) << rec.dump();
+  }
+  std::map<Key, int> expected;
+  for (const char* a : {"central", "dissemination"})
+    for (const char* p : {"auto", "yield"}) expected[{a, p, 4}] = 1;
+  expected[{"omp", "passive", 4}] = 1;
+  EXPECT_EQ(count_records(results), expected);
+}
+
+// ---- help and version ------------------------------------------------------------------------
+
+TEST_F(Cli, HelpExitsZero) {
+  const Outcome r = run_compas({"--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("topology"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("barrier"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.out.find("_omp-barrier"), std::string::npos) << "internal command listed\n"
+                                                           << r.describe();
+}
+
+TEST_F(Cli, SubcommandHelpExitsZero) {
+  const Outcome r = run_compas({"topology", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("--threads"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("--json"), std::string::npos) << r.describe();
+}
+
+TEST_F(Cli, VersionExitsZero) {
+  const Outcome r = run_compas({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find('.'), std::string::npos) << r.describe();
+}
+
+// ---- output errors ---------------------------------------------------------------------------
+
+// An unwritable output path is reported by name. The exit code is 1 ("failed") or 2 ("bad
+// input"); the test records which in its output.
+TEST_F(Cli, UnwritableJsonPathIsNamed) {
+  const std::string bad = "/nonexistent-dir/x.json";
+  ASSERT_FALSE(fs::exists("/nonexistent-dir"));
+  const Outcome r = run_compas({"topology", "--quiet", "--json", bad});
+  // Checked before measuring: bad input, exit 2.
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_NE(r.err.find(bad), std::string::npos) << r.describe();
+}
+
+// ---- bad input: exit 2, a message naming the flag or value, no output file -------------------
+
+struct BadInput {
+  std::string name;                  // test name suffix
+  std::vector<std::string> args;     // the command line; --json <file> is appended if json
+  std::vector<std::string> mention;  // stderr must contain one of these (case-insensitive)
+  Env env{};
+  bool json = true;
+};
+
+// Printed as its name only: CTest (gtest_discover_tests) names each case after the printed
+// parameter, e.g. CliBadInput.ExitsTwoNamesTheProblemWritesNothing/topology_threads_zero.
+void PrintTo(const BadInput& b, std::ostream* os) {
+  *os << b.name;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// Placeholders in BadInput args and mentions, resolved when the test runs (not when the tests
+// are listed): {too_many} = this machine's PUs + 1, {absent_cpu} = a cpu number it lacks.
+std::string resolve(const std::string& text) {
+  auto replace = [](std::string s, const std::string& from, const std::string& to) {
+    for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+      s.replace(at, from.size(), to);
+    return s;
+  };
+  if (text.find('{') == std::string::npos) return text;
+  const int pus = host_pus();
+  std::string out = replace(text, "{too_many}", std::to_string(pus > 0 ? pus + 1 : 3));
+  return replace(out, "{absent_cpu}", pus < 99 ? "99" : "999999");
+}
+
+class CliBadInput : public Cli, public ::testing::WithParamInterface<BadInput> {};
+
+TEST_P(CliBadInput, ExitsTwoNamesTheProblemWritesNothing) {
+  const BadInput& b = GetParam();
+  std::vector<std::string> args;
+  for (const auto& a : b.args) args.push_back(resolve(a));
+  if (b.json) {
+    args.push_back("--json");
+    args.push_back(path("out.json"));
+  }
+  const Outcome r = run_compas(args, b.env);
+  std::string command = "compas";
+  for (const auto& a : args) command += " '" + a + "'";
+  SCOPED_TRACE(command);
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_FALSE(r.err.empty()) << "no message on stderr\n" << r.describe();
+  const std::string err = lower(r.err);
+  bool named = false;
+  std::string wanted;
+  for (const auto& m : b.mention) {
+    named = named || err.find(lower(resolve(m))) != std::string::npos;
+    wanted += (wanted.empty() ? "'" : " or '") + resolve(m) + "'";
+  }
+  EXPECT_TRUE(named) << "stderr should mention " << wanted << "\n" << r.describe();
+  EXPECT_TRUE(files().empty()) << "an output file was created\n" << r.describe();
+  EXPECT_EQ(r.out.find("placement"), std::string::npos) << "a table was printed\n" << r.describe();
+}
+
+std::vector<BadInput> bad_inputs() {
+  return {
+      {"topology_threads_zero", {"topology", "--threads", "0"}, {"--threads"}},
+      {"topology_threads_negative", {"topology", "--threads", "-1"}, {"--threads"}},
+      {"topology_threads_text", {"topology", "--threads", "abc"}, {"--threads"}},
+      {"topology_threads_huge", {"topology", "--threads", "99999"}, {"--threads"}},
+      {"topology_threads_above_pus", {"topology", "--threads", "{too_many}"}, {"oversubscri"}},
+      {"topology_bind_bogus", {"topology", "--bind", "bogus"}, {"bogus"}},
+      {"topology_bind_absent_cpu", {"topology", "--bind", "0,{absent_cpu}"}, {"{absent_cpu}"}},
+      {"topology_bind_empty", {"topology", "--bind", ""}, {"--bind", "bind"}},
+      {"topology_synthetic_garbage", {"topology", "--topology", "garbage:3"}, {"garbage:3"}},
+      {"topology_unknown_flag", {"topology", "--frobnicate"}, {"--frobnicate"}},
+      {"topology_threads_env_text",
+       {"topology"},
+       {"COMPAS_THREADS", "abc"},
+       {{"COMPAS_THREADS", "abc"}}},
+      {"barrier_threads_zero", {"barrier", "--threads", "0"}, {"--threads"}},
+      {"barrier_threads_text", {"barrier", "--threads", "x"}, {"--threads"}},
+      {"barrier_threads_backwards", {"barrier", "--threads", "3-1"}, {"3-1"}},
+      {"barrier_wait_unknown", {"barrier", "--wait", "nope"}, {"nope"}},
+      {"barrier_algorithms_unknown", {"barrier", "--algorithms", "nope"}, {"nope"}},
+      {"barrier_omp_unknown", {"barrier", "--omp", "nope"}, {"nope"}},
+      {"barrier_repeats_zero", {"barrier", "--repeats", "0"}, {"--repeats"}},
+      {"barrier_target_ms_negative", {"barrier", "--target-ms", "-1"}, {"--target-ms"}},
+      {"barrier_unknown_flag", {"barrier", "--frobnicate"}, {"--frobnicate"}},
+      {"barrier_threads_above_pus", {"barrier", "--threads", "{too_many}"}, {"oversubscri"}},
+      {"barrier_bind_bogus", {"barrier", "--bind", "bogus"}, {"bogus"}},
+      {"barrier_wait_env_unknown", {"barrier"}, {"COMPAS_WAIT", "nope"}, {{"COMPAS_WAIT", "nope"}}},
+      {"unknown_subcommand", {"frobnicate"}, {"frobnicate"}},
+      {"no_subcommand", {}, {"subcommand", "command"}, {}, false},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(, CliBadInput, ::testing::ValuesIn(bad_inputs()));
+
+}  // namespace

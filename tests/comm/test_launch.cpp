@@ -1,0 +1,751 @@
+// Tests of compas-run and of the tcp bootstrap across real processes. bootstrap_probe is the
+// program every rank runs, either under compas-run or started here by hand with the COMPAS_*
+// variables a launcher would set (to start only some ranks, add intruders, or break the
+// environment). Every wait has a deadline; a process still running at the end of a test is
+// killed with its process group.
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "compas/comm/wire.hpp"
+#include "compas/threads/placement.hpp"
+
+extern char** environ;
+
+#ifndef COMPAS_RUN_EXE
+#error "COMPAS_RUN_EXE must name the compas-run executable"
+#endif
+#ifndef BOOTSTRAP_PROBE_EXE
+#error "BOOTSTRAP_PROBE_EXE must name the bootstrap_probe executable"
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Env = std::vector<std::pair<std::string, std::string>>;
+namespace wire = compas::comm::wire;
+
+const std::string kRun = COMPAS_RUN_EXE;
+const std::string kProbe = BOOTSTRAP_PROBE_EXE;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+int count_of(const std::string& text, const std::string& part) {
+  int n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// A child process in its own process group, stdout and stderr captured.
+class Proc {
+ public:
+  // `pass_fd` >= 0 is handed to the child as descriptor `pass_as`.
+  Proc(const std::vector<std::string>& args, const Env& env, int pass_fd = -1, int pass_as = -1)
+      : start_(Clock::now()) {
+    std::vector<std::string> argv_s = args;
+    std::vector<char*> argv;
+    for (auto& s : argv_s) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    // Our environment without anything that would select or configure a bootstrap.
+    std::vector<std::string> env_s;
+    for (char** e = environ; *e; ++e) {
+      const std::string entry = *e;
+      bool drop = false;
+      for (const char* p : {"COMPAS_", "OMPI_", "PMI_", "PMIX_", "SLURM_"})
+        drop = drop || entry.rfind(p, 0) == 0;
+      if (!drop) env_s.push_back(entry);
+    }
+    for (const auto& [k, v] : env) {  // a later value of a variable replaces an earlier one
+      std::erase_if(env_s, [&](const std::string& e) { return e.rfind(k + "=", 0) == 0; });
+      env_s.push_back(k + "=" + v);
+    }
+    std::vector<char*> envp;
+    for (auto& s : env_s) envp.push_back(s.data());
+    envp.push_back(nullptr);
+
+    int out[2], err[2];
+    if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+      ADD_FAILURE() << "pipe2: " << std::strerror(errno);
+      return;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, err[1], STDERR_FILENO);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    if (pass_fd >= 0) posix_spawn_file_actions_adddup2(&fa, pass_fd, pass_as);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    const int rc = ::posix_spawn(&pid_, argv[0], &fa, &attr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    ::close(out[1]);
+    ::close(err[1]);
+    out_fd_ = out[0];
+    err_fd_ = err[0];
+    if (rc != 0) {
+      ADD_FAILURE() << "posix_spawn " << args[0] << ": " << std::strerror(rc);
+      pid_ = -1;
+    }
+  }
+  Proc(const Proc&) = delete;
+  Proc& operator=(const Proc&) = delete;
+  ~Proc() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(-pid_, SIGKILL);
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (out_fd_ >= 0) ::close(out_fd_);
+    if (err_fd_ >= 0) ::close(err_fd_);
+  }
+
+  pid_t pid() const { return pid_; }
+  void signal(int sig) const { ::kill(pid_, sig); }
+
+  // Waits up to `seconds` for the process to exit (and its output to end). True when it did.
+  bool wait(double seconds) {
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(seconds));
+    while (!exited_ && Clock::now() < deadline) pump(deadline);
+    if (!exited_) return false;
+    // The process is gone; whatever it left in the pipes comes now (1 s at most: a leftover
+    // grandchild may hold them open, which is for the test to notice).
+    const auto drain = std::min(deadline, Clock::now()) + std::chrono::seconds(1);
+    while ((out_fd_ >= 0 || err_fd_ >= 0) && Clock::now() < drain) pump(drain);
+    return true;
+  }
+
+  // Waits up to `seconds` until stdout contains `part` `times` times.
+  bool wait_for_output(const std::string& part, int times, double seconds) {
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(seconds));
+    while (count_of(out, part) < times && Clock::now() < deadline && (out_fd_ >= 0 || !exited_))
+      pump(deadline);
+    return count_of(out, part) >= times;
+  }
+
+  std::string describe() const {
+    std::ostringstream s;
+    s << "exit " << exit_code;
+    if (term_signal) s << " (signal " << term_signal << ")";
+    s << " after " << seconds << " s\n--- stdout:\n" << out << "--- stderr:\n" << err;
+    return s.str();
+  }
+
+  int exit_code = -1;  // -1 unless it exited normally
+  int term_signal = 0;
+  double seconds = 0;  // from start to exit
+  std::string out, err;
+
+ private:
+  void pump(Clock::time_point deadline) {
+    pollfd p[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    ::poll(p, 2, static_cast<int>(std::clamp<long long>(ms.count(), 0, 20)));
+    for (int i = 0; i < 2; ++i) {
+      int& fd = i == 0 ? out_fd_ : err_fd_;
+      if (fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[65536];
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n > 0) {
+        (i == 0 ? out : err).append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(fd);
+        fd = -1;
+      }
+    }
+    if (!exited_) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        seconds = since(start_);
+        if (WIFEXITED(status)) exit_code = WEXITSTATUS(status);
+        if (WIFSIGNALED(status)) term_signal = WTERMSIG(status);
+      }
+    }
+  }
+
+  Clock::time_point start_;
+  pid_t pid_ = -1;
+  int out_fd_ = -1, err_fd_ = -1;
+  bool exited_ = false;
+};
+
+std::unique_ptr<Proc> compas_run(const std::vector<std::string>& args, const Env& env = {}) {
+  std::vector<std::string> argv = {kRun};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return std::make_unique<Proc>(argv, env);
+}
+
+// Runs compas-run to the end (or fails the test after `seconds`).
+std::unique_ptr<Proc> run_to_end(const std::vector<std::string>& args, const Env& env = {},
+                                 double seconds = 30) {
+  auto p = compas_run(args, env);
+  EXPECT_TRUE(p->wait(seconds)) << "compas-run did not finish in " << seconds << " s\n"
+                                << p->describe();
+  return p;
+}
+
+int cpus_available() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+// Processes (not zombies) whose command line contains `marker`.
+std::vector<pid_t> processes_with(const std::string& marker) {
+  std::vector<pid_t> found;
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return found;
+  while (dirent* e = ::readdir(proc)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+    if (pid <= 0 || pid == ::getpid()) continue;
+    std::ifstream f(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
+    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (contains(cmd, marker)) found.push_back(pid);
+  }
+  ::closedir(proc);
+  return found;
+}
+
+bool none_left(const std::string& marker, double seconds) {
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(seconds));
+  while (!processes_with(marker).empty()) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+std::string unique_marker() {
+  std::random_device rd;
+  return "marker-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
+}
+
+// ---- through compas-run ------------------------------------------------------------------------
+
+void expect_job_ok(int P, int T) {
+  auto p = run_to_end({"-n", std::to_string(P), "-t", std::to_string(T), kProbe});
+  ASSERT_EQ(p->exit_code, 0) << p->describe();
+  for (int r = 0; r < P; ++r)
+    EXPECT_EQ(
+        count_of(p->out, "ok rank " + std::to_string(r) + " of " + std::to_string(P) + " (tcp)"), 1)
+        << p->describe();
+}
+
+TEST(Launch, OneProcess) {
+  expect_job_ok(1, 1);
+}
+TEST(Launch, TwoProcesses) {
+  expect_job_ok(2, 1);
+}
+TEST(Launch, FourProcesses) {
+  expect_job_ok(4, 1);
+}
+
+TEST(Launch, OversubscribedJobRunsWithOneNote) {
+  const int T = std::max(2, cpus_available());  // 4 x T > the cpus, whatever the machine
+  auto p = run_to_end({"-n", "4", "-t", std::to_string(T), kProbe});
+  ASSERT_EQ(p->exit_code, 0) << p->describe();
+  EXPECT_EQ(count_of(p->err, "oversubscribed, waits will back off"), 1) << p->describe();
+  EXPECT_TRUE(contains(p->err, "compas-run: 4 processes × " + std::to_string(T) + " threads on "))
+      << p->describe();
+  EXPECT_EQ(count_of(p->out, "COMPAS_OVERSUBSCRIBED=1 "), 4) << p->describe();
+  EXPECT_EQ(count_of(p->out, "COMPAS_THREADS=" + std::to_string(T) + " "), 4) << p->describe();
+  EXPECT_EQ(count_of(p->out, "ok rank "), 4) << p->describe();
+}
+
+TEST(Launch, JobThatFitsHasNoNote) {
+  if (cpus_available() < 2) GTEST_SKIP() << "needs 2 cpus";
+  auto p = run_to_end({"-n", "2", "-t", "1", kProbe});
+  ASSERT_EQ(p->exit_code, 0) << p->describe();
+  EXPECT_FALSE(contains(p->err, "oversubscribed")) << p->describe();
+  EXPECT_EQ(count_of(p->out, "COMPAS_OVERSUBSCRIBED=- "), 2) << p->describe();
+  EXPECT_EQ(count_of(p->out, "COMPAS_LOCAL_SIZE=2 "), 2) << p->describe();
+  EXPECT_EQ(count_of(p->out, "COMPAS_LOCAL_RANK=1 "), 1) << p->describe();
+  EXPECT_EQ(count_of(p->out, "COMPAS_BIND=-"), 2) << p->describe();
+}
+
+TEST(Launch, OversubscribeFlagSetsTheVariableQuietly) {
+  auto p = run_to_end({"--oversubscribe", "-n", "1", kProbe});
+  ASSERT_EQ(p->exit_code, 0) << p->describe();
+  EXPECT_FALSE(contains(p->err, "oversubscribed")) << p->describe();
+  EXPECT_EQ(count_of(p->out, "COMPAS_OVERSUBSCRIBED=1 "), 1) << p->describe();
+}
+
+TEST(Launch, BindIsPassedOn) {
+  auto p = run_to_end({"-n", "2", "--bind", "scatter", kProbe});
+  ASSERT_EQ(p->exit_code, 0) << p->describe();
+  EXPECT_EQ(count_of(p->out, "COMPAS_BIND=scatter"), 2) << p->describe();
+}
+
+TEST(Launch, CpuSlicesAreDisjoint) {
+  if (cpus_available() < 2) GTEST_SKIP() << "needs 2 cpus";
+  auto p = run_to_end({"-n", "2", "-t", "1", kProbe});
+  ASSERT_EQ(p->exit_code, 0) << p->describe();
+  std::vector<std::set<int>> slices(2);
+  for (const auto& line : lines_of(p->out)) {
+    for (int r = 0; r < 2; ++r) {
+      const std::string head = "affinity rank " + std::to_string(r) + ": ";
+      if (line.rfind(head, 0) == 0) {
+        const auto cpus = compas::threads::parse_cpu_list(line.substr(head.size()));
+        slices[static_cast<std::size_t>(r)] = {cpus.begin(), cpus.end()};
+        // What the process may run on is what compas-run told it.
+        EXPECT_TRUE(contains(p->out, "env rank " + std::to_string(r) +
+                                         ": COMPAS_CPUS=" + line.substr(head.size()) + " "))
+            << p->describe();
+      }
+    }
+  }
+  ASSERT_FALSE(slices[0].empty()) << p->describe();
+  ASSERT_FALSE(slices[1].empty()) << p->describe();
+  for (int c : slices[0]) EXPECT_FALSE(slices[1].count(c)) << "cpu " << c << " in both slices";
+}
+
+TEST(Launch, TagOutputPrefixesEveryLine) {
+  auto p = run_to_end({"--tag-output", "-n", "2", kProbe, "partial"});
+  ASSERT_EQ(p->exit_code, 0) << p->describe();
+  const auto out = lines_of(p->out);
+  ASSERT_FALSE(out.empty());
+  for (const auto& line : out)
+    EXPECT_TRUE(line.rfind("[0] ", 0) == 0 || line.rfind("[1] ", 0) == 0) << line;
+  for (int r = 0; r < 2; ++r) {
+    std::string tag = "[";  // built by appending: GCC 12 warns falsely on "literal" + string
+    tag += std::to_string(r);
+    tag += "] ";
+    EXPECT_EQ(count_of(p->out, tag + "ok rank " + std::to_string(r) + " of 2 (tcp)\n"), 1)
+        << p->describe();
+    // The last line had no newline: flushed at the end, on a line of its own.
+    EXPECT_EQ(count_of(p->out, tag + "partial rank " + std::to_string(r) + "\n"), 1)
+        << p->describe();
+    // stderr stays stderr, tagged too.
+    EXPECT_EQ(count_of(p->err, tag + "stderr rank " + std::to_string(r) + "\n"), 1)
+        << p->describe();
+    EXPECT_FALSE(contains(p->out, "stderr rank")) << p->describe();
+  }
+}
+
+TEST(Launch, ArgumentsReachTheProgramUntouched) {
+  auto p =
+      run_to_end({"-n", "1", kProbe, "echo-args", "-n", "5", "--bind", "x", "--", "a b", "", "-t"});
+  ASSERT_EQ(p->exit_code, 0) << p->describe();
+  EXPECT_EQ(p->out, "arg: -n\narg: 5\narg: --bind\narg: x\narg: --\narg: a b\narg: \narg: -t\n");
+  auto q = run_to_end({"-n", "1", "--", kProbe, "echo-args", "--tag-output"});
+  ASSERT_EQ(q->exit_code, 0) << q->describe();
+  EXPECT_EQ(q->out, "arg: --tag-output\n");
+}
+
+TEST(Launch, KilledRankStopsTheJobAndIsNamed) {
+  auto p = run_to_end({"-n", "4", kProbe, "die-at-barrier", "1"}, {{"COMPAS_TIMEOUT", "10"}}, 20);
+  EXPECT_EQ(p->exit_code, 128 + SIGKILL) << p->describe();
+  EXPECT_LT(p->seconds, 8.0) << "the job must end long before COMPAS_TIMEOUT\n" << p->describe();
+  // The others may have seen rank 1 die (and exited) before compas-run stops them: whether
+  // "; stopping the other N processes" follows, and N, depend on timing.
+  EXPECT_TRUE(contains(p->err, "compas-run: rank 1 was killed by signal 9 (Killed)"))
+      << p->describe();
+}
+
+TEST(Launch, FailingRankExitStatusIsTheJobs) {
+  auto p = run_to_end({"-n", "4", kProbe, "exit-code", "2", "3"});
+  EXPECT_EQ(p->exit_code, 3) << p->describe();
+  EXPECT_TRUE(contains(p->err,
+                       "compas-run: rank 2 exited with status 3; stopping the other 3 "
+                       "processes"))
+      << p->describe();
+}
+
+TEST(Launch, RanksIgnoringSigtermAreKilledAfterTheGrace) {
+  auto p = run_to_end({"-n", "3", kProbe, "exit-code", "0", "5", "ignore-term"}, {}, 20);
+  EXPECT_EQ(p->exit_code, 5) << p->describe();
+  EXPECT_TRUE(contains(p->err, "2 processes still running 2 s after SIGTERM; killing them"))
+      << p->describe();
+  EXPECT_GT(p->seconds, 1.5) << p->describe();
+  EXPECT_LT(p->seconds, 10.0) << p->describe();
+}
+
+TEST(Launch, SigtermIsForwardedAndNothingIsLeft) {
+  const std::string marker = unique_marker();
+  auto p = compas_run({"-n", "3", kProbe, "sleep-forever", "all", marker});
+  ASSERT_TRUE(p->wait_for_output("sleeping rank", 3, 20)) << p->describe();
+  EXPECT_EQ(processes_with(marker).size(), 4u);  // compas-run and its 3 ranks
+  const auto start = Clock::now();
+  p->signal(SIGTERM);
+  ASSERT_TRUE(p->wait(10)) << p->describe();
+  EXPECT_LT(since(start), 5.0);
+  EXPECT_EQ(p->exit_code, 128 + SIGTERM) << p->describe();
+  EXPECT_TRUE(contains(p->err, "received signal 15 (Terminated); forwarding it to 3 processes"))
+      << p->describe();
+  EXPECT_TRUE(none_left(marker, 2)) << "ranks left behind";
+}
+
+TEST(Launch, SigintIsForwarded) {
+  const std::string marker = unique_marker();
+  auto p = compas_run({"-n", "2", kProbe, "sleep-forever", "all", marker});
+  ASSERT_TRUE(p->wait_for_output("sleeping rank", 2, 20)) << p->describe();
+  p->signal(SIGINT);
+  ASSERT_TRUE(p->wait(10)) << p->describe();
+  EXPECT_EQ(p->exit_code, 128 + SIGINT) << p->describe();
+  EXPECT_TRUE(none_left(marker, 2)) << "ranks left behind";
+}
+
+TEST(Launch, KilledLauncherTakesTheJobAlong) {
+  const std::string marker = unique_marker();
+  auto p = compas_run({"-n", "3", kProbe, "sleep-forever", "all", marker});
+  ASSERT_TRUE(p->wait_for_output("sleeping rank", 3, 20)) << p->describe();
+  p->signal(SIGKILL);
+  ASSERT_TRUE(p->wait(10)) << p->describe();
+  EXPECT_EQ(p->term_signal, SIGKILL);
+  EXPECT_TRUE(none_left(marker, 3)) << "ranks outlived a killed compas-run";
+}
+
+TEST(Launch, TimeoutStopsTheJob) {
+  const std::string marker = unique_marker();
+  auto p =
+      run_to_end({"--timeout", "1", "-n", "2", kProbe, "sleep-forever", "all", marker}, {}, 20);
+  EXPECT_EQ(p->exit_code, 124) << p->describe();
+  EXPECT_TRUE(contains(p->err, "compas-run: timed out after 1 s; stopping 2 processes"))
+      << p->describe();
+  EXPECT_LT(p->seconds, 6.0) << p->describe();
+  EXPECT_TRUE(none_left(marker, 2));
+}
+
+TEST(Launch, BadInputExitsTwoNamingTheValue) {
+  char not_executable[] = "/tmp/compas-run-test-XXXXXX";
+  const int fd = ::mkstemp(not_executable);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  struct Case {
+    std::vector<std::string> args;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {{"-n", "0", kProbe}, "-n '0'"},
+      {{"-n", "abc", kProbe}, "-n 'abc'"},
+      {{"-n", "-3", kProbe}, "-3"},
+      {{"-n", "99999", kProbe}, "1..4096"},
+      {{"-n", "2", "-t", "0", kProbe}, "-t '0'"},
+      {{"-n", "2", "-t", "x", kProbe}, "-t 'x'"},
+      {{"-n", "2"}, "no program given"},
+      {{kProbe}, "--processes is required"},
+      {{"-n", "2", "--bind", "bogus", kProbe}, "bogus"},
+      {{"-n", "2", "--bind", "0,1", kProbe}, "--bind '0,1'"},
+      {{"-n", "2", "--timeout", "-1", kProbe}, "--timeout '-1'"},
+      {{"-n", "2", "--timeout", "soon", kProbe}, "--timeout 'soon'"},
+      {{"-n", "2", "no-such-program-xyz"}, "program 'no-such-program-xyz' not found in PATH"},
+      {{"-n", "2", "/nonexistent/prog"}, "program '/nonexistent/prog' not found"},
+      {{"-n", "2", not_executable}, std::string("'") + not_executable + "' is not executable"},
+      {{"-n", "2", "/tmp"}, "'/tmp' is a directory"},
+      {{"-n", "2", "--bogus", kProbe}, "--bogus"},
+  };
+  for (const auto& c : cases) {
+    auto p = run_to_end(c.args, {}, 10);
+    std::string cmd;
+    for (const auto& a : c.args) cmd += " " + a;
+    EXPECT_EQ(p->exit_code, 2) << cmd << "\n" << p->describe();
+    EXPECT_TRUE(contains(p->err, c.expect)) << cmd << ": expected '" << c.expect << "'\n"
+                                            << p->describe();
+    EXPECT_TRUE(p->out.empty()) << cmd << "\n" << p->describe();
+  }
+  ::unlink(not_executable);
+}
+
+// ---- ranks started by hand ---------------------------------------------------------------------
+
+// A job whose ranks the test starts itself. Rank 0 is handed a listening socket (as compas-run
+// does) unless `own_port`, in which case it binds the port itself.
+class ManualJob {
+ public:
+  explicit ManualJob(int size, Env extra = {}, bool own_port = false)
+      : size_(size), extra_(std::move(extra)) {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof sa;
+    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 ||
+        ::listen(listen_fd_, 512) != 0 ||
+        ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&sa), &len) != 0)
+      ADD_FAILURE() << "cannot listen on 127.0.0.1";
+    port_ = ntohs(sa.sin_port);
+    if (own_port) {  // free the port for rank 0 to bind (racy in general, fine in a test)
+      ::close(listen_fd_);
+      listen_fd_ = -1;
+    }
+  }
+  ~ManualJob() {
+    if (listen_fd_ >= 0) ::close(listen_fd_);
+  }
+  int port() const { return port_; }
+  std::string rendezvous() const { return "127.0.0.1:" + std::to_string(port_); }
+
+  std::unique_ptr<Proc> start(int rank, const std::vector<std::string>& args = {},
+                              const Env& more = {}) {
+    Env env = {{"COMPAS_RANK", std::to_string(rank)},
+               {"COMPAS_SIZE", std::to_string(size_)},
+               {"COMPAS_RENDEZVOUS", rendezvous()},
+               {"COMPAS_JOB_TOKEN", token}};
+    env.insert(env.end(), extra_.begin(), extra_.end());
+    env.insert(env.end(), more.begin(), more.end());
+    std::vector<std::string> argv = {kProbe};
+    argv.insert(argv.end(), args.begin(), args.end());
+    if (rank == 0 && listen_fd_ >= 0) {
+      env.push_back({"COMPAS_RENDEZVOUS_FD", "100"});
+      return std::make_unique<Proc>(argv, env, listen_fd_, 100);
+    }
+    return std::make_unique<Proc>(argv, env);
+  }
+
+  std::string token = "0123456789abcdef0123456789abcdef";
+
+ private:
+  int size_;
+  Env extra_;
+  int listen_fd_ = -1;
+  int port_ = 0;
+};
+
+int connect_to(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sa.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Reads from `fd` until EOF or `seconds`; returns what came.
+std::string read_until_closed(int fd, double seconds) {
+  std::string got;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(seconds));
+  while (Clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 20) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) return got;
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+  got += "<still open>";
+  return got;
+}
+
+TEST(TcpRanks, DeadRankIsReportedToEveryRankPromptly) {
+  ManualJob job(3, {{"COMPAS_TIMEOUT", "10"}});
+  std::vector<std::unique_ptr<Proc>> ranks;
+  for (int r = 0; r < 3; ++r) ranks.push_back(job.start(r, {"die-at-barrier", "2"}));
+  for (auto& p : ranks) ASSERT_TRUE(p->wait(15)) << p->describe();
+  EXPECT_EQ(ranks[2]->term_signal, SIGKILL) << ranks[2]->describe();
+  for (int r : {0, 1}) {
+    const auto& p = *ranks[static_cast<std::size_t>(r)];
+    EXPECT_EQ(p.exit_code, 1) << p.describe();
+    EXPECT_TRUE(contains(p.err, "bootstrap: rank 2 disconnected (process died?)")) << p.describe();
+    EXPECT_LT(p.seconds, 6.0) << "told by rank 0, not by the 10 s timeout\n" << p.describe();
+  }
+}
+
+TEST(TcpRanks, DeadRankZeroIsNamed) {
+  ManualJob job(3, {{"COMPAS_TIMEOUT", "10"}});
+  std::vector<std::unique_ptr<Proc>> ranks;
+  for (int r = 0; r < 3; ++r) ranks.push_back(job.start(r, {"die-at-barrier", "0"}));
+  for (auto& p : ranks) ASSERT_TRUE(p->wait(15)) << p->describe();
+  for (int r : {1, 2}) {
+    const auto& p = *ranks[static_cast<std::size_t>(r)];
+    EXPECT_EQ(p.exit_code, 1) << p.describe();
+    EXPECT_TRUE(contains(p.err, "bootstrap: rank 0 disconnected (process died?)")) << p.describe();
+    EXPECT_LT(p.seconds, 6.0) << p.describe();
+  }
+}
+
+TEST(TcpRanks, RankThatNeverStartsTimesOutNamingIt) {
+  ManualJob job(3, {{"COMPAS_TIMEOUT", "2"}});
+  auto r0 = job.start(0);
+  auto r1 = job.start(1);
+  ASSERT_TRUE(r0->wait(10)) << r0->describe();
+  ASSERT_TRUE(r1->wait(10)) << r1->describe();
+  const std::string expect =
+      "bootstrap: timed out after 2 s: rank 2 never connected to " + job.rendezvous();
+  for (const auto* p : {r0.get(), r1.get()}) {
+    EXPECT_EQ(p->exit_code, 1) << p->describe();
+    EXPECT_TRUE(contains(p->err, expect)) << p->describe();
+    EXPECT_LT(p->seconds, 6.0) << p->describe();
+  }
+}
+
+TEST(TcpRanks, RankZeroThatNeverStartsIsNamed) {
+  ManualJob job(2, {{"COMPAS_TIMEOUT", "1"}}, /*own_port=*/true);
+  auto r1 = job.start(1);
+  ASSERT_TRUE(r1->wait(10)) << r1->describe();
+  EXPECT_EQ(r1->exit_code, 1) << r1->describe();
+  EXPECT_TRUE(contains(
+      r1->err, "timed out after 1 s: rank 1 could not connect to rank 0 at " + job.rendezvous()))
+      << r1->describe();
+}
+
+TEST(TcpRanks, HungRankTimesOutTheBarrierNamingIt) {
+  ManualJob job(3, {{"COMPAS_TIMEOUT", "2"}});
+  std::vector<std::unique_ptr<Proc>> ranks;
+  for (int r = 0; r < 3; ++r) ranks.push_back(job.start(r, {"sleep-forever", "1"}));
+  const std::string expect =
+      "timed out after 2 s in barrier (collective #2): rank 1 did not enter it";
+  for (int r : {0, 2}) {
+    auto& p = *ranks[static_cast<std::size_t>(r)];
+    ASSERT_TRUE(p.wait(10)) << p.describe();
+    EXPECT_EQ(p.exit_code, 1) << p.describe();
+    EXPECT_TRUE(contains(p.err, expect)) << p.describe();
+  }
+}
+
+TEST(TcpRanks, ClientStartedBeforeRankZeroRetries) {
+  ManualJob job(2, {{"COMPAS_TIMEOUT", "20"}}, /*own_port=*/true);
+  auto r1 = job.start(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  auto r0 = job.start(0);
+  for (auto* p : {r0.get(), r1.get()}) {
+    ASSERT_TRUE(p->wait(20)) << p->describe();
+    EXPECT_EQ(p->exit_code, 0) << p->describe();
+  }
+  EXPECT_TRUE(contains(r0->out, "ok rank 0 of 2 (tcp)"));
+  EXPECT_TRUE(contains(r1->out, "ok rank 1 of 2 (tcp)"));
+}
+
+TEST(TcpRanks, IntrudersAreRejectedAndDoNotDisturbTheJob) {
+  ManualJob job(2, {{"COMPAS_TIMEOUT", "20"}});
+  auto r0 = job.start(0);
+  // Wait until rank 0 accepts connections (it adopts the listener at once).
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+
+  // 1. A HELLO with a wrong token claiming rank 1: a REJECT frame, then the connection closes.
+  const int bad = connect_to(job.port());
+  ASSERT_GE(bad, 0);
+  const auto hello =
+      wire::encode(wire::FrameType::hello, 0, wire::encode_hello({1, 2, "wrong-token"}));
+  ASSERT_EQ(::write(bad, hello.data(), hello.size()), static_cast<ssize_t>(hello.size()));
+  const std::string reply = read_until_closed(bad, 5);
+  ::close(bad);
+  const auto verdict = wire::decode_frame(reply);
+  ASSERT_EQ(verdict.status, wire::ParseStatus::ok) << reply;
+  EXPECT_EQ(verdict.frame.type, wire::FrameType::reject);
+  EXPECT_TRUE(contains(verdict.frame.payload, "wrong job token")) << verdict.frame.payload;
+
+  // 2. Garbage: the connection is closed (with a REJECT naming the bad frame).
+  const int garbage = connect_to(job.port());
+  const std::string junk = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  ASSERT_EQ(::write(garbage, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
+  EXPECT_FALSE(contains(read_until_closed(garbage, 5), "<still open>"));
+  ::close(garbage);
+
+  // 3. 100 connections that say nothing, kept open while the job forms.
+  std::vector<int> silent;
+  for (int i = 0; i < 100; ++i) silent.push_back(connect_to(job.port()));
+
+  // 4. A real process with the wrong token is turned away with a clear message.
+  auto impostor = job.start(1, {}, {{"COMPAS_JOB_TOKEN", "not-the-job-token"}});
+  ASSERT_TRUE(impostor->wait(10)) << impostor->describe();
+  EXPECT_EQ(impostor->exit_code, 1) << impostor->describe();
+  EXPECT_TRUE(contains(impostor->err, "rejected rank 1: wrong job token")) << impostor->describe();
+
+  // The real rank 1 still forms the job with rank 0, without waiting for the silent ones.
+  const auto start = Clock::now();
+  auto r1 = job.start(1);
+  for (auto* p : {r0.get(), r1.get()}) {
+    ASSERT_TRUE(p->wait(20)) << p->describe();
+    EXPECT_EQ(p->exit_code, 0) << p->describe();
+  }
+  EXPECT_LT(since(start), 4.0) << "silent connections must not hold up the job";
+  EXPECT_TRUE(contains(r0->out, "ok rank 0 of 2 (tcp)")) << r0->describe();
+  EXPECT_TRUE(contains(r1->out, "ok rank 1 of 2 (tcp)")) << r1->describe();
+  for (int fd : silent)
+    if (fd >= 0) ::close(fd);
+}
+
+TEST(TcpRanks, BadEnvironmentExitsTwoNamingTheVariable) {
+  struct Case {
+    Env env;
+    std::string expect;
+  };
+  const Env base = {
+      {"COMPAS_SIZE", "2"}, {"COMPAS_RENDEZVOUS", "127.0.0.1:4000"}, {"COMPAS_JOB_TOKEN", "t"}};
+  auto with = [&](Env more) {
+    Env e = base;
+    for (auto& kv : more) {
+      std::erase_if(e, [&](const auto& b) { return b.first == kv.first; });
+      e.push_back(kv);
+    }
+    return e;
+  };
+  const std::vector<Case> cases = {
+      {with({{"COMPAS_RANK", "abc"}}), "COMPAS_RANK='abc'"},
+      {with({{"COMPAS_RANK", "2"}}), "COMPAS_RANK='2'"},
+      {with({{"COMPAS_RANK", "1"}, {"COMPAS_SIZE", "0"}}), "COMPAS_SIZE='0'"},
+      {with({{"COMPAS_RANK", "1"}, {"COMPAS_SIZE", "many"}}), "COMPAS_SIZE='many'"},
+      {{{"COMPAS_RANK", "1"}}, "COMPAS_SIZE is not set"},
+      {with({{"COMPAS_RANK", "1"}, {"COMPAS_RENDEZVOUS", "localhost"}}),
+       "COMPAS_RENDEZVOUS='localhost'"},
+      {with({{"COMPAS_RANK", "1"}, {"COMPAS_RENDEZVOUS", "127.0.0.1:0"}}),
+       "COMPAS_RENDEZVOUS='127.0.0.1:0'"},
+      {{{"COMPAS_RANK", "1"}, {"COMPAS_SIZE", "2"}, {"COMPAS_JOB_TOKEN", "t"}},
+       "COMPAS_RENDEZVOUS is not set"},
+      {with({{"COMPAS_RANK", "1"}, {"COMPAS_TIMEOUT", "abc"}}), "COMPAS_TIMEOUT='abc'"},
+      {with({{"COMPAS_RANK", "1"}, {"COMPAS_TIMEOUT", "-5"}}), "COMPAS_TIMEOUT='-5'"},
+      {{{"COMPAS_RANK", "1"}, {"COMPAS_SIZE", "2"}, {"COMPAS_RENDEZVOUS", ":4000"}},
+       "COMPAS_JOB_TOKEN is not set"},
+      {with({{"COMPAS_RANK", "0"}, {"COMPAS_RENDEZVOUS_FD", "77"}}), "COMPAS_RENDEZVOUS_FD='77'"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = {kProbe};
+    Proc p(argv, c.env);
+    ASSERT_TRUE(p.wait(10)) << p.describe();
+    std::string env;
+    for (const auto& [k, v] : c.env) env += " " + k + "=" + v;
+    EXPECT_EQ(p.exit_code, 2) << env << "\n" << p.describe();
+    EXPECT_TRUE(contains(p.err, c.expect)) << env << ": expected '" << c.expect << "'\n"
+                                           << p.describe();
+  }
+}
+
+}  // namespace

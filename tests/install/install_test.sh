@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Installs a compas build tree into a fresh temporary prefix, then checks what a user gets:
+#  1. cmake --install <build dir> --prefix <tmp>
+#  2. the consumer project (consumer/) configured with find_package(compas) and
+#     CMAKE_PREFIX_PATH=<tmp>, built with the main build's generator and compiler, and run;
+#  3. the same main.cpp compiled with `c++ $(pkg-config --cflags --libs compas)`, and run;
+#  4. the installed bin/compas runs `topology --quiet` from the prefix (RPATH, no
+#     LD_LIBRARY_PATH) and loads the installed libraries, not the build tree's;
+#  5. no installed CMake or pkg-config file refers to the source or build tree.
+# Usage: install_test.sh --cmake=CMAKE --build-dir=DIR --consumer=DIR --cxx=CXX
+#        [--source-dir=DIR] [--generator=G] [--make-program=P] [--build-type=T] [--libdir=lib]
+set -euo pipefail
+
+cmake_cmd=cmake build_dir='' source_dir='' consumer='' cxx=c++ generator='' make_program=''
+build_type=Release libdir=lib
+for arg in "$@"; do
+  case "$arg" in
+    --cmake=*) cmake_cmd=${arg#*=} ;;
+    --build-dir=*) build_dir=${arg#*=} ;;
+    --source-dir=*) source_dir=${arg#*=} ;;
+    --consumer=*) consumer=${arg#*=} ;;
+    --cxx=*) cxx=${arg#*=} ;;
+    --generator=*) generator=${arg#*=} ;;
+    --make-program=*) make_program=${arg#*=} ;;
+    --build-type=*) build_type=${arg#*=} ;;
+    --libdir=*) libdir=${arg#*=} ;;
+    *) echo "install_test.sh: unknown argument '$arg'" >&2; exit 2 ;;
+  esac
+done
+[[ -n "$build_dir" && -n "$consumer" ]] || { echo "install_test.sh: --build-dir and --consumer are required" >&2; exit 2; }
+[[ -n "$build_type" ]] || build_type=Release
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compas-install-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+failures=0
+step() { printf '\n==== %s\n' "$*"; }
+fail() { printf 'FAIL: %s\n' "$*" >&2; failures=$((failures + 1)); }
+# Every libcompas_* the program loads must come from the prefix.
+check_loads_from_prefix() {
+  command -v ldd >/dev/null || return 0
+  local resolved line
+  resolved=$(ldd "$1" | grep -E 'libcompas_' || true)
+  echo "$resolved"
+  while read -r line; do
+    [[ -z "$line" ]] && continue
+    [[ "$line" == *"$prefix/"* ]] || fail "$1 loads a compas library from outside the prefix: $line"
+  done <<<"$resolved"
+}
+
+# The environment must not help: no paths into the build tree.
+unset LD_LIBRARY_PATH PKG_CONFIG_PATH CMAKE_PREFIX_PATH COMPAS_THREADS COMPAS_BIND COMPAS_JSON \
+      COMPAS_CSV COMPAS_TOPOLOGY COMPAS_OVERSUBSCRIBE || true
+
+step "install $build_dir into $prefix"
+"$cmake_cmd" --install "$build_dir" --prefix "$prefix"
+
+# GNUInstallDirs may pick lib, lib64 or lib/<multiarch>; trust the build, check the files.
+if [[ ! -d "$prefix/$libdir" ]]; then
+  fail "libdir '$libdir' from the build does not exist under the prefix"
+  libdir=$(cd "$prefix" && dirname "$(find . -name 'libcompas_threads.so*' -o -name 'libcompas_threads.a' | head -n1)" | sed 's|^\./||')
+fi
+echo "libdir: $libdir"
+for f in include/compas/compas.hpp include/compas/threads/team.hpp \
+         "$libdir/cmake/compas/compasConfig.cmake" "$libdir/cmake/compas/compasConfigVersion.cmake" \
+         "$libdir/cmake/compas/compasTargets.cmake" "$libdir/pkgconfig/compas.pc" bin/compas; do
+  [[ -e "$prefix/$f" ]] || fail "not installed: $f"
+done
+
+step "find_package(compas): configure, build and run the consumer"
+gen_args=()
+[[ -n "$generator" ]] && gen_args+=(-G "$generator")
+[[ -n "$make_program" ]] && gen_args+=("-DCMAKE_MAKE_PROGRAM=$make_program")
+if "$cmake_cmd" -S "$consumer" -B "$tmp/consumer-build" "${gen_args[@]}" \
+     "-DCMAKE_CXX_COMPILER=$cxx" "-DCMAKE_BUILD_TYPE=$build_type" "-DCMAKE_PREFIX_PATH=$prefix" \
+   && "$cmake_cmd" --build "$tmp/consumer-build" --verbose; then
+  found=$(grep -E '^compas_DIR:' "$tmp/consumer-build/CMakeCache.txt" || true)
+  echo "$found"
+  [[ "$found" == *"$prefix"* ]] || fail "find_package(compas) did not find the package in $prefix: $found"
+  check_loads_from_prefix "$tmp/consumer-build/app"
+  if ! "$tmp/consumer-build/app"; then fail "the CMake-built consumer failed"; fi
+else
+  fail "the CMake consumer did not configure or build"
+fi
+
+step "pkg-config: compile and run the consumer"
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+if pc_flags=$(pkg-config --cflags --libs compas); then
+  echo "pkg-config --cflags --libs compas: $pc_flags"
+  [[ "$pc_flags" == *"$prefix"* ]] || fail "compas.pc does not point into the prefix $prefix (relocated install): $pc_flags"
+  # shellcheck disable=SC2086  # the flags are meant to be split
+  if "$cxx" "$consumer/main.cpp" -o "$tmp/app-pc" $pc_flags; then
+    check_loads_from_prefix "$tmp/app-pc"
+    if ! "$tmp/app-pc"; then fail "the pkg-config-built consumer failed"; fi
+  else
+    fail "the consumer does not compile with pkg-config's flags"
+  fi
+else
+  fail "pkg-config cannot resolve compas"
+fi
+
+step "installed bin/compas topology --quiet"
+if "$prefix/bin/compas" topology --quiet; then
+  echo "exit 0"
+else
+  fail "installed bin/compas topology --quiet exited $?"
+fi
+check_loads_from_prefix "$prefix/bin/compas"
+
+step "installed package files do not refer to the source or build tree"
+for tree in "$build_dir" "$source_dir"; do
+  [[ -z "$tree" ]] && continue
+  leaks=$(grep -rlF -- "$tree" "$prefix/$libdir/cmake" "$prefix/$libdir/pkgconfig" || true)
+  [[ -z "$leaks" ]] || fail "installed files mention $tree: $leaks"
+done
+
+if ((failures)); then
+  printf '\n%d check(s) failed\n' "$failures" >&2
+  exit 1
+fi
+printf '\nall install checks passed\n'
