@@ -1,10 +1,11 @@
 // compas membw: memory bandwidth per thread and in total as threads are added (COMPaS section
-// 2.1, Tables 1-2: "four threads share one bus, each gets a quarter"), for the load, store, copy
-// and triad kernels, with the saturation point and which stores were used. The measurement is
+// 2.1, Tables 1-2: four threads share one bus, so each gets about a quarter), for the load, store,
+// copy and triad kernels, with the saturation point and which stores were used. The measurement is
 // perf::run_membw; this file parses the flags, builds the report and prints the table.
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -41,6 +42,7 @@ struct MembwArgs {
   int repeats = 5;
   double min_repeat_ms = 50;
   bool oversubscribe = false;
+  bool no_huge_pages = false;
   OutputFlags out;
   std::string plot;
 };
@@ -130,6 +132,7 @@ int run_membw_command(const MembwArgs& a) {
   o.repeats = a.repeats;
   o.min_repeat_ms = a.min_repeat_ms;
   o.oversubscribe = a.oversubscribe;
+  o.huge_pages = !a.no_huge_pages;
 
   const auto res = perf::run_membw(topo, o);
 
@@ -148,6 +151,7 @@ int run_membw_command(const MembwArgs& a) {
        {"stores", perf::to_string(o.stores)},
        {"isa", o.isa ? perf::to_string(*o.isa) : "auto"},
        {"oversubscribe", o.oversubscribe},
+       {"huge_pages", o.huge_pages},
        {"bytes_counted", "read + written, no write-allocate (as STREAM, likwid-bench)"},
        {"gb", 1e9},
        {"bandwidth_gbs",
@@ -299,6 +303,9 @@ Command setup_membw(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--oversubscribe", args->oversubscribe, "allow more threads than PUs")
       ->envname("COMPAS_OVERSUBSCRIBE");
+  cmd->add_flag("--no-huge-pages", args->no_huge_pages,
+                "do not ask for transparent huge pages (madvise MADV_HUGEPAGE) for the arrays")
+      ->envname("COMPAS_NO_HUGE_PAGES");
   add_output_flags(*cmd, args->out);
   add_plot_flag(*cmd, args->plot);
   return {cmd, [args] { return run_membw_command(*args); }};

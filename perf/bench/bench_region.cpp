@@ -4,6 +4,8 @@
 // counter ns_per_region is what a region adds to the code it measures.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
+#include <memory>
 #include <string>
 
 #include "compas/perf/region.hpp"
@@ -21,15 +23,16 @@ void region_cost(benchmark::State& state, const std::string& events, bool profil
   ct::Team team(topo, o);
   std::unique_ptr<cp::Profile> profile;
   if (profile_on) profile = std::make_unique<cp::Profile>(team, cp::choose_events(events));
+  double ns = 0;
   team.run([&](ct::ThreadCtx& t) {
+    const auto t0 = std::chrono::steady_clock::now();
     for (auto _ : state) {
       COMPAS_REGION(t, "bench");
       benchmark::ClobberMemory();
     }
+    ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
   });
-  state.counters["ns_per_region"] =
-      benchmark::Counter(static_cast<double>(state.iterations()) * 1e-9,
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_region"] = benchmark::Counter(ns, benchmark::Counter::kAvgIterations);
   if (profile) state.SetLabel(cp::to_string(profile->events().source));
 }
 
