@@ -22,6 +22,7 @@
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/team.hpp"
+#include "plot.hpp"
 
 namespace compas::app {
 
@@ -196,10 +197,12 @@ struct BarrierArgs {
   double target_ms = 20;
   bool oversubscribe = false;
   OutputFlags out;
+  std::string plot;
 };
 
 int run_barrier(const BarrierArgs& a) {
   check_outputs(a.out);
+  check_plot_dir(a.plot);
   const auto topo = threads::Topology::host();
   const auto spec = threads::BindSpec::parse(a.bind);
   std::vector<int> counts;
@@ -255,6 +258,7 @@ int run_barrier(const BarrierArgs& a) {
           time_omp_child(placement.pu_of_thread, p == "default" ? "" : p, a.repeats, a.target_ms));
   }
   write_outputs(report, a.out);
+  plot_report(report, a.plot);
   if (a.out.quiet) return 0;
 
   // Table: one row per algorithm x policy, one column per thread count (COMPaS Table 3).
@@ -339,6 +343,7 @@ Command setup_barrier(CLI::App& app) {
   cmd->add_flag("--oversubscribe", args->oversubscribe, "allow more threads than PUs")
       ->envname("COMPAS_OVERSUBSCRIBE");
   add_output_flags(*cmd, args->out);
+  add_plot_flag(*cmd, args->plot);
   return {cmd, [args] { return run_barrier(*args); }};
 }
 
