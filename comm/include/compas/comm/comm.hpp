@@ -1,12 +1,16 @@
-// comm: how the P processes of a job find each other and, later, move data between them by
-// one-sided remote-memory operations over UCX. Thread-safe, and knows nothing of teams.
-// What exists now:
+// comm: how the P processes of a job find each other and move data between them by one-sided
+// remote-memory operations over UCX. Thread-safe, and knows nothing of teams.
 //  - bootstrap.hpp: Bootstrap (rank, size, allgather, barrier) of kind single (P = 1), tcp (the
 //    rendezvous at rank 0 that compas-run sets up through COMPAS_* variables) or mpi (under
 //    mpirun / srun, when built with COMPAS_WITH_MPI); Bootstrap::from_environment() picks one.
 //  - wire.hpp: the frames of the tcp bootstrap protocol and their bounded parser.
-// Planned (docs/ARCHITECTURE.md): the UCX context, Window<T>, RMA and node collectives.
+//  - ucx.hpp: Comm, one process's UCX context, worker and lazily created endpoints; progress,
+//    flush, fence, the node barrier; Request for non-blocking operations.
+//  - window.hpp: Window<T>, symmetric registered memory with put, get, put_signal, atomics and
+//    signal waits, by direct load/store to same-host peers where possible.
 #pragma once
 
 #include "compas/comm/bootstrap.hpp"
+#include "compas/comm/ucx.hpp"
+#include "compas/comm/window.hpp"
 #include "compas/comm/wire.hpp"

@@ -1,0 +1,146 @@
+// Comm: one process's UCX (UCP) context, its worker and its endpoints to the other processes of
+// the job; the layer through which data moves between nodes.
+//
+// Threading: one UCP worker per process, created in UCS_THREAD_MODE_MULTI, shared by every thread
+// that calls into it; any thread may issue any operation at any time. (One worker per thread
+// would avoid the worker lock but multiplies endpoints by T and makes passive-target progress
+// T times harder; RMA between nodes is issued by one thread per node in the hybrid codes compas
+// targets.)
+//
+// Progress: with `Progress::thread` (the default when P > 1) a progress thread sleeps on the
+// worker's event fd and progresses the worker whenever the network has something, so a put or
+// atomic aimed at this process completes while its threads compute, also where UCX emulates RMA
+// in software (tcp). Every blocking wait also progresses the worker itself. With
+// `Progress::wait` there is no thread and operations targeting this process complete only while
+// it waits in compas (the choice for codes that never compute while others access them).
+//
+// Endpoints are created lazily, on a process's first operation towards a peer, so a process that
+// talks to k peers pays for k endpoints, not P. Endpoints use UCX peer error handling: a peer
+// that dies fails the operations towards it with a CommError naming its rank; waits for it end
+// after the timeout (COMPAS_TIMEOUT) with a CommError naming the rank waited for.
+//
+// Same-host peers: when UCX can map a peer's registered memory into this process (shared-memory
+// transports, ucp_rkey_ptr), windows access it by direct load/store (Window::direct()).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compas/comm/bootstrap.hpp"
+
+namespace compas::comm {
+
+// A failed remote operation or wait: a dead peer, a timeout. rank() names the peer, or -1.
+class CommError : public std::runtime_error {
+ public:
+  explicit CommError(const std::string& message, int peer = -1)
+      : std::runtime_error(message), rank_(peer) {}
+  int rank() const { return rank_; }
+
+ private:
+  int rank_;
+};
+
+enum class Progress { thread, wait };
+// How a process waits for a remote event (a signal, a request's completion): spin polling the
+// worker, or back off (yield, then short sleeps) so that a peer sharing the core can run. `auto`
+// spins unless the job is oversubscribed (COMPAS_OVERSUBSCRIBED=1, set by compas-run).
+enum class CommWait { spin, backoff, automatic };
+
+struct CommOptions {
+  Progress progress = Progress::thread;  // COMPAS_PROGRESS=thread|wait
+  CommWait wait = CommWait::automatic;   // COMPAS_COMM_WAIT=spin|backoff|auto
+  bool oversubscribed = false;           // COMPAS_OVERSUBSCRIBED=0|1
+  bool direct = true;                    // COMPAS_DIRECT=0 turns off load/store to same-host peers
+  double timeout_s = 60;                 // COMPAS_TIMEOUT, seconds: every blocking wait
+
+  // Reads the variables above; throws std::invalid_argument naming a bad value and what is
+  // allowed.
+  static CommOptions from_environment();
+};
+
+// Totals of what this process initiated, for reports and Software Defined Events.
+struct CommStats {
+  std::uint64_t puts = 0, gets = 0, atomics = 0, signals = 0;
+  std::uint64_t bytes_put = 0, bytes_got = 0;
+  std::uint64_t endpoints = 0;  // endpoints created so far
+};
+
+class WindowBytes;
+class Request;
+
+class Comm {
+ public:
+  // Collective over the bootstrap's processes: creates the context and worker and exchanges
+  // worker addresses and host identities. `boot` must outlive the Comm.
+  explicit Comm(Bootstrap& boot, CommOptions options = CommOptions::from_environment());
+  ~Comm();  // collective: waits (bounded by the timeout) until every process is done with it
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+
+  int rank() const;
+  int size() const;
+  Bootstrap& bootstrap();
+  const CommOptions& options() const;
+
+  // Ranks grouped by host (host_id() equal), hosts ordered by their lowest rank, ranks ascending.
+  const std::vector<std::vector<int>>& hosts() const;
+  int host_of(int rank) const;  // index into hosts()
+  bool same_host(int rank) const;
+
+  // Progresses the worker once (completes arrived operations); returns whether anything happened.
+  bool progress();
+  // Remote completion of every operation this process issued towards `rank` / towards anyone.
+  void flush(int rank);
+  void flush_all();
+  // Operations issued after the fence are performed after those issued before it.
+  void fence();
+
+  // Throws CommError if `rank` is known dead. Creates the endpoint if it does not exist yet.
+  void connect(int rank);
+  int connected_peers() const;  // endpoints created so far (excluding self)
+  // UCX's transport lanes towards `rank` (connects), e.g. "rma: posix/memory, amo: posix/memory".
+  std::string transport(int rank);
+  CommStats stats() const;
+
+  // Node barrier among all processes (dissemination over signals; see collectives.hpp for the
+  // other node collectives).
+  void barrier();
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// A non-blocking operation in flight. wait() returns once it completed locally (the source buffer
+// of a put may be reused, the destination of a get holds the data); move-only; destroying an
+// unfinished Request waits for it.
+class Request {
+ public:
+  Request() = default;
+  Request(Request&& o) noexcept;
+  Request& operator=(Request&& o) noexcept;
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+  ~Request();
+
+  bool test();  // progresses once; true when complete (throws CommError if it failed)
+  void wait();  // throws CommError on failure or timeout
+
+  // Internal: a UCX request pointer (or null for an operation complete at issue).
+  Request(Comm* comm, void* ucx_request, int peer, const char* op);
+
+ private:
+  Comm* comm_ = nullptr;
+  void* req_ = nullptr;
+  int peer_ = -1;
+  const char* op_ = "";
+};
+
+}  // namespace compas::comm

@@ -1,0 +1,131 @@
+// Window<T>: a symmetric allocation. Every process of the job allocates `count` elements of T
+// collectively (registered with UCX, ucp_mem_map); remote keys are exchanged at creation, so any
+// process can then read and write any other's elements by (rank, element offset) without the
+// target taking part: put, get, atomics, and put_signal, which delivers data and then bumps one
+// of the target's 64-bit signal words, in that order, so the target's wait_until(signal >= v)
+// sees the data (the halo-exchange building block).
+//
+// Every remote access is bounds-checked at the initiator: an access outside the target's window
+// throws std::out_of_range and touches nothing. Peers on the same host whose memory UCX can map
+// are accessed by direct load/store (memcpy, CPU atomics); others by UCX RMA.
+//
+// Completion: a blocking put returns when the source may be reused; the data is guaranteed to be
+// in the target's memory after flush(rank) / flush_all(), or when the target sees a later
+// put_signal's signal. A blocking get returns with the data. The *_nb forms return a Request.
+//
+// Creation and destruction are collective (same order on every process). Destruction waits until
+// every process has finished with the window.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+#include "compas/comm/ucx.hpp"
+
+namespace compas::comm {
+
+// The untyped window; Window<T> is a typed view of it.
+class WindowBytes {
+ public:
+  // Collective. `signals` 64-bit signal words live beside the data (all zero at creation).
+  WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals = 64);
+  ~WindowBytes();
+  WindowBytes(const WindowBytes&) = delete;
+  WindowBytes& operator=(const WindowBytes&) = delete;
+
+  Comm& comm() { return *comm_; }
+  std::size_t bytes() const { return bytes_; }
+  std::size_t signals() const { return signals_; }
+  std::byte* local() { return base_; }
+  const std::byte* local() const { return base_; }
+  // True when `rank`'s window is reached by load/store (same host and mappable, or self).
+  bool direct(int rank);
+
+  void put(int rank, std::size_t offset, const void* src, std::size_t n);
+  Request put_nb(int rank, std::size_t offset, const void* src, std::size_t n);
+  void get(int rank, std::size_t offset, void* dst, std::size_t n);
+  Request get_nb(int rank, std::size_t offset, void* dst, std::size_t n);
+  // put, then (ordered after it) signal[signal] += add at the target.
+  void put_signal(int rank, std::size_t offset, const void* src, std::size_t n, std::size_t signal,
+                  std::uint64_t add = 1);
+  void signal_add(int rank, std::size_t signal, std::uint64_t add = 1);
+
+  // 4- or 8-byte atomics on the window's data at a byte offset aligned to the width.
+  std::uint64_t fetch_add(int rank, std::size_t offset, std::uint64_t value, std::size_t width);
+  // Writes `desired` if the current value equals `expected`; returns the value found.
+  std::uint64_t compare_swap(int rank, std::size_t offset, std::uint64_t expected,
+                             std::uint64_t desired, std::size_t width);
+
+  // This process's signal word (acquire load), and the wait for it. `from_rank` (or -1) names the
+  // process expected to raise it, for the timeout message and to stop early if it is dead.
+  std::uint64_t signal(std::size_t index) const;
+  void wait_until(std::size_t index, std::uint64_t at_least, int from_rank = -1);
+  // Sets this process's signal word (only safe when no peer is signalling it).
+  void reset_signal(std::size_t index, std::uint64_t value = 0);
+
+  struct Impl;
+
+ private:
+  Comm* comm_;
+  std::size_t bytes_, signals_;
+  std::byte* base_ = nullptr;
+  Impl* impl_ = nullptr;
+};
+
+template <class T>
+class Window {
+  static_assert(std::is_trivially_copyable_v<T>, "Window<T> needs a trivially copyable T");
+
+ public:
+  Window(Comm& comm, std::size_t count, std::size_t signals = 64)
+      : w_(comm, count * sizeof(T), signals), count_(count) {}
+
+  std::size_t size() const { return count_; }
+  std::span<T> local() { return {reinterpret_cast<T*>(w_.local()), count_}; }
+  WindowBytes& bytes() { return w_; }
+  bool direct(int rank) { return w_.direct(rank); }
+
+  void put(int rank, std::size_t offset, std::span<const T> src) {
+    w_.put(rank, offset * sizeof(T), src.data(), src.size_bytes());
+  }
+  Request put_nb(int rank, std::size_t offset, std::span<const T> src) {
+    return w_.put_nb(rank, offset * sizeof(T), src.data(), src.size_bytes());
+  }
+  void get(int rank, std::size_t offset, std::span<T> dst) {
+    w_.get(rank, offset * sizeof(T), dst.data(), dst.size_bytes());
+  }
+  Request get_nb(int rank, std::size_t offset, std::span<T> dst) {
+    return w_.get_nb(rank, offset * sizeof(T), dst.data(), dst.size_bytes());
+  }
+  void put_signal(int rank, std::size_t offset, std::span<const T> src, std::size_t signal,
+                  std::uint64_t add = 1) {
+    w_.put_signal(rank, offset * sizeof(T), src.data(), src.size_bytes(), signal, add);
+  }
+  void signal_add(int rank, std::size_t signal, std::uint64_t add = 1) {
+    w_.signal_add(rank, signal, add);
+  }
+  T fetch_add(int rank, std::size_t offset,
+              T value) requires(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
+    return static_cast<T>(
+        w_.fetch_add(rank, offset * sizeof(T), static_cast<std::uint64_t>(value), sizeof(T)));
+  }
+  T compare_swap(int rank, std::size_t offset, T expected,
+                 T desired) requires(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
+    return static_cast<T>(w_.compare_swap(rank, offset * sizeof(T),
+                                          static_cast<std::uint64_t>(expected),
+                                          static_cast<std::uint64_t>(desired), sizeof(T)));
+  }
+  std::uint64_t signal(std::size_t index) const { return w_.signal(index); }
+  void wait_until(std::size_t index, std::uint64_t at_least, int from_rank = -1) {
+    w_.wait_until(index, at_least, from_rank);
+  }
+  void reset_signal(std::size_t index, std::uint64_t value = 0) { w_.reset_signal(index, value); }
+
+ private:
+  WindowBytes w_;
+  std::size_t count_;
+};
+
+}  // namespace compas::comm

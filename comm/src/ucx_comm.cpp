@@ -1,0 +1,529 @@
+// Comm: the UCP context, the shared multi-threaded worker, lazy endpoints with peer error
+// handling, the progress thread, waits with back-off and timeouts, and the node barrier.
+#include <poll.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "compas/comm/ucx.hpp"
+#include "compas/comm/window.hpp"
+#include "ucx_impl.hpp"
+
+namespace compas::comm {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void bad_env(const char* var, const std::string& value, const std::string& allowed) {
+  throw std::invalid_argument(std::string(var) + "='" + value + "' is not allowed: expected " +
+                              allowed);
+}
+
+std::string ucx_error(const std::string& what, ucs_status_t status) {
+  return what + ": " + ucs_status_string(status);
+}
+
+void check(ucs_status_t status, const std::string& what) {
+  if (status != UCS_OK) throw CommError(ucx_error(what, status));
+}
+
+void on_ep_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
+  auto* a = static_cast<EpErrorArg*>(arg);
+  {
+    std::lock_guard lock(a->impl->mu);
+    a->impl->dead_reason[a->rank] = ucs_status_string(status);
+  }
+  a->impl->dead[a->rank].store(true, std::memory_order_release);
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+std::string format_seconds(double s) {
+  std::ostringstream o;
+  o << s << " s";
+  return o.str();
+}
+
+}  // namespace
+
+CommOptions CommOptions::from_environment() {
+  CommOptions o;
+  if (const char* v = std::getenv("COMPAS_PROGRESS"); v && *v) {
+    const std::string s = v;
+    if (s == "thread")
+      o.progress = Progress::thread;
+    else if (s == "wait")
+      o.progress = Progress::wait;
+    else
+      bad_env("COMPAS_PROGRESS", s, "thread or wait");
+  }
+  if (const char* v = std::getenv("COMPAS_COMM_WAIT"); v && *v) {
+    const std::string s = v;
+    if (s == "spin")
+      o.wait = CommWait::spin;
+    else if (s == "backoff")
+      o.wait = CommWait::backoff;
+    else if (s == "auto")
+      o.wait = CommWait::automatic;
+    else
+      bad_env("COMPAS_COMM_WAIT", s, "spin, backoff or auto");
+  }
+  if (const char* v = std::getenv("COMPAS_OVERSUBSCRIBED"); v && *v) {
+    const std::string s = v;
+    if (s != "0" && s != "1") bad_env("COMPAS_OVERSUBSCRIBED", s, "0 or 1");
+    o.oversubscribed = s == "1";
+  }
+  if (const char* v = std::getenv("COMPAS_DIRECT"); v && *v) {
+    const std::string s = v;
+    if (s != "0" && s != "1") bad_env("COMPAS_DIRECT", s, "0 or 1");
+    o.direct = s == "1";
+  }
+  if (const char* v = std::getenv("COMPAS_TIMEOUT"); v && *v) {
+    char* end = nullptr;
+    errno = 0;
+    const double t = std::strtod(v, &end);
+    if (errno != 0 || end == v || *end != '\0' || !(t > 0) || t > 1e6)
+      bad_env("COMPAS_TIMEOUT", v, "a number of seconds > 0 and <= 1000000");
+    o.timeout_s = t;
+  }
+  return o;
+}
+
+Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.self = this;
+  m.boot = &boot;
+  m.opt = options;
+  m.rank = boot.rank();
+  m.size = boot.size();
+  m.backoff = options.wait == CommWait::backoff ||
+              (options.wait == CommWait::automatic && options.oversubscribed);
+
+  ucp_config_t* config = nullptr;
+  check(ucp_config_read(nullptr, nullptr, &config), "reading the UCX configuration");
+  // Same-host peers update each other's words with CPU atomics; remote atomics must then be CPU
+  // atomics too (a NIC's atomics are not atomic with the CPU's). The user's UCX_ATOMIC_MODE wins.
+  if (options.direct && !std::getenv("UCX_ATOMIC_MODE"))
+    ucp_config_modify(config, "ATOMIC_MODE", "cpu");
+  // A dead peer is noticed within seconds, not UCX's default 20 s.
+  if (!std::getenv("UCX_KEEPALIVE_INTERVAL")) ucp_config_modify(config, "KEEPALIVE_INTERVAL", "1s");
+
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                      UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
+  params.features =
+      UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+  params.mt_workers_shared = 1;
+  params.estimated_num_eps = static_cast<size_t>(m.size);
+  const ucs_status_t st = ucp_init(&params, config, &m.ctx);
+  ucp_config_release(config);
+  check(st, "ucp_init");
+
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = UCS_THREAD_MODE_MULTI;
+  if (ucs_status_t s = ucp_worker_create(m.ctx, &wp, &m.worker); s != UCS_OK) {
+    ucp_cleanup(m.ctx);
+    throw CommError(ucx_error("ucp_worker_create", s));
+  }
+  ucp_worker_attr_t wa{};
+  wa.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE;
+  ucp_worker_query(m.worker, &wa);
+  if (wa.thread_mode != UCS_THREAD_MODE_MULTI) {
+    ucp_worker_destroy(m.worker);
+    ucp_cleanup(m.ctx);
+    throw CommError(
+        "UCX was built without multi-thread support (worker thread mode is not "
+        "UCS_THREAD_MODE_MULTI); compas needs a UCX configured with --enable-mt");
+  }
+
+  ucp_address_t* address = nullptr;
+  size_t address_len = 0;
+  check(ucp_worker_get_address(m.worker, &address, &address_len), "ucp_worker_get_address");
+  const std::string mine =
+      host_id() + '\n' + std::string(reinterpret_cast<const char*>(address), address_len);
+  ucp_worker_release_address(m.worker, address);
+
+  const std::vector<std::string> all = boot.allgather(mine);
+  m.addresses.resize(m.size);
+  m.host_of.assign(m.size, 0);
+  std::map<std::string, int> host_index;
+  for (int r = 0; r < m.size; ++r) {
+    const auto nl = all[r].find('\n');
+    if (nl == std::string::npos)
+      throw CommError("rank " + std::to_string(r) + " sent a malformed worker address", r);
+    const std::string host = all[r].substr(0, nl);
+    m.addresses[r] = all[r].substr(nl + 1);
+    auto [it, fresh] = host_index.emplace(host, static_cast<int>(m.hosts.size()));
+    if (fresh) m.hosts.emplace_back();
+    m.hosts[it->second].push_back(r);
+    m.host_of[r] = it->second;
+  }
+
+  m.eps = std::make_unique<std::atomic<ucp_ep_h>[]>(m.size);
+  m.dead = std::make_unique<std::atomic<bool>[]>(m.size);
+  for (int r = 0; r < m.size; ++r) {
+    m.eps[r].store(nullptr);
+    m.dead[r].store(false);
+  }
+  m.dead_reason.assign(m.size, "");
+  m.err_args.resize(m.size);
+  for (int r = 0; r < m.size; ++r) m.err_args[r] = {&m, r};
+
+  if (m.size > 1 && options.progress == Progress::thread) {
+    if (ucp_worker_get_efd(m.worker, &m.efd) != UCS_OK) m.efd = -1;
+    m.progress_thread = std::thread([&m] { m.run_progress_thread(); });
+  }
+  m.coll = std::make_unique<WindowBytes>(*this, 64, 64);
+}
+
+Comm::~Comm() {
+  Impl& m = *impl_;
+  try {
+    m.coll.reset();
+    flush_all();
+  } catch (...) {
+    // A dead peer: nothing more to flush towards it; closing continues.
+  }
+  try {
+    m.boot->barrier();
+  } catch (...) {
+  }
+  if (m.progress_thread.joinable()) {
+    m.stop_progress.store(true);
+    ucp_worker_signal(m.worker);
+    m.progress_thread.join();
+  }
+  for (int r = 0; r < m.size; ++r) {
+    ucp_ep_h ep = m.eps[r].load();
+    if (!ep) continue;
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t sp = ucp_ep_close_nbx(ep, &p);
+    if (UCS_PTR_IS_PTR(sp)) {
+      const auto deadline = Clock::now() + std::chrono::seconds(5);
+      while (ucp_request_check_status(sp) == UCS_INPROGRESS && Clock::now() < deadline)
+        ucp_worker_progress(m.worker);
+      ucp_request_free(sp);
+    }
+  }
+  try {
+    m.boot->barrier();
+  } catch (...) {
+  }
+  ucp_worker_destroy(m.worker);
+  ucp_cleanup(m.ctx);
+}
+
+int Comm::rank() const {
+  return impl_->rank;
+}
+int Comm::size() const {
+  return impl_->size;
+}
+Bootstrap& Comm::bootstrap() {
+  return *impl_->boot;
+}
+const CommOptions& Comm::options() const {
+  return impl_->opt;
+}
+const std::vector<std::vector<int>>& Comm::hosts() const {
+  return impl_->hosts;
+}
+int Comm::host_of(int r) const {
+  return impl_->host_of.at(static_cast<std::size_t>(r));
+}
+bool Comm::same_host(int r) const {
+  return host_of(r) == host_of(impl_->rank);
+}
+bool Comm::progress() {
+  return ucp_worker_progress(impl_->worker) != 0;
+}
+int Comm::connected_peers() const {
+  return impl_->connected.load();
+}
+
+CommStats Comm::stats() const {
+  const Impl& m = *impl_;
+  CommStats s;
+  s.puts = m.puts.load(std::memory_order_relaxed);
+  s.gets = m.gets.load(std::memory_order_relaxed);
+  s.atomics = m.atomics.load(std::memory_order_relaxed);
+  s.signals = m.signals.load(std::memory_order_relaxed);
+  s.bytes_put = m.bytes_put.load(std::memory_order_relaxed);
+  s.bytes_got = m.bytes_got.load(std::memory_order_relaxed);
+  s.endpoints = static_cast<std::uint64_t>(m.connected.load());
+  return s;
+}
+
+void Comm::connect(int r) {
+  if (r < 0 || r >= impl_->size)
+    throw std::out_of_range("rank " + std::to_string(r) + " is outside the job: ranks are 0.." +
+                            std::to_string(impl_->size - 1));
+  if (r != impl_->rank) impl_->ep(r);
+}
+
+void Comm::Impl::check_alive(int r) const {
+  if (r >= 0 && r < size && dead[r].load(std::memory_order_acquire)) {
+    std::string why;
+    {
+      std::lock_guard lock(mu);
+      why = dead_reason[r];
+    }
+    throw CommError("rank " + std::to_string(r) + " is unreachable (" + why +
+                        "): the process died or its network failed",
+                    r);
+  }
+}
+
+void Comm::Impl::fail(int r, const std::string& what, ucs_status_t status) const {
+  check_alive(r);
+  throw CommError(ucx_error(what + (r >= 0 ? " (rank " + std::to_string(r) + ")" : ""), status), r);
+}
+
+bool Comm::Impl::same_host_as_me(int r) const {
+  return host_of[r] == host_of[rank];
+}
+
+ucp_ep_h Comm::Impl::ep(int r) {
+  ucp_ep_h e = eps[r].load(std::memory_order_acquire);
+  if (e) {
+    if (dead[r].load(std::memory_order_relaxed)) check_alive(r);
+    return e;
+  }
+  std::lock_guard lock(mu);
+  e = eps[r].load(std::memory_order_acquire);
+  if (e) return e;
+  ucp_ep_params_t p{};
+  p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                 UCP_EP_PARAM_FIELD_ERR_HANDLER;
+  p.address = reinterpret_cast<const ucp_address_t*>(addresses[r].data());
+  // UCX's shared-memory transports cannot report a dead peer (UCX 1.13): asking for peer error
+  // handling silently moves same-host traffic to tcp loopback, 100x slower. Same-host peers get
+  // no UCX error handling; their death is reported by the waits' timeouts (naming the rank) and
+  // by the launcher, which ends the job when a process dies.
+  p.err_mode = same_host_as_me(r) ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER;
+  p.err_handler.cb = on_ep_error;
+  p.err_handler.arg = &err_args[r];
+  const ucs_status_t st = ucp_ep_create(worker, &p, &e);
+  if (st != UCS_OK) throw CommError(ucx_error("connecting to rank " + std::to_string(r), st), r);
+  eps[r].store(e, std::memory_order_release);
+  connected.fetch_add(1);
+  return e;
+}
+
+void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std::string()>& what,
+                      int peer, const std::function<void()>& block) {
+  if (done()) return;
+  const auto start = Clock::now();
+  const auto limit = std::chrono::duration<double>(opt.timeout_s);
+  for (std::uint64_t i = 1;; ++i) {
+    // The worker lock is costly: between progress calls, poll the condition alone a few times.
+    if ((i & 7) == 1 || backoff) ucp_worker_progress(worker);
+    if (done()) return;
+    if ((i & 63) == 0) {
+      if (peer >= 0) check_alive(peer);
+      if (Clock::now() - start > limit)
+        throw CommError("timed out after " + format_seconds(opt.timeout_s) + " waiting for " +
+                            (peer >= 0 ? "rank " + std::to_string(peer) : std::string("peers")) +
+                            ": " + what() + " (COMPAS_TIMEOUT)",
+                        peer);
+    }
+    if (backoff) {
+      if (i < 64) {
+        sched_yield();
+      } else if (block) {
+        block();
+      } else {
+        // A peer sharing this core needs it more than this loop does.
+        ::usleep(i < 4096 ? 20 : 200);
+      }
+    } else if (i > (1u << 20)) {
+      sched_yield();
+    } else {
+      cpu_relax();
+    }
+  }
+}
+
+void Comm::Impl::complete(ucs_status_ptr_t sp, int peer, const char* op) {
+  if (sp == nullptr) return;
+  if (UCS_PTR_IS_ERR(sp)) fail(peer, op, UCS_PTR_STATUS(sp));
+  ucs_status_t st = UCS_INPROGRESS;
+  try {
+    wait([&] { return (st = ucp_request_check_status(sp)) != UCS_INPROGRESS; },
+         [&] { return std::string(op) + " to complete"; }, peer);
+  } catch (...) {
+    ucp_request_cancel(worker, sp);
+    ucp_request_free(sp);
+    throw;
+  }
+  ucp_request_free(sp);
+  if (st != UCS_OK) fail(peer, op, st);
+}
+
+void Comm::Impl::run_progress_thread() {
+  while (!stop_progress.load(std::memory_order_acquire)) {
+    while (ucp_worker_progress(worker) != 0) {
+    }
+    if (efd < 0) {
+      ::usleep(100);
+      continue;
+    }
+    const ucs_status_t st = ucp_worker_arm(worker);
+    if (st == UCS_ERR_BUSY) continue;
+    if (st != UCS_OK) {
+      ::usleep(100);
+      continue;
+    }
+    pollfd pfd{efd, POLLIN, 0};
+    ::poll(&pfd, 1, 100);
+  }
+}
+
+void Comm::flush(int r) {
+  Impl& m = *impl_;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (r < 0 || r >= m.size)
+    throw std::out_of_range("flush: rank " + std::to_string(r) + " is outside the job");
+  ucp_ep_h ep = m.eps[r].load(std::memory_order_acquire);
+  if (!ep) return;
+  m.check_alive(r);
+  ucp_request_param_t p{};
+  m.complete(ucp_ep_flush_nbx(ep, &p), r, "flush");
+}
+
+void Comm::flush_all() {
+  Impl& m = *impl_;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (m.connected.load() == 0) return;
+  ucp_request_param_t p{};
+  m.complete(ucp_worker_flush_nbx(m.worker, &p), -1, "flush_all");
+}
+
+void Comm::fence() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (impl_->connected.load() == 0) return;
+  check(ucp_worker_fence(impl_->worker), "ucp_worker_fence");
+}
+
+std::string Comm::transport(int r) {
+  if (r == impl_->rank) return "self (load/store)";
+  ucp_ep_h ep = impl_->ep(r);
+  char* buf = nullptr;
+  size_t len = 0;
+  FILE* f = open_memstream(&buf, &len);
+  if (!f) return "?";
+  ucp_ep_print_info(ep, f);
+  std::fclose(f);
+  std::string text(buf, len);
+  std::free(buf);
+  // Keep the lanes' transport names: lines like "#   lane[0]:  3:posix/memory.0 md[1] ... rma".
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto lane = line.find("lane[");
+    if (lane == std::string::npos) continue;
+    const auto colon = line.find(':', lane);
+    if (colon == std::string::npos) continue;
+    std::istringstream words(line.substr(colon + 1));
+    std::string tl;
+    words >> tl;
+    if (const auto c = tl.find(':'); c != std::string::npos) tl = tl.substr(c + 1);
+    std::string role;
+    for (std::string w; words >> w;)
+      if (w == "am" || w == "rma" || w == "amo" || w == "rma_bw" || w == "am_bw" || w == "tag" ||
+          w == "rma_bw#0" || w == "am_bw#0")
+        role += (role.empty() ? "" : "+") + w;
+    if (!out.empty()) out += ", ";
+    out += tl + (role.empty() ? "" : " (" + role + ")");
+  }
+  return out.empty() ? text : out;
+}
+
+void Comm::barrier() {
+  Impl& m = *impl_;
+  if (m.size == 1) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return;
+  }
+  std::lock_guard lock(m.barrier_mu);
+  flush_all();
+  const std::uint64_t epoch = ++m.barrier_epoch;
+  for (int k = 0, d = 1; d < m.size; ++k, d <<= 1) {
+    const int to = (m.rank + d) % m.size;
+    const int from = (m.rank - d + m.size) % m.size;
+    m.ep(from);  // an endpoint to the rank waited for is how its death is noticed
+    m.coll->signal_add(to, static_cast<std::size_t>(k), 1);
+    m.coll->wait_until(static_cast<std::size_t>(k), epoch, from);
+  }
+}
+
+// ---- Request ----
+
+Request::Request(Comm* comm, void* ucx_request, int peer, const char* op)
+    : comm_(comm), req_(ucx_request), peer_(peer), op_(op) {}
+
+Request::Request(Request&& o) noexcept : comm_(o.comm_), req_(o.req_), peer_(o.peer_), op_(o.op_) {
+  o.req_ = nullptr;
+}
+
+Request& Request::operator=(Request&& o) noexcept {
+  if (this != &o) {
+    if (req_) {
+      try {
+        wait();
+      } catch (...) {
+      }
+    }
+    comm_ = o.comm_;
+    req_ = o.req_;
+    peer_ = o.peer_;
+    op_ = o.op_;
+    o.req_ = nullptr;
+  }
+  return *this;
+}
+
+Request::~Request() {
+  if (req_) {
+    try {
+      wait();
+    } catch (...) {
+    }
+  }
+}
+
+bool Request::test() {
+  if (!req_) return true;
+  ucp_worker_progress(comm_->impl().worker);
+  const ucs_status_t st = ucp_request_check_status(req_);
+  if (st == UCS_INPROGRESS) return false;
+  ucp_request_free(req_);
+  req_ = nullptr;
+  if (st != UCS_OK) comm_->impl().fail(peer_, op_, st);
+  return true;
+}
+
+void Request::wait() {
+  if (!req_) return;
+  void* r = req_;
+  req_ = nullptr;
+  comm_->impl().complete(r, peer_, op_);
+}
+
+}  // namespace compas::comm

@@ -1,0 +1,402 @@
+// WindowBytes: registration (ucp_mem_map), key exchange, lazy per-peer resolution (rkey unpack,
+// direct mapping), bounds checks, and the RMA and atomic operations on both paths.
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstring>
+
+#include "compas/comm/window.hpp"
+#include "ucx_impl.hpp"
+
+namespace compas::comm {
+
+namespace {
+
+constexpr std::size_t kLine = 64;
+
+std::size_t round_up(std::size_t n, std::size_t to) {
+  return (n + to - 1) / to * to;
+}
+
+struct Peer {
+  std::atomic<bool> ready{false};
+  std::uint64_t raddr = 0;  // remote base address
+  std::string packed;       // its packed rkey
+  ucp_rkey_h rkey = nullptr;
+  std::byte* direct = nullptr;  // mapped base, when load/store reaches it
+};
+
+}  // namespace
+
+struct WindowBytes::Impl {
+  Comm::Impl* comm = nullptr;
+  ucp_mem_h memh = nullptr;
+  std::size_t data_bytes = 0;  // data region, rounded up to a line: signals follow it
+  std::size_t total = 0;
+  std::unique_ptr<Peer[]> peers;
+  std::mutex mu;
+
+  Peer& peer(int rank, WindowBytes& w);
+  std::size_t signal_bytes = 0;  // signals, rounded up to a line: the waiter count follows
+  std::uint64_t* local_signal(std::byte* base, std::size_t i) const {
+    return reinterpret_cast<std::uint64_t*>(base + data_bytes) + i;
+  }
+  // How many threads of the owning process sleep on a signal of this window (futex).
+  std::uint32_t* waiters(std::byte* base) const {
+    return reinterpret_cast<std::uint32_t*>(base + data_bytes + signal_bytes);
+  }
+};
+
+namespace {
+
+// Futexes on the window's shared mapping (not FUTEX_PRIVATE: waker and sleeper are different
+// processes). A signal is 64 bits; the futex word is its low half, which every add changes
+// unless it adds a multiple of 2^32 (the timeout bounds that case).
+void futex_wake_all(void* word) {
+  ::syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+
+void futex_wait(void* word, std::uint32_t expected, long timeout_ns) {
+  timespec ts{0, timeout_ns};
+  ::syscall(SYS_futex, word, FUTEX_WAIT, expected, &ts, nullptr, 0);
+}
+
+std::uint32_t* low_half(std::uint64_t* word) {
+  return reinterpret_cast<std::uint32_t*>(word);  // little-endian: the low half comes first
+}
+
+}  // namespace
+
+WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals)
+    : comm_(&comm), bytes_(bytes), signals_(signals), impl_(new Impl) {
+  Impl& w = *impl_;
+  w.comm = &comm.impl();
+  // Peers may still be operating on this process's memory through UCX, which (without a progress
+  // thread) completes only while this process progresses; the bootstrap below does not.
+  if (comm.size() > 1 && w.comm->coll) {
+    try {
+      comm.barrier();
+    } catch (...) {
+      delete impl_;
+      throw;
+    }
+  }
+  w.data_bytes = round_up(bytes, kLine);
+  w.signal_bytes = round_up(signals * 8, kLine);
+  w.total = w.data_bytes + w.signal_bytes + kLine;
+
+  ucp_mem_map_params_t mp{};
+  mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS |
+                  UCP_MEM_MAP_PARAM_FIELD_ADDRESS;
+  mp.address = nullptr;
+  mp.length = w.total;
+  mp.flags = UCP_MEM_MAP_ALLOCATE;
+  if (ucs_status_t st = ucp_mem_map(w.comm->ctx, &mp, &w.memh); st != UCS_OK) {
+    delete impl_;
+    throw CommError("registering a window of " + std::to_string(w.total) +
+                    " bytes (ucp_mem_map): " + ucs_status_string(st));
+  }
+  ucp_mem_attr_t attr{};
+  attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
+  ucp_mem_query(w.memh, &attr);
+  base_ = static_cast<std::byte*>(attr.address);
+  std::memset(base_, 0, w.total);
+
+  void* rkey_buf = nullptr;
+  size_t rkey_len = 0;
+  if (ucs_status_t st = ucp_rkey_pack(w.comm->ctx, w.memh, &rkey_buf, &rkey_len); st != UCS_OK) {
+    ucp_mem_unmap(w.comm->ctx, w.memh);
+    delete impl_;
+    throw CommError(std::string("packing a window's remote key: ") + ucs_status_string(st));
+  }
+  std::string mine(sizeof(std::uint64_t), '\0');
+  const auto addr = reinterpret_cast<std::uint64_t>(base_);
+  std::memcpy(mine.data(), &addr, sizeof addr);
+  mine.append(static_cast<const char*>(rkey_buf), rkey_len);
+  ucp_rkey_buffer_release(rkey_buf);
+
+  std::vector<std::string> all;
+  try {
+    all = comm.bootstrap().allgather(mine);
+  } catch (...) {
+    ucp_mem_unmap(w.comm->ctx, w.memh);
+    delete impl_;
+    throw;
+  }
+  w.peers = std::make_unique<Peer[]>(all.size());
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].size() < sizeof(std::uint64_t)) {
+      ucp_mem_unmap(w.comm->ctx, w.memh);
+      delete impl_;
+      throw CommError("rank " + std::to_string(r) + " sent a malformed window key",
+                      static_cast<int>(r));
+    }
+    std::memcpy(&w.peers[r].raddr, all[r].data(), sizeof(std::uint64_t));
+    w.peers[r].packed = all[r].substr(sizeof(std::uint64_t));
+  }
+  Peer& me = w.peers[comm.rank()];
+  me.direct = base_;
+  me.ready.store(true);
+}
+
+WindowBytes::~WindowBytes() {
+  Impl& w = *impl_;
+  // Nobody may touch this memory once it is unmapped: everyone completes, then meets.
+  try {
+    comm_->flush_all();
+  } catch (...) {
+  }
+  try {
+    if (comm_->size() > 1) {
+      if (!w.comm->coll || this == w.comm->coll.get())  // the barrier's own window
+        comm_->bootstrap().barrier();
+      else
+        comm_->barrier();
+    }
+  } catch (...) {
+  }
+  for (int r = 0; r < comm_->size(); ++r)
+    if (w.peers[r].rkey) ucp_rkey_destroy(w.peers[r].rkey);
+  ucp_mem_unmap(w.comm->ctx, w.memh);
+  delete impl_;
+}
+
+Peer& WindowBytes::Impl::peer(int rank, WindowBytes& win) {
+  if (rank < 0 || rank >= comm->size)
+    throw std::out_of_range("rank " + std::to_string(rank) + " is outside the job: ranks are 0.." +
+                            std::to_string(comm->size - 1));
+  Peer& p = peers[rank];
+  if (p.ready.load(std::memory_order_acquire)) return p;
+  ucp_ep_h ep = comm->ep(rank);
+  std::lock_guard lock(mu);
+  if (p.ready.load(std::memory_order_acquire)) return p;
+  if (ucs_status_t st = ucp_ep_rkey_unpack(ep, p.packed.data(), &p.rkey); st != UCS_OK)
+    comm->fail(rank, "unpacking the window key", st);
+  if (comm->opt.direct && win.comm_->same_host(rank)) {
+    void* ptr = nullptr;
+    if (ucp_rkey_ptr(p.rkey, p.raddr, &ptr) == UCS_OK) p.direct = static_cast<std::byte*>(ptr);
+  }
+  p.ready.store(true, std::memory_order_release);
+  return p;
+}
+
+bool WindowBytes::direct(int rank) {
+  return impl_->peer(rank, *this).direct != nullptr;
+}
+
+namespace {
+
+[[noreturn]] void out_of_window(const char* op, int rank, std::size_t offset, std::size_t n,
+                                std::size_t bytes) {
+  throw std::out_of_range(std::string(op) + " to rank " + std::to_string(rank) +
+                          " at byte offset " + std::to_string(offset) + " of " + std::to_string(n) +
+                          " bytes is outside the window (" + std::to_string(bytes) + " bytes)");
+}
+
+void check_range(const char* op, int rank, std::size_t offset, std::size_t n, std::size_t bytes) {
+  if (offset > bytes || n > bytes - offset) out_of_window(op, rank, offset, n, bytes);
+}
+
+void check_signal(const char* op, std::size_t index, std::size_t signals) {
+  if (index >= signals)
+    throw std::out_of_range(std::string(op) + ": signal " + std::to_string(index) +
+                            " does not exist (the window has " + std::to_string(signals) +
+                            " signals)");
+}
+
+ucp_request_param_t no_callback() {
+  ucp_request_param_t p{};
+  p.op_attr_mask = 0;
+  return p;
+}
+
+}  // namespace
+
+Request WindowBytes::put_nb(int rank, std::size_t offset, const void* src, std::size_t n) {
+  check_range("put", rank, offset, n, bytes_);
+  Peer& p = impl_->peer(rank, *this);
+  Comm::Impl& c = *impl_->comm;
+  c.puts.fetch_add(1, std::memory_order_relaxed);
+  c.bytes_put.fetch_add(n, std::memory_order_relaxed);
+  if (n == 0) return {};
+  if (p.direct) {
+    std::memcpy(p.direct + offset, src, n);
+    return {};
+  }
+  ucp_request_param_t prm = no_callback();
+  ucs_status_ptr_t sp = ucp_put_nbx(c.ep(rank), src, n, p.raddr + offset, p.rkey, &prm);
+  if (UCS_PTR_IS_ERR(sp)) c.fail(rank, "put", UCS_PTR_STATUS(sp));
+  return Request(comm_, sp, rank, "put");
+}
+
+void WindowBytes::put(int rank, std::size_t offset, const void* src, std::size_t n) {
+  put_nb(rank, offset, src, n).wait();
+}
+
+Request WindowBytes::get_nb(int rank, std::size_t offset, void* dst, std::size_t n) {
+  check_range("get", rank, offset, n, bytes_);
+  Peer& p = impl_->peer(rank, *this);
+  Comm::Impl& c = *impl_->comm;
+  c.gets.fetch_add(1, std::memory_order_relaxed);
+  c.bytes_got.fetch_add(n, std::memory_order_relaxed);
+  if (n == 0) return {};
+  if (p.direct) {
+    std::atomic_thread_fence(std::memory_order_acquire);
+    std::memcpy(dst, p.direct + offset, n);
+    return {};
+  }
+  ucp_request_param_t prm = no_callback();
+  ucs_status_ptr_t sp = ucp_get_nbx(c.ep(rank), dst, n, p.raddr + offset, p.rkey, &prm);
+  if (UCS_PTR_IS_ERR(sp)) c.fail(rank, "get", UCS_PTR_STATUS(sp));
+  return Request(comm_, sp, rank, "get");
+}
+
+void WindowBytes::get(int rank, std::size_t offset, void* dst, std::size_t n) {
+  get_nb(rank, offset, dst, n).wait();
+}
+
+void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
+  check_signal("signal_add", signal, signals_);
+  Peer& p = impl_->peer(rank, *this);
+  Comm::Impl& c = *impl_->comm;
+  c.signals.fetch_add(1, std::memory_order_relaxed);
+  if (p.direct) {
+    std::uint64_t* word = impl_->local_signal(p.direct, signal);
+    std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
+    // Dekker with wait_until: the add is seen, or the sleeper's registration is.
+    if (std::atomic_ref<std::uint32_t>(*impl_->waiters(p.direct)).load(std::memory_order_seq_cst))
+      futex_wake_all(low_half(word));
+    return;
+  }
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  prm.datatype = ucp_dt_make_contig(8);
+  const std::uint64_t raddr = p.raddr + impl_->data_bytes + signal * 8;
+  c.complete(ucp_atomic_op_nbx(c.ep(rank), UCP_ATOMIC_OP_ADD, &add, 1, raddr, p.rkey, &prm), rank,
+             "signal");
+}
+
+void WindowBytes::put_signal(int rank, std::size_t offset, const void* src, std::size_t n,
+                             std::size_t signal, std::uint64_t add) {
+  check_range("put_signal", rank, offset, n, bytes_);
+  check_signal("put_signal", signal, signals_);
+  Peer& p = impl_->peer(rank, *this);
+  Comm::Impl& c = *impl_->comm;
+  if (p.direct) {
+    c.puts.fetch_add(1, std::memory_order_relaxed);
+    c.bytes_put.fetch_add(n, std::memory_order_relaxed);
+    if (n) std::memcpy(p.direct + offset, src, n);
+    signal_add(rank, signal, add);  // release: the data is visible before the signal
+    return;
+  }
+  Request data = put_nb(rank, offset, src, n);
+  // The signal must not overtake the data.
+  if (ucs_status_t st = ucp_worker_fence(c.worker); st != UCS_OK)
+    c.fail(rank, "fence before a signal", st);
+  signal_add(rank, signal, add);
+  data.wait();
+}
+
+namespace {
+
+std::uint64_t local_atomic(std::byte* at, ucp_atomic_op_t op, std::uint64_t value,
+                           std::uint64_t expected, std::size_t width) {
+  if (width == 8) {
+    std::atomic_ref<std::uint64_t> a(*reinterpret_cast<std::uint64_t*>(at));
+    if (op == UCP_ATOMIC_OP_ADD) return a.fetch_add(value, std::memory_order_acq_rel);
+    std::uint64_t e = expected;
+    a.compare_exchange_strong(e, value, std::memory_order_acq_rel);
+    return e;
+  }
+  std::atomic_ref<std::uint32_t> a(*reinterpret_cast<std::uint32_t*>(at));
+  if (op == UCP_ATOMIC_OP_ADD)
+    return a.fetch_add(static_cast<std::uint32_t>(value), std::memory_order_acq_rel);
+  auto e = static_cast<std::uint32_t>(expected);
+  a.compare_exchange_strong(e, static_cast<std::uint32_t>(value), std::memory_order_acq_rel);
+  return e;
+}
+
+}  // namespace
+
+static std::uint64_t window_atomic(WindowBytes& win, WindowBytes::Impl& w, const char* name,
+                                   int rank, std::size_t offset, ucp_atomic_op_t op,
+                                   std::uint64_t value, std::uint64_t expected, std::size_t width) {
+  if (width != 4 && width != 8)
+    throw std::invalid_argument(std::string(name) + ": width " + std::to_string(width) +
+                                " is not allowed: atomics are 4 or 8 bytes wide");
+  check_range(name, rank, offset, width, win.bytes());
+  if (offset % width != 0)
+    throw std::invalid_argument(std::string(name) + " at byte offset " + std::to_string(offset) +
+                                " is not aligned to its width (" + std::to_string(width) + ")");
+  Peer& p = w.peer(rank, win);
+  Comm::Impl& c = *w.comm;
+  c.atomics.fetch_add(1, std::memory_order_relaxed);
+  if (p.direct) return local_atomic(p.direct + offset, op, value, expected, width);
+  // UCX's compare-swap takes the compare value in `buffer` and the new value in the reply buffer
+  // (which receives the old value); fetch-add takes the operand in `buffer`.
+  const bool cswap = op == UCP_ATOMIC_OP_CSWAP;
+  std::uint64_t v64 = cswap ? expected : value, r64 = cswap ? value : 0;
+  std::uint32_t v32 = static_cast<std::uint32_t>(v64), r32 = static_cast<std::uint32_t>(r64);
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+  prm.datatype = ucp_dt_make_contig(width);
+  prm.reply_buffer = width == 8 ? static_cast<void*>(&r64) : static_cast<void*>(&r32);
+  const void* buf = width == 8 ? static_cast<const void*>(&v64) : static_cast<const void*>(&v32);
+  c.complete(ucp_atomic_op_nbx(c.ep(rank), op, buf, 1, p.raddr + offset, p.rkey, &prm), rank, name);
+  return width == 8 ? r64 : r32;
+}
+
+std::uint64_t WindowBytes::fetch_add(int rank, std::size_t offset, std::uint64_t value,
+                                     std::size_t width) {
+  return window_atomic(*this, *impl_, "fetch_add", rank, offset, UCP_ATOMIC_OP_ADD, value, 0,
+                       width);
+}
+
+std::uint64_t WindowBytes::compare_swap(int rank, std::size_t offset, std::uint64_t expected,
+                                        std::uint64_t desired, std::size_t width) {
+  return window_atomic(*this, *impl_, "compare_swap", rank, offset, UCP_ATOMIC_OP_CSWAP, desired,
+                       expected, width);
+}
+
+std::uint64_t WindowBytes::signal(std::size_t index) const {
+  check_signal("signal", index, signals_);
+  return std::atomic_ref<std::uint64_t>(*impl_->local_signal(base_, index))
+      .load(std::memory_order_acquire);
+}
+
+void WindowBytes::reset_signal(std::size_t index, std::uint64_t value) {
+  check_signal("reset_signal", index, signals_);
+  std::atomic_ref<std::uint64_t>(*impl_->local_signal(base_, index))
+      .store(value, std::memory_order_release);
+}
+
+void WindowBytes::wait_until(std::size_t index, std::uint64_t at_least, int from_rank) {
+  check_signal("wait_until", index, signals_);
+  std::uint64_t* word = impl_->local_signal(base_, index);
+  std::atomic_ref<std::uint64_t> s(*word);
+  if (s.load(std::memory_order_acquire) >= at_least) return;
+  // Oversubscribed: sleep on the signal's futex. A same-host sender doing load/store wakes it; a
+  // UCX sender does not, so then the sleep is short and the loop progresses the worker.
+  const bool woken = from_rank >= 0 && from_rank < comm_->size() && direct(from_rank);
+  const long sleep_ns = woken ? 20'000'000 : 100'000;
+  std::atomic_ref<std::uint32_t> waiters(*impl_->waiters(base_));
+  auto block = [&] {
+    waiters.fetch_add(1, std::memory_order_seq_cst);
+    const std::uint64_t v = s.load(std::memory_order_seq_cst);
+    if (v < at_least) futex_wait(low_half(word), static_cast<std::uint32_t>(v), sleep_ns);
+    waiters.fetch_sub(1, std::memory_order_seq_cst);
+  };
+  impl_->comm->wait([&] { return s.load(std::memory_order_acquire) >= at_least; },
+                    [&] {
+                      return "signal " + std::to_string(index) + " >= " + std::to_string(at_least) +
+                             " (it is " + std::to_string(s.load()) + ")";
+                    },
+                    from_rank, block);
+}
+
+}  // namespace compas::comm

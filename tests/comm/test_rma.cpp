@@ -1,0 +1,322 @@
+// Window and RMA tests across real processes. CTest starts this program through compas-run with
+// P = 1..4 (see CMakeLists.txt); every rank runs every test, in the same order, so each test is
+// collective. Each checks the data every rank holds against a serial reference computed locally.
+// COMPAS_DIRECT=0 variants force the UCX RMA path instead of load/store between same-host peers.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compas/comm/comm.hpp"
+
+namespace {
+
+using namespace compas::comm;
+
+std::unique_ptr<Bootstrap> g_boot;
+std::unique_ptr<Comm> g_comm;
+
+Comm& comm() {
+  return *g_comm;
+}
+int rank() {
+  return g_comm->rank();
+}
+int nranks() {
+  return g_comm->size();
+}
+
+// The byte rank r writes at position i of its message to rank t.
+std::uint8_t pattern(int r, int t, std::size_t i) {
+  return static_cast<std::uint8_t>((r * 131 + t * 31 + i * 7 + (i >> 8)) & 0xff);
+}
+
+TEST(Window, LocalViewStartsZeroedAndSized) {
+  Window<double> w(comm(), 1000);
+  EXPECT_EQ(w.size(), 1000u);
+  ASSERT_EQ(w.local().size(), 1000u);
+  for (double v : w.local()) ASSERT_EQ(v, 0.0);
+  for (std::size_t s = 0; s < 64; ++s) ASSERT_EQ(w.signal(s), 0u);
+  EXPECT_TRUE(w.direct(rank()));
+}
+
+// Every rank puts a block of `n` bytes at an unaligned offset into every rank (itself too), then
+// after a barrier each checks every block it received.
+void put_everywhere(std::size_t n, std::size_t skew) {
+  const int p = nranks();
+  const std::size_t stride = n + skew;
+  WindowBytes w(comm(), stride * static_cast<std::size_t>(p) + 1);
+  std::vector<std::vector<std::uint8_t>> out(p);
+  for (int t = 0; t < p; ++t) {
+    out[t].resize(n);
+    for (std::size_t i = 0; i < n; ++i) out[t][i] = pattern(rank(), t, i);
+  }
+  for (int k = 0; k < p; ++k) {
+    const int t = (rank() + k) % p;
+    w.put(t, static_cast<std::size_t>(rank()) * stride + skew, out[t].data(), n);
+  }
+  comm().barrier();
+  for (int r = 0; r < p; ++r) {
+    const std::byte* got = w.local() + static_cast<std::size_t>(r) * stride + skew;
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(static_cast<std::uint8_t>(got[i]), pattern(r, rank(), i))
+          << "byte " << i << " of " << n << " from rank " << r;
+  }
+  comm().barrier();
+}
+
+TEST(Rma, PutManySizesAndOffsets) {
+  for (std::size_t n : {0ul, 1ul, 7ul, 8ul, 63ul, 4096ul, 65537ul, 1ul << 20})
+    for (std::size_t skew : {0ul, 3ul}) put_everywhere(n, skew);
+}
+
+TEST(Rma, GetManySizesAndOffsets) {
+  const int p = nranks();
+  for (std::size_t n : {0ul, 1ul, 13ul, 4096ul, 100003ul, 1ul << 20}) {
+    const std::size_t skew = n % 5;
+    WindowBytes w(comm(), n + skew);
+    for (std::size_t i = 0; i < n; ++i)
+      w.local()[skew + i] = static_cast<std::byte>(pattern(rank(), 0, i));
+    comm().barrier();
+    std::vector<std::uint8_t> in(n);
+    for (int k = 0; k < p; ++k) {
+      const int t = (rank() + k + 1) % p;
+      w.get(t, skew, in.data(), n);
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(in[i], pattern(t, 0, i)) << "byte " << i << " of " << n << " from rank " << t;
+    }
+    comm().barrier();
+  }
+}
+
+TEST(Rma, NonBlockingPutsAndGetsComplete) {
+  const int p = nranks();
+  constexpr std::size_t kN = 4096;
+  Window<std::int64_t> w(comm(), kN * static_cast<std::size_t>(p));
+  std::vector<std::int64_t> src(kN);
+  std::iota(src.begin(), src.end(), rank() * 1000000);
+  std::vector<Request> reqs;
+  for (int t = 0; t < p; ++t)
+    reqs.push_back(w.put_nb(t, static_cast<std::size_t>(rank()) * kN, src));
+  for (auto& r : reqs) r.wait();
+  comm().flush_all();
+  comm().barrier();
+  std::vector<std::vector<std::int64_t>> got(p, std::vector<std::int64_t>(kN));
+  reqs.clear();
+  const int t = (rank() + 1) % p;
+  for (int r = 0; r < p; ++r) reqs.push_back(w.get_nb(t, static_cast<std::size_t>(r) * kN, got[r]));
+  for (auto& r : reqs) r.wait();
+  for (int r = 0; r < p; ++r)
+    for (std::size_t i = 0; i < kN; ++i)
+      ASSERT_EQ(got[r][i], r * 1000000 + static_cast<std::int64_t>(i));
+  comm().barrier();
+}
+
+TEST(Rma, OutOfBoundsIsAnErrorAndWritesNothing) {
+  WindowBytes w(comm(), 100);
+  const int t = (rank() + 1) % nranks();
+  std::vector<char> buf(200, 'x');
+  EXPECT_THROW(w.put(t, 90, buf.data(), 11), std::out_of_range);
+  EXPECT_THROW(w.put(t, 101, buf.data(), 0), std::out_of_range);
+  EXPECT_THROW(w.get(t, 0, buf.data(), 101), std::out_of_range);
+  EXPECT_THROW(w.put(t, SIZE_MAX - 3, buf.data(), 8), std::out_of_range);
+  EXPECT_THROW(w.put_signal(t, 0, buf.data(), 1, 64), std::out_of_range);
+  EXPECT_THROW(w.fetch_add(t, 96, 1, 8), std::out_of_range);
+  EXPECT_THROW(w.fetch_add(t, 4, 1, 8), std::invalid_argument);
+  EXPECT_THROW(w.put(nranks(), 0, buf.data(), 1), std::out_of_range);
+  EXPECT_THROW(w.put(-1, 0, buf.data(), 1), std::out_of_range);
+  w.put(t, 100, buf.data(), 0);  // the empty range at the end is inside
+  comm().barrier();
+  for (std::size_t i = 0; i < 100; ++i) ASSERT_EQ(w.local()[i], std::byte{0});
+  comm().barrier();
+}
+
+TEST(Rma, PutSignalDataVisibleWhenSignalIs) {
+  // Ring: rank r streams rounds of a growing payload to r+1; the receiver checks the whole
+  // payload of round k as soon as its signal reaches k, before acknowledging.
+  const int p = nranks();
+  const int next = (rank() + 1) % p, prev = (rank() - 1 + p) % p;
+  constexpr int kRounds = 200;
+  constexpr std::size_t kMax = 70000;
+  Window<std::uint32_t> w(comm(), kMax, 2);
+  std::vector<std::uint32_t> msg(kMax);
+  for (int k = 1; k <= kRounds; ++k) {
+    const std::size_t n = (static_cast<std::size_t>(k) * 7919) % kMax + 1;
+    for (std::size_t i = 0; i < n; ++i) msg[i] = static_cast<std::uint32_t>(k * 100003 + i);
+    if (k > 1) w.wait_until(1, static_cast<std::uint64_t>(k - 1), next);  // next consumed k-1
+    w.put_signal(next, 0, std::span<const std::uint32_t>(msg.data(), n), 0);
+    w.wait_until(0, static_cast<std::uint64_t>(k), prev);
+    auto got = w.local();
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(got[i], static_cast<std::uint32_t>(k * 100003 + i)) << "round " << k << " i " << i;
+    w.signal_add(prev, 1);
+  }
+  w.wait_until(1, kRounds, next);
+  comm().barrier();
+}
+
+TEST(Rma, FetchAddUnderContentionIsExact) {
+  // Every thread of every rank adds to every rank's counters; the totals are exact and the
+  // fetched values are all distinct.
+  const int p = nranks();
+  constexpr int kThreads = 2, kAdds = 500;
+  Window<std::uint64_t> w64(comm(), 1);
+  Window<std::int32_t> w32(comm(), 2);
+  std::vector<std::vector<std::uint64_t>> seen(kThreads);
+  std::vector<std::thread> threads;
+  for (int th = 0; th < kThreads; ++th)
+    threads.emplace_back([&, th] {
+      for (int i = 0; i < kAdds; ++i)
+        for (int t = 0; t < p; ++t) {
+          const std::uint64_t old = w64.fetch_add(t, 0, 3);
+          if (t == 0) seen[th].push_back(old);
+          w32.fetch_add(t, 1, -2);
+        }
+    });
+  for (auto& t : threads) t.join();
+  comm().barrier();
+  EXPECT_EQ(w64.local()[0], 3ull * kThreads * kAdds * static_cast<std::uint64_t>(p));
+  EXPECT_EQ(w32.local()[1], -2 * kThreads * kAdds * p);
+  EXPECT_EQ(w32.local()[0], 0);
+  // Values rank 0 returned to this rank are multiples of 3, all different across its threads.
+  std::vector<std::uint64_t> all;
+  for (auto& s : seen) all.insert(all.end(), s.begin(), s.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end());
+  for (auto v : all) ASSERT_EQ(v % 3, 0u);
+  comm().barrier();
+}
+
+TEST(Rma, CompareSwapElectsOneWinnerPerRound) {
+  const int p = nranks();
+  constexpr int kRounds = 50;
+  Window<std::int64_t> w(comm(), kRounds);
+  int won = 0;
+  for (int k = 0; k < kRounds; ++k) {
+    const std::int64_t old = w.compare_swap(0, static_cast<std::size_t>(k), 0, rank() + 1);
+    if (old == 0)
+      ++won;
+    else
+      ASSERT_GE(old, 1);
+  }
+  Window<std::int64_t> wins(comm(), 1);
+  wins.fetch_add(0, 0, won);
+  comm().barrier();
+  if (rank() == 0) {
+    EXPECT_EQ(wins.local()[0], kRounds);
+    for (int k = 0; k < kRounds; ++k) {
+      EXPECT_GE(w.local()[k], 1);
+      EXPECT_LE(w.local()[k], p);
+    }
+  }
+  // A failed swap leaves the value alone and returns it.
+  const std::int64_t cur = w.compare_swap(0, 0, -5, 99);
+  EXPECT_NE(cur, -5);
+  comm().barrier();
+  if (rank() == 0) {
+    EXPECT_NE(w.local()[0], 99);
+  }
+  comm().barrier();
+}
+
+TEST(Rma, CompareSwapSwapsOnlyOnMatch) {
+  // Each rank works on its own word at the next rank, alone: exact results, 4 and 8 bytes.
+  const int p = nranks();
+  const int t = (rank() + 1) % p;
+  Window<std::int64_t> w(comm(), static_cast<std::size_t>(p));
+  Window<std::uint32_t> w32(comm(), static_cast<std::size_t>(p));
+  const auto me = static_cast<std::size_t>(rank());
+  EXPECT_EQ(w.compare_swap(t, me, 0, 777), 0);
+  EXPECT_EQ(w.compare_swap(t, me, 5, 1), 777);  // no match: unchanged, old value returned
+  EXPECT_EQ(w.compare_swap(t, me, 777, -3), 777);
+  EXPECT_EQ(w32.compare_swap(t, me, 0, 0xdeadbeefu), 0u);
+  EXPECT_EQ(w32.compare_swap(t, me, 1, 2), 0xdeadbeefu);
+  EXPECT_EQ(w32.fetch_add(t, me, 1), 0xdeadbeefu);
+  comm().barrier();
+  const int from = (rank() - 1 + p) % p;
+  EXPECT_EQ(w.local()[static_cast<std::size_t>(from)], -3);
+  EXPECT_EQ(w32.local()[static_cast<std::size_t>(from)], 0xdeadbef0u);
+  comm().barrier();
+}
+
+TEST(Rma, BarrierOrdersPhases) {
+  // Phase k: everyone writes k into its own slot at every rank; after the barrier everyone must
+  // read k in every slot (a barrier that lets a rank out early shows k-1 somewhere).
+  const int p = nranks();
+  Window<std::int64_t> w(comm(), static_cast<std::size_t>(p));
+  for (std::int64_t k = 1; k <= 300; ++k) {
+    const std::int64_t v = k;
+    for (int t = 0; t < p; ++t)
+      w.put(t, static_cast<std::size_t>(rank()), std::span<const std::int64_t>(&v, 1));
+    comm().barrier();
+    for (int r = 0; r < p; ++r) ASSERT_EQ(w.local()[r], k) << "slot " << r << " phase " << k;
+    comm().barrier();
+  }
+}
+
+TEST(Rma, PassiveTargetProgressWhileTargetComputes) {
+  // Rank 0 computes (no compas call) while the others get from and fetch_add on it; they must
+  // all finish before rank 0 comes back, which the final count shows.
+  const int p = nranks();
+  Window<std::uint64_t> w(comm(), 2);
+  comm().barrier();
+  if (rank() == 0) {
+    w.local()[1] = 42;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    comm().barrier();
+    // Spin without touching the worker until every peer has added (progress must come from
+    // elsewhere: the progress thread, or the transport itself).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    std::atomic_ref<std::uint64_t> count(w.local()[0]);
+    while (count.load() < static_cast<std::uint64_t>(p - 1) &&
+           std::chrono::steady_clock::now() < deadline) {
+      if (comm().options().progress == Progress::wait) comm().progress();
+      std::this_thread::yield();
+    }
+    EXPECT_EQ(count.load(), static_cast<std::uint64_t>(p - 1));
+  } else {
+    comm().barrier();
+    std::uint64_t v = 0;
+    w.get(0, 1, std::span<std::uint64_t>(&v, 1));
+    EXPECT_EQ(v, 42u);
+    w.fetch_add(0, 0, 1);
+  }
+  comm().barrier();
+}
+
+TEST(Comm, HostsAndLazyEndpoints) {
+  // compas-run starts every rank on this host.
+  ASSERT_EQ(comm().hosts().size(), 1u);
+  EXPECT_EQ(static_cast<int>(comm().hosts()[0].size()), nranks());
+  for (int r = 0; r < nranks(); ++r) EXPECT_TRUE(comm().same_host(r));
+  EXPECT_LE(comm().connected_peers(), nranks() - 1);
+  const auto s = comm().stats();
+  EXPECT_GT(s.puts, 0u);
+  EXPECT_GT(s.bytes_put, 0u);
+  EXPECT_GT(s.atomics, 0u);
+  if (nranks() > 1) {
+    EXPECT_FALSE(comm().transport((rank() + 1) % nranks()).empty());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  try {
+    g_boot = Bootstrap::from_environment();
+    g_comm = std::make_unique<Comm>(*g_boot);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "test_rma: cannot form the job: %s\n", e.what());
+    return 1;
+  }
+  const int rc = RUN_ALL_TESTS();
+  g_comm.reset();
+  g_boot.reset();
+  return rc;
+}
