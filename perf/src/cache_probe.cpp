@@ -10,11 +10,13 @@
 #include <exception>
 #include <fstream>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
 #include "compas/perf/membw.hpp"
 #include "compas/perf/timer.hpp"
+#include "compas/threads/team.hpp"
 
 namespace compas::perf {
 
@@ -210,17 +212,30 @@ std::uint64_t choose_count(Run&& run, std::uint64_t count, std::uint64_t granule
   return std::max(granule, round_up(static_cast<std::uint64_t>(want), granule));
 }
 
+// Where the timed repeats are counted: the measuring thread of a profiled team and the region's
+// name; empty when nothing is counted.
+struct Counted {
+  const threads::ThreadCtx* ctx = nullptr;
+  const char* region = nullptr;
+};
+
 // Timed repeats that the scheduler left alone: a repeat during which this thread lost the cpu
 // (CPU time below 98% of wall time) is run again, up to 3x the repeats asked for and while the
 // retries have taken less than retry_ns. When that is not enough, the least disturbed ones fill
-// in, with the descheduled time taken out.
+// in, with the descheduled time taken out. Each repeat, retries too, is one call of the region
+// of `counted`, its counters read outside the timed stretch.
 template <class Body>
-std::vector<Timed> clean_repeats(Body&& body, int repeats, double retry_ns, int* disturbed) {
+std::vector<Timed> clean_repeats(Body&& body, int repeats, double retry_ns, int* disturbed,
+                                 Counted counted = {}) {
   std::vector<Timed> clean, other;
   double retried_ns = 0;
   for (int a = 0; static_cast<int>(clean.size()) < repeats; ++a) {
     if (a >= repeats && (a >= 3 * repeats || retried_ns >= retry_ns)) break;
-    const Timed t = timed(body);
+    const Timed t = [&] {
+      std::optional<Region> region;
+      if (counted.ctx) region.emplace(*counted.ctx, counted.region);
+      return timed(body);
+    }();
     if (a >= repeats) retried_ns += t.ns;
     (t.clean() ? clean : other).push_back(t);
   }
@@ -262,8 +277,13 @@ CacheRecord summarize(std::uint64_t size, const char* pattern, const std::vector
   return rec;
 }
 
+// Region names: one literal each (regions are told apart by the address of their name).
+constexpr const char* kChaseRegion = "chase";
+constexpr const char* kStreamRegion = "stream";
+
 CacheRecord measure_chase(Line* lines, std::uint64_t size, std::vector<std::uint32_t>& next,
-                          const CacheProbeOptions& opt, double cal_ns, double repeat_ns) {
+                          const CacheProbeOptions& opt, double cal_ns, double repeat_ns,
+                          const threads::ThreadCtx* ctx) {
   const std::size_t n = size / kLine;
   std::span<std::uint32_t> cycle(next.data(), n);
   sattolo_cycle(cycle, opt.seed ^ (size * 0x9e3779b97f4a7c15ull));
@@ -274,14 +294,14 @@ CacheRecord measure_chase(Line* lines, std::uint64_t size, std::vector<std::uint
       choose_count([&](std::uint64_t s) { return timed([&] { p = chase(p, s); }); }, 1024, 16,
                    cal_ns, repeat_ns);
   int disturbed = 0;
-  const auto runs =
-      clean_repeats([&] { p = chase(p, steps); }, opt.repeats, retry_ns(opt), &disturbed);
+  const auto runs = clean_repeats([&] { p = chase(p, steps); }, opt.repeats, retry_ns(opt),
+                                  &disturbed, {ctx, kChaseRegion});
   g_sink = reinterpret_cast<std::uintptr_t>(p);
   return summarize(size, "chase", runs, steps, disturbed);
 }
 
 CacheRecord measure_stream(const Line* lines, std::uint64_t size, const CacheProbeOptions& opt,
-                           double cal_ns, double repeat_ns) {
+                           double cal_ns, double repeat_ns, const threads::ThreadCtx* ctx) {
   const std::size_t n = size / kLine;
   std::uint64_t sum = 0;
   const std::uint64_t passes =
@@ -289,15 +309,34 @@ CacheRecord measure_stream(const Line* lines, std::uint64_t size, const CachePro
                    1, 1, cal_ns, repeat_ns);
   int disturbed = 0;
   const auto runs = clean_repeats([&] { sum += stream_sum(lines, n, passes); }, opt.repeats,
-                                  retry_ns(opt), &disturbed);
+                                  retry_ns(opt), &disturbed, {ctx, kStreamRegion});
   g_sink = sum;
   CacheRecord rec = summarize(size, "stream", runs, passes * (size / 8), disturbed);
   rec.bandwidth_gbs = 8.0 / rec.ns_per_load;  // 8 bytes per load, bytes per ns = GB/s
   return rec;
 }
 
+// Bytes of a cache line, for memory traffic estimated from last-level misses.
+int llc_line_bytes(const threads::Topology& topo) {
+  int line = 0, level = 0;
+  for (const auto& c : topo.caches())
+    if (c.type != "instruction" && c.line_bytes > 0 && c.level > level)
+      line = c.line_bytes, level = c.level;
+  return line > 0 ? line : static_cast<int>(kLine);
+}
+
+// The region calls of `region` among `samples` (one thread).
+std::uint64_t calls_of(const std::vector<RegionSample>& samples, const char* region) {
+  std::uint64_t calls = 0;
+  for (const auto& s : samples)
+    if (s.region == region) calls += s.calls;
+  return calls;
+}
+
+// `ctx` and `profile`: the one-thread team the probe runs on when counting, else null.
 CacheProbeResult probe(const threads::Topology& topo, const CacheProbeOptions& opt,
-                       const std::vector<std::uint64_t>& sizes, std::uint64_t requested_max) {
+                       const std::vector<std::uint64_t>& sizes, std::uint64_t requested_max,
+                       const threads::ThreadCtx* ctx = nullptr, Profile* profile = nullptr) {
   const std::uint64_t t_start = now_ns();
   CacheProbeResult res;
   res.sizes = sizes;
@@ -317,13 +356,32 @@ CacheProbeResult probe(const threads::Topology& topo, const CacheProbeOptions& o
   const double repeat_ns = opt.repeat_ms * 1e6;
   const double cal_ns = std::min(1e6, repeat_ns / 4);
   std::vector<double> chase_ns;
+  const int line = llc_line_bytes(topo);
+  double stream_bytes = 0;  // read by the counted stream repeats, all sizes
   for (const std::uint64_t size : sizes) {
-    CacheRecord c = measure_chase(buf.lines(), size, next, opt, cal_ns, repeat_ns);
-    CacheRecord s = measure_stream(buf.lines(), size, opt, cal_ns, repeat_ns);
+    const auto before = profile ? profile->samples() : std::vector<RegionSample>{};
+    CacheRecord c = measure_chase(buf.lines(), size, next, opt, cal_ns, repeat_ns, ctx);
+    CacheRecord s = measure_stream(buf.lines(), size, opt, cal_ns, repeat_ns, ctx);
+    if (profile) {
+      // This size's share of the profile: the stream's own bytes are every repeat's loads.
+      const auto step = samples_since(profile->samples(), before);
+      const double bytes = static_cast<double>(calls_of(step, kStreamRegion) * s.loads * 8);
+      stream_bytes += bytes;
+      for (auto& r : aggregate(step, line, {{kStreamRegion, WorkModel{0, bytes}}})) {
+        CacheRecord& rec = r.region == kChaseRegion ? c : s;
+        r.region += " " + format_size(size);
+        rec.region = std::move(r);
+      }
+    }
     chase_ns.push_back(c.ns_per_load);
     if (opt.progress) opt.progress(c, s);
     res.records.push_back(std::move(c));
     res.records.push_back(std::move(s));
+  }
+  if (profile) {
+    res.regions =
+        aggregate(profile->samples(), line, {{kStreamRegion, WorkModel{0, stream_bytes}}});
+    res.counter_errors = profile->thread_errors();
   }
   res.knees = detect_knees(sizes, chase_ns);
   match_knees(res.knees, res.caches);
@@ -552,6 +610,20 @@ CacheProbeResult run_cache_probe(const threads::Topology& topo, const CacheProbe
   std::exception_ptr error;
   std::thread worker([&] {
     try {
+      if (!o.events.requested.empty()) {
+        // Counting: the measuring thread becomes a one-thread team (pinned to o.cpu by the team)
+        // so that its repeats can be regions of a profile.
+        threads::TeamOptions to;
+        to.threads = 1;
+        to.bind.policy = threads::BindPolicy::list;
+        to.bind.cpus = {o.cpu};
+        threads::Team team(topo, to);
+        Profile profile(team, o.events);
+        team.run([&](threads::ThreadCtx& c) {
+          res = probe(topo, o, sizes, opt.max_bytes, &c, &profile);
+        });
+        return;
+      }
       const auto got = topo.bind_current_thread(o.cpu);
       if (got.size() != 1 || got[0] != o.cpu)
         throw std::runtime_error("could not pin the measuring thread to cpu " +

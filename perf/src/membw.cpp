@@ -786,6 +786,31 @@ std::vector<std::pair<MembwIsa, bool>> candidates(const threads::Topology& topo,
   return out;
 }
 
+// The region of a kernel's timed repeats. Regions are told apart by the address of their name,
+// so each has one literal.
+const char* region_name(MembwKernel k) {
+  switch (k) {
+    case MembwKernel::load:
+      return "membw load";
+    case MembwKernel::store:
+      return "membw store";
+    case MembwKernel::copy:
+      return "membw copy";
+    case MembwKernel::triad:
+      return "membw triad";
+  }
+  return "membw";
+}
+
+// Bytes of a cache line, for memory traffic estimated from last-level misses.
+int line_bytes(const threads::Topology& topo) {
+  int line = 0, level = 0;
+  for (const auto& c : topo.caches())
+    if (c.type != "instruction" && c.line_bytes > 0 && c.level > level)
+      line = c.line_bytes, level = c.level;
+  return line > 0 ? line : 64;
+}
+
 MembwRecord measure(threads::Team& team, const threads::Topology& topo, MembwKernel kernel,
                     const MembwOptions& o) {
   const int t = team.size();
@@ -856,8 +881,12 @@ MembwRecord measure(threads::Team& team, const threads::Topology& topo, MembwKer
           break;
       }
     };
-    auto timed_run = [&](Stamps& st, int reps, int v) {
+    // `region`: count this stretch as that region when a profile is active; its counters are
+    // read outside the stamps.
+    auto timed_run = [&](Stamps& st, int reps, int v, const char* region = nullptr) {
       c.barrier();
+      std::optional<Region> counted;
+      if (region) counted.emplace(c, region);
       st.start[me] = now_ns();
       for (int p = 0; p < reps; ++p) pass(v);
       st.end[me] = now_ns();
@@ -898,7 +927,8 @@ MembwRecord measure(threads::Team& team, const threads::Topology& topo, MembwKer
       variant = c.broadcast(c.is_leader() ? chosen : 0);
     }
 
-    for (int r = 0; r < R; ++r) timed_run(timed[static_cast<std::size_t>(r)], reps, variant);
+    for (int r = 0; r < R; ++r)
+      timed_run(timed[static_cast<std::size_t>(r)], reps, variant, region_name(kernel));
     c.barrier();
 
     // Check what the kernel left in memory.
@@ -1002,7 +1032,28 @@ MembwResult run_membw(const threads::Topology& topo, const MembwOptions& options
     to.allow_oversubscribe = o.oversubscribe;
     to.pin = !topo.is_synthetic();
     threads::Team team(topo, to);
-    for (auto k : o.kernels) result.records.push_back(measure(team, topo, k, o));
+    std::optional<Profile> profile;
+    if (!o.events.requested.empty()) profile.emplace(team, o.events);
+    for (auto k : o.kernels) {
+      MembwRecord rec = measure(team, topo, k, o);
+      if (profile) {
+        std::vector<RegionSample> mine;
+        for (auto& sample : profile->samples())
+          if (sample.region == region_name(k)) mine.push_back(std::move(sample));
+        const WorkModel work{0, static_cast<double>(rec.bytes_per_repeat) * rec.repeats};
+        auto summary = aggregate(mine, line_bytes(topo), {{region_name(k), work}});
+        if (!summary.empty()) {
+          rec.region = std::move(summary.front());
+          rec.region->region = to_string(k) + " T=" + std::to_string(t);
+        }
+      }
+      result.records.push_back(std::move(rec));
+    }
+    if (profile)
+      for (auto& e : profile->thread_errors())
+        if (std::find(result.counter_errors.begin(), result.counter_errors.end(), e) ==
+            result.counter_errors.end())
+          result.counter_errors.push_back(std::move(e));
   }
   std::stable_sort(result.records.begin(), result.records.end(),
                    [&](const MembwRecord& x, const MembwRecord& y) {

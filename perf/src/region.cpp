@@ -240,6 +240,31 @@ std::vector<RegionSummary> aggregate(const std::vector<RegionSample>& samples, i
   return out;
 }
 
+std::vector<RegionSample> samples_since(const std::vector<RegionSample>& later,
+                                        const std::vector<RegionSample>& earlier) {
+  std::vector<RegionSample> out;
+  for (const auto& s : later) {
+    const auto it = std::find_if(earlier.begin(), earlier.end(), [&](const RegionSample& e) {
+      return e.node == s.node && e.thread == s.thread && e.region == s.region;
+    });
+    RegionSample d = s;
+    if (it != earlier.end()) {
+      d.calls -= std::min(it->calls, s.calls);
+      d.seconds -= it->seconds;
+      // A thread counts the same events throughout one profile; should the two snapshots
+      // differ anyway, no difference of counts is meaningful and none is reported.
+      if (it->events == s.events && it->counts.size() == s.counts.size()) {
+        for (std::size_t i = 0; i < d.counts.size(); ++i) d.counts[i] -= it->counts[i];
+      } else {
+        d.events.clear();
+        d.counts.clear();
+      }
+    }
+    if (d.calls > 0) out.push_back(std::move(d));
+  }
+  return out;
+}
+
 json to_json(const RegionSummary& s) {
   auto stat = [](const Stat& st) {
     return json{{"min", st.min}, {"mean", st.mean}, {"max", st.max}, {"sum", st.sum}, {"n", st.n}};

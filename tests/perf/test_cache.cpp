@@ -270,6 +270,46 @@ TEST(CacheProbe, TinyRunGivesWellFormedRecords) {
   }
 }
 
+TEST(CacheProbe, EventsGiveARegionPerSizeAndPattern) {
+  const auto topo = threads::Topology::host();
+  CacheProbeOptions opt;
+  opt.min_bytes = 4 * KiB;
+  opt.max_bytes = 32 * KiB;
+  opt.steps_per_octave = 1;
+  opt.repeats = 2;
+  opt.repeat_ms = 0.5;
+  opt.events = choose_events("perf::TASK-CLOCK");
+  if (!opt.events.counting()) GTEST_SKIP() << "no counters here: " << opt.events.notice;
+  const auto res = run_cache_probe(topo, opt);
+  EXPECT_TRUE(res.counter_errors.empty());
+  ASSERT_FALSE(res.records.empty());
+  double calls[2] = {0, 0}, clock[2] = {0, 0};
+  for (const auto& r : res.records) {
+    SCOPED_TRACE(r.pattern + " " + format_size(r.size_bytes));
+    ASSERT_TRUE(r.region.has_value());
+    const auto& g = *r.region;
+    EXPECT_EQ(g.region, r.pattern + " " + format_size(r.size_bytes));
+    EXPECT_EQ(g.threads, 1);
+    // Every timed repeat, retries of disturbed ones too; calibration is not counted.
+    EXPECT_GE(g.calls.sum, r.repeats);
+    EXPECT_LE(g.calls.sum, 3 * r.repeats);
+    ASSERT_EQ(g.counters.count("perf::TASK-CLOCK"), 1u);
+    EXPECT_GT(g.counters.at("perf::TASK-CLOCK").sum, 0);
+    EXPECT_EQ(g.derived.count("bandwidth_gbs"), r.pattern == "stream" ? 1u : 0u);
+    const int k = r.pattern == "stream";
+    calls[k] += g.calls.sum;
+    clock[k] += g.counters.at("perf::TASK-CLOCK").sum;
+  }
+  // The totals over all sizes are the per-size figures added up.
+  ASSERT_EQ(res.regions.size(), 2u);
+  EXPECT_EQ(res.regions[0].region, "chase");
+  EXPECT_EQ(res.regions[1].region, "stream");
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_DOUBLE_EQ(res.regions[k].calls.sum, calls[k]);
+    EXPECT_DOUBLE_EQ(res.regions[k].counters.at("perf::TASK-CLOCK").sum, clock[k]);
+  }
+}
+
 TEST(CacheProbe, RejectsBadOptionsNamingTheFlag) {
   const auto topo = threads::Topology::host();
   CacheProbeOptions opt;

@@ -209,6 +209,48 @@ TEST(MembwRun, RecordsForEveryKernelAndThreadCount) {
   }
 }
 
+TEST(MembwRun, NoEventsNoRegions) {
+  const auto topo = compas::threads::Topology::host();
+  auto o = small_options();
+  o.threads = {1};
+  o.kernels = {MembwKernel::load};
+  o.repeats = 1;
+  const auto res = perf::run_membw(topo, o);
+  ASSERT_EQ(res.records.size(), 1u);
+  EXPECT_FALSE(res.records[0].region.has_value());
+  EXPECT_TRUE(res.counter_errors.empty());
+}
+
+TEST(MembwRun, EventsMakeOneRegionPerKernelAndThreadCount) {
+  const auto topo = compas::threads::Topology::host();
+  auto o = small_options();
+  o.kernels = {MembwKernel::copy, MembwKernel::triad};
+  o.events = perf::choose_events("perf::TASK-CLOCK");
+  if (!o.events.counting()) GTEST_SKIP() << "no counters here: " << o.events.notice;
+  const auto res = perf::run_membw(topo, o);
+  EXPECT_TRUE(res.counter_errors.empty());
+  ASSERT_EQ(res.records.size(), 4u);
+  for (const auto& r : res.records) {
+    const std::string name = perf::to_string(r.kernel) + " T=" + std::to_string(r.threads);
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(r.region.has_value());
+    const auto& g = *r.region;
+    EXPECT_EQ(g.region, name);
+    EXPECT_EQ(g.threads, r.threads);  // one sample per team thread
+    EXPECT_DOUBLE_EQ(g.calls.sum, static_cast<double>(r.repeats * r.threads));  // timed only
+    ASSERT_EQ(g.counters.count("perf::TASK-CLOCK"), 1u);
+    EXPECT_EQ(g.counters.at("perf::TASK-CLOCK").n, r.threads);
+    EXPECT_GT(g.counters.at("perf::TASK-CLOCK").min, 0);
+    EXPECT_EQ(g.counters.size(), 1u);  // only what was asked for and read
+    // The kernel's own bytes over the slowest thread's time in the region.
+    ASSERT_EQ(g.derived.count("bandwidth_gbs"), 1u);
+    EXPECT_DOUBLE_EQ(g.derived.at("bandwidth_gbs"),
+                     static_cast<double>(r.bytes_per_repeat) * r.repeats / g.seconds.max * 1e-9);
+    EXPECT_EQ(g.derived.count("memory_bytes_est"), 0u);  // no last-level misses read
+    EXPECT_TRUE(r.verified);
+  }
+}
+
 TEST(MembwRun, ForcedStoreModesVerify) {
   const auto topo = compas::threads::Topology::host();
   for (auto mode : {perf::StoreMode::temporal, perf::StoreMode::non_temporal}) {

@@ -200,3 +200,43 @@ TEST(Aggregate, RegionsKeepFirstAppearanceOrder) {
   EXPECT_EQ(r[0].threads, 2);
   EXPECT_EQ(r[1].region, "a");
 }
+
+TEST(Aggregate, SamplesSinceIsTheStepBetweenSnapshots) {
+  auto sample = [](int thread, const char* region, std::uint64_t calls, double seconds,
+                   std::vector<long long> counts) {
+    cp::RegionSample s;
+    s.thread = thread;
+    s.region = region;
+    s.calls = calls;
+    s.seconds = seconds;
+    s.events = {"perf::TASK-CLOCK"};
+    s.counts = std::move(counts);
+    return s;
+  };
+  const std::vector<cp::RegionSample> before = {
+      sample(0, "a", 2, 1.0, {100}), sample(1, "a", 2, 1.5, {150}), sample(0, "b", 1, 0.5, {50})};
+  const std::vector<cp::RegionSample> after = {
+      sample(0, "a", 5, 4.0, {400}), sample(1, "a", 2, 1.5, {150}),   // not entered
+      sample(0, "b", 2, 0.75, {75}), sample(1, "c", 1, 0.25, {25})};  // new region
+  const auto step = cp::samples_since(after, before);
+  ASSERT_EQ(step.size(), 3u);
+  EXPECT_EQ(step[0].region, "a");
+  EXPECT_EQ(step[0].thread, 0);
+  EXPECT_EQ(step[0].calls, 3u);
+  EXPECT_DOUBLE_EQ(step[0].seconds, 3.0);
+  EXPECT_EQ(step[0].counts, (std::vector<long long>{300}));
+  EXPECT_EQ(step[1].region, "b");
+  EXPECT_EQ(step[1].calls, 1u);
+  EXPECT_EQ(step[1].counts, (std::vector<long long>{25}));
+  EXPECT_EQ(step[2].region, "c");
+  EXPECT_EQ(step[2].counts, (std::vector<long long>{25}));
+
+  // Snapshots whose events differ give no difference of counts at all, never a wrong one.
+  auto other = after;
+  other[0].events = {"perf::PAGE-FAULTS"};
+  const auto odd = cp::samples_since(other, before);
+  ASSERT_FALSE(odd.empty());
+  EXPECT_TRUE(odd[0].events.empty());
+  EXPECT_TRUE(odd[0].counts.empty());
+  EXPECT_EQ(odd[0].calls, 3u);
+}

@@ -14,10 +14,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "compas/perf/counters.hpp"
+#include "compas/perf/region.hpp"
 #include "compas/threads/topology.hpp"
 
 namespace compas::perf {
@@ -37,6 +40,10 @@ struct CacheRecord {
   // Repeats during which the thread lost its cpu even after retries; their descheduled time
   // (wall minus thread CPU time) is taken out.
   int disturbed_repeats = 0;
+  // When counters were requested: this size's timed repeats (retries included) as one region,
+  // "chase 64 KiB" or "stream 64 KiB", with the counters read and the derived metrics (for the
+  // stream, bandwidth_gbs from the bytes it read).
+  std::optional<RegionSummary> region;
 };
 
 struct CacheProbeOptions {
@@ -49,6 +56,10 @@ struct CacheProbeOptions {
   std::uint64_t seed = 0x5eed;
   // Called after each size is measured (chase and stream), e.g. to print a table row.
   std::function<void(const CacheRecord& chase, const CacheRecord& stream)> progress;
+  // Counters (choose_events). When something was requested, the measuring thread runs as a
+  // one-thread team with a Profile, and every timed repeat is a region ("chase", "stream");
+  // calibration and the shuffle are not counted. Default: nothing requested, nothing read.
+  EventChoice events{};
 };
 
 // A cache of the machine as a knee may be matched against it.
@@ -91,6 +102,9 @@ struct CacheProbeResult {
   bool hugepage_advised = false;     // madvise(MADV_HUGEPAGE) on the buffer succeeded
   std::uint64_t hugepage_bytes = 0;  // of the buffer, backed by transparent huge pages
   double seconds = 0;
+  // When counters were requested: "chase" and "stream" over all sizes.
+  std::vector<RegionSummary> regions;
+  std::vector<std::string> counter_errors;  // why the event set could not be made, if so
 };
 
 // Working-set sizes: min, then the points 2^k * (1 + i/steps) strictly between, then max;

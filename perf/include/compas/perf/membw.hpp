@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "compas/perf/counters.hpp"
+#include "compas/perf/region.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
 
@@ -99,6 +101,10 @@ struct MembwOptions {
   // least this long (once for large sets).
   double min_repeat_ms = 50;
   bool huge_pages = true;  // madvise(MADV_HUGEPAGE) on the arrays
+  // Counters (choose_events). When something was requested, every team gets a Profile and each
+  // thread runs the timed repeats of every kernel as a region; nothing else is counted. Default:
+  // nothing requested, no profile, no counter reads near the timed code.
+  EventChoice events{};
 };
 
 // One variant tried by the calibration before the timed repeats: best of its tries.
@@ -128,6 +134,10 @@ struct MembwRecord {
   MembwIsa isa = MembwIsa::generic;  // kernel variant used
   std::vector<MembwTry> tried;       // calibration, when more than one variant was possible
   bool verified = false;             // the arrays hold what the kernel must have computed
+  // When counters were requested: the timed repeats as one region ("copy T=2") over the team's
+  // threads, with the counters read and the derived metrics (bandwidth_gbs from the kernel's own
+  // bytes over the slowest thread's time; memory traffic from last-level misses, ...).
+  std::optional<RegionSummary> region;
 };
 
 struct MembwSummary {
@@ -146,6 +156,7 @@ struct MembwResult {
   std::vector<MembwRecord> records;     // kernel-major: for each kernel, ascending thread counts
   std::vector<MembwSummary> summaries;  // one per kernel, in the order asked
   std::vector<int> threads;             // thread counts measured, ascending
+  std::vector<std::string> counter_errors;  // threads whose event set could not be made
 };
 
 // Runs the probe. Throws std::invalid_argument for bad options: no thread counts, a count < 1,

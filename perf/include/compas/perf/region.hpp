@@ -65,6 +65,12 @@ struct WorkModel {
 std::vector<RegionSummary> aggregate(const std::vector<RegionSample>& samples, int line_bytes = 64,
                                      const std::map<std::string, WorkModel>& models = {});
 
+// What was recorded between two snapshots of Profile::samples(): `later` minus `earlier` per
+// (node, thread, region), for per-step figures out of one running profile. Samples with no call
+// in between are left out.
+std::vector<RegionSample> samples_since(const std::vector<RegionSample>& later,
+                                        const std::vector<RegionSample>& earlier);
+
 json to_json(const RegionSummary& s);
 // A readable table of the summaries.
 std::string format_table(const std::vector<RegionSummary>& summaries);
