@@ -37,6 +37,7 @@ struct CacheArgs {
   int cpu = -1;
   int repeats = 7;
   double repeat_ms = 2;
+  std::string events;
   std::string plot;
   OutputFlags out;
 };
@@ -75,8 +76,14 @@ int run_cache(const CacheArgs& a) {
   opt.cpu = a.cpu >= 0 ? a.cpu : topo.pu_list().at(0).os_index;
   opt.repeats = a.repeats;
   opt.repeat_ms = a.repeat_ms;
-  // Fail on a bad range or output path now, before the TSC calibration and the table header.
+  // Fail on a bad range, event or output path now, before the TSC calibration and the table
+  // header.
+  if (opt.min_bytes > opt.max_bytes)
+    throw std::invalid_argument("--min '" + a.min + "' (" + perf::format_size(opt.min_bytes) +
+                                ") is larger than --max '" + a.max + "' (" +
+                                perf::format_size(opt.max_bytes) + ")");
   perf::cache_probe_sizes(opt.min_bytes, opt.max_bytes, opt.steps_per_octave);
+  opt.events = choose_events_flag(a.events);
   check_outputs(a.out);
   check_plot_dir(a.plot);
   const auto& tsc = perf::tsc();
@@ -126,6 +133,11 @@ int run_cache(const CacheArgs& a) {
        "run again; disturbed_repeats counts those still used, with the descheduled time taken "
        "out"},
       {"knee_definition", kKneeDefinition},
+      {"events", events_params(opt.events)},
+      {"counters",
+       "with --events: each event over one size's timed repeats (retries included); derived "
+       "metrics from perf::aggregate (stream bandwidth_gbs: the bytes it read over the region's "
+       "time)"},
       {"seconds", res.seconds}};
   perf::Report report("cache", perf::machine_json(topo), params);
   for (const auto& r : res.records) {
@@ -136,6 +148,7 @@ int run_cache(const CacheArgs& a) {
     j["loads"] = r.loads;
     j["repeats"] = r.repeats;
     j["disturbed_repeats"] = r.disturbed_repeats;
+    if (r.region) add_counters_json(j, *r.region);
     report.add(std::move(j));
   }
   for (const auto& k : res.knees)
@@ -152,6 +165,7 @@ int run_cache(const CacheArgs& a) {
                 {"octaves_from_cache", k.octaves_from_cache}});
   write_outputs(report, a.out);
   plot_report(report, a.plot);
+  warn_counter_errors(res.counter_errors);
   if (a.out.quiet) return 0;
 
   if (res.max_bytes_requested > res.sizes.back())
@@ -197,6 +211,9 @@ int run_cache(const CacheArgs& a) {
   }
   fmt::print("{}\n", kCompas1998);
   fmt::print("probe time {:.1f} s\n", res.seconds);
+  print_regions(res.regions, opt.events);
+  if (!opt.events.requested.empty())
+    fmt::print("(per size: \"counters\" and \"derived\" of each record in --json / --csv)\n");
   return 0;
 }
 
@@ -223,6 +240,7 @@ Command setup_cache(CLI::App& app) {
   cmd->add_option("--repeat-ms", args->repeat_ms, "duration of one timed repeat in milliseconds")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 60000.0));
+  add_events_flag(*cmd, args->events);
   add_output_flags(*cmd, args->out);
   add_plot_flag(*cmd, args->plot);
   return {cmd, [args] { return run_cache(*args); }};

@@ -43,6 +43,7 @@ struct MembwArgs {
   double min_repeat_ms = 50;
   bool oversubscribe = false;
   bool no_huge_pages = false;
+  std::string events;
   OutputFlags out;
   std::string plot;
 };
@@ -133,6 +134,9 @@ int run_membw_command(const MembwArgs& a) {
   o.min_repeat_ms = a.min_repeat_ms;
   o.oversubscribe = a.oversubscribe;
   o.huge_pages = !a.no_huge_pages;
+  o.events = choose_events_flag(a.events);
+  check_outputs(a.out);
+  check_plot_dir(a.plot);
 
   const auto res = perf::run_membw(topo, o);
 
@@ -161,12 +165,22 @@ int run_membw_command(const MembwArgs& a) {
        {"thread_gbs", "each thread's bytes / its own time, median over repeats"},
        {"saturation",
         "smallest thread count after which the next count adds "
-        "< 10% total bandwidth; null: not saturated"}});
-  for (const auto& r : res.records) report.add(record_json(r));
+        "< 10% total bandwidth; null: not saturated"},
+       {"events", events_params(o.events)},
+       {"counters",
+        "with --events: each event over the timed repeats, summed over the threads; derived "
+        "metrics from perf::aggregate (bandwidth_gbs: the kernel's bytes over the slowest "
+        "thread's time in the region)"}});
+  for (const auto& r : res.records) {
+    perf::json j = record_json(r);
+    if (r.region) add_counters_json(j, *r.region);
+    report.add(std::move(j));
+  }
   for (const auto& s : res.summaries) report.add(summary_json(s));
   write_outputs(report, a.out);
   plot_report(report, a.plot);
 
+  warn_counter_errors(res.counter_errors);
   bool all_verified = true;
   for (const auto& r : res.records) all_verified = all_verified && r.verified;
   if (!all_verified)
@@ -252,6 +266,10 @@ int run_membw_command(const MembwArgs& a) {
       "  auto: where the working set exceeds the last-level cache both temporal and non-temporal "
       "stores are tried (and AVX2 beside AVX-512), the fastest is kept; temporal stores also read "
       "each line for ownership, traffic not counted.\n");
+  std::vector<perf::RegionSummary> regions;
+  for (const auto& r : res.records)
+    if (r.region) regions.push_back(*r.region);
+  print_regions(regions, o.events);
   return 0;
 }
 
@@ -290,7 +308,8 @@ Command setup_membw(CLI::App& app) {
                   "non-temporal")
       ->envname("COMPAS_STORES")
       ->capture_default_str();
-  cmd->add_option("--isa", args->isa, "kernel instruction set: auto | avx512 | avx2 | sse2")
+  cmd->add_option("--isa", args->isa,
+                  "kernel instruction set: auto | avx512 | avx2 | sse2 | generic")
       ->envname("COMPAS_ISA")
       ->capture_default_str();
   cmd->add_option("--repeats", args->repeats, "timed repeats per measurement (median reported)")
@@ -306,6 +325,7 @@ Command setup_membw(CLI::App& app) {
   cmd->add_flag("--no-huge-pages", args->no_huge_pages,
                 "do not ask for transparent huge pages (madvise MADV_HUGEPAGE) for the arrays")
       ->envname("COMPAS_NO_HUGE_PAGES");
+  add_events_flag(*cmd, args->events);
   add_output_flags(*cmd, args->out);
   add_plot_flag(*cmd, args->plot);
   return {cmd, [args] { return run_membw_command(*args); }};

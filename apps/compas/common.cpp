@@ -3,6 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/core.h>
+
+#include <cctype>
+#include <cmath>
 #include <stdexcept>
 
 #include "compas/threads/placement.hpp"
@@ -58,6 +62,66 @@ void check_outputs(const OutputFlags& out) {
 void write_outputs(const perf::Report& report, const OutputFlags& out) {
   report.write_json(out.json);
   report.write_csv(out.csv);
+}
+
+void add_events_flag(CLI::App& cmd, std::string& events) {
+  cmd.add_option("--events", events,
+                 "PAPI events to count around each measured point: a comma list "
+                 "(PAPI_TOT_CYC,PAPI_L3_TCM, perf::TASK-CLOCK) or a group: ipc | cache | mem | "
+                 "soft (default: none)")
+      ->envname("COMPAS_EVENTS")
+      ->type_name("LIST|GROUP");
+}
+
+perf::EventChoice choose_events_flag(const std::string& request) {
+  // Spaces around the items are not part of any event name.
+  std::string items;
+  for (char c : request)
+    if (!std::isspace(static_cast<unsigned char>(c))) items += c;
+  perf::EventChoice choice;
+  try {
+    choice = perf::choose_events(items);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("--events '" + request + "': " + e.what());
+  }
+  perf::announce(choice);
+  return choice;
+}
+
+perf::json events_params(const perf::EventChoice& choice) {
+  perf::json j = {{"requested", choice.requested}};
+  if (choice.requested.empty()) return j;
+  j["counted"] = choice.events;
+  j["unavailable"] = choice.unavailable;
+  j["source"] = perf::to_string(choice.source);
+  j["multiplexed"] = choice.multiplexed;
+  if (!choice.notice.empty()) j["notice"] = choice.notice;
+  return j;
+}
+
+void add_counters_json(perf::json& record, const perf::RegionSummary& region) {
+  perf::json counters = perf::json::object();
+  for (const auto& [event, stat] : region.counters)
+    if (stat.n == region.threads) counters[event] = std::llround(stat.sum);  // exact to 2^53
+  perf::json derived = perf::json::object();
+  for (const auto& [name, value] : region.derived) derived[name] = value;
+  record["counters"] = std::move(counters);
+  record["derived"] = std::move(derived);
+}
+
+void print_regions(const std::vector<perf::RegionSummary>& regions,
+                   const perf::EventChoice& choice) {
+  if (choice.requested.empty()) return;
+  std::string counted;
+  for (const auto& e : choice.events) counted += (counted.empty() ? "" : ", ") + e;
+  fmt::print(
+      "\nregions, the timed repeats only ({}); per thread min / mean / max, sum over threads:\n",
+      choice.counting() ? "counters " + counted : std::string("time only, no counters"));
+  fmt::print("{}", perf::format_table(regions));
+}
+
+void warn_counter_errors(const std::vector<std::string>& errors) {
+  for (const auto& e : errors) fmt::print(stderr, "compas: counters: {}\n", e);
 }
 
 threads::Topology load_topology(const std::string& synthetic) {

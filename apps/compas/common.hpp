@@ -1,11 +1,14 @@
 // Shared pieces of the compas subcommands: the shared flags (DESIGN.md: --threads, --bind,
-// --wait, --json, --csv, --quiet, each also read from COMPAS_<NAME>) and list parsing.
+// --wait, --json, --csv, --quiet, each also read from COMPAS_<NAME>; --events for the probes
+// that count) and list parsing.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
+#include "compas/perf/counters.hpp"
+#include "compas/perf/region.hpp"
 #include "compas/perf/report.hpp"
 
 namespace compas::app {
@@ -28,6 +31,30 @@ void check_outputs(const OutputFlags& out);
 
 // Writes the report files the flags ask for and returns.
 void write_outputs(const perf::Report& report, const OutputFlags& out);
+
+// --events LIST|GROUP (env COMPAS_EVENTS): PAPI events or groups counted around each measured
+// point. Empty (the default): no counters.
+void add_events_flag(CLI::App& cmd, std::string& events);
+
+// Resolves --events before anything is measured (perf::choose_events): an unknown event or group
+// is bad input (std::invalid_argument naming the flag and value); events this machine cannot
+// count go through the fallback chain, whose notice is printed here, once.
+perf::EventChoice choose_events_flag(const std::string& request);
+
+// The params entries that say what was asked for and what is counted.
+perf::json events_params(const perf::EventChoice& choice);
+
+// Adds to a record "counters" (each event read on every thread of the region, summed over them;
+// an event not read is absent, never 0) and "derived" (the metrics perf::aggregate computed).
+void add_counters_json(perf::json& record, const perf::RegionSummary& region);
+
+// After a command's own table: the region table (perf::format_table) with a line saying what
+// was counted. Nothing when no counters were requested.
+void print_regions(const std::vector<perf::RegionSummary>& regions,
+                   const perf::EventChoice& choice);
+
+// Threads whose event set could not be made, one line each on stderr (also under --quiet).
+void warn_counter_errors(const std::vector<std::string>& errors);
 
 // The hidden option `--topology DESC` loads an hwloc synthetic topology instead of the host.
 threads::Topology load_topology(const std::string& synthetic);
