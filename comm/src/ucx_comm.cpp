@@ -445,10 +445,11 @@ std::string Comm::transport(int r) {
     words >> tl;
     if (const auto c = tl.find(':'); c != std::string::npos) tl = tl.substr(c + 1);
     std::string role;
-    for (std::string w; words >> w;)
-      if (w == "am" || w == "rma" || w == "amo" || w == "rma_bw" || w == "am_bw" || w == "tag" ||
-          w == "rma_bw#0" || w == "am_bw#0")
+    for (std::string w; words >> w;) {
+      w = w.substr(0, w.find('#'));  // "amo#0" -> "amo"
+      if (w == "am" || w == "am_bw" || w == "rma" || w == "rma_bw" || w == "amo" || w == "tag")
         role += (role.empty() ? "" : "+") + w;
+    }
     if (!out.empty()) out += ", ";
     out += tl + (role.empty() ? "" : " (" + role + ")");
   }

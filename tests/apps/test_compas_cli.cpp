@@ -37,6 +37,9 @@ using nlohmann::json;
 #ifndef COMPAS_EXE
 #error "COMPAS_EXE must name the compas executable"
 #endif
+#ifndef COMPAS_RUN_EXE
+#error "COMPAS_RUN_EXE must name the compas-run executable"
+#endif
 
 struct Outcome {
   int exit_code = -1;  // -1 when the process did not exit normally
@@ -55,8 +58,8 @@ using Env = std::vector<std::pair<std::string, std::string>>;
 
 // Runs `compas args...`. The child's environment is ours without any COMPAS_* variable (the
 // flags read them), plus `env`.
-Outcome run_compas(const std::vector<std::string>& args, const Env& env = {}) {
-  std::vector<std::string> argv_s = {COMPAS_EXE};
+Outcome run_exe(const std::string& exe, const std::vector<std::string>& args, const Env& env) {
+  std::vector<std::string> argv_s = {exe};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& s : argv_s) argv.push_back(s.data());
@@ -120,6 +123,17 @@ Outcome run_compas(const std::vector<std::string>& args, const Env& env = {}) {
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r;
+}
+
+Outcome run_compas(const std::vector<std::string>& args, const Env& env = {}) {
+  return run_exe(COMPAS_EXE, args, env);
+}
+
+// `compas args...` as every rank of a compas-run job of `nprocs` processes.
+Outcome run_compas_job(int nprocs, const std::vector<std::string>& args, const Env& env = {}) {
+  std::vector<std::string> all = {"-n", std::to_string(nprocs), "-t", "1", COMPAS_EXE};
+  all.insert(all.end(), args.begin(), args.end());
+  return run_exe(COMPAS_RUN_EXE, all, env);
 }
 
 std::string read_file(const fs::path& p) {
@@ -557,6 +571,38 @@ TEST_F(Cli, CacheSoftEventsCountEverySize) {
 
 // ---- help and version ------------------------------------------------------------------------
 
+TEST_F(Cli, PingpongUnderLauncherMeasuresEveryOpAndSize) {
+  const Outcome r = run_compas_job(2,
+                                   {"pingpong", "--sizes", "8,4KiB", "--iters", "30", "--repeats",
+                                    "1", "--json", path("p.json")},
+                                   {{"COMPAS_TIMEOUT", "30"}});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(files(), (std::set<std::string>{"p.json"}));  // rank 0 alone writes the report
+  const json j = load_json("p.json");
+  expect_report_header(j, "pingpong");
+  EXPECT_EQ(j["params"].value("processes", 0), 2);
+  EXPECT_FALSE(j["params"].value("transport", std::string()).empty()) << j["params"].dump();
+  std::set<std::pair<std::string, int>> seen;
+  for (const json& rec : j["results"]) {
+    const std::string op = rec.value("op", "");
+    const int bytes = rec.value("bytes", -1);
+    seen.insert({op, bytes});
+    ASSERT_TRUE(rec["latency_us"].is_number()) << rec.dump();
+    EXPECT_GT(rec["latency_us"].get<double>(), 0) << rec.dump();
+    EXPECT_GT(rec["bandwidth_mbs"].get<double>(), 0) << rec.dump();
+    EXPECT_NEAR(rec["bandwidth_mbs"].get<double>(), bytes / rec["latency_us"].get<double>(),
+                1e-6 * rec["bandwidth_mbs"].get<double>())
+        << "MB/s is bytes per microsecond: " << rec.dump();
+    EXPECT_FALSE(rec.value("transport", std::string()).empty()) << rec.dump();
+  }
+  for (const char* op : {"put", "put_signal", "get", "put_flush", "put_bw"})
+    for (int bytes : {8, 4096})
+      EXPECT_TRUE(seen.count({op, bytes})) << op << " " << bytes << " missing\n" << j.dump();
+  // Without mpirun the MPI baselines are skipped, and say so.
+  EXPECT_FALSE(seen.count({"mpi_sendrecv", 8}));
+  EXPECT_NE(r.out.find("mpi_sendrecv"), std::string::npos) << r.describe();
+}
+
 TEST_F(Cli, HelpExitsZero) {
   const Outcome r = run_compas({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
@@ -694,6 +740,11 @@ std::vector<BadInput> bad_inputs() {
       {"barrier_threads_above_pus", {"barrier", "--threads", "{too_many}"}, {"oversubscri"}},
       {"barrier_bind_bogus", {"barrier", "--bind", "bogus"}, {"bogus"}},
       {"barrier_wait_env_unknown", {"barrier"}, {"COMPAS_WAIT", "nope"}, {{"COMPAS_WAIT", "nope"}}},
+      {"pingpong_single_process", {"pingpong"}, {"at least 2 processes"}},
+      {"pingpong_ops_bogus", {"pingpong", "--ops", "put,bogus"}, {"'bogus'"}},
+      {"pingpong_sizes_text", {"pingpong", "--sizes", "8,lots"}, {"'lots'"}},
+      {"pingpong_sizes_above_max", {"pingpong", "--sizes", "2MiB", "--max-size", "1MiB"}, {"2MiB"}},
+      {"pingpong_repeats_zero", {"pingpong", "--repeats", "0"}, {"--repeats"}},
       {"membw_size_zero", {"membw", "--size", "0"}, {"--size '0'"}},
       {"membw_size_text", {"membw", "--size", "lots"}, {"'lots'"}},
       {"membw_kernels_bogus", {"membw", "--kernels", "bogus"}, {"'bogus'"}},
