@@ -1,0 +1,159 @@
+// Node collectives: broadcast, allreduce, allgather and alltoallv among the P processes of a job,
+// built only on the public Window API (put, put_signal, signal_add, wait_until). The node barrier
+// is Comm::barrier(); NodeCollectives::barrier() forwards to it.
+//
+// Transport: every pair of processes has a channel through a scratch window that the collectives
+// own: each process holds, for every peer, kSlots slots of slot_bytes (a 64-byte header, then the
+// payload). A message of any size (empty ones too) travels as one or more chunks of at most a
+// slot's payload; a chunk is written into a free slot at the receiver with put_signal (data, then
+// the receiver's signal for that sender), and the receiver, once it has consumed the chunk,
+// raises the sender's acknowledgement signal for it. Both signals are cumulative counts of chunks
+// (never reset), so a sender reuses a slot only after the receiver has finished with the chunk it
+// held: a fast process's next call cannot overwrite data a slow one is still reading. Large
+// messages are therefore pipelined through the slots, and the scratch memory does not grow with
+// the message. Every header carries the call's number, kind, root / operator / element type and
+// the message size: a process that receives from a peer in another collective, or disagreeing on
+// a size, throws std::invalid_argument naming both sides and both values instead of using wrong
+// data (peers left waiting for it then time out). Every wait names the rank it waits for, so a
+// dead or stuck peer ends in a CommError naming it and the collective (COMPAS_TIMEOUT).
+//
+// Algorithms (P processes, n bytes):
+//  - broadcast: a binomial tree, pipelined chunk by chunk. Topology-aware: host leaders (the root
+//    on its host, the lowest rank on others) form a binomial tree first, then each host's
+//    processes a binomial tree under their leader (the two-level scheme of the Grid paper, Table
+//    2), so the message crosses between hosts exactly (hosts - 1) times.
+//  - allreduce: recursive doubling when n <= allreduce_small_bytes (16 KiB), P = 2, or there
+//    are fewer elements than processes (non-powers of two fold the extra processes into their
+//    neighbours first); otherwise reduce-scatter (every process reduces one block of the vector,
+//    combining the P contributions in rank order) followed by an allgather of the blocks. Either
+//    way every process ends with bitwise identical results: operands are combined in the same
+//    order everywhere.
+//  - allgather, alltoallv: every process sends its block(s) directly to every other, in rotated
+//    order (round k: to rank + k), all messages advancing chunk by chunk together.
+//
+// Threading: a NodeCollectives object may be used by one thread at a time per process (the same
+// calls in the same order on every process, like MPI collectives); a second thread calling in
+// while one is inside a collective gets std::logic_error. After a collective failed (timeout,
+// dead peer, mismatch), the object refuses further calls with CommError: the channel counts are
+// no longer consistent between processes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "compas/comm/ucx.hpp"
+
+namespace compas::comm {
+
+// Reduction operators of allreduce. Integer sums and products wrap (two's complement); min and
+// max keep the first operand when the two compare equal (as std::min / std::max).
+enum class Op { sum, min, max, prod };
+const char* to_string(Op op);
+
+// The element types allreduce is instantiated for.
+template <class T>
+inline constexpr bool is_reducible_v =
+    std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
+    std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t> ||
+    std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+struct CollectivesOptions {
+  // Bytes of one channel slot (header included); 0 chooses from the job size: about 4 MiB of
+  // scratch in all, slots between 4 KiB and 256 KiB. Otherwise at least 128, rounded down to a
+  // multiple of 64.
+  std::size_t slot_bytes = 0;
+  // allreduce uses recursive doubling up to this many bytes, reduce-scatter + allgather above.
+  std::size_t allreduce_small_bytes = 16 * 1024;
+  // Ranks grouped by host for the topology-aware broadcast; empty means comm.hosts(). Must be a
+  // partition of 0..P-1 (the same on every process); tests use it to simulate several hosts.
+  std::vector<std::vector<int>> hosts;
+};
+
+// Where one process sits in a broadcast tree: the rank it receives from (-1 for the root) and the
+// ranks it forwards to, in sending order (other hosts first, larger subtrees first).
+struct BroadcastTree {
+  int parent = -1;
+  std::vector<int> children;
+};
+// The two-level tree broadcast() uses; `hosts` as CollectivesOptions::hosts (not empty).
+BroadcastTree broadcast_tree(const std::vector<std::vector<int>>& hosts, int root, int rank);
+
+class NodeCollectives {
+ public:
+  // Collective: allocates the scratch window (P * kSlots * slot_bytes bytes per process).
+  // Throws std::invalid_argument for bad options.
+  explicit NodeCollectives(Comm& comm, CollectivesOptions options = {});
+  ~NodeCollectives();  // collective (the scratch window's destruction is)
+  NodeCollectives(const NodeCollectives&) = delete;
+  NodeCollectives& operator=(const NodeCollectives&) = delete;
+
+  static constexpr std::size_t kSlots = 2;  // per peer: a chunk in flight while one is consumed
+  static constexpr std::size_t kHeaderBytes = 64;
+
+  Comm& comm();
+  std::size_t slot_bytes() const;
+  const std::vector<std::vector<int>>& hosts() const;
+
+  void barrier();
+
+  // `data` of the root goes to `data` of every process; sizes must agree.
+  template <class T>
+  void broadcast(std::span<T> data, int root) {
+    static_assert(std::is_trivially_copyable_v<T>, "broadcast needs a trivially copyable T");
+    broadcast_bytes(data.data(), data.size_bytes(), root, sizeof(T));
+  }
+
+  // Element-wise reduction of every process's `inout`; the result replaces it everywhere.
+  template <class T>
+  void allreduce(std::span<T> inout, Op op) {
+    static_assert(is_reducible_v<T>,
+                  "allreduce takes int32_t, int64_t, uint32_t, uint64_t, float or double");
+    allreduce_impl(inout, op);
+  }
+  template <class T>
+  T allreduce(T value, Op op) {
+    allreduce(std::span<T>(&value, 1), op);
+    return value;
+  }
+
+  // all[r * mine.size() + i] = mine[i] of rank r; all.size() must be P * mine.size(), and
+  // mine.size() the same on every process.
+  template <class T>
+  void allgather(std::span<const T> mine, std::span<T> all) {
+    static_assert(std::is_trivially_copyable_v<T>, "allgather needs a trivially copyable T");
+    allgather_bytes(mine.data(), mine.size(), all.data(), all.size(), sizeof(T));
+  }
+
+  // send_counts[r] elements go to rank r, taken from `send` at the prefix sum of the counts
+  // before r; recv_counts[r] elements come from rank r, stored likewise in `recv`. Both count
+  // arrays have P entries; send / recv must hold at least the sum of their counts (elements
+  // beyond it are neither read nor written). recv_counts[r] here must equal send_counts[me] at r.
+  template <class T>
+  void alltoallv(std::span<const T> send, std::span<const std::size_t> send_counts,
+                 std::span<T> recv, std::span<const std::size_t> recv_counts) {
+    static_assert(std::is_trivially_copyable_v<T>, "alltoallv needs a trivially copyable T");
+    alltoallv_bytes(send.data(), send.size(), send_counts, recv.data(), recv.size(), recv_counts,
+                    sizeof(T));
+  }
+
+  struct Impl;
+
+ private:
+  template <class T>
+  void allreduce_impl(std::span<T> inout, Op op);  // instantiated in collectives.cpp
+  void broadcast_bytes(void* data, std::size_t bytes, int root, std::size_t elem);
+  void allgather_bytes(const void* mine, std::size_t n, void* all, std::size_t all_n,
+                       std::size_t elem);
+  void alltoallv_bytes(const void* send, std::size_t send_n,
+                       std::span<const std::size_t> send_counts, void* recv, std::size_t recv_n,
+                       std::span<const std::size_t> recv_counts, std::size_t elem);
+
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace compas::comm

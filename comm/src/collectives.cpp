@@ -1,0 +1,709 @@
+// Node collectives over chunked, acknowledged channels through one scratch window (see
+// collectives.hpp for the protocol and the algorithms).
+//
+// Why the schedules cannot deadlock: every chunk is sent and received at the same point of both
+// processes' sequences of (call, phase, step). Within a step a process issues its sends before
+// its receives (or, in a broadcast, receives from its parent before sending on, which only
+// chains towards the root). A send waits only for the acknowledgement of the chunk kSlots earlier
+// on the same channel, which the receiver gave at a strictly earlier step; a receive waits only
+// for a send of the same step. Nothing waits for the future, so every step completes.
+#include "compas/comm/collectives.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "compas/comm/window.hpp"
+
+namespace compas::comm {
+
+namespace {
+
+enum class Kind : std::uint32_t { broadcast = 1, allreduce = 2, allgather = 3, alltoallv = 4 };
+
+// allreduce's algorithms and phases, carried in the header so that processes which chose
+// differently (different sizes) are told apart from a plain size mismatch.
+enum class Phase : std::uint64_t { doubling = 0, reduce_scatter = 1, gather = 2 };
+
+struct Header {
+  std::uint64_t seq;    // call number, the same on every process
+  std::uint32_t kind;   // Kind
+  std::uint32_t elem;   // element size in bytes
+  std::uint64_t arg;    // broadcast: root; allreduce: op | type << 8 | phase << 16
+  std::uint64_t total;  // bytes of the whole message
+  std::uint64_t chunk;  // index of this chunk in the message
+  std::uint32_t sender;
+  std::uint32_t reserved[5];
+};
+static_assert(sizeof(Header) == NodeCollectives::kHeaderBytes);
+
+// Non-direct peers get header and payload in one put when the payload is this small (one
+// operation instead of two; above it the extra copy costs more than the put saves).
+constexpr std::size_t kStageMaxBytes = 16 * 1024;
+constexpr std::size_t kAutoScratchBytes = 4u << 20;
+constexpr std::size_t kAutoSlotMin = 4096, kAutoSlotMax = 256 * 1024;
+constexpr std::size_t kMinSlotBytes = 128;
+constexpr std::size_t kMaxSlotBytes = std::size_t{1} << 30;
+
+template <class T>
+constexpr std::uint64_t type_code() {
+  if constexpr (std::is_same_v<T, std::int32_t>) return 1;
+  if constexpr (std::is_same_v<T, std::int64_t>) return 2;
+  if constexpr (std::is_same_v<T, std::uint32_t>) return 3;
+  if constexpr (std::is_same_v<T, std::uint64_t>) return 4;
+  if constexpr (std::is_same_v<T, float>) return 5;
+  if constexpr (std::is_same_v<T, double>) return 6;
+  return 0;
+}
+
+const char* type_name(std::uint64_t code) {
+  switch (code) {
+    case 1:
+      return "int32";
+    case 2:
+      return "int64";
+    case 3:
+      return "uint32";
+    case 4:
+      return "uint64";
+    case 5:
+      return "float";
+    case 6:
+      return "double";
+    default:
+      return "?";
+  }
+}
+
+std::string describe(std::uint32_t kind, std::uint32_t elem, std::uint64_t arg) {
+  switch (static_cast<Kind>(kind)) {
+    case Kind::broadcast:
+      return "broadcast from root " + std::to_string(arg) + " of " + std::to_string(elem) +
+             "-byte elements";
+    case Kind::allreduce: {
+      static const char* const phases[] = {"recursive doubling", "reduce-scatter",
+                                           "allgather of the reduced blocks"};
+      const std::uint64_t phase = arg >> 16;
+      return std::string("allreduce(") + to_string(static_cast<Op>(arg & 0xff)) + ", " +
+             type_name((arg >> 8) & 0xff) + ") in its " + (phase < 3 ? phases[phase] : "?") +
+             " phase";
+    }
+    case Kind::allgather:
+      return "allgather of " + std::to_string(elem) + "-byte elements";
+    case Kind::alltoallv:
+      return "alltoallv of " + std::to_string(elem) + "-byte elements";
+  }
+  return "an unknown collective (kind " + std::to_string(kind) + ")";
+}
+
+std::string elements(std::uint64_t bytes, std::uint32_t elem) {
+  if (elem == 0 || bytes % elem != 0) return std::to_string(bytes) + " bytes";
+  return std::to_string(bytes / elem) + " elements (" + std::to_string(bytes) + " bytes)";
+}
+
+// Integer sums and products wrap instead of overflowing (signed overflow is undefined).
+template <class T>
+T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+
+// dst[i] = f(src[i], dst[i]) when src_first, f(dst[i], src[i]) otherwise.
+template <class T, class F>
+void combine_with(T* dst, const T* src, std::size_t n, bool src_first, F f) {
+  if (src_first)
+    for (std::size_t i = 0; i < n; ++i) dst[i] = f(src[i], dst[i]);
+  else
+    for (std::size_t i = 0; i < n; ++i) dst[i] = f(dst[i], src[i]);
+}
+
+template <class T>
+void combine(T* dst, const T* src, std::size_t n, bool src_first, Op op) {
+  switch (op) {
+    case Op::sum:
+      combine_with(dst, src, n, src_first, wrap_add<T>);
+      break;
+    case Op::prod:
+      combine_with(dst, src, n, src_first, wrap_mul<T>);
+      break;
+    case Op::min:
+      combine_with(dst, src, n, src_first, [](T a, T b) { return b < a ? b : a; });
+      break;
+    case Op::max:
+      combine_with(dst, src, n, src_first, [](T a, T b) { return a < b ? b : a; });
+      break;
+  }
+}
+
+std::vector<std::vector<int>> checked_hosts(const std::vector<std::vector<int>>& hosts, int p) {
+  std::vector<int> seen(static_cast<std::size_t>(p), 0);
+  for (const auto& h : hosts) {
+    if (h.empty()) throw std::invalid_argument("collectives: a host group is empty");
+    for (int r : h) {
+      if (r < 0 || r >= p)
+        throw std::invalid_argument("collectives: host groups name rank " + std::to_string(r) +
+                                    ", outside the job (ranks 0.." + std::to_string(p - 1) + ")");
+      if (seen[static_cast<std::size_t>(r)]++)
+        throw std::invalid_argument("collectives: rank " + std::to_string(r) +
+                                    " is in more than one host group");
+    }
+  }
+  for (int r = 0; r < p; ++r)
+    if (!seen[static_cast<std::size_t>(r)])
+      throw std::invalid_argument("collectives: rank " + std::to_string(r) +
+                                  " is in no host group");
+  return hosts;
+}
+
+// Binomial tree over virtual ranks 0..n-1 rooted at 0: the parent of v (or -1) and its children,
+// larger subtrees first.
+void binomial(int v, int n, int& parent, std::vector<int>& children) {
+  parent = -1;
+  int mask = 1;
+  while (mask < n) {
+    if (v & mask) {
+      parent = v - mask;
+      break;
+    }
+    mask <<= 1;
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (v + mask < n) children.push_back(v + mask);
+}
+
+}  // namespace
+
+const char* to_string(Op op) {
+  switch (op) {
+    case Op::sum:
+      return "sum";
+    case Op::min:
+      return "min";
+    case Op::max:
+      return "max";
+    case Op::prod:
+      return "prod";
+  }
+  return "?";
+}
+
+BroadcastTree broadcast_tree(const std::vector<std::vector<int>>& hosts, int root, int rank) {
+  int root_host = -1, my_host = -1;
+  std::size_t my_index = 0;
+  for (std::size_t h = 0; h < hosts.size(); ++h)
+    for (std::size_t i = 0; i < hosts[h].size(); ++i) {
+      if (hosts[h][i] == root) root_host = static_cast<int>(h);
+      if (hosts[h][i] == rank) {
+        my_host = static_cast<int>(h);
+        my_index = i;
+      }
+    }
+  if (root_host < 0)
+    throw std::invalid_argument("broadcast_tree: root " + std::to_string(root) +
+                                " is in no host group");
+  if (my_host < 0)
+    throw std::invalid_argument("broadcast_tree: rank " + std::to_string(rank) +
+                                " is in no host group");
+  const int nh = static_cast<int>(hosts.size());
+  auto leader_index = [&](int h) -> std::size_t {
+    if (h != root_host) return 0;
+    const auto& g = hosts[static_cast<std::size_t>(h)];
+    return static_cast<std::size_t>(std::find(g.begin(), g.end(), root) - g.begin());
+  };
+  auto leader = [&](int h) { return hosts[static_cast<std::size_t>(h)][leader_index(h)]; };
+
+  BroadcastTree t;
+  const auto& mine = hosts[static_cast<std::size_t>(my_host)];
+  const int m = static_cast<int>(mine.size());
+  const std::size_t li = leader_index(my_host);
+  if (mine[li] == rank) {
+    // Among host leaders, hosts numbered from the root's.
+    const int v = (my_host - root_host + nh) % nh;
+    int parent = -1;
+    std::vector<int> children;
+    binomial(v, nh, parent, children);
+    if (parent >= 0) t.parent = leader((parent + root_host) % nh);
+    for (int c : children) t.children.push_back(leader((c + root_host) % nh));
+  }
+  // Inside the host, members numbered from the leader's position.
+  const int u = (static_cast<int>(my_index) - static_cast<int>(li) + m) % m;
+  int parent = -1;
+  std::vector<int> children;
+  binomial(u, m, parent, children);
+  auto member = [&](int w) {
+    return mine[static_cast<std::size_t>((w + static_cast<int>(li)) % m)];
+  };
+  if (parent >= 0) t.parent = member(parent);
+  for (int c : children) t.children.push_back(member(c));
+  return t;
+}
+
+struct NodeCollectives::Impl {
+  Comm* comm = nullptr;
+  int p = 1, me = 0;
+  std::vector<std::vector<int>> hosts;
+  std::size_t slot = 0, payload = 0, small_bytes = 0;
+  std::unique_ptr<WindowBytes> win;
+  std::vector<std::uint64_t> sent, received;  // chunks, cumulative, per peer
+  std::vector<std::byte> stage, tmp;
+
+  // The call in progress.
+  std::uint64_t seq = 0;
+  std::uint32_t kind = 0, elem = 1;
+  std::uint64_t arg = 0;
+
+  std::atomic<bool> busy{false};
+  bool failed = false;
+  std::string failure;
+
+  std::size_t data_signal(int sender) const { return static_cast<std::size_t>(sender); }
+  std::size_t ack_signal(int receiver) const { return static_cast<std::size_t>(p + receiver); }
+  // The slot chunk number `n` of the channel sender -> this process occupies at the receiver.
+  std::size_t slot_offset(int sender, std::uint64_t n) const {
+    return (static_cast<std::size_t>(sender) * kSlots + n % kSlots) * slot;
+  }
+  std::uint64_t chunks(std::size_t total) const {
+    return total == 0 ? 1 : (total + payload - 1) / payload;
+  }
+  std::size_t chunk_len(std::size_t total, std::uint64_t j) const {
+    const std::size_t at = static_cast<std::size_t>(j) * payload;
+    return at >= total ? 0 : std::min(payload, total - at);
+  }
+
+  void begin(Kind k, std::size_t elem_bytes, std::uint64_t a) {
+    ++seq;
+    kind = static_cast<std::uint32_t>(k);
+    elem = static_cast<std::uint32_t>(elem_bytes);
+    arg = a;
+  }
+
+  // Chunk j of the `total`-byte message at `data` to `dst`.
+  void send(int dst, const std::byte* data, std::size_t total, std::uint64_t j) {
+    const std::uint64_t n = sent[static_cast<std::size_t>(dst)];
+    if (n >= kSlots) win->wait_until(ack_signal(dst), n - kSlots + 1, dst);
+    Header h{};
+    h.seq = seq;
+    h.kind = kind;
+    h.elem = elem;
+    h.arg = arg;
+    h.total = total;
+    h.chunk = j;
+    h.sender = static_cast<std::uint32_t>(me);
+    const std::size_t off = slot_offset(me, n);
+    const std::size_t len = chunk_len(total, j);
+    const std::byte* src = len ? data + static_cast<std::size_t>(j) * payload : nullptr;
+    if (!win->direct(dst) && len <= kStageMaxBytes) {
+      std::memcpy(stage.data(), &h, sizeof h);
+      if (len) std::memcpy(stage.data() + sizeof h, src, len);
+      win->put_signal(dst, off, stage.data(), sizeof h + len, data_signal(me));
+    } else {
+      win->put(dst, off, &h, sizeof h);
+      win->put_signal(dst, off + sizeof h, src, len, data_signal(me));
+    }
+    sent[static_cast<std::size_t>(dst)] = n + 1;
+  }
+
+  // Waits for chunk j of a `total`-byte message from `src`; returns its payload in the slot,
+  // valid until release(src).
+  const std::byte* receive(int src, std::size_t total, std::uint64_t j) {
+    const std::uint64_t n = received[static_cast<std::size_t>(src)];
+    win->wait_until(data_signal(src), n + 1, src);
+    const std::byte* at = win->local() + slot_offset(src, n);
+    Header h;
+    std::memcpy(&h, at, sizeof h);
+    if (h.seq != seq || h.kind != kind || h.elem != elem || h.arg != arg)
+      throw std::invalid_argument(
+          "node collectives out of step: rank " + std::to_string(src) + " is in call #" +
+          std::to_string(h.seq) + " (" + describe(h.kind, h.elem, h.arg) + ") while rank " +
+          std::to_string(me) + " is in call #" + std::to_string(seq) + " (" +
+          describe(kind, elem, arg) +
+          "): every process must make the same collective calls, "
+          "with the same root, operator and element type, in the same order");
+    if (h.total != total)
+      throw std::invalid_argument(describe(kind, elem, arg) + " (call #" + std::to_string(seq) +
+                                  "): rank " + std::to_string(src) + " sends " +
+                                  elements(h.total, elem) + " to rank " + std::to_string(me) +
+                                  ", which expects " + elements(total, elem) +
+                                  ": the sizes must agree on every process");
+    if (h.chunk != j || h.sender != static_cast<std::uint32_t>(src))
+      throw CommError("node collectives: chunk " + std::to_string(h.chunk) + " from rank " +
+                          std::to_string(h.sender) + " arrived where chunk " + std::to_string(j) +
+                          " from rank " + std::to_string(src) + " was expected",
+                      src);
+    return at + sizeof h;
+  }
+
+  void release(int src) {
+    std::atomic_thread_fence(std::memory_order_release);  // reads of the slot come first
+    win->signal_add(src, ack_signal(me), 1);
+    ++received[static_cast<std::size_t>(src)];
+  }
+
+  void send_message(int dst, const std::byte* data, std::size_t total) {
+    for (std::uint64_t j = 0, nc = chunks(total); j < nc; ++j) send(dst, data, total, j);
+  }
+  void receive_message(int src, std::byte* data, std::size_t total) {
+    for (std::uint64_t j = 0, nc = chunks(total); j < nc; ++j) {
+      const std::byte* at = receive(src, total, j);
+      if (const std::size_t len = chunk_len(total, j))
+        std::memcpy(data + static_cast<std::size_t>(j) * payload, at, len);
+      release(src);
+    }
+  }
+
+  // Every process sends out[d] (bytes at a pointer) to every other d and receives in[s] from
+  // every other s, all messages advancing one chunk per step. Entries for this process are
+  // ignored.
+  struct Part {
+    const std::byte* data;
+    std::size_t bytes;
+  };
+  struct Sink {
+    std::byte* data;
+    std::size_t bytes;
+  };
+  void all_pairs(const std::vector<Part>& out, const std::vector<Sink>& in) {
+    std::uint64_t steps = 0;
+    for (int r = 0; r < p; ++r) {
+      if (r == me) continue;
+      steps = std::max({steps, chunks(out[static_cast<std::size_t>(r)].bytes),
+                        chunks(in[static_cast<std::size_t>(r)].bytes)});
+    }
+    for (std::uint64_t j = 0; j < steps; ++j) {
+      for (int k = 1; k < p; ++k) {
+        const int d = (me + k) % p;
+        const Part& o = out[static_cast<std::size_t>(d)];
+        if (j < chunks(o.bytes)) send(d, o.data, o.bytes, j);
+      }
+      for (int k = 1; k < p; ++k) {
+        const int s = (me - k + p) % p;
+        const Sink& i = in[static_cast<std::size_t>(s)];
+        if (j >= chunks(i.bytes)) continue;
+        const std::byte* at = receive(s, i.bytes, j);
+        if (const std::size_t len = chunk_len(i.bytes, j))
+          std::memcpy(i.data + static_cast<std::size_t>(j) * payload, at, len);
+        release(s);
+      }
+    }
+  }
+
+  template <class T>
+  void recursive_doubling(std::span<T> v, Op op);
+  template <class T>
+  void reduce_scatter_allgather(std::span<T> v, Op op);
+
+  // Runs one collective: one thread at a time, and none after a failure.
+  template <class F>
+  void run(F&& body) {
+    if (busy.exchange(true, std::memory_order_acquire))
+      throw std::logic_error(
+          "node collectives: two threads of one process called collectives at the same time; "
+          "they must be called by one thread at a time");
+    if (failed) {
+      busy.store(false, std::memory_order_release);
+      throw CommError("node collectives are unusable after an earlier collective failed (" +
+                      failure + ")");
+    }
+    try {
+      body();
+    } catch (const CommError& e) {
+      // Say which collective was waiting (the Window layer knows only the signal).
+      failed = true;
+      failure = describe(kind, elem, arg) + " (call #" + std::to_string(seq) + "): " + e.what();
+      busy.store(false, std::memory_order_release);
+      throw CommError(failure, e.rank());
+    } catch (const std::exception& e) {
+      failed = true;
+      failure = e.what();
+      busy.store(false, std::memory_order_release);
+      throw;
+    } catch (...) {
+      failed = true;
+      failure = "unknown exception";
+      busy.store(false, std::memory_order_release);
+      throw;
+    }
+    busy.store(false, std::memory_order_release);
+  }
+};
+
+NodeCollectives::NodeCollectives(Comm& comm, CollectivesOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.comm = &comm;
+  m.p = comm.size();
+  m.me = comm.rank();
+  m.hosts = options.hosts.empty() ? comm.hosts() : checked_hosts(options.hosts, m.p);
+  if (options.slot_bytes == 0) {
+    const std::size_t share = kAutoScratchBytes / (kSlots * static_cast<std::size_t>(m.p));
+    m.slot = std::clamp(share, kAutoSlotMin, kAutoSlotMax) / 64 * 64;
+  } else {
+    if (options.slot_bytes < kMinSlotBytes || options.slot_bytes > kMaxSlotBytes)
+      throw std::invalid_argument("collectives: slot_bytes " + std::to_string(options.slot_bytes) +
+                                  " is not allowed: 0 (automatic) or " +
+                                  std::to_string(kMinSlotBytes) + ".." +
+                                  std::to_string(kMaxSlotBytes));
+    m.slot = options.slot_bytes / 64 * 64;
+  }
+  m.payload = m.slot - kHeaderBytes;
+  m.small_bytes = options.allreduce_small_bytes;
+  m.sent.assign(static_cast<std::size_t>(m.p), 0);
+  m.received.assign(static_cast<std::size_t>(m.p), 0);
+  m.stage.resize(kHeaderBytes + std::min(kStageMaxBytes, m.payload));
+  m.tmp.resize(m.payload);
+  if (m.p > 1)
+    m.win = std::make_unique<WindowBytes>(comm, static_cast<std::size_t>(m.p) * kSlots * m.slot,
+                                          2 * static_cast<std::size_t>(m.p));
+}
+
+NodeCollectives::~NodeCollectives() = default;
+
+Comm& NodeCollectives::comm() {
+  return *impl_->comm;
+}
+std::size_t NodeCollectives::slot_bytes() const {
+  return impl_->slot;
+}
+const std::vector<std::vector<int>>& NodeCollectives::hosts() const {
+  return impl_->hosts;
+}
+void NodeCollectives::barrier() {
+  impl_->comm->barrier();
+}
+
+void NodeCollectives::broadcast_bytes(void* data, std::size_t bytes, int root, std::size_t elem) {
+  Impl& m = *impl_;
+  if (root < 0 || root >= m.p)
+    throw std::invalid_argument("broadcast: root " + std::to_string(root) +
+                                " is outside the job (ranks 0.." + std::to_string(m.p - 1) + ")");
+  if (m.p == 1) return;
+  m.run([&] {
+    m.begin(Kind::broadcast, elem, static_cast<std::uint64_t>(root));
+    const BroadcastTree t = broadcast_tree(m.hosts, root, m.me);
+    auto* buf = static_cast<std::byte*>(data);
+    for (std::uint64_t j = 0, nc = m.chunks(bytes); j < nc; ++j) {
+      if (t.parent >= 0) {
+        const std::byte* at = m.receive(t.parent, bytes, j);
+        if (const std::size_t len = m.chunk_len(bytes, j))
+          std::memcpy(buf + static_cast<std::size_t>(j) * m.payload, at, len);
+        m.release(t.parent);
+      }
+      for (int c : t.children) m.send(c, buf, bytes, j);
+    }
+  });
+}
+
+// MPICH's scheme: with p2 the largest power of two <= P and rem = P - p2, ranks below 2*rem pair
+// up (even into odd) so that p2 processes double; the evens get the result back at the end.
+// Partners combine as op(lower ranks' value, higher ranks' value), so both compute the same bits.
+template <class T>
+void NodeCollectives::Impl::recursive_doubling(std::span<T> v, Op op) {
+  auto* buf = reinterpret_cast<std::byte*>(v.data());
+  const std::size_t bytes = v.size_bytes();
+  auto absorb = [&](int src, std::uint64_t j, const std::byte* at, bool src_first) {
+    const std::size_t len = chunk_len(bytes, j);
+    combine(reinterpret_cast<T*>(buf + static_cast<std::size_t>(j) * payload),
+            reinterpret_cast<const T*>(at), len / sizeof(T), src_first, op);
+    release(src);
+  };
+  int p2 = 1;
+  while (p2 * 2 <= p) p2 *= 2;
+  const int rem = p - p2;
+  int vrank = me - rem;
+  if (me < 2 * rem) {
+    if (me % 2 == 0) {
+      send_message(me + 1, buf, bytes);
+      vrank = -1;
+    } else {
+      for (std::uint64_t j = 0, nc = chunks(bytes); j < nc; ++j)
+        absorb(me - 1, j, receive(me - 1, bytes, j), true);
+      vrank = me / 2;
+    }
+  }
+  if (vrank >= 0) {
+    for (int mask = 1; mask < p2; mask <<= 1) {
+      const int vpartner = vrank ^ mask;
+      const int partner = vpartner < rem ? vpartner * 2 + 1 : vpartner + rem;
+      for (std::uint64_t j = 0, nc = chunks(bytes); j < nc; ++j) {
+        send(partner, buf, bytes, j);
+        absorb(partner, j, receive(partner, bytes, j), vpartner < vrank);
+      }
+    }
+  }
+  if (me < 2 * rem) {
+    if (me % 2 == 1)
+      send_message(me - 1, buf, bytes);
+    else
+      receive_message(me + 1, buf, bytes);
+  }
+}
+
+// Block b of the vector is reduced at rank b, combining the P contributions in rank order
+// (x0 op x1 op ... op xP-1, bitwise the serial left fold), then every block goes to everyone.
+template <class T>
+void NodeCollectives::Impl::reduce_scatter_allgather(std::span<T> v, Op op) {
+  const std::size_t n = v.size();
+  const std::size_t q = n / static_cast<std::size_t>(p), extra = n % static_cast<std::size_t>(p);
+  auto lo = [&](int b) {
+    const auto u = static_cast<std::size_t>(b);
+    return u * q + std::min(u, extra);
+  };
+  auto block_bytes = [&](int b) { return (lo(b + 1) - lo(b)) * sizeof(T); };
+  auto* buf = reinterpret_cast<std::byte*>(v.data());
+  auto block_at = [&](int b) { return buf + lo(b) * sizeof(T); };
+
+  arg |= static_cast<std::uint64_t>(Phase::reduce_scatter) << 16;
+  const std::size_t mine = block_bytes(me);
+  std::uint64_t steps = chunks(mine);
+  for (int d = 0; d < p; ++d) steps = std::max(steps, chunks(block_bytes(d)));
+  T* acc = reinterpret_cast<T*>(tmp.data());
+  for (std::uint64_t j = 0; j < steps; ++j) {
+    for (int k = 1; k < p; ++k) {
+      const int d = (me + k) % p;
+      if (j < chunks(block_bytes(d))) send(d, block_at(d), block_bytes(d), j);
+    }
+    if (j >= chunks(mine)) continue;
+    const std::size_t len = chunk_len(mine, j), count = len / sizeof(T);
+    std::byte* own = block_at(me) + static_cast<std::size_t>(j) * payload;
+    for (int s = 0; s < p; ++s) {
+      const std::byte* src = s == me ? own : receive(s, mine, j);
+      if (s == 0)
+        std::memcpy(acc, src, len);
+      else
+        combine(acc, reinterpret_cast<const T*>(src), count, false, op);
+      if (s != me) release(s);
+    }
+    std::memcpy(own, acc, len);
+  }
+
+  arg = (arg & 0xffff) | static_cast<std::uint64_t>(Phase::gather) << 16;
+  std::vector<Part> out(static_cast<std::size_t>(p), Part{block_at(me), mine});
+  std::vector<Sink> in(static_cast<std::size_t>(p));
+  for (int s = 0; s < p; ++s) in[static_cast<std::size_t>(s)] = {block_at(s), block_bytes(s)};
+  all_pairs(out, in);
+}
+
+template <class T>
+void NodeCollectives::allreduce_impl(std::span<T> inout, Op op) {
+  static_assert(is_reducible_v<T>);
+  Impl& m = *impl_;
+  if (op != Op::sum && op != Op::min && op != Op::max && op != Op::prod)
+    throw std::invalid_argument("allreduce: operator " + std::to_string(static_cast<int>(op)) +
+                                " is not allowed: sum, min, max or prod");
+  if (m.p == 1) return;
+  m.run([&] {
+    // With two processes recursive doubling moves as many bytes as reduce-scatter + allgather
+    // in one step instead of two; with fewer elements than processes the blocks would be empty.
+    const bool small = m.p == 2 || inout.size_bytes() <= m.small_bytes ||
+                       inout.size() < static_cast<std::size_t>(m.p);
+    m.begin(Kind::allreduce, sizeof(T),
+            static_cast<std::uint64_t>(op) | type_code<T>() << 8 |
+                static_cast<std::uint64_t>(Phase::doubling) << 16);
+    if (small)
+      m.recursive_doubling(inout, op);
+    else
+      m.reduce_scatter_allgather(inout, op);
+  });
+}
+
+void NodeCollectives::allgather_bytes(const void* mine, std::size_t n, void* all, std::size_t all_n,
+                                      std::size_t elem) {
+  Impl& m = *impl_;
+  const auto p = static_cast<std::size_t>(m.p);
+  if (n > std::numeric_limits<std::size_t>::max() / p || all_n != p * n)
+    throw std::invalid_argument("allgather: all.size() is " + std::to_string(all_n) +
+                                " but must be P * mine.size() = " + std::to_string(p) + " * " +
+                                std::to_string(n));
+  const std::size_t bytes = n * elem;
+  auto* dst = static_cast<std::byte*>(all);
+  if (bytes) std::memmove(dst + static_cast<std::size_t>(m.me) * bytes, mine, bytes);
+  if (m.p == 1) return;
+  m.run([&] {
+    m.begin(Kind::allgather, elem, 0);
+    const auto* own = dst + static_cast<std::size_t>(m.me) * bytes;
+    std::vector<Impl::Part> out(p, Impl::Part{own, bytes});
+    std::vector<Impl::Sink> in(p);
+    for (std::size_t s = 0; s < p; ++s) in[s] = {dst + s * bytes, bytes};
+    m.all_pairs(out, in);
+  });
+}
+
+void NodeCollectives::alltoallv_bytes(const void* send, std::size_t send_n,
+                                      std::span<const std::size_t> send_counts, void* recv,
+                                      std::size_t recv_n, std::span<const std::size_t> recv_counts,
+                                      std::size_t elem) {
+  Impl& m = *impl_;
+  const auto p = static_cast<std::size_t>(m.p);
+  auto check_entries = [&](const char* name, std::span<const std::size_t> counts) {
+    if (counts.size() != p)
+      throw std::invalid_argument(
+          std::string("alltoallv: ") + name + " has " + std::to_string(counts.size()) +
+          " entries but must have one per process (" + std::to_string(p) + ")");
+  };
+  check_entries("send_counts", send_counts);
+  check_entries("recv_counts", recv_counts);
+  auto displacements = [&](const char* name, std::span<const std::size_t> counts,
+                           std::size_t capacity, const char* buffer) {
+    std::vector<std::size_t> at(p + 1, 0);
+    for (std::size_t r = 0; r < p; ++r) {
+      if (counts[r] > std::numeric_limits<std::size_t>::max() / elem - at[r])
+        throw std::invalid_argument(std::string("alltoallv: the ") + name + " overflow");
+      at[r + 1] = at[r] + counts[r];
+    }
+    if (at[p] > capacity)
+      throw std::invalid_argument(std::string("alltoallv: the ") + name + " add up to " +
+                                  std::to_string(at[p]) + " elements but " + buffer +
+                                  ".size() is " + std::to_string(capacity));
+    return at;
+  };
+  const auto sd = displacements("send_counts", send_counts, send_n, "send");
+  const auto rd = displacements("recv_counts", recv_counts, recv_n, "recv");
+  const auto me = static_cast<std::size_t>(m.me);
+  if (send_counts[me] != recv_counts[me])
+    throw std::invalid_argument("alltoallv: rank " + std::to_string(me) + " sends itself " +
+                                std::to_string(send_counts[me]) + " elements (send_counts[" +
+                                std::to_string(me) + "]) but expects " +
+                                std::to_string(recv_counts[me]) + " (recv_counts[" +
+                                std::to_string(me) + "])");
+  const auto* src = static_cast<const std::byte*>(send);
+  auto* dst = static_cast<std::byte*>(recv);
+  if (send_counts[me])
+    std::memmove(dst + rd[me] * elem, src + sd[me] * elem, send_counts[me] * elem);
+  if (m.p == 1) return;
+  m.run([&] {
+    m.begin(Kind::alltoallv, elem, 0);
+    std::vector<Impl::Part> out(p);
+    std::vector<Impl::Sink> in(p);
+    for (std::size_t r = 0; r < p; ++r) {
+      out[r] = {src + sd[r] * elem, send_counts[r] * elem};
+      in[r] = {dst + rd[r] * elem, recv_counts[r] * elem};
+    }
+    m.all_pairs(out, in);
+  });
+}
+
+template void NodeCollectives::allreduce_impl<std::int32_t>(std::span<std::int32_t>, Op);
+template void NodeCollectives::allreduce_impl<std::int64_t>(std::span<std::int64_t>, Op);
+template void NodeCollectives::allreduce_impl<std::uint32_t>(std::span<std::uint32_t>, Op);
+template void NodeCollectives::allreduce_impl<std::uint64_t>(std::span<std::uint64_t>, Op);
+template void NodeCollectives::allreduce_impl<float>(std::span<float>, Op);
+template void NodeCollectives::allreduce_impl<double>(std::span<double>, Op);
+
+}  // namespace compas::comm
