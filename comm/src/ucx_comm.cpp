@@ -1,7 +1,10 @@
 // Comm: the UCP context, the shared multi-threaded worker, lazy endpoints with peer error
 // handling, the progress thread, waits with back-off and timeouts, and the node barrier.
+#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -43,6 +46,17 @@ void on_ep_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
   a->impl->dead[a->rank].store(true, std::memory_order_release);
 }
 
+void futex_wake_one(std::atomic<std::uint32_t>* word) {
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr,
+            nullptr, 0);
+}
+
+void futex_wait_for(std::atomic<std::uint32_t>* word, std::uint32_t expected, long ns) {
+  timespec ts{ns / 1'000'000'000, ns % 1'000'000'000};
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, &ts,
+            nullptr, 0);
+}
+
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -80,6 +94,17 @@ CommOptions CommOptions::from_environment() {
       o.wait = CommWait::automatic;
     else
       bad_env("COMPAS_COMM_WAIT", s, "spin, backoff or auto");
+  }
+  if (const char* v = std::getenv("COMPAS_SIGNAL_PATH"); v && *v) {
+    const std::string s = v;
+    if (s == "rma")
+      o.signal_path = SignalPath::rma;
+    else if (s == "am")
+      o.signal_path = SignalPath::am;
+    else if (s == "auto")
+      o.signal_path = SignalPath::automatic;
+    else
+      bad_env("COMPAS_SIGNAL_PATH", s, "rma, am or auto");
   }
   if (const char* v = std::getenv("COMPAS_OVERSUBSCRIBED"); v && *v) {
     const std::string s = v;
@@ -180,6 +205,52 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
     m.dead[r].store(false);
   }
   m.dead_reason.assign(m.size, "");
+  m.signal_by_am = std::make_unique<std::atomic<int>[]>(m.size);
+  for (int r = 0; r < m.size; ++r) m.signal_by_am[r].store(-1);
+  ucp_am_handler_param_t hp{};
+  hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                  UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+  hp.id = kPutSignalAm;
+  hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+  hp.arg = &m;
+  hp.cb = [](void* arg, const void* header, size_t header_length, void* data, size_t length,
+             const ucp_am_recv_param_t* param) -> ucs_status_t {
+    if (header_length != sizeof(PutSignalHeader)) return UCS_OK;  // not ours: drop
+    PutSignalHeader h;
+    std::memcpy(&h, header, sizeof h);
+    return deliver_put_signal(*static_cast<Impl*>(arg), h, data, length, param);
+  };
+  check(ucp_worker_set_am_recv_handler(m.worker, &hp), "registering the put_signal handler");
+  m.am_sent = std::make_unique<std::atomic<std::uint64_t>[]>(m.size);
+  m.am_acked = std::make_unique<std::atomic<std::uint64_t>[]>(m.size);
+  m.am_applied = std::make_unique<std::atomic<std::uint64_t>[]>(m.size);
+  for (int r = 0; r < m.size; ++r) m.am_sent[r] = m.am_acked[r] = m.am_applied[r] = 0;
+  hp.id = kFlushRequestAm;
+  hp.cb = [](void* arg, const void* header, size_t header_length, void*, size_t,
+             const ucp_am_recv_param_t*) -> ucs_status_t {
+    auto& impl = *static_cast<Impl*>(arg);
+    FlushMessage f;
+    if (header_length != sizeof f) return UCS_OK;
+    std::memcpy(&f, header, sizeof f);
+    if (f.rank >= 0 && f.rank < impl.size) impl.on_flush_request(f);
+    return UCS_OK;
+  };
+  check(ucp_worker_set_am_recv_handler(m.worker, &hp), "registering the flush request handler");
+  hp.id = kFlushAckAm;
+  hp.cb = [](void* arg, const void* header, size_t header_length, void*, size_t,
+             const ucp_am_recv_param_t*) -> ucs_status_t {
+    auto& impl = *static_cast<Impl*>(arg);
+    FlushMessage f;
+    if (header_length != sizeof f) return UCS_OK;
+    std::memcpy(&f, header, sizeof f);
+    if (f.rank < 0 || f.rank >= impl.size) return UCS_OK;
+    auto& acked = impl.am_acked[f.rank];
+    std::uint64_t cur = acked.load();
+    while (cur < f.seq && !acked.compare_exchange_weak(cur, f.seq)) {
+    }
+    return UCS_OK;
+  };
+  check(ucp_worker_set_am_recv_handler(m.worker, &hp), "registering the flush ack handler");
   m.err_args.resize(m.size);
   for (int r = 0; r < m.size; ++r) m.err_args[r] = {&m, r};
 
@@ -205,6 +276,7 @@ Comm::~Comm() {
   if (m.progress_thread.joinable()) {
     m.stop_progress.store(true);
     ucp_worker_signal(m.worker);
+    futex_wake_one(&m.waiting_threads);
     m.progress_thread.join();
   }
   for (int r = 0; r < m.size; ++r) {
@@ -251,7 +323,80 @@ bool Comm::same_host(int r) const {
   return host_of(r) == host_of(impl_->rank);
 }
 bool Comm::progress() {
-  return ucp_worker_progress(impl_->worker) != 0;
+  const bool any = ucp_worker_progress(impl_->worker) != 0;
+  impl_->send_due_acks();
+  return any;
+}
+
+void Comm::Impl::progress_once() {
+  ucp_worker_progress(worker);
+  send_due_acks();
+}
+
+void Comm::Impl::note_applied(int origin) {
+  am_applied[origin].fetch_add(1, std::memory_order_seq_cst);
+  if (acks_pending.load(std::memory_order_seq_cst) == 0) return;
+  std::lock_guard lock(acks_mu);
+  for (auto it = flush_waiting.begin(); it != flush_waiting.end();) {
+    if (am_applied[it->rank].load() >= it->seq) {
+      acks_due.push_back(*it);
+      it = flush_waiting.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void Comm::Impl::on_flush_request(const FlushMessage& req) {
+  std::lock_guard lock(acks_mu);
+  if (am_applied[req.rank].load(std::memory_order_seq_cst) >= req.seq)
+    acks_due.push_back(req);
+  else
+    flush_waiting.push_back(req);  // a rendezvous payload is still on its way
+  acks_pending.store(static_cast<int>(flush_waiting.size() + acks_due.size()));
+}
+
+void Comm::Impl::send_due_acks() {
+  if (acks_pending.load(std::memory_order_relaxed) == 0) return;
+  std::vector<FlushMessage> due;
+  {
+    std::lock_guard lock(acks_mu);
+    due.swap(acks_due);
+    acks_pending.store(static_cast<int>(flush_waiting.size()));
+  }
+  for (const FlushMessage& req : due) {
+    auto* ack = new FlushMessage{rank, 0, req.seq};
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    prm.user_data = ack;
+    prm.cb.send = [](void* request, ucs_status_t, void* user) {
+      delete static_cast<FlushMessage*>(user);
+      ucp_request_free(request);
+    };
+    ucs_status_ptr_t sp;
+    try {
+      sp = ucp_am_send_nbx(ep(req.rank), kFlushAckAm, ack, sizeof *ack, nullptr, 0, &prm);
+    } catch (const CommError&) {
+      sp = UCS_STATUS_PTR(UCS_ERR_UNREACHABLE);  // the origin is gone; nobody waits for this
+    }
+    if (!UCS_PTR_IS_PTR(sp)) delete ack;  // done at once, or failed
+  }
+}
+
+void Comm::Impl::flush_signals(const std::vector<int>& targets) {
+  std::vector<std::pair<int, std::uint64_t>> asked;
+  for (int r : targets) {
+    const std::uint64_t seq = am_sent[r].load(std::memory_order_seq_cst);
+    if (am_acked[r].load(std::memory_order_seq_cst) >= seq) continue;
+    FlushMessage req{rank, 0, seq};
+    ucp_request_param_t prm{};
+    complete(ucp_am_send_nbx(ep(r), kFlushRequestAm, &req, sizeof req, nullptr, 0, &prm), r,
+             "flush request");
+    asked.emplace_back(r, seq);
+  }
+  for (auto [r, seq] : asked)
+    wait([&, r = r, seq = seq] { return am_acked[r].load(std::memory_order_seq_cst) >= seq; },
+         [r = r] { return "the signals sent to rank " + std::to_string(r) + " to be applied"; }, r);
 }
 int Comm::connected_peers() const {
   return impl_->connected.load();
@@ -295,6 +440,27 @@ void Comm::Impl::fail(int r, const std::string& what, ucs_status_t status) const
   throw CommError(ucx_error(what + (r >= 0 ? " (rank " + std::to_string(r) + ")" : ""), status), r);
 }
 
+bool Comm::Impl::use_am_for_signals(int r) {
+  const int known = signal_by_am[r].load(std::memory_order_acquire);
+  if (known >= 0) return known == 1;
+  bool am = opt.signal_path == SignalPath::am;
+  if (opt.signal_path == SignalPath::automatic) {
+    // am unless some lane does RMA over something other than tcp.
+    const std::string lanes = self->transport(r);
+    am = true;
+    std::size_t at = 0;
+    while (at < lanes.size()) {
+      auto end = lanes.find(", ", at);
+      if (end == std::string::npos) end = lanes.size();
+      const std::string lane = lanes.substr(at, end - at);
+      if (lane.find("rma") != std::string::npos && lane.rfind("tcp", 0) != 0) am = false;
+      at = end + 2;
+    }
+  }
+  signal_by_am[r].store(am ? 1 : 0, std::memory_order_release);
+  return am;
+}
+
 bool Comm::Impl::same_host_as_me(int r) const {
   return host_of[r] == host_of[rank];
 }
@@ -326,14 +492,31 @@ ucp_ep_h Comm::Impl::ep(int r) {
   return e;
 }
 
+void Comm::Impl::sleep_on_worker(int timeout_ms) {
+  if (efd < 0) {
+    ::usleep(static_cast<useconds_t>(timeout_ms) * 1000 / 10);
+    return;
+  }
+  if (ucp_worker_arm(worker) != UCS_OK) return;  // busy: events are pending already
+  pollfd pfd{efd, POLLIN, 0};
+  ::poll(&pfd, 1, timeout_ms);
+}
+
 void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std::string()>& what,
                       int peer, const std::function<void()>& block) {
   if (done()) return;
+  // While a thread waits here it progresses the worker, and the progress thread stands down so
+  // that the two do not fight over the worker lock (or, oversubscribed, over a core).
+  struct Waiting {
+    Impl& m;
+    explicit Waiting(Impl& impl) : m(impl) { m.enter_wait(); }
+    ~Waiting() { m.leave_wait(); }
+  } waiting(*this);
   const auto start = Clock::now();
   const auto limit = std::chrono::duration<double>(opt.timeout_s);
   for (std::uint64_t i = 1;; ++i) {
     // The worker lock is costly: between progress calls, poll the condition alone a few times.
-    if ((i & 7) == 1 || backoff) ucp_worker_progress(worker);
+    if ((i & 7) == 1 || backoff) progress_once();
     if (done()) return;
     if ((i & 63) == 0) {
       if (peer >= 0) check_alive(peer);
@@ -344,13 +527,15 @@ void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std
                         peer);
     }
     if (backoff) {
+      // A peer sharing this core needs it more than this loop does.
       if (i < 64) {
         sched_yield();
       } else if (block) {
+        leave_wait();  // not progressing while asleep: the progress thread takes over
         block();
+        enter_wait();
       } else {
-        // A peer sharing this core needs it more than this loop does.
-        ::usleep(i < 4096 ? 20 : 200);
+        sleep_on_worker(1);
       }
     } else if (i > (1u << 20)) {
       sched_yield();
@@ -358,6 +543,18 @@ void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std
       cpu_relax();
     }
   }
+}
+
+void Comm::Impl::enter_wait() {
+  if (progress_thread.joinable()) waiting_threads.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void Comm::Impl::leave_wait() {
+  if (!progress_thread.joinable()) return;
+  // No wake-up: the progress thread resumes by itself once waits have stopped for a while (see
+  // run_progress_thread), so back-to-back waits never pay for waking it.
+  last_wait_end_ns.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  waiting_threads.fetch_sub(1, std::memory_order_seq_cst);
 }
 
 void Comm::Impl::complete(ucs_status_ptr_t sp, int peer, const char* op) {
@@ -377,21 +574,26 @@ void Comm::Impl::complete(ucs_status_ptr_t sp, int peer, const char* op) {
 }
 
 void Comm::Impl::run_progress_thread() {
+  // Application threads progress the worker themselves while they wait; this thread is for the
+  // stretches when none does (computing, or not communicating), so that peers' operations on this
+  // process's memory still complete. It stands down while a thread waits and until waits have
+  // stopped for kIdle, which keeps it off the cores in communication-heavy phases.
+  constexpr std::int64_t kIdle = 1'000'000;  // ns
   while (!stop_progress.load(std::memory_order_acquire)) {
+    if (const std::uint32_t w = waiting_threads.load(std::memory_order_seq_cst); w > 0) {
+      futex_wait_for(&waiting_threads, w, kIdle);
+      continue;
+    }
+    const std::int64_t since =
+        Clock::now().time_since_epoch().count() - last_wait_end_ns.load(std::memory_order_relaxed);
+    if (since < kIdle) {
+      futex_wait_for(&waiting_threads, 0, kIdle - since);
+      continue;
+    }
     while (ucp_worker_progress(worker) != 0) {
     }
-    if (efd < 0) {
-      ::usleep(100);
-      continue;
-    }
-    const ucs_status_t st = ucp_worker_arm(worker);
-    if (st == UCS_ERR_BUSY) continue;
-    if (st != UCS_OK) {
-      ::usleep(100);
-      continue;
-    }
-    pollfd pfd{efd, POLLIN, 0};
-    ::poll(&pfd, 1, 100);
+    send_due_acks();
+    sleep_on_worker(100);
   }
 }
 
@@ -405,6 +607,7 @@ void Comm::flush(int r) {
   m.check_alive(r);
   ucp_request_param_t p{};
   m.complete(ucp_ep_flush_nbx(ep, &p), r, "flush");
+  if (m.am_sent[r].load(std::memory_order_relaxed) != 0) m.flush_signals({r});
 }
 
 void Comm::flush_all() {
@@ -413,6 +616,10 @@ void Comm::flush_all() {
   if (m.connected.load() == 0) return;
   ucp_request_param_t p{};
   m.complete(ucp_worker_flush_nbx(m.worker, &p), -1, "flush_all");
+  std::vector<int> targets;
+  for (int r = 0; r < m.size; ++r)
+    if (m.am_sent[r].load(std::memory_order_relaxed) != 0) targets.push_back(r);
+  if (!targets.empty()) m.flush_signals(targets);
 }
 
 void Comm::fence() {

@@ -23,6 +23,34 @@ struct EpErrorArg {
   int rank;
 };
 
+// The active message that carries a put_signal (or a bare signal) to peers reached through UCX
+// active messages rather than RMA: the payload follows this header.
+struct PutSignalHeader {
+  std::uint32_t window = 0;  // id of the window (creation order, equal on every process)
+  std::uint32_t signal = 0;
+  std::uint64_t offset = 0;  // bytes into the window
+  std::uint64_t add = 0;
+  std::int32_t origin = 0;    // sending rank
+  std::uint32_t counted = 0;  // counts toward flush (see FlushMessage); not the barrier's own
+};
+constexpr unsigned kPutSignalAm = 1;
+
+// flush(rank) over active messages: UCX completes an active message when it has left (or reached
+// the target's transport), not when the target has run its handler. So the origin asks "have you
+// applied my first `seq` signals?" (kFlushRequestAm) and the target answers once it has
+// (kFlushAckAm), from its next progress call outside the handler.
+struct FlushMessage {
+  std::int32_t rank = 0;  // the sender of this message
+  std::uint32_t reserved = 0;
+  std::uint64_t seq = 0;
+};
+constexpr unsigned kFlushRequestAm = 2;
+constexpr unsigned kFlushAckAm = 3;
+
+// Applies a put_signal that arrived as an active message (window.cpp). Runs in progress context.
+ucs_status_t deliver_put_signal(Comm::Impl& m, const PutSignalHeader& h, void* data,
+                                std::size_t length, const ucp_am_recv_param_t* param);
+
 struct Comm::Impl {
   Comm* self = nullptr;
   Bootstrap* boot = nullptr;
@@ -44,9 +72,28 @@ struct Comm::Impl {
 
   std::atomic<std::uint64_t> puts{0}, gets{0}, atomics{0}, signals{0}, bytes_put{0}, bytes_got{0};
 
+  // Signals sent as active messages: sent to / acknowledged by each target, applied from each
+  // origin; flush requests not yet satisfiable, and acknowledgements due (guarded by acks_mu).
+  std::unique_ptr<std::atomic<std::uint64_t>[]> am_sent, am_acked, am_applied;
+  std::mutex acks_mu;
+  std::vector<FlushMessage> flush_waiting, acks_due;
+  std::atomic<int> acks_pending{0};  // flush_waiting.size() + acks_due.size()
+  void note_applied(int origin);     // after a signal from origin is applied
+  void on_flush_request(const FlushMessage& req);
+  void send_due_acks();  // outside handlers: after progress calls
+  void flush_signals(const std::vector<int>& targets);
+  void progress_once();  // ucp_worker_progress, then acknowledgements due
+
   std::thread progress_thread;
   std::atomic<bool> stop_progress{false};
   int efd = -1;
+
+  // Windows by id, for active messages; ids follow creation order (collective, so equal on all).
+  std::mutex windows_mu;
+  std::vector<WindowBytes*> windows;
+  // Per peer: -1 undecided, 0 put_signal by RMA (put, fence, atomic), 1 by one active message.
+  std::unique_ptr<std::atomic<int>[]> signal_by_am;
+  bool use_am_for_signals(int r);  // decides once per peer (connects)
 
   std::unique_ptr<WindowBytes> coll;  // the node collectives' signals
   std::uint64_t barrier_epoch = 0;
@@ -65,6 +112,12 @@ struct Comm::Impl {
   // Waits for a UCX request (or status) to complete locally and frees it.
   void complete(ucs_status_ptr_t sp, int peer, const char* op);
   void run_progress_thread();
+  // Sleeps until the worker has an event (or timeout_ms passes).
+  void sleep_on_worker(int timeout_ms);
+  void enter_wait();
+  void leave_wait();
+  std::atomic<std::uint32_t> waiting_threads{0};  // threads progressing in a wait (futex word)
+  std::atomic<std::int64_t> last_wait_end_ns{0};  // steady clock, when the last wait ended
 };
 
 }  // namespace compas::comm

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 
 #include "compas/comm/window.hpp"
@@ -40,6 +41,9 @@ struct WindowBytes::Impl {
   std::size_t total = 0;
   std::unique_ptr<Peer[]> peers;
   std::mutex mu;
+  std::uint32_t id = 0;  // index in the Comm's window table
+  std::byte* base = nullptr;
+  std::size_t bytes = 0, signals = 0;
 
   Peer& peer(int rank, WindowBytes& w);
   std::size_t signal_bytes = 0;  // signals, rounded up to a line: the waiter count follows
@@ -106,10 +110,26 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals)
   ucp_mem_query(w.memh, &attr);
   base_ = static_cast<std::byte*>(attr.address);
   std::memset(base_, 0, w.total);
+  w.base = base_;
+  w.bytes = bytes_;
+  w.signals = signals_;
+  // Registered before the keys are exchanged: once a peer has them it may send put_signal
+  // messages, and the handler finds the window by this id (windows are created collectively, so
+  // ids agree across processes).
+  {
+    std::lock_guard lock(w.comm->windows_mu);
+    w.id = static_cast<std::uint32_t>(w.comm->windows.size());
+    w.comm->windows.push_back(this);
+  }
+  auto unregister = [&w] {
+    std::lock_guard lock(w.comm->windows_mu);
+    w.comm->windows[w.id] = nullptr;
+  };
 
   void* rkey_buf = nullptr;
   size_t rkey_len = 0;
   if (ucs_status_t st = ucp_rkey_pack(w.comm->ctx, w.memh, &rkey_buf, &rkey_len); st != UCS_OK) {
+    unregister();
     ucp_mem_unmap(w.comm->ctx, w.memh);
     delete impl_;
     throw CommError(std::string("packing a window's remote key: ") + ucs_status_string(st));
@@ -124,6 +144,7 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals)
   try {
     all = comm.bootstrap().allgather(mine);
   } catch (...) {
+    unregister();
     ucp_mem_unmap(w.comm->ctx, w.memh);
     delete impl_;
     throw;
@@ -131,6 +152,7 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals)
   w.peers = std::make_unique<Peer[]>(all.size());
   for (std::size_t r = 0; r < all.size(); ++r) {
     if (all[r].size() < sizeof(std::uint64_t)) {
+      unregister();
       ucp_mem_unmap(w.comm->ctx, w.memh);
       delete impl_;
       throw CommError("rank " + std::to_string(r) + " sent a malformed window key",
@@ -159,6 +181,10 @@ WindowBytes::~WindowBytes() {
         comm_->barrier();
     }
   } catch (...) {
+  }
+  {
+    std::lock_guard lock(w.comm->windows_mu);
+    w.comm->windows[w.id] = nullptr;
   }
   for (int r = 0; r < comm_->size(); ++r)
     if (w.peers[r].rkey) ucp_rkey_destroy(w.peers[r].rkey);
@@ -273,6 +299,10 @@ void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
       futex_wake_all(low_half(word));
     return;
   }
+  if (c.use_am_for_signals(rank)) {
+    send_put_signal_am(rank, 0, nullptr, 0, signal, add);
+    return;
+  }
   ucp_request_param_t prm{};
   prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
   prm.datatype = ucp_dt_make_contig(8);
@@ -294,12 +324,121 @@ void WindowBytes::put_signal(int rank, std::size_t offset, const void* src, std:
     signal_add(rank, signal, add);  // release: the data is visible before the signal
     return;
   }
+  if (c.use_am_for_signals(rank)) {
+    c.puts.fetch_add(1, std::memory_order_relaxed);
+    c.bytes_put.fetch_add(n, std::memory_order_relaxed);
+    c.signals.fetch_add(1, std::memory_order_relaxed);
+    send_put_signal_am(rank, offset, src, n, signal, add);
+    return;
+  }
   Request data = put_nb(rank, offset, src, n);
   // The signal must not overtake the data.
   if (ucs_status_t st = ucp_worker_fence(c.worker); st != UCS_OK)
     c.fail(rank, "fence before a signal", st);
   signal_add(rank, signal, add);
   data.wait();
+}
+
+void WindowBytes::send_put_signal_am(int rank, std::size_t offset, const void* src, std::size_t n,
+                                     std::size_t signal, std::uint64_t add) {
+  Comm::Impl& c = *impl_->comm;
+  // Puts issued earlier to this peer must be visible when the signal is.
+  if (ucs_status_t st = ucp_worker_fence(c.worker); st != UCS_OK)
+    c.fail(rank, "fence before a signal", st);
+  PutSignalHeader h;
+  h.origin = c.rank;
+  // The barrier's signals are not counted: the barrier itself observes them, and counting them
+  // would make every barrier's flush a round trip.
+  h.counted = this != c.coll.get();
+  if (h.counted) c.am_sent[rank].fetch_add(1, std::memory_order_seq_cst);
+  h.window = impl_->id;
+  h.signal = static_cast<std::uint32_t>(signal);
+  h.offset = offset;
+  h.add = add;
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  prm.flags = 0;
+  c.complete(ucp_am_send_nbx(c.ep(rank), kPutSignalAm, &h, sizeof h, src, n, &prm), rank,
+             "put_signal");
+}
+
+namespace {
+
+// Adds to a signal word of this process and wakes its sleepers (see wait_until).
+void apply_signal(WindowBytes::Impl& w, std::uint32_t signal, std::uint64_t add) {
+  std::uint64_t* word = w.local_signal(w.base, signal);
+  std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
+  if (std::atomic_ref<std::uint32_t>(*w.waiters(w.base)).load(std::memory_order_seq_cst))
+    futex_wake_all(low_half(word));
+}
+
+struct PendingSignal {
+  WindowBytes::Impl* window;
+  std::uint32_t signal;
+  std::uint64_t add;
+  int origin;
+  bool counted;  // toward flush
+};
+
+}  // namespace
+
+ucs_status_t deliver_put_signal(Comm::Impl& m, const PutSignalHeader& h, void* data,
+                                std::size_t length, const ucp_am_recv_param_t* param) {
+  WindowBytes* win = nullptr;
+  {
+    std::lock_guard lock(m.windows_mu);
+    if (h.window < m.windows.size()) win = m.windows[h.window];
+  }
+  if (!win) {
+    std::fprintf(stderr, "compas: rank %d: put_signal for window %u, which does not exist here\n",
+                 m.rank, h.window);
+    return UCS_OK;
+  }
+  WindowBytes::Impl& w = *win->impl();
+  if (h.origin < 0 || h.origin >= m.size) {
+    std::fprintf(stderr, "compas: rank %d: put_signal from unknown rank %d dropped\n", m.rank,
+                 h.origin);
+    return UCS_OK;
+  }
+  if (h.offset > w.bytes || length > w.bytes - h.offset || h.signal >= w.signals) {
+    std::fprintf(stderr, "compas: rank %d: put_signal outside window %u dropped\n", m.rank,
+                 h.window);
+    return UCS_OK;
+  }
+  if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+    if (length) std::memcpy(w.base + h.offset, data, length);
+    apply_signal(w, h.signal, h.add);
+    if (h.counted) m.note_applied(h.origin);
+    return UCS_OK;
+  }
+  // Rendezvous: fetch the payload straight into the window, then signal.
+  auto* pending = new PendingSignal{&w, h.signal, h.add, h.origin, h.counted != 0};
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  prm.user_data = pending;
+  prm.cb.recv_am = [](void* request, ucs_status_t status, size_t, void* user) {
+    auto* p = static_cast<PendingSignal*>(user);
+    if (status == UCS_OK) {
+      apply_signal(*p->window, p->signal, p->add);
+      if (p->counted) p->window->comm->note_applied(p->origin);
+    } else {
+      std::fprintf(stderr, "compas: rank %d: receiving a put_signal payload from rank %d: %s\n",
+                   p->window->comm->rank, p->origin, ucs_status_string(status));
+    }
+    delete p;
+    ucp_request_free(request);
+  };
+  ucs_status_ptr_t sp = ucp_am_recv_data_nbx(m.worker, data, w.base + h.offset, length, &prm);
+  if (sp == nullptr) {
+    apply_signal(w, h.signal, h.add);
+    if (h.counted) m.note_applied(h.origin);
+    delete pending;
+  } else if (UCS_PTR_IS_ERR(sp)) {
+    std::fprintf(stderr, "compas: rank %d: receiving a put_signal payload from rank %d: %s\n",
+                 m.rank, h.origin, ucs_status_string(UCS_PTR_STATUS(sp)));
+    delete pending;
+  }
+  return UCS_OK;
 }
 
 namespace {

@@ -160,6 +160,31 @@ TEST(Rma, PutSignalDataVisibleWhenSignalIs) {
   comm().barrier();
 }
 
+TEST(Rma, PutThenSignalAddIsOrdered) {
+  // A plain put followed by a separate signal_add to the same peer: the payload must be visible
+  // once the signal is (the signal may travel a different path than the put).
+  const int p = nranks();
+  const int next = (rank() + 1) % p, prev = (rank() - 1 + p) % p;
+  constexpr int kRounds = 100;
+  constexpr std::size_t kMax = 40000;
+  Window<std::uint64_t> w(comm(), kMax, 2);
+  std::vector<std::uint64_t> msg(kMax);
+  for (int k = 1; k <= kRounds; ++k) {
+    const std::size_t n = (static_cast<std::size_t>(k) * 4481) % kMax + 1;
+    for (std::size_t i = 0; i < n; ++i) msg[i] = static_cast<std::uint64_t>(k) << 32 | i;
+    if (k > 1) w.wait_until(1, static_cast<std::uint64_t>(k - 1), next);
+    w.put(next, 0, std::span<const std::uint64_t>(msg.data(), n));
+    w.signal_add(next, 0);
+    w.wait_until(0, static_cast<std::uint64_t>(k), prev);
+    auto got = w.local();
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(got[i], static_cast<std::uint64_t>(k) << 32 | i) << "round " << k << " i " << i;
+    w.signal_add(prev, 1);
+  }
+  w.wait_until(1, kRounds, next);
+  comm().barrier();
+}
+
 TEST(Rma, FetchAddUnderContentionIsExact) {
   // Every thread of every rank adds to every rank's counters; the totals are exact and the
   // fetched values are all distinct.
@@ -263,7 +288,7 @@ TEST(Rma, PassiveTargetProgressWhileTargetComputes) {
   // Rank 0 computes (no compas call) while the others get from and fetch_add on it; they must
   // all finish before rank 0 comes back, which the final count shows.
   const int p = nranks();
-  Window<std::uint64_t> w(comm(), 2);
+  Window<std::uint64_t> w(comm(), 2 + static_cast<std::size_t>(p), 1);
   comm().barrier();
   if (rank() == 0) {
     w.local()[1] = 42;
@@ -279,11 +304,18 @@ TEST(Rma, PassiveTargetProgressWhileTargetComputes) {
       std::this_thread::yield();
     }
     EXPECT_EQ(count.load(), static_cast<std::uint64_t>(p - 1));
+    // Every peer flushed its put_signal before its fetch_add.
+    EXPECT_EQ(w.signal(0), static_cast<std::uint64_t>(p - 1));
+    for (int r = 1; r < p; ++r) EXPECT_EQ(w.local()[2 + r], 1000u + r) << "from rank " << r;
   } else {
     comm().barrier();
     std::uint64_t v = 0;
     w.get(0, 1, std::span<std::uint64_t>(&v, 1));
     EXPECT_EQ(v, 42u);
+    const std::uint64_t mine = 1000u + static_cast<std::uint64_t>(rank());
+    w.put_signal(0, 2 + static_cast<std::size_t>(rank()), std::span<const std::uint64_t>(&mine, 1),
+                 0);
+    comm().flush(0);  // remote completion: the signal is applied at rank 0 when this returns
     w.fetch_add(0, 0, 1);
   }
   comm().barrier();

@@ -46,17 +46,24 @@ class CommError : public std::runtime_error {
 };
 
 enum class Progress { thread, wait };
+// How put_signal reaches a peer that is not load/store-reachable: by RMA (put, fence, remote
+// atomic add: passive target where the network has RDMA), or by one active message whose
+// handler copies the data and adds to the signal (one message instead of three where UCX only
+// emulates RMA, e.g. tcp). `automatic` picks am when UCX's RMA lanes to the peer are tcp or
+// missing.
+enum class SignalPath { rma, am, automatic };
 // How a process waits for a remote event (a signal, a request's completion): spin polling the
 // worker, or back off (yield, then short sleeps) so that a peer sharing the core can run. `auto`
 // spins unless the job is oversubscribed (COMPAS_OVERSUBSCRIBED=1, set by compas-run).
 enum class CommWait { spin, backoff, automatic };
 
 struct CommOptions {
-  Progress progress = Progress::thread;  // COMPAS_PROGRESS=thread|wait
-  CommWait wait = CommWait::automatic;   // COMPAS_COMM_WAIT=spin|backoff|auto
-  bool oversubscribed = false;           // COMPAS_OVERSUBSCRIBED=0|1
-  bool direct = true;                    // COMPAS_DIRECT=0 turns off load/store to same-host peers
-  double timeout_s = 60;                 // COMPAS_TIMEOUT, seconds: every blocking wait
+  Progress progress = Progress::thread;            // COMPAS_PROGRESS=thread|wait
+  CommWait wait = CommWait::automatic;             // COMPAS_COMM_WAIT=spin|backoff|auto
+  SignalPath signal_path = SignalPath::automatic;  // COMPAS_SIGNAL_PATH=rma|am|auto
+  bool oversubscribed = false;                     // COMPAS_OVERSUBSCRIBED=0|1
+  bool direct = true;     // COMPAS_DIRECT=0 turns off load/store to same-host peers
+  double timeout_s = 60;  // COMPAS_TIMEOUT, seconds: every blocking wait
 
   // Reads the variables above; throws std::invalid_argument naming a bad value and what is
   // allowed.

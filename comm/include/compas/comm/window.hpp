@@ -66,8 +66,11 @@ class WindowBytes {
   void reset_signal(std::size_t index, std::uint64_t value = 0);
 
   struct Impl;
+  Impl* impl() { return impl_; }
 
  private:
+  void send_put_signal_am(int rank, std::size_t offset, const void* src, std::size_t n,
+                          std::size_t signal, std::uint64_t add);
   Comm* comm_;
   std::size_t bytes_, signals_;
   std::byte* base_ = nullptr;
