@@ -2,6 +2,10 @@
 // beside libgomp's `#pragma omp barrier` measured in the same run with the same pinning
 // (COMPaS Table 3). libgomp reads OMP_WAIT_POLICY once at start-up, so each OpenMP policy is
 // measured in a child process of this program started with that policy.
+//
+// Under a launcher (compas-run -n P, mpirun, srun) with P > 1 it measures the process barrier
+// instead: comm's dissemination barrier across the P processes and, when the job was launched
+// by mpirun and MPI is built in, MPI_Barrier in the same run (COMPaS Tables 4-5).
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <omp.h>
@@ -17,8 +21,16 @@
 #include <sstream>
 #include <stdexcept>
 
+#ifdef COMPAS_WITH_MPI
+#define OMPI_SKIP_MPICXX 1  // the C API only
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
+
 #include "commands.hpp"
 #include "common.hpp"
+#include "compas/comm/bootstrap.hpp"
+#include "compas/comm/ucx.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/team.hpp"
@@ -200,7 +212,108 @@ struct BarrierArgs {
   std::string plot;
 };
 
+// Times `barrier` exactly as time_team does, in every process: the iteration count is rank 0's
+// choice, and each repeat's time is the slowest process's.
+template <class F>
+Timing time_processes(comm::Bootstrap& boot, F&& barrier, int repeats, double target_ms) {
+  for (int i = 0; i < kWarmup; ++i) barrier();
+  auto t0 = Clock::now();
+  for (int i = 0; i < kWarmup; ++i) barrier();
+  const auto choices =
+      boot.allgather(std::to_string(choose_iterations(ns_since(t0) / kWarmup, target_ms)));
+  const long iters = std::stol(choices.at(0));
+  std::vector<double> mine(static_cast<std::size_t>(repeats));
+  for (int r = 0; r < repeats; ++r) {
+    barrier();
+    t0 = Clock::now();
+    for (long i = 0; i < iters; ++i) barrier();
+    mine[static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters);
+  }
+  Timing t;
+  t.iterations = iters;
+  t.ns.assign(static_cast<std::size_t>(repeats), 0.0);
+  for (const auto& blob : boot.allgather(perf::json(mine).dump())) {
+    const auto theirs = perf::json::parse(blob).get<std::vector<double>>();
+    for (std::size_t r = 0; r < t.ns.size(); ++r) t.ns[r] = std::max(t.ns[r], theirs.at(r));
+  }
+  return t;
+}
+
+int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
+  const bool leader = boot.rank() == 0;
+  if (leader) {
+    check_outputs(a.out);
+    check_plot_dir(a.plot);
+  }
+  comm::Comm c(boot);
+  const int p = c.size();
+  const bool mpi = boot.kind() == "mpi";
+  const auto topo = threads::Topology::host();
+  const bool backoff =
+      c.options().wait == comm::CommWait::backoff ||
+      (c.options().wait == comm::CommWait::automatic && c.options().oversubscribed);
+  const std::string transport = c.transport((c.rank() + 1) % p);
+  perf::Report report("barrier", perf::machine_json(topo),
+                      {{"processes", p},
+                       {"hosts", c.hosts().size()},
+                       {"bootstrap", boot.kind()},
+                       {"transport", transport},
+                       {"repeats", a.repeats},
+                       {"target_ms", a.target_ms}});
+  auto record = [&](const std::string& algo, const std::string& policy, const Timing& tm) {
+    report.add({{"scope", "process"},
+                {"algorithm", algo},
+                {"policy", policy},
+                {"processes", p},
+                {"threads", 1},
+                {"oversubscribed", c.options().oversubscribed},
+                {"ns_per_barrier", median(tm.ns)},
+                {"min_ns_per_barrier", *std::min_element(tm.ns.begin(), tm.ns.end())},
+                {"max_ns_per_barrier", *std::max_element(tm.ns.begin(), tm.ns.end())},
+                {"iterations", tm.iterations},
+                {"repeats", tm.ns.size()}});
+  };
+  record("dissemination", backoff ? "backoff" : "spin",
+         time_processes(
+             boot, [&] { c.barrier(); }, a.repeats, a.target_ms));
+#ifdef COMPAS_WITH_MPI
+  if (mpi)
+    record("mpi", "MPI_Barrier",
+           time_processes(
+               boot, [] { MPI_Barrier(MPI_COMM_WORLD); }, a.repeats, a.target_ms));
+#endif
+  if (!leader) return 0;
+  write_outputs(report, a.out);
+  plot_report(report, a.plot);
+  if (a.out.quiet) return 0;
+  fmt::print("process barrier, {} processes on {} host(s), {} bootstrap, transport {}\n", p,
+             c.hosts().size(), boot.kind(), transport);
+  double compas_ns = 0, mpi_ns = 0;
+  for (const auto& r : report.results()) {
+    const double ns = r["ns_per_barrier"].get<double>();
+    fmt::print("  {:<26} {:>10.0f} ns (min {:.0f}, max {:.0f}, {} x {} barriers)\n",
+               r["algorithm"].get<std::string>() + " / " + r["policy"].get<std::string>(), ns,
+               r["min_ns_per_barrier"].get<double>(), r["max_ns_per_barrier"].get<double>(),
+               r["repeats"].get<std::size_t>(), r["iterations"].get<long>());
+    (r["algorithm"] == "mpi" ? mpi_ns : compas_ns) = ns;
+  }
+  if (mpi_ns > 0) fmt::print("  compas / MPI_Barrier = {:.2f}\n", compas_ns / mpi_ns);
+  if (!mpi)
+    fmt::print("  (MPI_Barrier is measured beside it when the job is launched by mpirun{})\n",
+               comm::Bootstrap::mpi_supported() ? "" : " and compas is built with MPI");
+  // COMPaS Tables 4 and 5 (1998: Pentium Pro nodes, NICAM on Myrinet, MPICH on 100Base-T).
+  static const std::map<int, std::pair<double, double>> paper = {
+      {2, {23.79, 493}}, {4, {31.45, 1066}}, {8, {38.67, 1645}}};
+  if (auto it = paper.find(p); it != paper.end())
+    fmt::print(
+        "  COMPaS 1998 at {} nodes: NICAM {:.2f} us, MPICH/100Base-T MPI_Barrier {:.0f} us\n", p,
+        it->second.first, it->second.second);
+  return 0;
+}
+
 int run_barrier(const BarrierArgs& a) {
+  auto boot = comm::Bootstrap::from_environment();
+  if (boot->size() > 1) return run_process_barrier(a, *boot);
   check_outputs(a.out);
   check_plot_dir(a.plot);
   const auto topo = threads::Topology::host();
@@ -233,7 +346,8 @@ int run_barrier(const BarrierArgs& a) {
                        {"target_ms", a.target_ms}});
   auto record = [&](const std::string& algo, const std::string& policy, int t, bool over,
                     const Timing& tm) {
-    report.add({{"algorithm", algo},
+    report.add({{"scope", "thread"},
+                {"algorithm", algo},
                 {"policy", policy},
                 {"threads", t},
                 {"oversubscribed", over},

@@ -46,6 +46,46 @@ void on_ep_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
   a->impl->dead[a->rank].store(true, std::memory_order_release);
 }
 
+// Threads this process will run (COMPAS_THREADS, as compas-run and the Runtime set it), for the
+// oversubscription check.
+int threads_wanted() {
+  const char* v = std::getenv("COMPAS_THREADS");
+  const int t = v ? std::atoi(v) : 1;
+  return t > 0 ? t : 1;
+}
+
+int hex_digit(char ch) {
+  return ch <= '9' ? ch - '0' : ch - 'a' + 10;
+}
+
+// This process's affinity mask as a hex string, lowest cpu first (4 cpus per digit).
+std::string affinity_hex() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return "";
+  std::string hex;
+  for (int c = 0; c < CPU_SETSIZE; c += 4) {
+    int d = 0;
+    for (int b = 0; b < 4; ++b)
+      if (CPU_ISSET(c + b, &set)) d |= 1 << b;
+    hex.push_back("0123456789abcdef"[d]);
+  }
+  while (!hex.empty() && hex.back() == '0') hex.pop_back();
+  return hex;
+}
+
+// How many cpus the union of affinity masks (as affinity_hex writes them) holds.
+int cpus_in_union(const std::vector<std::string>& masks) {
+  std::vector<int> u;
+  for (const auto& m : masks) {
+    if (m.size() > u.size()) u.resize(m.size(), 0);
+    for (std::size_t i = 0; i < m.size(); ++i) u[i] |= hex_digit(m[i]) & 15;
+  }
+  int n = 0;
+  for (int d : u) n += __builtin_popcount(static_cast<unsigned>(d));
+  return n;
+}
+
 void futex_wake_one(std::atomic<std::uint32_t>* word) {
   ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr,
             nullptr, 0);
@@ -110,6 +150,7 @@ CommOptions CommOptions::from_environment() {
     const std::string s = v;
     if (s != "0" && s != "1") bad_env("COMPAS_OVERSUBSCRIBED", s, "0 or 1");
     o.oversubscribed = s == "1";
+    o.oversubscribed_given = true;
   }
   if (const char* v = std::getenv("COMPAS_DIRECT"); v && *v) {
     const std::string s = v;
@@ -178,24 +219,47 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
   ucp_address_t* address = nullptr;
   size_t address_len = 0;
   check(ucp_worker_get_address(m.worker, &address, &address_len), "ucp_worker_get_address");
-  const std::string mine =
-      host_id() + '\n' + std::string(reinterpret_cast<const char*>(address), address_len);
+  // Host, then what this process wants and may use of it (threads, affinity mask), then the
+  // worker address.
+  const std::string mine = host_id() + '\n' + std::to_string(threads_wanted()) + '\n' +
+                           affinity_hex() + '\n' +
+                           std::string(reinterpret_cast<const char*>(address), address_len);
   ucp_worker_release_address(m.worker, address);
 
   const std::vector<std::string> all = boot.allgather(mine);
   m.addresses.resize(m.size);
   m.host_of.assign(m.size, 0);
   std::map<std::string, int> host_index;
+  std::vector<int> wanted(m.size);
+  std::vector<std::string> masks(m.size);
   for (int r = 0; r < m.size; ++r) {
-    const auto nl = all[r].find('\n');
-    if (nl == std::string::npos)
-      throw CommError("rank " + std::to_string(r) + " sent a malformed worker address", r);
-    const std::string host = all[r].substr(0, nl);
-    m.addresses[r] = all[r].substr(nl + 1);
-    auto [it, fresh] = host_index.emplace(host, static_cast<int>(m.hosts.size()));
+    std::size_t at = 0;
+    std::string fields[3];
+    for (auto& f : fields) {
+      const auto nl = all[r].find('\n', at);
+      if (nl == std::string::npos)
+        throw CommError("rank " + std::to_string(r) + " sent a malformed worker address", r);
+      f = all[r].substr(at, nl - at);
+      at = nl + 1;
+    }
+    m.addresses[r] = all[r].substr(at);
+    wanted[r] = std::atoi(fields[1].c_str());
+    masks[r] = fields[2];
+    auto [it, fresh] = host_index.emplace(fields[0], static_cast<int>(m.hosts.size()));
     if (fresh) m.hosts.emplace_back();
     m.hosts[it->second].push_back(r);
     m.host_of[r] = it->second;
+  }
+  if (!m.opt.oversubscribed_given) {
+    std::vector<std::string> local_masks;
+    int want = 0;
+    for (int r : m.hosts[m.host_of[m.rank]]) {
+      want += std::max(wanted[r], 1);
+      local_masks.push_back(masks[r]);
+    }
+    m.opt.oversubscribed = want > cpus_in_union(local_masks);
+    m.backoff = m.opt.wait == CommWait::backoff ||
+                (m.opt.wait == CommWait::automatic && m.opt.oversubscribed);
   }
 
   m.eps = std::make_unique<std::atomic<ucp_ep_h>[]>(m.size);

@@ -23,6 +23,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -601,6 +602,36 @@ TEST_F(Cli, PingpongUnderLauncherMeasuresEveryOpAndSize) {
   // Without mpirun the MPI baselines are skipped, and say so.
   EXPECT_FALSE(seen.count({"mpi_sendrecv", 8}));
   EXPECT_NE(r.out.find("mpi_sendrecv"), std::string::npos) << r.describe();
+}
+
+TEST_F(Cli, BarrierUnderLauncherMeasuresTheProcessBarrier) {
+  // Two processes fit the two-core slices compas-run hands out, so the comm layer must find the
+  // job not oversubscribed and spin; three must back off.
+  for (int p : {2, 3}) {
+    const std::string file = "b" + std::to_string(p) + ".json";
+    const Outcome r =
+        run_compas_job(p, {"barrier", "--repeats", "3", "--target-ms", "2", "--json", path(file)},
+                       {{"COMPAS_TIMEOUT", "30"}});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const json j = load_json(file);
+    expect_report_header(j, "barrier");
+    EXPECT_EQ(j["params"].value("processes", 0), p);
+    EXPECT_EQ(j["params"].value("bootstrap", std::string()), "tcp");
+    ASSERT_EQ(j["results"].size(), 1u) << j.dump();  // no MPI_Barrier without mpirun
+    const json& rec = j["results"][0];
+    EXPECT_EQ(rec.value("scope", ""), "process") << rec.dump();
+    EXPECT_EQ(rec.value("algorithm", ""), "dissemination") << rec.dump();
+    EXPECT_EQ(rec.value("processes", 0), p) << rec.dump();
+    const bool over = p > static_cast<int>(std::thread::hardware_concurrency());
+    EXPECT_EQ(rec.value("oversubscribed", !over), over) << rec.dump();
+    EXPECT_EQ(rec.value("policy", ""), over ? "backoff" : "spin") << rec.dump();
+    const double ns = rec.value("ns_per_barrier", 0.0);
+    EXPECT_GT(ns, 0) << rec.dump();
+    EXPECT_LE(rec.value("min_ns_per_barrier", 1e300), ns) << rec.dump();
+    EXPECT_GE(rec.value("max_ns_per_barrier", 0.0), ns) << rec.dump();
+    EXPECT_EQ(rec.value("repeats", 0), 3) << rec.dump();
+    EXPECT_NE(r.out.find("MPI_Barrier is measured beside it"), std::string::npos) << r.describe();
+  }
 }
 
 TEST_F(Cli, HelpExitsZero) {

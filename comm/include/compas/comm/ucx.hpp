@@ -61,7 +61,11 @@ struct CommOptions {
   Progress progress = Progress::thread;            // COMPAS_PROGRESS=thread|wait
   CommWait wait = CommWait::automatic;             // COMPAS_COMM_WAIT=spin|backoff|auto
   SignalPath signal_path = SignalPath::automatic;  // COMPAS_SIGNAL_PATH=rma|am|auto
-  bool oversubscribed = false;                     // COMPAS_OVERSUBSCRIBED=0|1
+  // COMPAS_OVERSUBSCRIBED=0|1. When not given, Comm finds out itself: the processes of a host
+  // want more cores (COMPAS_THREADS each, default 1) than the union of their affinity masks has;
+  // options() then reports what it found.
+  bool oversubscribed = false;
+  bool oversubscribed_given = false;
   bool direct = true;     // COMPAS_DIRECT=0 turns off load/store to same-host peers
   double timeout_s = 60;  // COMPAS_TIMEOUT, seconds: every blocking wait
 
