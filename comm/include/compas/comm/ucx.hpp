@@ -10,14 +10,19 @@
 // Progress: with `Progress::thread` (the default when P > 1) a progress thread sleeps on the
 // worker's event fd and progresses the worker whenever the network has something, so a put or
 // atomic aimed at this process completes while its threads compute, also where UCX emulates RMA
-// in software (tcp). Every blocking wait also progresses the worker itself. With
+// in software (tcp). Every blocking wait progresses the worker itself; while a thread waits, and
+// for 1 ms after the last wait ended, the progress thread stands down (it is not woken per
+// message), so communication-bound phases do not pay a context switch per message. With
 // `Progress::wait` there is no thread and operations targeting this process complete only while
 // it waits in compas (the choice for codes that never compute while others access them).
 //
 // Endpoints are created lazily, on a process's first operation towards a peer, so a process that
-// talks to k peers pays for k endpoints, not P. Endpoints use UCX peer error handling: a peer
-// that dies fails the operations towards it with a CommError naming its rank; waits for it end
-// after the timeout (COMPAS_TIMEOUT) with a CommError naming the rank waited for.
+// talks to k peers pays for k endpoints, not P. Endpoints to peers on other hosts use UCX peer
+// error handling (keepalive): a peer that dies fails the operations towards it with a CommError
+// naming its rank. Same-host endpoints cannot (UCX's shared-memory transports do not support it;
+// asking moves the traffic to tcp), so there a dead peer is noticed by the launcher, which ends
+// the job, or by the timeout: every wait ends after COMPAS_TIMEOUT with a CommError naming the
+// rank waited for.
 //
 // Same-host peers: when UCX can map a peer's registered memory into this process (shared-memory
 // transports, ucp_rkey_ptr), windows access it by direct load/store (Window::direct()).
