@@ -3,6 +3,7 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +45,26 @@ void on_ep_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
     a->impl->dead_reason[a->rank] = ucs_status_string(status);
   }
   a->impl->dead[a->rank].store(true, std::memory_order_release);
+}
+
+// This process's pid namespace ("pid:[inode]"), so that pids are compared only within one.
+std::string pid_namespace() {
+  char buf[64];
+  const ssize_t n = ::readlink("/proc/self/ns/pid", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
+// False once the process is gone or a zombie (killed, not yet reaped by its launcher).
+bool process_alive(long pid) {
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return false;
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!f) return errno != ENOENT;
+  char line[512];
+  const bool got = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  if (!got) return true;
+  const char* close = std::strrchr(line, ')');  // the name may hold spaces and parentheses
+  return !(close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X'));
 }
 
 // Threads this process will run (COMPAS_THREADS, as compas-run and the Runtime set it), for the
@@ -222,7 +243,8 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
   // Host, then what this process wants and may use of it (threads, affinity mask), then the
   // worker address.
   const std::string mine = host_id() + '\n' + std::to_string(threads_wanted()) + '\n' +
-                           affinity_hex() + '\n' +
+                           affinity_hex() + '\n' + std::to_string(::getpid()) + ' ' +
+                           pid_namespace() + '\n' +
                            std::string(reinterpret_cast<const char*>(address), address_len);
   ucp_worker_release_address(m.worker, address);
 
@@ -231,10 +253,10 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
   m.host_of.assign(m.size, 0);
   std::map<std::string, int> host_index;
   std::vector<int> wanted(m.size);
-  std::vector<std::string> masks(m.size);
+  std::vector<std::string> masks(m.size), pids(m.size);
   for (int r = 0; r < m.size; ++r) {
     std::size_t at = 0;
-    std::string fields[3];
+    std::string fields[4];
     for (auto& f : fields) {
       const auto nl = all[r].find('\n', at);
       if (nl == std::string::npos)
@@ -245,10 +267,22 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
     m.addresses[r] = all[r].substr(at);
     wanted[r] = std::atoi(fields[1].c_str());
     masks[r] = fields[2];
+    pids[r] = fields[3];
     auto [it, fresh] = host_index.emplace(fields[0], static_cast<int>(m.hosts.size()));
     if (fresh) m.hosts.emplace_back();
     m.hosts[it->second].push_back(r);
     m.host_of[r] = it->second;
+  }
+  m.local_pid.assign(m.size, 0);
+  m.pid_checked_ns = std::make_unique<std::atomic<std::int64_t>[]>(m.size);
+  const std::string my_ns = pid_namespace();
+  for (int r = 0; r < m.size; ++r) {
+    m.pid_checked_ns[r].store(0);
+    const auto sp = pids[r].find(' ');
+    if (r == m.rank || m.host_of[r] != m.host_of[m.rank] || sp == std::string::npos ||
+        my_ns.empty() || pids[r].substr(sp + 1) != my_ns)
+      continue;
+    m.local_pid[r] = std::atol(pids[r].c_str());
   }
   if (!m.opt.oversubscribed_given) {
     std::vector<std::string> local_masks;
@@ -487,7 +521,23 @@ void Comm::connect(int r) {
 }
 
 void Comm::Impl::check_alive(int r) const {
-  if (r >= 0 && r < size && dead[r].load(std::memory_order_acquire)) {
+  if (r < 0 || r >= size) return;
+  if (!dead[r].load(std::memory_order_acquire) && r < static_cast<int>(local_pid.size()) &&
+      local_pid[r] > 0) {
+    // A same-host peer: UCX's shared-memory transports report no errors, so look at the process.
+    const std::int64_t now = Clock::now().time_since_epoch().count();
+    std::int64_t last = pid_checked_ns[r].load(std::memory_order_relaxed);
+    if (now - last > 20'000'000 && pid_checked_ns[r].compare_exchange_strong(last, now)) {
+      if (!process_alive(local_pid[r])) {
+        {
+          std::lock_guard lock(mu);
+          dead_reason[r] = "process " + std::to_string(local_pid[r]) + " on this host is gone";
+        }
+        dead[r].store(true, std::memory_order_release);
+      }
+    }
+  }
+  if (dead[r].load(std::memory_order_acquire)) {
     std::string why;
     {
       std::lock_guard lock(mu);

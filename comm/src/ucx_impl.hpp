@@ -62,10 +62,14 @@ struct Comm::Impl {
   std::vector<std::string> addresses;  // worker address of every rank
   std::vector<std::vector<int>> hosts;
   std::vector<int> host_of;
+  // Same-host peers in this pid namespace: their pid, to notice death without a timeout
+  // (0: not checkable). Checked at most every 20 ms per peer.
+  std::vector<long> local_pid;
+  mutable std::unique_ptr<std::atomic<std::int64_t>[]> pid_checked_ns;
 
   std::unique_ptr<std::atomic<ucp_ep_h>[]> eps;
   std::unique_ptr<std::atomic<bool>[]> dead;
-  std::vector<std::string> dead_reason;  // guarded by mu
+  mutable std::vector<std::string> dead_reason;  // guarded by mu
   std::vector<EpErrorArg> err_args;
   mutable std::mutex mu;  // endpoint creation, dead_reason
   std::atomic<int> connected{0};
