@@ -20,9 +20,8 @@
 // talks to k peers pays for k endpoints, not P. Endpoints to peers on other hosts use UCX peer
 // error handling (keepalive): a peer that dies fails the operations towards it with a CommError
 // naming its rank. Same-host endpoints cannot (UCX's shared-memory transports do not support it;
-// asking moves the traffic to tcp), so there a dead peer is noticed by the launcher, which ends
-// the job, or by the timeout: every wait ends after COMPAS_TIMEOUT with a CommError naming the
-// rank waited for.
+// asking moves the traffic to tcp), so waits for a same-host peer look at its process instead.
+// Every wait ends after COMPAS_TIMEOUT with a CommError naming the rank waited for.
 //
 // Same-host peers: when UCX can map a peer's registered memory into this process (shared-memory
 // transports, ucp_rkey_ptr), windows access it by direct load/store (Window::direct()).
