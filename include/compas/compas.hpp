@@ -1,6 +1,12 @@
 // compas: the hybrid threads x processes runtime. One include for user programs.
 #pragma once
 
+#include "compas/comm/bootstrap.hpp"
+#include "compas/comm/collectives.hpp"
+#include "compas/comm/ucx.hpp"
+#include "compas/comm/window.hpp"
+#include "compas/perf/region.hpp"
+#include "compas/runtime/runtime.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/ops.hpp"
 #include "compas/threads/placement.hpp"
@@ -16,4 +22,6 @@ using threads::TeamOptions;
 using threads::ThreadCtx;
 using threads::Topology;
 using threads::WaitPolicy;
+template <class T>
+using Window = comm::Window<T>;
 }  // namespace compas

@@ -1,0 +1,254 @@
+#include "compas/runtime/runtime.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "compas/threads/barrier.hpp"
+#include "compas/threads/placement.hpp"
+#include "compas/threads/wait.hpp"
+
+namespace compas {
+
+namespace {
+
+int parse_threads(const std::string& what, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || errno != 0 || *end != '\0' || v < 1 || v > 4096)
+    throw std::invalid_argument(what + " '" + text + "' is not allowed: a whole number 1..4096");
+  return static_cast<int>(v);
+}
+
+bool parse_flag01(const std::string& what, const std::string& text) {
+  if (text == "1") return true;
+  if (text == "0") return false;
+  throw std::invalid_argument(what + " '" + text + "' is not allowed: 0 or 1");
+}
+
+// Applies one option by its flag name (without dashes); `source` names it in errors.
+void apply(RuntimeOptions& o, const std::string& name, const std::string& value,
+           const std::string& source) {
+  if (name == "threads") {
+    o.threads = parse_threads(source, value);
+  } else if (name == "bind") {
+    threads::BindSpec::parse(value);  // validates; the spec is parsed again where it is used
+    o.bind = value;
+  } else if (name == "wait") {
+    o.wait = threads::parse_wait_policy(value);
+  } else if (name == "barrier") {
+    o.barrier = threads::parse_barrier_algorithm(value);
+  } else if (name == "oversubscribe") {
+    o.oversubscribe = parse_flag01(source, value);
+  } else if (name == "events") {
+    o.events = value;
+  }
+}
+
+const char* const kEnv[][2] = {{"threads", "COMPAS_THREADS"},
+                               {"bind", "COMPAS_BIND"},
+                               {"wait", "COMPAS_WAIT"},
+                               {"barrier", "COMPAS_BARRIER"},
+                               {"oversubscribe", "COMPAS_OVERSUBSCRIBE"},
+                               {"events", "COMPAS_EVENTS"}};
+
+}  // namespace
+
+RuntimeOptions RuntimeOptions::from_environment() {
+  RuntimeOptions o;
+  for (const auto& [name, var] : kEnv)
+    if (const char* v = std::getenv(var); v && *v) apply(o, name, v, var);
+  return o;
+}
+
+RuntimeOptions RuntimeOptions::from_args(int& argc, char** argv) {
+  RuntimeOptions o = from_environment();
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") {  // the rest belongs to the program
+      while (i < argc) argv[out++] = argv[i++];
+      break;
+    }
+    bool known = false;
+    for (const auto& [name, var] : kEnv) {
+      const std::string flag = std::string("--") + name;
+      if (arg == flag && std::string(name) == "oversubscribe") {
+        o.oversubscribe = true;
+        known = true;
+      } else if (arg == flag) {
+        if (i + 1 >= argc) throw std::invalid_argument(flag + " needs a value");
+        apply(o, name, argv[++i], flag);
+        known = true;
+      } else if (arg.rfind(flag + "=", 0) == 0) {
+        apply(o, name, arg.substr(flag.size() + 1), flag);
+        known = true;
+      }
+      if (known) break;
+    }
+    if (!known) argv[out++] = argv[i];
+  }
+  argc = out;
+  if (argc >= 0) argv[argc] = nullptr;
+  return o;
+}
+
+struct Runtime::Impl {
+  RuntimeOptions opt;
+  std::unique_ptr<comm::Bootstrap> boot;
+  std::unique_ptr<comm::Comm> comm;
+  std::unique_ptr<comm::NodeCollectives> coll;
+  threads::Topology topo;
+  std::unique_ptr<threads::Team> team;
+  std::unique_ptr<perf::Profile> profile;
+
+  explicit Impl(RuntimeOptions o) : opt(std::move(o)), topo(threads::Topology::host()) {}
+};
+
+namespace {
+
+// The PUs this process may use: the topology shows only the process's affinity mask already;
+// COMPAS_CPUS (compas-run's slice) narrows it further and must lie inside it.
+threads::PuSet pus_of_process(const threads::Topology& topo) {
+  threads::PuSet set;
+  const char* cpus = std::getenv("COMPAS_CPUS");
+  if (!cpus || !*cpus) return threads::whole_machine(topo);
+  for (int os : threads::parse_cpu_list(cpus)) {
+    const int i = topo.find_pu(os);
+    if (i < 0)
+      throw std::invalid_argument(std::string("COMPAS_CPUS '") + cpus + "': cpu " +
+                                  std::to_string(os) +
+                                  " is not one this process may run on (its affinity mask)");
+    set.pu_indices.push_back(i);
+  }
+  return set;
+}
+
+}  // namespace
+
+Runtime::Runtime(int& argc, char** argv) : Runtime(RuntimeOptions::from_args(argc, argv)) {}
+
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  Impl& m = *impl_;
+  threads::PuSet within = pus_of_process(m.topo);
+  // Validate everything local before the job forms, so bad input fails at once on every rank.
+  const auto spec = threads::BindSpec::parse(m.opt.bind);
+  const int nthreads =
+      m.opt.threads > 0 ? m.opt.threads : std::max(1, static_cast<int>(within.pu_indices.size()));
+  // A launcher that shares cores on purpose (compas-run -n P -t T with P*T above the cores) says
+  // so; its user asked for it.
+  if (const char* v = std::getenv("COMPAS_OVERSUBSCRIBED"); v && std::string(v) == "1")
+    m.opt.oversubscribe = true;
+  threads::place_threads(m.topo, within, nthreads, spec, m.opt.oversubscribe);
+  auto events = perf::choose_events(m.opt.events);
+
+  m.boot = comm::Bootstrap::from_environment();
+  m.comm = std::make_unique<comm::Comm>(*m.boot);
+  if (m.boot->size() > 1) m.coll = std::make_unique<comm::NodeCollectives>(*m.comm);
+
+  threads::TeamOptions to;
+  to.threads = nthreads;
+  to.bind = spec;
+  to.wait = m.opt.wait;
+  to.barrier = m.opt.barrier;
+  to.allow_oversubscribe = m.opt.oversubscribe;
+  to.within = within;
+  to.job_oversubscribed = m.comm->options().oversubscribed;
+  to.node = m.boot->rank();
+  to.nnodes = m.boot->size();
+  m.opt.threads = nthreads;
+  m.team = std::make_unique<threads::Team>(m.topo, to);
+  m.profile = std::make_unique<perf::Profile>(*m.team, std::move(events), m.boot->rank());
+}
+
+Runtime::~Runtime() {
+  Impl& m = *impl_;
+  m.profile.reset();
+  m.team.reset();
+  m.coll.reset();
+  m.comm.reset();
+  m.boot.reset();
+}
+
+int Runtime::node() const {
+  return impl_->boot->rank();
+}
+int Runtime::nodes() const {
+  return impl_->boot->size();
+}
+int Runtime::threads() const {
+  return impl_->team->size();
+}
+const RuntimeOptions& Runtime::options() const {
+  return impl_->opt;
+}
+comm::Bootstrap& Runtime::bootstrap() {
+  return *impl_->boot;
+}
+comm::Comm& Runtime::comm() {
+  return *impl_->comm;
+}
+threads::Team& Runtime::team() {
+  return *impl_->team;
+}
+const threads::Topology& Runtime::topology() const {
+  return impl_->topo;
+}
+perf::Profile& Runtime::profile() {
+  return *impl_->profile;
+}
+
+comm::NodeCollectives& Runtime::collectives() {
+  if (!impl_->coll)
+    throw std::logic_error("Runtime::collectives: a job of one process has no node collectives");
+  return *impl_->coll;
+}
+
+void Runtime::run(const std::function<void(threads::ThreadCtx&)>& body) {
+  impl_->team->run(body);
+}
+
+void Runtime::barrier(threads::ThreadCtx& t) {
+  t.barrier();
+  if (nodes() == 1) return;
+  if (t.is_leader()) impl_->comm->barrier();
+  t.barrier();
+}
+
+void Runtime::check_root(int root_node, int root_thread) const {
+  if (root_node < 0 || root_node >= nodes())
+    throw std::out_of_range("broadcast: root process " + std::to_string(root_node) +
+                            " is outside the job: processes are 0.." + std::to_string(nodes() - 1));
+  if (root_thread < 0 || root_thread >= impl_->team->size())
+    throw std::out_of_range("broadcast: root thread " + std::to_string(root_thread) +
+                            " is outside the team: threads are 0.." +
+                            std::to_string(impl_->team->size() - 1));
+}
+
+std::pair<std::size_t, std::size_t> Runtime::node_block(std::size_t n) const {
+  return threads::block_range(n, nodes(), node());
+}
+
+std::pair<std::size_t, std::size_t> Runtime::block(const threads::ThreadCtx& t,
+                                                   std::size_t n) const {
+  const auto [lo, hi] = node_block(n);
+  const auto [a, b] = threads::block_range(hi - lo, t.nthreads(), t.tid());
+  return {lo + a, lo + b};
+}
+
+Runtime::Grid Runtime::process_grid() const {
+  Grid g;
+  const int p = nodes();
+  g.rows = static_cast<int>(std::sqrt(static_cast<double>(p)));
+  while (g.rows > 1 && p % g.rows != 0) --g.rows;
+  g.cols = p / g.rows;
+  g.row = node() / g.cols;
+  g.col = node() % g.cols;
+  return g;
+}
+
+}  // namespace compas

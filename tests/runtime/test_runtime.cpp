@@ -1,0 +1,246 @@
+// compas::Runtime: hybrid collectives against serial references, partitioning, options. Every
+// rank of a compas-run job runs this program (P x T from the CTest variant); alone it is P = 1.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compas/compas.hpp"
+
+namespace {
+
+compas::Runtime* g_rt = nullptr;
+compas::Runtime& rt() {
+  return *g_rt;
+}
+
+// A 2x2 integer matrix product: associative, not commutative, so any reordering of operands
+// changes the result (wrapping arithmetic keeps it exact).
+struct Mat {
+  std::uint64_t a = 1, b = 0, c = 0, d = 1;
+  bool operator==(const Mat&) const = default;
+};
+struct matmul {
+  Mat operator()(const Mat& x, const Mat& y) const {
+    return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c,
+            x.c * y.b + x.d * y.d};
+  }
+};
+Mat operand(int g) {  // distinct for every global thread
+  const auto u = static_cast<std::uint64_t>(g);
+  return {u + 2, 1, u * 3 + 1, u + 5};
+}
+
+int global_threads() {
+  return rt().nodes() * rt().threads();
+}
+
+TEST(Runtime, ShapeMatchesTheLauncher) {
+  const char* size = std::getenv("COMPAS_SIZE");
+  EXPECT_EQ(rt().nodes(), size ? std::atoi(size) : 1);
+  const char* t = std::getenv("COMPAS_THREADS");
+  if (t) {
+    EXPECT_EQ(rt().threads(), std::atoi(t));
+  }
+  EXPECT_EQ(rt().team().size(), rt().threads());
+  // Every thread runs inside the cores the launcher gave this process.
+  if (const char* cpus = std::getenv("COMPAS_CPUS")) {
+    const auto allowed = compas::threads::parse_cpu_list(cpus);
+    const std::set<int> ok(allowed.begin(), allowed.end());
+    for (const auto& cpus_of_thread : rt().team().binding())
+      for (int c : cpus_of_thread) EXPECT_TRUE(ok.count(c)) << "cpu " << c << " not in " << cpus;
+  }
+}
+
+TEST(Runtime, AllreduceOverEveryThreadOfEveryProcess) {
+  const int g = global_threads();
+  std::vector<long> sums(static_cast<std::size_t>(rt().threads()));
+  std::vector<Mat> prods(static_cast<std::size_t>(rt().threads()));
+  std::vector<double> maxes(static_cast<std::size_t>(rt().threads()));
+  rt().run([&](compas::ThreadCtx& t) {
+    const auto i = static_cast<std::size_t>(t.tid());
+    sums[i] = rt().allreduce(t, static_cast<long>(t.global_id() + 1), compas::op::sum{});
+    prods[i] = rt().allreduce(t, operand(t.global_id()), matmul{});
+    maxes[i] = rt().allreduce(t, 0.5 * t.global_id(), compas::op::max{});
+  });
+  Mat want;
+  for (int k = 0; k < g; ++k) want = matmul{}(want, operand(k));
+  for (int i = 0; i < rt().threads(); ++i) {
+    EXPECT_EQ(sums[static_cast<std::size_t>(i)], static_cast<long>(g) * (g + 1) / 2);
+    EXPECT_TRUE(prods[static_cast<std::size_t>(i)] == want) << "thread " << i;
+    EXPECT_EQ(maxes[static_cast<std::size_t>(i)], 0.5 * (g - 1));
+  }
+}
+
+TEST(Runtime, BroadcastFromEveryRoot) {
+  for (int root_node = 0; root_node < rt().nodes(); ++root_node)
+    for (int root_thread = 0; root_thread < rt().threads(); ++root_thread) {
+      std::vector<std::array<int, 3>> got(static_cast<std::size_t>(rt().threads()));
+      rt().run([&](compas::ThreadCtx& t) {
+        const std::array<int, 3> mine{t.node(), t.tid(), 77};
+        got[static_cast<std::size_t>(t.tid())] = rt().broadcast(t, mine, root_node, root_thread);
+      });
+      for (const auto& v : got)
+        EXPECT_EQ(v, (std::array<int, 3>{root_node, root_thread, 77}))
+            << "root " << root_node << "." << root_thread;
+    }
+}
+
+TEST(Runtime, BroadcastRootOutsideTheJobIsAnError) {
+  std::atomic<int> errors{0};
+  rt().run([&](compas::ThreadCtx& t) {
+    try {
+      rt().broadcast(t, 1, rt().nodes(), 0);
+    } catch (const std::out_of_range&) {
+      ++errors;
+    }
+  });
+  EXPECT_EQ(errors.load(), rt().threads());
+}
+
+TEST(Runtime, ExclusiveScanInProcessThenThreadOrder) {
+  std::vector<long> sums(static_cast<std::size_t>(rt().threads()));
+  std::vector<Mat> prods(static_cast<std::size_t>(rt().threads()));
+  rt().run([&](compas::ThreadCtx& t) {
+    const auto i = static_cast<std::size_t>(t.tid());
+    sums[i] = rt().exclusive_scan(t, static_cast<long>(t.global_id() + 1), compas::op::sum{}, 0L);
+    prods[i] = rt().exclusive_scan(t, operand(t.global_id()), matmul{}, Mat{});
+  });
+  for (int i = 0; i < rt().threads(); ++i) {
+    const int g = rt().node() * rt().threads() + i;
+    EXPECT_EQ(sums[static_cast<std::size_t>(i)], static_cast<long>(g) * (g + 1) / 2);
+    Mat want;
+    for (int k = 0; k < g; ++k) want = matmul{}(want, operand(k));
+    EXPECT_TRUE(prods[static_cast<std::size_t>(i)] == want) << "global thread " << g;
+  }
+}
+
+TEST(Runtime, BarrierSeparatesPhasesAcrossProcesses) {
+  // Every thread adds 1 to a counter on process 0 by fetch_add, meets the others at the hybrid
+  // barrier, and must then read the full count.
+  auto w = rt().window<std::uint64_t>(1);
+  constexpr int kRounds = 5;
+  std::atomic<int> wrong{0};
+  rt().run([&](compas::ThreadCtx& t) {
+    for (int round = 1; round <= kRounds; ++round) {
+      w.fetch_add(0, 0, std::uint64_t{1});
+      rt().barrier(t);
+      std::uint64_t v = 0;
+      w.get(0, 0, std::span<std::uint64_t>(&v, 1));
+      if (v != static_cast<std::uint64_t>(round) * static_cast<std::uint64_t>(global_threads()))
+        ++wrong;
+      rt().barrier(t);
+    }
+  });
+  EXPECT_EQ(wrong.load(), 0);
+  rt().comm().barrier();
+}
+
+TEST(Runtime, BlocksCoverTheRangeInOrder) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
+    std::atomic<int> wrong{0};
+    long total = 0;
+    rt().run([&](compas::ThreadCtx& t) {
+      const auto [lo, hi] = rt().block(t, n);
+      if (hi < lo || hi > n) ++wrong;
+      // Blocks follow each other in (process, thread) order: each starts where those before end.
+      const long before = rt().exclusive_scan(t, static_cast<long>(hi - lo), compas::op::sum{}, 0L);
+      if (before != static_cast<long>(lo)) ++wrong;
+      const auto [nlo, nhi] = rt().node_block(n);
+      if (lo < nlo || hi > nhi) ++wrong;
+      const long all = rt().allreduce(t, static_cast<long>(hi - lo), compas::op::sum{});
+      if (t.is_leader()) total = all;
+    });
+    EXPECT_EQ(wrong.load(), 0) << "n " << n;
+    EXPECT_EQ(total, static_cast<long>(n));
+  }
+}
+
+TEST(Runtime, ProcessGridIsNearSquare) {
+  const auto g = rt().process_grid();
+  EXPECT_EQ(g.rows * g.cols, rt().nodes());
+  EXPECT_LE(g.rows, g.cols);
+  EXPECT_EQ(g.row * g.cols + g.col, rt().node());
+  if (rt().nodes() == 4) {
+    EXPECT_EQ(g.rows, 2);
+  }
+  if (rt().nodes() == 3) {
+    EXPECT_EQ(g.rows, 1);
+  }
+}
+
+TEST(RuntimeOptions, FlagsAreTakenOutOfArgv) {
+  std::vector<std::string> args = {"prog",   "--threads",      "3",      "--n",
+                                   "64",     "--bind=scatter", "--wait", "spin",
+                                   "--keep", "--oversubscribe"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  const auto o = compas::RuntimeOptions::from_args(argc, argv.data());
+  EXPECT_EQ(o.threads, 3);
+  EXPECT_EQ(o.bind, "scatter");
+  EXPECT_EQ(o.wait, compas::WaitPolicy::spin);
+  EXPECT_TRUE(o.oversubscribe);
+  ASSERT_EQ(argc, 4);
+  EXPECT_STREQ(argv[0], "prog");
+  EXPECT_STREQ(argv[1], "--n");
+  EXPECT_STREQ(argv[2], "64");
+  EXPECT_STREQ(argv[3], "--keep");
+  EXPECT_EQ(argv[4], nullptr);
+}
+
+TEST(RuntimeOptions, BadValuesNameTheFlag) {
+  auto parse = [](std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int argc = static_cast<int>(args.size());
+    return compas::RuntimeOptions::from_args(argc, argv.data());
+  };
+  for (const auto& [flag, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--threads", "0"},
+                                                        {"--threads", "-2"},
+                                                        {"--threads", "two"},
+                                                        {"--wait", "sometimes"},
+                                                        {"--bind", "0,,2"},
+                                                        {"--barrier", "magic"}}) {
+    try {
+      parse({"prog", flag, value});
+      ADD_FAILURE() << flag << " " << value << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(value), std::string::npos) << msg;
+    }
+  }
+  EXPECT_THROW(parse({"prog", "--threads"}), std::invalid_argument);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  try {
+    compas::Runtime runtime(argc, argv);
+    g_rt = &runtime;
+    const int rc = RUN_ALL_TESTS();
+    // Every rank must agree: a failure anywhere fails the job.
+    int failed = rc != 0;
+    runtime.run([&](compas::ThreadCtx& t) {
+      const int any = runtime.allreduce(t, failed, compas::op::max{});
+      if (t.is_leader()) failed = any;
+    });
+    g_rt = nullptr;
+    return failed;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "test_runtime: %s\n", e.what());
+    return 1;
+  }
+}
