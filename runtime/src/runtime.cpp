@@ -212,6 +212,34 @@ void Runtime::run(const std::function<void(threads::ThreadCtx&)>& body) {
   impl_->team->run(body);
 }
 
+std::vector<perf::RegionSample> Runtime::job_samples() {
+  auto mine = impl_->profile->samples();
+  if (nodes() == 1) return mine;
+  perf::json j = perf::json::array();
+  for (const auto& s : mine)
+    j.push_back({{"node", s.node},
+                 {"thread", s.thread},
+                 {"region", s.region},
+                 {"calls", s.calls},
+                 {"seconds", s.seconds},
+                 {"events", s.events},
+                 {"counts", s.counts}});
+  std::vector<perf::RegionSample> all;
+  for (const auto& blob : impl_->boot->allgather(j.dump()))
+    for (const auto& e : perf::json::parse(blob)) {
+      perf::RegionSample s;
+      s.node = e.at("node").get<int>();
+      s.thread = e.at("thread").get<int>();
+      s.region = e.at("region").get<std::string>();
+      s.calls = e.at("calls").get<std::uint64_t>();
+      s.seconds = e.at("seconds").get<double>();
+      s.events = e.at("events").get<std::vector<std::string>>();
+      s.counts = e.at("counts").get<std::vector<long long>>();
+      all.push_back(std::move(s));
+    }
+  return all;
+}
+
 void Runtime::barrier(threads::ThreadCtx& t) {
   t.barrier();
   if (nodes() == 1) return;

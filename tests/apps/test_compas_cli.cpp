@@ -634,6 +634,59 @@ TEST_F(Cli, BarrierUnderLauncherMeasuresTheProcessBarrier) {
   }
 }
 
+TEST_F(Cli, RunLaplaceVerifiesAndReportsEveryField) {
+  const Outcome r = run_compas({"run", "laplace", "--n", "48", "--iters", "30", "--threads", "2",
+                                "--oversubscribe", "--json", path("l.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("verified: "), std::string::npos) << r.describe();
+  const json j = load_json("l.json");
+  expect_report_header(j, "run");
+  ASSERT_EQ(j["results"].size(), 1u);
+  const json& rec = j["results"][0];
+  EXPECT_EQ(rec.value("kernel", ""), "laplace");
+  EXPECT_EQ(rec.value("nodes", 0), 1);
+  EXPECT_EQ(rec.value("threads", 0), 2);
+  EXPECT_EQ(rec.value("n", 0), 48);
+  EXPECT_EQ(rec.value("sweeps", 0), 30);
+  EXPECT_TRUE(rec.value("verified", false));
+  EXPECT_GT(rec.value("seconds", 0.0), 0);
+  EXPECT_NEAR(rec.value("mlups", 0.0), 48.0 * 48 * 30 / rec.value("seconds", 1.0) / 1e6,
+              1e-6 * rec.value("mlups", 0.0));
+  ASSERT_TRUE(rec.contains("regions")) << rec.dump();
+  EXPECT_TRUE(rec["regions"].contains("compute")) << rec.dump();
+  EXPECT_EQ(rec["regions"]["compute"].value("threads", 0), 2) << rec.dump();
+  EXPECT_EQ(rec.value("field_hash", "").size(), 16u) << rec.dump();
+}
+
+TEST_F(Cli, RunLaplaceGivesTheSameFieldOnEveryJobShape) {
+  std::set<std::string> hashes;
+  for (int p : {1, 2, 3}) {
+    const std::string file = "l" + std::to_string(p) + ".json";
+    const Outcome r =
+        run_compas_job(p, {"run", "laplace", "--n", "40", "--iters", "25", "--json", path(file)},
+                       {{"COMPAS_TIMEOUT", "30"}});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const json j = load_json(file);
+    const json& rec = j["results"][0];
+    EXPECT_EQ(rec.value("nodes", 0), p);
+    EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
+    if (p > 1) {
+      EXPECT_TRUE(rec["regions"].contains("communicate")) << rec.dump();
+    }
+    hashes.insert(rec.value("field_hash", ""));
+  }
+  EXPECT_EQ(hashes.size(), 1u) << "the field differs between job shapes";
+}
+
+TEST_F(Cli, RunLaplaceThatFailsVerificationExitsOneAndSaysWhy) {
+  const Outcome r = run_compas({"run", "laplace", "--n", "20", "--iters", "5", "--threads", "1",
+                                "--inject-fault", "--json", path("bad.json")});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.out.find("VERIFICATION FAILED"), std::string::npos) << r.describe();
+  const json j = load_json("bad.json");  // the record is still written, marked unverified
+  EXPECT_FALSE(j["results"][0].value("verified", true));
+}
+
 TEST_F(Cli, HelpExitsZero) {
   const Outcome r = run_compas({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
@@ -804,6 +857,25 @@ std::vector<BadInput> bad_inputs() {
       {"cache_min_above_max", {"cache", "--min", "1GiB", "--max", "4KiB"}, {"'1GiB'"}},
       {"cache_max_text", {"cache", "--max", "banana"}, {"'banana'"}},
       {"cache_events_unknown", {"cache", "--events", "NOT_AN_EVENT"}, {"NOT_AN_EVENT"}},
+      {"run_no_kernel", {"run"}, {"laplace", "subcommand"}, {}, false},
+      {"run_unknown_kernel", {"run", "bogosort"}, {"bogosort"}, {}, false},
+      {"run_laplace_n_zero", {"run", "laplace", "--n", "0"}, {"--n"}},
+      {"run_laplace_n_text", {"run", "laplace", "--n", "big"}, {"--n"}},
+      {"run_laplace_iters_zero", {"run", "laplace", "--iters", "0"}, {"--iters"}},
+      {"run_laplace_tol_negative", {"run", "laplace", "--tol", "-1"}, {"--tol"}},
+      {"run_laplace_threads_zero", {"run", "laplace", "--threads", "0"}, {"--threads"}},
+      {"run_laplace_threads_above_pus",
+       {"run", "laplace", "--threads", "{too_many}"},
+       {"oversubscri"}},
+      {"run_laplace_wait_bogus", {"run", "laplace", "--wait", "bogus"}, {"bogus"}},
+      {"run_laplace_events_unknown",
+       {"run", "laplace", "--events", "NOT_AN_EVENT"},
+       {"NOT_AN_EVENT"}},
+      {"run_laplace_json_unwritable",
+       {"run", "laplace", "--json", "/nonexistent-dir/l.json"},
+       {"/nonexistent-dir/l.json"},
+       {},
+       false},
       {"unknown_subcommand", {"frobnicate"}, {"frobnicate"}},
       {"no_subcommand", {}, {"subcommand", "command"}, {}, false},
   };

@@ -87,6 +87,10 @@ class Runtime {
   // Runs body on every thread of this process's team (the caller is thread 0) and joins.
   void run(const std::function<void(threads::ThreadCtx&)>& body);
 
+  // Collective over processes (outside run()): every thread's region totals of every process, as
+  // profile().samples() gives them for this one, on every process (the job-level view).
+  std::vector<perf::RegionSample> job_samples();
+
   // ---- hybrid collectives: every thread of every process calls them ----
   void barrier(threads::ThreadCtx& t);
 

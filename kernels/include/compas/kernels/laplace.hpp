@@ -1,0 +1,59 @@
+// Laplace: explicit Jacobi sweeps of the 5-point Laplacian on an (n+2) x (n+2) grid of the unit
+// square (n x n unknowns, Dirichlet boundary), COMPaS section 5.1.
+//
+// Decomposition: interior rows in blocks over processes (Runtime::node_block), the rows of a block
+// over the threads of the process. Each process holds its rows plus one halo row above and below,
+// twice (Jacobi reads one copy and writes the other), in one window. After a sweep, thread 0 of
+// each process writes its first and last new rows straight into the neighbours' halo rows with
+// put_signal (no message buffer, no copy at the receiver) and waits for the neighbours' signals.
+//
+// Problem and verification: boundary values of the harmonic polynomial f(x, y) = x^2 - y^2, whose
+// discrete 5-point Laplacian is exactly zero, so f is the discrete solution. The interior starts
+// at f plus two eigenmodes of the Jacobi iteration, A sin(pi x) sin(pi y) + B sin(3 pi x)
+// sin(2 pi y): after k sweeps each mode is multiplied by its eigenvalue^k
+// ((cos(a pi h) + cos(b pi h)) / 2, h = 1 / (n + 1)), so the field after any number of sweeps is
+// known in closed form and checked point by point. With a tolerance, sweeps stop when the largest
+// change of a sweep falls below it, and the field must match f within the bound that follows
+// from the slowest mode's contraction. Every point is computed by the same expression in the same
+// order whatever the decomposition, so the field is bitwise identical for every P x T
+// (Result::field_hash).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "compas/runtime/runtime.hpp"
+
+namespace compas::kernels::laplace {
+
+struct Params {
+  std::size_t n = 640;   // interior points per side (the paper's size)
+  int iters = 100;       // sweeps (the most, when tol > 0)
+  double tol = 0;        // > 0: stop when max |change| of a sweep <= tol
+  int check_every = 10;  // sweeps between convergence checks (tol > 0)
+  // Test hook: perturb one interior value on process 0 after the sweeps, before verification.
+  bool inject_fault = false;
+};
+
+struct Result {
+  int sweeps = 0;
+  double seconds = 0;      // sweeps only, slowest process
+  double cpu_seconds = 0;  // CPU time of all processes over the same span
+  double max_change = 0;   // of the last sweep (when computed: tol > 0, or the final sweep)
+  double max_error = 0;    // vs the closed-form field (fixed sweeps) or f (tol)
+  double allowed_error = 0;
+  bool verified = false;
+  std::string verification;      // what was checked, and why it failed
+  std::uint64_t field_hash = 0;  // order-independent hash of every interior value's bits
+  double mlups() const;          // million point updates per second
+  double flops = 0, bytes = 0;   // work model of the timed part, whole job
+};
+
+// Throws std::invalid_argument for bad parameters (n < processes, iters < 1, ...).
+void check(const Params& p, int processes);
+
+// Collective: every process calls it (outside Runtime::run); runs on the runtime's team.
+Result run(Runtime& rt, const Params& p);
+
+}  // namespace compas::kernels::laplace

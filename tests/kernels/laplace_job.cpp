@@ -1,0 +1,142 @@
+// Laplace on a real job: every rank of a compas-run job (P x T from the CTest variant) runs this.
+// The field after fixed sweeps must equal, bit for bit, a plain serial Jacobi written here
+// independently of the kernel (compared through the order-independent hash), and verify against
+// the closed form; the tolerance mode must converge to f = x^2 - y^2; a perturbed value must fail.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+#include "compas/compas.hpp"
+#include "compas/kernels/laplace.hpp"
+
+namespace {
+
+compas::Runtime* g_rt = nullptr;
+namespace lp = compas::kernels::laplace;
+
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// The serial reference: the whole grid, boundary f = x^2 - y^2, interior f plus the two modes
+// the kernel documents, `sweeps` Jacobi sweeps with the same expression; the hash of the interior.
+std::uint64_t serial_hash(std::size_t n, int sweeps) {
+  const double pi = 3.14159265358979323846, h = 1.0 / static_cast<double>(n + 1);
+  const std::size_t w = n + 2;
+  std::vector<double> u(w * w), v(w * w);
+  for (std::size_t i = 0; i < w; ++i)
+    for (std::size_t j = 0; j < w; ++j) {
+      const double x = static_cast<double>(j) * h, y = static_cast<double>(i) * h;
+      const bool boundary = i == 0 || j == 0 || i == w - 1 || j == w - 1;
+      u[i * w + j] = x * x - y * y +
+                     (boundary ? 0.0
+                               : 0.5 * std::sin(pi * x) * std::sin(pi * y) +
+                                     0.25 * std::sin(3 * pi * x) * std::sin(2 * pi * y));
+    }
+  v = u;
+  for (int k = 0; k < sweeps; ++k) {
+    for (std::size_t i = 1; i <= n; ++i)
+      for (std::size_t j = 1; j <= n; ++j)
+        v[i * w + j] =
+            0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+    std::swap(u, v);
+  }
+  std::uint64_t hash = 0;
+  for (std::size_t i = 1; i <= n; ++i)
+    for (std::size_t j = 1; j <= n; ++j)
+      hash += mix((static_cast<std::uint64_t>(i) << 32 | j) ^
+                  mix(std::bit_cast<std::uint64_t>(u[i * w + j])));
+  return hash;
+}
+
+TEST(LaplaceJob, FixedSweepsMatchTheSerialReferenceBitForBit) {
+  for (std::size_t n : {std::size_t{7}, std::size_t{64}, std::size_t{101}}) {
+    for (int sweeps : {1, 2, 37}) {
+      lp::Params p;
+      p.n = n;
+      p.iters = sweeps;
+      const auto r = lp::run(*g_rt, p);
+      EXPECT_TRUE(r.verified) << r.verification;
+      EXPECT_EQ(r.sweeps, sweeps);
+      EXPECT_EQ(r.field_hash, serial_hash(n, sweeps)) << "n " << n << " sweeps " << sweeps;
+      EXPECT_GT(r.seconds, 0);
+      EXPECT_DOUBLE_EQ(r.flops, 4.0 * static_cast<double>(n * n) * sweeps);
+    }
+  }
+}
+
+TEST(LaplaceJob, ToleranceModeConvergesToTheHarmonicPolynomial) {
+  lp::Params p;
+  p.n = 24;
+  p.iters = 100000;
+  p.tol = 1e-11;
+  p.check_every = 7;
+  const auto r = lp::run(*g_rt, p);
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_LE(r.max_change, p.tol);
+  EXPECT_LT(r.sweeps, p.iters);
+  EXPECT_EQ(r.sweeps % p.check_every, 0);  // stops only at a check
+  EXPECT_LT(r.max_error, 1e-7);
+}
+
+TEST(LaplaceJob, TooFewSweepsForTheToleranceIsNotVerified) {
+  lp::Params p;
+  p.n = 24;
+  p.iters = 20;
+  p.tol = 1e-11;
+  const auto r = lp::run(*g_rt, p);
+  EXPECT_FALSE(r.verified) << r.verification;
+  EXPECT_NE(r.verification.find("did not converge"), std::string::npos) << r.verification;
+}
+
+TEST(LaplaceJob, APerturbedValueFailsVerification) {
+  lp::Params p;
+  p.n = 32;
+  p.iters = 5;
+  p.inject_fault = true;
+  const auto r = lp::run(*g_rt, p);
+  EXPECT_FALSE(r.verified) << r.verification;
+  EXPECT_NE(r.field_hash, serial_hash(32, 5));
+}
+
+TEST(LaplaceJob, BadParametersAreRejected) {
+  lp::Params p;
+  p.n = 0;
+  EXPECT_THROW(lp::check(p, 1), std::invalid_argument);
+  p.n = 3;
+  EXPECT_THROW(lp::check(p, 4), std::invalid_argument);
+  p.n = 10;
+  p.iters = 0;
+  EXPECT_THROW(lp::check(p, 1), std::invalid_argument);
+  p.iters = 1;
+  p.tol = -1;
+  EXPECT_THROW(lp::check(p, 1), std::invalid_argument);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  try {
+    compas::Runtime rt(argc, argv);
+    g_rt = &rt;
+    int failed = RUN_ALL_TESTS() != 0;
+    rt.run([&](compas::ThreadCtx& t) {
+      const int any = rt.allreduce(t, failed, compas::op::max{});
+      if (t.is_leader()) failed = any;
+    });
+    g_rt = nullptr;
+    return failed;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "laplace_job: %s\n", e.what());
+    return 1;
+  }
+}
