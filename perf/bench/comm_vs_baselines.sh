@@ -238,7 +238,8 @@ steps=(step_compas_shm step_ucx_put_lat step_compas_rma step_ucx_put_bw step_mpi
   "step_barrier 2" "step_barrier 4" step_compas_tcp step_mpi_tcp step_ucx_tcp)
 
 start=$SECONDS
-log "comm_vs_baselines: $rounds rounds on $ncpu cpus, load $(cut -d' ' -f1-3 /proc/loadavg); raw output in $raw"
+load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
+log "comm_vs_baselines: $rounds rounds on $ncpu cpus, load $load_start; raw output in $raw"
 for ((r = 0; r < rounds; ++r)); do
   order=("${steps[@]}")
   if ((r % 2)); then
@@ -258,10 +259,11 @@ for ((r = 0; r < rounds; ++r)); do
 done
 log "done in $((SECONDS - start)) s; UCX_TLS for the shared-memory baselines: ${shm_tls:-?}"
 
-python3 - "$samples" "$summary" "$rounds" "${shm_tls:-}" "$((SECONDS - start))" <<'EOF'
+python3 - "$samples" "$summary" "$rounds" "${shm_tls:-}" "$((SECONDS - start))" "$load_start" \
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$ncpu" <<'EOF'
 import json, statistics, sys, platform, subprocess
 
-samples_path, summary_path, rounds, shm_tls, seconds = sys.argv[1:6]
+samples_path, summary_path, rounds, shm_tls, seconds, load_start, load_end, ncpu = sys.argv[1:9]
 samples = [json.loads(l) for l in open(samples_path) if l.strip()]
 
 def values(metric, side):
@@ -326,7 +328,8 @@ def fmt(v, unit):
     return f"{v:.0f}" if unit in ("ns", "MB/s") else f"{v:.3f}"
 
 print()
-print(f"compas vs baselines: medians of {rounds} alternating rounds (n = samples per side)")
+print(f"compas vs baselines: medians of {rounds} alternating rounds (n = samples per side), "
+      f"{seconds} s; load average {load_start} at start, {load_end} at end, {ncpu} cpus")
 head = (f"{'metric':<38} {'unit':>5} {'compas':>10} {'baseline':>10} {'ratio':>7} "
         f"{'n':>5} {'target':<22} {'status':<15} baseline")
 print(head)
@@ -337,7 +340,9 @@ for r in rows:
     print(f"{r['label']:<38} {r['unit']:>5} {fmt(r['compas_median'], r['unit']):>10} "
           f"{fmt(r['baseline_median'], r['unit']):>10} {ratio:>7} {n:>5} {r['target']:<22} "
           f"{r['status']:<15} {r['baseline']}")
-print("ratio = compas / baseline (latency, ns: lower is better; MB/s: higher is better)")
+print("ratio = compas / baseline (latency, ns: lower is better; MB/s: higher is better). compas "
+      "figures are per-repeat averages; ucx_perftest typical is a median of single iterations, "
+      "which hides preemption: with other work on the machine, read the overall rows too.")
 
 def version(cmd):
     try:
@@ -349,6 +354,9 @@ summary = {
     "command": "comm_vs_baselines.sh",
     "rounds": int(rounds),
     "seconds": int(seconds),
+    "load_average_start": load_start,
+    "load_average_end": load_end,
+    "cpus": int(ncpu),
     "ucx_tls_shm_baselines": shm_tls,
     "host": platform.node(),
     "ucx": version(["ucx_info", "-v"]),
