@@ -81,9 +81,13 @@ perf::json region_json(Runtime& rt, const perf::EventChoice& events, bool print,
 struct LaplaceArgs {
   RunFlags run;
   kernels::laplace::Params p;
+  std::string stores = "auto";
 };
 
-int run_laplace(const LaplaceArgs& a) {
+int run_laplace(LaplaceArgs& a) {
+  a.p.stores = a.stores == "cached"      ? kernels::laplace::Stores::cached
+               : a.stores == "streaming" ? kernels::laplace::Stores::streaming
+                                         : kernels::laplace::Stores::automatic;
   Runtime rt(runtime_options(a.run));
   kernels::laplace::check(a.p, rt.nodes());
   const bool leader = rt.node() == 0;
@@ -117,6 +121,7 @@ int run_laplace(const LaplaceArgs& a) {
                     {"gflops", r.seconds > 0 ? r.flops / r.seconds / 1e9 : 0.0},
                     {"model_gbs", r.seconds > 0 ? r.bytes / r.seconds / 1e9 : 0.0},
                     {"field_hash", fmt::format("{:016x}", r.field_hash)},
+                    {"streaming_stores", r.streaming_stores},
                     {"regions", regions}};
   report.add(rec);
   write_outputs(report, a.run.out);
@@ -152,6 +157,9 @@ Command setup_run(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0));
   lap->add_option("--check-every", la->p.check_every, "sweeps between convergence checks")
       ->check(CLI::Range(1, 1 << 20));
+  lap->add_option("--stores", la->stores,
+                  "auto (streaming when the field exceeds the caches) | cached | streaming")
+      ->check(CLI::IsMember({"auto", "cached", "streaming"}));
   lap->add_flag("--inject-fault", la->p.inject_fault,
                 "perturb one value before verification (to see verification fail)")
       ->group("");

@@ -868,6 +868,7 @@ std::vector<BadInput> bad_inputs() {
        {"run", "laplace", "--threads", "{too_many}"},
        {"oversubscri"}},
       {"run_laplace_wait_bogus", {"run", "laplace", "--wait", "bogus"}, {"bogus"}},
+      {"run_laplace_stores_bogus", {"run", "laplace", "--stores", "bogus"}, {"bogus"}},
       {"run_laplace_events_unknown",
        {"run", "laplace", "--events", "NOT_AN_EVENT"},
        {"NOT_AN_EVENT"}},

@@ -27,11 +27,16 @@
 
 namespace compas::kernels::laplace {
 
+// Stores of the sweep: ordinary, non-temporal (streaming), or streaming when both copies of the
+// field exceed twice the caches of this process's machine.
+enum class Stores { automatic, cached, streaming };
+
 struct Params {
   std::size_t n = 640;   // interior points per side (the paper's size)
   int iters = 100;       // sweeps (the most, when tol > 0)
   double tol = 0;        // > 0: stop when max |change| of a sweep <= tol
   int check_every = 10;  // sweeps between convergence checks (tol > 0)
+  Stores stores = Stores::automatic;
   // Test hook: perturb one interior value on process 0 after the sweeps, before verification.
   bool inject_fault = false;
 };
@@ -44,10 +49,11 @@ struct Result {
   double max_error = 0;    // vs the closed-form field (fixed sweeps) or f (tol)
   double allowed_error = 0;
   bool verified = false;
-  std::string verification;      // what was checked, and why it failed
-  std::uint64_t field_hash = 0;  // order-independent hash of every interior value's bits
-  double mlups() const;          // million point updates per second
-  double flops = 0, bytes = 0;   // work model of the timed part, whole job
+  std::string verification;       // what was checked, and why it failed
+  std::uint64_t field_hash = 0;   // order-independent hash of every interior value's bits
+  double mlups() const;           // million point updates per second
+  double flops = 0, bytes = 0;    // work model of the timed part, whole job
+  bool streaming_stores = false;  // non-temporal stores were used
 };
 
 // Throws std::invalid_argument for bad parameters (n < processes, iters < 1, ...).
