@@ -322,7 +322,10 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
   m.am_sent = std::make_unique<std::atomic<std::uint64_t>[]>(m.size);
   m.am_acked = std::make_unique<std::atomic<std::uint64_t>[]>(m.size);
   m.am_applied = std::make_unique<std::atomic<std::uint64_t>[]>(m.size);
-  for (int r = 0; r < m.size; ++r) m.am_sent[r] = m.am_acked[r] = m.am_applied[r] = 0;
+  m.ucx_ops = std::make_unique<std::atomic<std::uint64_t>[]>(m.size);
+  m.ucx_flushed = std::make_unique<std::atomic<std::uint64_t>[]>(m.size);
+  for (int r = 0; r < m.size; ++r)
+    m.am_sent[r] = m.am_acked[r] = m.am_applied[r] = m.ucx_ops[r] = m.ucx_flushed[r] = 0;
   hp.id = kFlushRequestAm;
   hp.cb = [](void* arg, const void* header, size_t header_length, void*, size_t,
              const ucp_am_recv_param_t*) -> ucs_status_t {
@@ -421,6 +424,8 @@ bool Comm::same_host(int r) const {
   return host_of(r) == host_of(impl_->rank);
 }
 bool Comm::progress() {
+  // A thread that progresses by itself keeps the progress thread standing down, as a wait does.
+  impl_->last_wait_end_ns.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   const bool any = ucp_worker_progress(impl_->worker) != 0;
   impl_->send_due_acks();
   return any;
@@ -617,7 +622,7 @@ void Comm::Impl::sleep_on_worker(int timeout_ms) {
 }
 
 void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std::string()>& what,
-                      int peer, const std::function<void()>& block) {
+                      int peer, const std::function<void()>& block, bool poll_often) {
   if (done()) return;
   // While a thread waits here it progresses the worker, and the progress thread stands down so
   // that the two do not fight over the worker lock (or, oversubscribed, over a core).
@@ -630,7 +635,7 @@ void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std
   const auto limit = std::chrono::duration<double>(opt.timeout_s);
   for (std::uint64_t i = 1;; ++i) {
     // The worker lock is costly: between progress calls, poll the condition alone a few times.
-    if ((i & 7) == 1 || backoff) progress_once();
+    if (!poll_often || (i & 7) == 1) progress_once();
     if (done()) return;
     if ((i & 63) == 0) {
       if (peer >= 0) check_alive(peer);
@@ -718,9 +723,16 @@ void Comm::flush(int r) {
     throw std::out_of_range("flush: rank " + std::to_string(r) + " is outside the job");
   ucp_ep_h ep = m.eps[r].load(std::memory_order_acquire);
   if (!ep) return;
-  m.check_alive(r);
-  ucp_request_param_t p{};
-  m.complete(ucp_ep_flush_nbx(ep, &p), r, "flush");
+  // Nothing handed to UCX since the last flush (load/store peers): the fence above is all.
+  const std::uint64_t issued = m.ucx_ops[r].load(std::memory_order_acquire);
+  if (issued != m.ucx_flushed[r].load(std::memory_order_relaxed)) {
+    m.check_alive(r);
+    ucp_request_param_t p{};
+    m.complete(ucp_ep_flush_nbx(ep, &p), r, "flush");
+    std::uint64_t seen = m.ucx_flushed[r].load();
+    while (seen < issued && !m.ucx_flushed[r].compare_exchange_weak(seen, issued)) {
+    }
+  }
   if (m.am_sent[r].load(std::memory_order_relaxed) != 0) m.flush_signals({r});
 }
 
@@ -728,8 +740,20 @@ void Comm::flush_all() {
   Impl& m = *impl_;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (m.connected.load() == 0) return;
-  ucp_request_param_t p{};
-  m.complete(ucp_worker_flush_nbx(m.worker, &p), -1, "flush_all");
+  const std::uint64_t issued = m.ucx_ops_total.load(std::memory_order_acquire);
+  if (issued != m.ucx_flushed_total.load(std::memory_order_relaxed)) {
+    ucp_request_param_t p{};
+    m.complete(ucp_worker_flush_nbx(m.worker, &p), -1, "flush_all");
+    std::uint64_t seen = m.ucx_flushed_total.load();
+    while (seen < issued && !m.ucx_flushed_total.compare_exchange_weak(seen, issued)) {
+    }
+    for (int r = 0; r < m.size; ++r) {
+      const std::uint64_t per = m.ucx_ops[r].load();
+      std::uint64_t old = m.ucx_flushed[r].load();
+      while (old < per && !m.ucx_flushed[r].compare_exchange_weak(old, per)) {
+      }
+    }
+  }
   std::vector<int> targets;
   for (int r = 0; r < m.size; ++r)
     if (m.am_sent[r].load(std::memory_order_relaxed) != 0) targets.push_back(r);

@@ -79,6 +79,14 @@ struct Comm::Impl {
   // Signals sent as active messages: sent to / acknowledged by each target, applied from each
   // origin; flush requests not yet satisfiable, and acknowledgements due (guarded by acks_mu).
   std::unique_ptr<std::atomic<std::uint64_t>[]> am_sent, am_acked, am_applied;
+  // Operations handed to UCX per target (put/get/atomics; not load/store), and how many of them a
+  // completed flush covered: flush skips UCX when nothing new went through it.
+  std::unique_ptr<std::atomic<std::uint64_t>[]> ucx_ops, ucx_flushed;
+  std::atomic<std::uint64_t> ucx_ops_total{0}, ucx_flushed_total{0};
+  void count_ucx_op(int r) {
+    ucx_ops[r].fetch_add(1, std::memory_order_relaxed);
+    ucx_ops_total.fetch_add(1, std::memory_order_relaxed);
+  }
   std::mutex acks_mu;
   std::vector<FlushMessage> flush_waiting, acks_due;
   std::atomic<int> acks_pending{0};  // flush_waiting.size() + acks_due.size()
@@ -111,8 +119,10 @@ struct Comm::Impl {
   // Waits until done() holds, progressing the worker and backing off as the policy says. Throws
   // CommError after the timeout naming `what` and `peer`, or early when `peer` is dead.
   // `block`, when given, replaces the short sleep of the back-off (a futex wait on a signal).
+  // `poll_often`: the condition is a plain memory word that load/store peers may set, so progress
+  // the worker (costly: its lock) only every few polls; otherwise progress on every iteration.
   void wait(const std::function<bool()>& done, const std::function<std::string()>& what, int peer,
-            const std::function<void()>& block = {});
+            const std::function<void()>& block = {}, bool poll_often = false);
   // Waits for a UCX request (or status) to complete locally and frees it.
   void complete(ucs_status_ptr_t sp, int peer, const char* op);
   void run_progress_thread();

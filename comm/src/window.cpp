@@ -256,6 +256,7 @@ Request WindowBytes::put_nb(int rank, std::size_t offset, const void* src, std::
   }
   ucp_request_param_t prm = no_callback();
   ucs_status_ptr_t sp = ucp_put_nbx(c.ep(rank), src, n, p.raddr + offset, p.rkey, &prm);
+  c.count_ucx_op(rank);  // after the issue: a flush that saw the count covers the operation
   if (UCS_PTR_IS_ERR(sp)) c.fail(rank, "put", UCS_PTR_STATUS(sp));
   return Request(comm_, sp, rank, "put");
 }
@@ -278,6 +279,7 @@ Request WindowBytes::get_nb(int rank, std::size_t offset, void* dst, std::size_t
   }
   ucp_request_param_t prm = no_callback();
   ucs_status_ptr_t sp = ucp_get_nbx(c.ep(rank), dst, n, p.raddr + offset, p.rkey, &prm);
+  c.count_ucx_op(rank);
   if (UCS_PTR_IS_ERR(sp)) c.fail(rank, "get", UCS_PTR_STATUS(sp));
   return Request(comm_, sp, rank, "get");
 }
@@ -309,6 +311,7 @@ void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
   const std::uint64_t raddr = p.raddr + impl_->data_bytes + signal * 8;
   c.complete(ucp_atomic_op_nbx(c.ep(rank), UCP_ATOMIC_OP_ADD, &add, 1, raddr, p.rkey, &prm), rank,
              "signal");
+  c.count_ucx_op(rank);
 }
 
 void WindowBytes::put_signal(int rank, std::size_t offset, const void* src, std::size_t n,
@@ -360,6 +363,7 @@ void WindowBytes::send_put_signal_am(int rank, std::size_t offset, const void* s
   prm.flags = 0;
   c.complete(ucp_am_send_nbx(c.ep(rank), kPutSignalAm, &h, sizeof h, src, n, &prm), rank,
              "put_signal");
+  c.count_ucx_op(rank);
 }
 
 namespace {
@@ -487,6 +491,7 @@ static std::uint64_t window_atomic(WindowBytes& win, WindowBytes::Impl& w, const
   prm.reply_buffer = width == 8 ? static_cast<void*>(&r64) : static_cast<void*>(&r32);
   const void* buf = width == 8 ? static_cast<const void*>(&v64) : static_cast<const void*>(&v32);
   c.complete(ucp_atomic_op_nbx(c.ep(rank), op, buf, 1, p.raddr + offset, p.rkey, &prm), rank, name);
+  c.count_ucx_op(rank);
   return width == 8 ? r64 : r32;
 }
 
@@ -535,7 +540,7 @@ void WindowBytes::wait_until(std::size_t index, std::uint64_t at_least, int from
                       return "signal " + std::to_string(index) + " >= " + std::to_string(at_least) +
                              " (it is " + std::to_string(s.load()) + ")";
                     },
-                    from_rank, block);
+                    from_rank, block, /*poll_often=*/woken);
 }
 
 }  // namespace compas::comm
