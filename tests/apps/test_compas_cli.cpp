@@ -604,11 +604,19 @@ TEST_F(Cli, PingpongUnderLauncherMeasuresEveryOpAndSize) {
   EXPECT_NE(r.out.find("mpi_sendrecv"), std::string::npos) << r.describe();
 }
 
+// "<stem><p>.json", built piecewise (GCC 12 warns falsely on "lit" + std::to_string(...)).
+std::string fmt_file(const char* stem, int p) {
+  std::string s = stem;
+  s += std::to_string(p);
+  s += ".json";
+  return s;
+}
+
 TEST_F(Cli, BarrierUnderLauncherMeasuresTheProcessBarrier) {
   // Two processes fit the two-core slices compas-run hands out, so the comm layer must find the
   // job not oversubscribed and spin; three must back off.
   for (int p : {2, 3}) {
-    const std::string file = "b" + std::to_string(p) + ".json";
+    const std::string file = fmt_file("b", p);
     const Outcome r =
         run_compas_job(p, {"barrier", "--repeats", "3", "--target-ms", "2", "--json", path(file)},
                        {{"COMPAS_TIMEOUT", "30"}});
@@ -661,7 +669,7 @@ TEST_F(Cli, RunLaplaceVerifiesAndReportsEveryField) {
 TEST_F(Cli, RunLaplaceGivesTheSameFieldOnEveryJobShape) {
   std::set<std::string> hashes;
   for (int p : {1, 2, 3}) {
-    const std::string file = "l" + std::to_string(p) + ".json";
+    const std::string file = fmt_file("l", p);
     const Outcome r =
         run_compas_job(p, {"run", "laplace", "--n", "40", "--iters", "25", "--json", path(file)},
                        {{"COMPAS_TIMEOUT", "30"}});
