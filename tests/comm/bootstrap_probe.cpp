@@ -13,6 +13,9 @@
 //   ignore-term           SIGTERM is ignored (to test the launcher's SIGKILL after the grace)
 //   partial               the last stdout line has no newline
 //   echo-args ARGS...     print "arg: X" for each following argument, and nothing else
+//   comm-die-at-barrier R after the checks, the job makes a Comm and runs 2000 Comm barriers;
+//                         rank R kills itself with SIGKILL at the 100th. The others must end
+//                         with "bootstrap_probe: rank X: comm: MESSAGE" on stderr, exit 1.
 // Exit codes: 0 ok, 1 bootstrap failure (message on stderr), 2 bad environment, 3 wrong result.
 #include <sched.h>
 #include <unistd.h>
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "compas/comm/bootstrap.hpp"
+#include "compas/comm/ucx.hpp"
 
 namespace {
 
@@ -70,7 +74,7 @@ std::string blob_of(int r, int round) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int die_rank = -1, sleep_rank = -1, exit_rank = -1, exit_code = 0;
+  int die_rank = -1, sleep_rank = -1, exit_rank = -1, exit_code = 0, comm_die_rank = -1;
   bool partial = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -84,6 +88,7 @@ int main(int argc, char** argv) {
       exit_rank = parse_rank_arg(argv[++i]);
       exit_code = std::atoi(argv[++i]);
     }
+    if (a == "comm-die-at-barrier" && i + 1 < argc) comm_die_rank = parse_rank_arg(argv[++i]);
     if (a == "ignore-term") std::signal(SIGTERM, SIG_IGN);
     if (a == "partial") partial = true;
   }
@@ -118,6 +123,21 @@ int main(int argc, char** argv) {
     }
     check_gather(2);
     if (errors) return 3;
+    if (comm_die_rank >= 0) {
+      std::printf("pid rank %d: %d\n", R, static_cast<int>(::getpid()));
+      std::fflush(stdout);
+      try {
+        compas::comm::Comm comm(*bs);
+        for (int b = 1; b <= 2000; ++b) {
+          if (b == 100 && comm_die_rank == R) std::raise(SIGKILL);
+          comm.barrier();
+        }
+      } catch (const compas::comm::CommError& e) {
+        std::fprintf(stderr, "bootstrap_probe: rank %d: comm: %s\n", R, e.what());
+        std::fflush(stderr);
+        std::_Exit(1);  // the Comm's peers are gone: no orderly teardown
+      }
+    }
 
     std::printf("ok rank %d of %d (%s)\n", R, P, bs->kind().c_str());
     std::printf("affinity rank %d: %s\n", R, affinity().c_str());

@@ -385,6 +385,19 @@ TEST(Launch, KilledRankStopsTheJobAndIsNamed) {
       << p->describe();
 }
 
+TEST(Launch, RankKilledInACommBarrierEndsTheJobAndNothingIsLeft) {
+  for (int P : {2, 3}) {
+    const std::string marker = unique_marker();
+    auto p = run_to_end({"-n", std::to_string(P), kProbe, "comm-die-at-barrier", "1", marker},
+                        {{"COMPAS_TIMEOUT", "10"}}, 30);
+    EXPECT_EQ(p->exit_code, 128 + SIGKILL) << p->describe();
+    EXPECT_TRUE(contains(p->err, "compas-run: rank 1 was killed by signal 9 (Killed)"))
+        << p->describe();
+    EXPECT_LT(p->seconds, 15.0) << "within COMPAS_TIMEOUT (10 s) + 5 s\n" << p->describe();
+    EXPECT_TRUE(none_left(marker, 5)) << "ranks of the job are still running\n" << p->describe();
+  }
+}
+
 TEST(Launch, FailingRankExitStatusIsTheJobs) {
   auto p = run_to_end({"-n", "4", kProbe, "exit-code", "2", "3"});
   EXPECT_EQ(p->exit_code, 3) << p->describe();
@@ -585,6 +598,24 @@ TEST(TcpRanks, DeadRankIsReportedToEveryRankPromptly) {
     EXPECT_EQ(p.exit_code, 1) << p.describe();
     EXPECT_TRUE(contains(p.err, "bootstrap: rank 2 disconnected (process died?)")) << p.describe();
     EXPECT_LT(p.seconds, 6.0) << "told by rank 0, not by the 10 s timeout\n" << p.describe();
+  }
+}
+
+TEST(TcpRanks, RankKilledInACommBarrierIsNamedByTheOthers) {
+  // No launcher to stop the others: each must find out by itself (the dead rank's process is
+  // gone) and say which rank died, long before the 20 s timeout.
+  ManualJob job(3, {{"COMPAS_TIMEOUT", "20"}});
+  std::vector<std::unique_ptr<Proc>> ranks;
+  for (int r = 0; r < 3; ++r) ranks.push_back(job.start(r, {"comm-die-at-barrier", "1"}));
+  for (auto& p : ranks) ASSERT_TRUE(p->wait(30)) << p->describe();
+  EXPECT_EQ(ranks[1]->term_signal, SIGKILL) << ranks[1]->describe();
+  for (int r : {0, 2}) {
+    const auto& p = *ranks[static_cast<std::size_t>(r)];
+    EXPECT_EQ(p.exit_code, 1) << p.describe();
+    EXPECT_TRUE(contains(
+        p.err, "bootstrap_probe: rank " + std::to_string(r) + ": comm: rank 1 is unreachable"))
+        << p.describe();
+    EXPECT_LT(p.seconds, 15.0) << "noticed, not timed out\n" << p.describe();
   }
 }
 
