@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Two "hosts" on one machine: two network namespaces joined by a veth pair, each rank in its own
+# namespace and UTS namespace (its own hostname), UCX over tcp only, the job formed by hand with
+# an explicit rendezvous address on rank 0's side. Every rank runs test_comm_rma (puts, gets,
+# put_signal, atomics, barrier) and must pass, seeing 2 hosts.
+# Usage: netns_two_hosts.sh TEST_COMM_RMA
+#        netns_two_hosts.sh PROGRAM ARGS...   (any program, e.g. compas pingpong: must exit 0)
+# Exits 77 (CTest skip) with the reason when namespaces cannot be made here.
+set -u
+prog=${1:?usage: netns_two_hosts.sh TEST_COMM_RMA | PROGRAM ARGS...}
+shift
+args=("$@")
+skip() { echo "SKIP: $*"; exit 77; }
+[[ $(id -u) -eq 0 ]] || skip "needs root to create network namespaces"
+command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+command -v unshare >/dev/null || skip "no 'unshare' command (util-linux)"
+
+tag=c$$
+a=${tag}a b=${tag}b
+net=$((100 + $$ % 150))
+addr_a=10.233.$net.1 addr_b=10.233.$net.2
+cleanup() {
+  ip netns del "$a" 2>/dev/null
+  ip netns del "$b" 2>/dev/null
+  ip link del "v${tag}a" 2>/dev/null
+}
+trap cleanup EXIT
+ip netns add "$a" 2>/dev/null || skip "cannot create a network namespace ('ip netns add' failed)"
+ip netns add "$b" || skip "cannot create a second network namespace"
+ip link add "v${tag}a" type veth peer name "v${tag}b" || skip "cannot create a veth pair"
+ip link set "v${tag}a" netns "$a"
+ip link set "v${tag}b" netns "$b"
+ip -n "$a" addr add "$addr_a/24" dev "v${tag}a"
+ip -n "$b" addr add "$addr_b/24" dev "v${tag}b"
+for ns in "$a" "$b"; do
+  ip -n "$ns" link set lo up
+done
+ip -n "$a" link set "v${tag}a" up
+ip -n "$b" link set "v${tag}b" up
+
+token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+port=$((20000 + $$ % 20000))
+common=(COMPAS_SIZE=2 "COMPAS_RENDEZVOUS=$addr_a:$port" "COMPAS_JOB_TOKEN=$token"
+        COMPAS_TIMEOUT=60 COMPAS_TEST_HOSTS=2 UCX_TLS=tcp,self)
+out=$(mktemp -d)
+run_rank() {  # rank namespace hostname device
+  ip netns exec "$2" unshare --uts sh -c "hostname $3 && exec env $(printf '%q ' "${common[@]}") \
+    COMPAS_RANK=$1 UCX_NET_DEVICES=$4 timeout 90 $(printf '%q ' "$prog" "${args[@]}")" \
+    >"$out/rank$1.out" 2>&1
+  echo $? >"$out/rank$1.rc"
+}
+run_rank 0 "$a" "${tag}-host-a" "v${tag}a" &
+sleep 0.2
+run_rank 1 "$b" "${tag}-host-b" "v${tag}b" &
+wait
+status=0
+for r in 0 1; do
+  echo "---- rank $r (exit $(cat "$out/rank$r.rc"))"
+  tail -n 40 "$out/rank$r.out"
+  [[ $(cat "$out/rank$r.rc") == 0 ]] || status=1
+  if [[ ${#args[@]} -eq 0 ]]; then grep -q "PASSED" "$out/rank$r.out" || status=1; fi
+done
+rm -rf "$out"
+[[ $status == 0 ]] && echo PASS || echo FAIL
+exit $status
