@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "compas/comm/window.hpp"
 #include "ucx_impl.hpp"
@@ -302,7 +303,7 @@ void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
     return;
   }
   if (c.use_am_for_signals(rank)) {
-    send_put_signal_am(rank, 0, nullptr, 0, signal, add);
+    send_put_signal_am(rank, 0, nullptr, 0, signal, add).wait();
     return;
   }
   ucp_request_param_t prm{};
@@ -314,8 +315,8 @@ void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
   c.count_ucx_op(rank);
 }
 
-void WindowBytes::put_signal(int rank, std::size_t offset, const void* src, std::size_t n,
-                             std::size_t signal, std::uint64_t add) {
+Request WindowBytes::put_signal_nb(int rank, std::size_t offset, const void* src, std::size_t n,
+                                   std::size_t signal, std::uint64_t add) {
   check_range("put_signal", rank, offset, n, bytes_);
   check_signal("put_signal", signal, signals_);
   Peer& p = impl_->peer(rank, *this);
@@ -325,45 +326,53 @@ void WindowBytes::put_signal(int rank, std::size_t offset, const void* src, std:
     c.bytes_put.fetch_add(n, std::memory_order_relaxed);
     if (n) std::memcpy(p.direct + offset, src, n);
     signal_add(rank, signal, add);  // release: the data is visible before the signal
-    return;
+    return {};
   }
   if (c.use_am_for_signals(rank)) {
     c.puts.fetch_add(1, std::memory_order_relaxed);
     c.bytes_put.fetch_add(n, std::memory_order_relaxed);
     c.signals.fetch_add(1, std::memory_order_relaxed);
-    send_put_signal_am(rank, offset, src, n, signal, add);
-    return;
+    return send_put_signal_am(rank, offset, src, n, signal, add);
   }
   Request data = put_nb(rank, offset, src, n);
   // The signal must not overtake the data.
   if (ucs_status_t st = ucp_worker_fence(c.worker); st != UCS_OK)
     c.fail(rank, "fence before a signal", st);
   signal_add(rank, signal, add);
-  data.wait();
+  return data;  // the source buffer is reusable once this completes
 }
 
-void WindowBytes::send_put_signal_am(int rank, std::size_t offset, const void* src, std::size_t n,
-                                     std::size_t signal, std::uint64_t add) {
+void WindowBytes::put_signal(int rank, std::size_t offset, const void* src, std::size_t n,
+                             std::size_t signal, std::uint64_t add) {
+  put_signal_nb(rank, offset, src, n, signal, add).wait();
+}
+
+Request WindowBytes::send_put_signal_am(int rank, std::size_t offset, const void* src,
+                                        std::size_t n, std::size_t signal, std::uint64_t add) {
   Comm::Impl& c = *impl_->comm;
   // Puts issued earlier to this peer must be visible when the signal is.
   if (ucs_status_t st = ucp_worker_fence(c.worker); st != UCS_OK)
     c.fail(rank, "fence before a signal", st);
-  PutSignalHeader h;
-  h.origin = c.rank;
+  // The header must outlive the send: the Request holds it.
+  constexpr std::size_t words = (sizeof(PutSignalHeader) + 7) / 8;
+  auto hold = std::make_unique<std::uint64_t[]>(words);
+  auto* h = new (hold.get()) PutSignalHeader;
+  h->origin = c.rank;
   // The barrier's signals are not counted: the barrier itself observes them, and counting them
   // would make every barrier's flush a round trip.
-  h.counted = this != c.coll.get();
-  if (h.counted) c.am_sent[rank].fetch_add(1, std::memory_order_seq_cst);
-  h.window = impl_->id;
-  h.signal = static_cast<std::uint32_t>(signal);
-  h.offset = offset;
-  h.add = add;
+  h->counted = this != c.coll.get();
+  if (h->counted) c.am_sent[rank].fetch_add(1, std::memory_order_seq_cst);
+  h->window = impl_->id;
+  h->signal = static_cast<std::uint32_t>(signal);
+  h->offset = offset;
+  h->add = add;
   ucp_request_param_t prm{};
   prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   prm.flags = 0;
-  c.complete(ucp_am_send_nbx(c.ep(rank), kPutSignalAm, &h, sizeof h, src, n, &prm), rank,
-             "put_signal");
+  ucs_status_ptr_t sp = ucp_am_send_nbx(c.ep(rank), kPutSignalAm, h, sizeof *h, src, n, &prm);
   c.count_ucx_op(rank);
+  if (UCS_PTR_IS_ERR(sp)) c.fail(rank, "put_signal", UCS_PTR_STATUS(sp));
+  return Request(comm_, sp, rank, "put_signal", std::move(hold));
 }
 
 namespace {
@@ -466,9 +475,10 @@ std::uint64_t local_atomic(std::byte* at, ucp_atomic_op_t op, std::uint64_t valu
 
 }  // namespace
 
-static std::uint64_t window_atomic(WindowBytes& win, WindowBytes::Impl& w, const char* name,
-                                   int rank, std::size_t offset, ucp_atomic_op_t op,
-                                   std::uint64_t value, std::uint64_t expected, std::size_t width) {
+static Request window_atomic_nb(WindowBytes& win, WindowBytes::Impl& w, Comm& comm,
+                                const char* name, int rank, std::size_t offset, ucp_atomic_op_t op,
+                                std::uint64_t value, std::uint64_t expected, std::size_t width,
+                                void* result) {
   if (width != 4 && width != 8)
     throw std::invalid_argument(std::string(name) + ": width " + std::to_string(width) +
                                 " is not allowed: atomics are 4 or 8 bytes wide");
@@ -479,32 +489,74 @@ static std::uint64_t window_atomic(WindowBytes& win, WindowBytes::Impl& w, const
   Peer& p = w.peer(rank, win);
   Comm::Impl& c = *w.comm;
   c.atomics.fetch_add(1, std::memory_order_relaxed);
-  if (p.direct) return local_atomic(p.direct + offset, op, value, expected, width);
+  if (p.direct) {
+    const std::uint64_t old = local_atomic(p.direct + offset, op, value, expected, width);
+    if (width == 8) {
+      std::memcpy(result, &old, 8);
+    } else {
+      const auto old32 = static_cast<std::uint32_t>(old);
+      std::memcpy(result, &old32, 4);
+    }
+    return {};
+  }
   // UCX's compare-swap takes the compare value in `buffer` and the new value in the reply buffer
-  // (which receives the old value); fetch-add takes the operand in `buffer`.
+  // (which receives the old value); fetch-add takes the operand in `buffer`. Both live in the
+  // Request until completion: hold[0] the operand, hold[1] the reply.
   const bool cswap = op == UCP_ATOMIC_OP_CSWAP;
-  std::uint64_t v64 = cswap ? expected : value, r64 = cswap ? value : 0;
-  std::uint32_t v32 = static_cast<std::uint32_t>(v64), r32 = static_cast<std::uint32_t>(r64);
+  auto hold = std::make_unique<std::uint64_t[]>(2);
+  const std::uint64_t operand = cswap ? expected : value, reply = cswap ? value : 0;
+  if (width == 8) {
+    hold[0] = operand;
+    hold[1] = reply;
+  } else {
+    const auto o32 = static_cast<std::uint32_t>(operand), r32 = static_cast<std::uint32_t>(reply);
+    std::memcpy(&hold[0], &o32, 4);
+    std::memcpy(&hold[1], &r32, 4);
+  }
   ucp_request_param_t prm{};
   prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
   prm.datatype = ucp_dt_make_contig(width);
-  prm.reply_buffer = width == 8 ? static_cast<void*>(&r64) : static_cast<void*>(&r32);
-  const void* buf = width == 8 ? static_cast<const void*>(&v64) : static_cast<const void*>(&v32);
-  c.complete(ucp_atomic_op_nbx(c.ep(rank), op, buf, 1, p.raddr + offset, p.rkey, &prm), rank, name);
+  prm.reply_buffer = &hold[1];
+  ucs_status_ptr_t sp =
+      ucp_atomic_op_nbx(c.ep(rank), op, &hold[0], 1, p.raddr + offset, p.rkey, &prm);
   c.count_ucx_op(rank);
+  if (UCS_PTR_IS_ERR(sp)) c.fail(rank, name, UCS_PTR_STATUS(sp));
+  return Request(&comm, sp, rank, name, std::move(hold), result, 8, width);
+}
+
+static std::uint64_t window_atomic(WindowBytes& win, WindowBytes::Impl& w, Comm& comm,
+                                   const char* name, int rank, std::size_t offset,
+                                   ucp_atomic_op_t op, std::uint64_t value, std::uint64_t expected,
+                                   std::size_t width) {
+  std::uint64_t r64 = 0;
+  std::uint32_t r32 = 0;
+  void* out = width == 8 ? static_cast<void*>(&r64) : static_cast<void*>(&r32);
+  window_atomic_nb(win, w, comm, name, rank, offset, op, value, expected, width, out).wait();
   return width == 8 ? r64 : r32;
 }
 
 std::uint64_t WindowBytes::fetch_add(int rank, std::size_t offset, std::uint64_t value,
                                      std::size_t width) {
-  return window_atomic(*this, *impl_, "fetch_add", rank, offset, UCP_ATOMIC_OP_ADD, value, 0,
-                       width);
+  return window_atomic(*this, *impl_, *comm_, "fetch_add", rank, offset, UCP_ATOMIC_OP_ADD, value,
+                       0, width);
+}
+
+Request WindowBytes::fetch_add_nb(int rank, std::size_t offset, std::uint64_t value,
+                                  std::size_t width, void* result) {
+  return window_atomic_nb(*this, *impl_, *comm_, "fetch_add", rank, offset, UCP_ATOMIC_OP_ADD,
+                          value, 0, width, result);
 }
 
 std::uint64_t WindowBytes::compare_swap(int rank, std::size_t offset, std::uint64_t expected,
                                         std::uint64_t desired, std::size_t width) {
-  return window_atomic(*this, *impl_, "compare_swap", rank, offset, UCP_ATOMIC_OP_CSWAP, desired,
-                       expected, width);
+  return window_atomic(*this, *impl_, *comm_, "compare_swap", rank, offset, UCP_ATOMIC_OP_CSWAP,
+                       desired, expected, width);
+}
+
+Request WindowBytes::compare_swap_nb(int rank, std::size_t offset, std::uint64_t expected,
+                                     std::uint64_t desired, std::size_t width, void* result) {
+  return window_atomic_nb(*this, *impl_, *comm_, "compare_swap", rank, offset, UCP_ATOMIC_OP_CSWAP,
+                          desired, expected, width, result);
 }
 
 std::uint64_t WindowBytes::signal(std::size_t index) const {

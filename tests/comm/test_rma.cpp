@@ -185,6 +185,62 @@ TEST(Rma, PutThenSignalAddIsOrdered) {
   comm().barrier();
 }
 
+TEST(Rma, NonBlockingAtomicsAndPutSignals) {
+  const int p = nranks(), me = rank();
+  // fetch_add_nb from every rank to every rank's counter, all outstanding at once.
+  Window<std::uint64_t> w(comm(), 2 + 64, 1);
+  constexpr int kAdds = 16;
+  std::vector<std::uint64_t> got(static_cast<std::size_t>(p) * kAdds, ~0ull);
+  {
+    std::vector<Request> reqs;
+    for (int k = 0; k < kAdds; ++k)
+      for (int r = 0; r < p; ++r)
+        reqs.push_back(
+            w.fetch_add_nb(r, 0, std::uint64_t{1}, &got[static_cast<std::size_t>(k * p + r)]));
+    for (auto& q : reqs) q.wait();
+  }
+  for (auto v : got) EXPECT_LT(v, static_cast<std::uint64_t>(p) * kAdds);
+  // compare_swap_nb: one winner per round on rank 0's word 1.
+  std::uint64_t old = ~0ull;
+  w.compare_swap_nb(0, 1, std::uint64_t{0}, static_cast<std::uint64_t>(me + 1), &old).wait();
+  // put_signal_nb: several outstanding to the next rank, each payload checked at the signal.
+  const int next = (me + 1) % p, prev = (me - 1 + p) % p;
+  std::vector<std::uint64_t> payload(64);
+  for (std::size_t i = 0; i < payload.size(); ++i)
+    payload[i] = 1000u * static_cast<unsigned>(me) + i;
+  {
+    std::vector<Request> reqs;
+    for (std::size_t part = 0; part < 4; ++part)
+      reqs.push_back(w.put_signal_nb(
+          next, 2 + part * 16, std::span<const std::uint64_t>(payload.data() + part * 16, 16), 0));
+    for (auto& q : reqs) q.wait();
+  }
+  w.wait_until(0, 4, prev);
+  for (std::size_t i = 0; i < 64; ++i)
+    ASSERT_EQ(w.local()[2 + i], 1000u * static_cast<unsigned>(prev) + i) << "i " << i;
+  comm().barrier();
+  EXPECT_EQ(w.local()[0], static_cast<std::uint64_t>(p) * kAdds);
+  // Exactly one rank found 0 in the compare-swap, and the word holds its value.
+  std::vector<std::uint64_t> olds(static_cast<std::size_t>(p));
+  {
+    Window<std::uint64_t> gather(comm(), static_cast<std::size_t>(p), 0);
+    gather.put(0, static_cast<std::size_t>(me), std::span<const std::uint64_t>(&old, 1));
+    comm().barrier();
+    if (me == 0) {
+      int winners = 0;
+      std::uint64_t winner_value = 0;
+      for (int r = 0; r < p; ++r)
+        if (gather.local()[static_cast<std::size_t>(r)] == 0) {
+          ++winners;
+          winner_value = static_cast<std::uint64_t>(r + 1);
+        }
+      EXPECT_EQ(winners, 1);
+      EXPECT_EQ(w.local()[1], winner_value);
+    }
+    comm().barrier();
+  }
+}
+
 TEST(Rma, FetchAddUnderContentionIsExact) {
   // Every thread of every rank adds to every rank's counters; the totals are exact and the
   // fetched values are all distinct.

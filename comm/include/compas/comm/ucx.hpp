@@ -148,14 +148,22 @@ class Request {
   bool test();  // progresses once; true when complete (throws CommError if it failed)
   void wait();  // throws CommError on failure or timeout
 
-  // Internal: a UCX request pointer (or null for an operation complete at issue).
-  Request(Comm* comm, void* ucx_request, int peer, const char* op);
+  // Internal: a UCX request pointer (or null for an operation complete at issue). `hold` keeps
+  // memory UCX reads or writes until completion (an atomic's operands, a message header); on
+  // completion `result_size` bytes at hold[result_at] are copied to `result` (an atomic's reply).
+  Request(Comm* comm, void* ucx_request, int peer, const char* op,
+          std::unique_ptr<std::uint64_t[]> hold = nullptr, void* result = nullptr,
+          std::size_t result_at = 0, std::size_t result_size = 0);
 
  private:
+  void finish();  // after UCX completed: deliver the result, release what was held
   Comm* comm_ = nullptr;
   void* req_ = nullptr;
   int peer_ = -1;
   const char* op_ = "";
+  std::unique_ptr<std::uint64_t[]> hold_;
+  void* result_ = nullptr;
+  std::size_t result_at_ = 0, result_size_ = 0;
 };
 
 }  // namespace compas::comm

@@ -50,6 +50,10 @@ class WindowBytes {
   // put, then (ordered after it) signal[signal] += add at the target.
   void put_signal(int rank, std::size_t offset, const void* src, std::size_t n, std::size_t signal,
                   std::uint64_t add = 1);
+  // Non-blocking: returns once the signal is ordered after the data; the Request completes when
+  // `src` may be reused.
+  Request put_signal_nb(int rank, std::size_t offset, const void* src, std::size_t n,
+                        std::size_t signal, std::uint64_t add = 1);
   void signal_add(int rank, std::size_t signal, std::uint64_t add = 1);
 
   // 4- or 8-byte atomics on the window's data at a byte offset aligned to the width.
@@ -57,6 +61,12 @@ class WindowBytes {
   // Writes `desired` if the current value equals `expected`; returns the value found.
   std::uint64_t compare_swap(int rank, std::size_t offset, std::uint64_t expected,
                              std::uint64_t desired, std::size_t width);
+  // Non-blocking forms: the value found is written to `result` (width bytes) when the Request
+  // completes; `result` must stay valid until then.
+  Request fetch_add_nb(int rank, std::size_t offset, std::uint64_t value, std::size_t width,
+                       void* result);
+  Request compare_swap_nb(int rank, std::size_t offset, std::uint64_t expected,
+                          std::uint64_t desired, std::size_t width, void* result);
 
   // This process's signal word (acquire load), and the wait for it. `from_rank` (or -1) names the
   // process expected to raise it, for the timeout message and to stop early if it is dead.
@@ -69,8 +79,8 @@ class WindowBytes {
   Impl* impl() { return impl_; }
 
  private:
-  void send_put_signal_am(int rank, std::size_t offset, const void* src, std::size_t n,
-                          std::size_t signal, std::uint64_t add);
+  Request send_put_signal_am(int rank, std::size_t offset, const void* src, std::size_t n,
+                             std::size_t signal, std::uint64_t add);
   Comm* comm_;
   std::size_t bytes_, signals_;
   std::byte* base_ = nullptr;
@@ -106,8 +116,24 @@ class Window {
                   std::uint64_t add = 1) {
     w_.put_signal(rank, offset * sizeof(T), src.data(), src.size_bytes(), signal, add);
   }
+  Request put_signal_nb(int rank, std::size_t offset, std::span<const T> src, std::size_t signal,
+                        std::uint64_t add = 1) {
+    return w_.put_signal_nb(rank, offset * sizeof(T), src.data(), src.size_bytes(), signal, add);
+  }
   void signal_add(int rank, std::size_t signal, std::uint64_t add = 1) {
     w_.signal_add(rank, signal, add);
+  }
+  Request fetch_add_nb(int rank, std::size_t offset, T value,
+                       T* result) requires(std::is_integral_v<T> &&
+                                           (sizeof(T) == 4 || sizeof(T) == 8)) {
+    return w_.fetch_add_nb(rank, offset * sizeof(T), static_cast<std::uint64_t>(value), sizeof(T),
+                           result);
+  }
+  Request compare_swap_nb(int rank, std::size_t offset, T expected, T desired,
+                          T* result) requires(std::is_integral_v<T> &&
+                                              (sizeof(T) == 4 || sizeof(T) == 8)) {
+    return w_.compare_swap_nb(rank, offset * sizeof(T), static_cast<std::uint64_t>(expected),
+                              static_cast<std::uint64_t>(desired), sizeof(T), result);
   }
   T fetch_add(int rank, std::size_t offset,
               T value) requires(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
