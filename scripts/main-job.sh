@@ -1,21 +1,13 @@
 #!/usr/bin/env bash
-# Builds compas and runs the main job on this machine: topology, thread barriers, memory
-# bandwidth vs threads and the cache curve (COMPaS Fig. 1, Tables 1-3, Fig. 12), with plots.
-# Results go to compas-study/ (COMPAS_OUT to change it).
+# Builds compas and runs the main job on this machine, `compas study`: topology, memory bandwidth
+# vs threads, the cache curve, thread and process barriers, put latency and bandwidth, and the
+# kernels over processes x threads, reported in compas-study/report.md with the raw JSON and plots
+# (COMPAS_OUT to change the directory; extra arguments go to compas study, e.g. --budget 5).
+# A rerun finishes an interrupted study instead of starting over (--fresh starts over).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release
 out=${COMPAS_OUT:-compas-study}
-mkdir -p "$out"
-bin=build/release/bin
-"$bin/compas" topology --json "$out/topology.json"
-echo
-"$bin/compas" barrier --json "$out/barrier.json" --csv "$out/barrier.csv" --plot "$out"
-echo
-"$bin/compas" membw --json "$out/membw.json" --csv "$out/membw.csv" --plot "$out"
-echo
-"$bin/compas" cache --json "$out/cache.json" --csv "$out/cache.csv" --plot "$out"
-echo
-echo "results written to $out/"
+build/release/bin/compas study --out "$out" "$@"

@@ -695,6 +695,107 @@ TEST_F(Cli, RunLaplaceThatFailsVerificationExitsOneAndSaysWhy) {
   EXPECT_FALSE(j["results"][0].value("verified", true));
 }
 
+// As the study report prints seconds: four decimals.
+std::string fmt_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4f", v);
+  return buf;
+}
+
+std::vector<json> jsonl(const std::string& file) {
+  std::vector<json> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  return out;
+}
+
+std::set<std::string> run_ids(const std::string& file) {
+  std::set<std::string> ids;
+  for (const auto& j : jsonl(file)) ids.insert(j.value("id", ""));
+  return ids;
+}
+
+TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
+  const std::string out = path("study");
+  const Outcome r = run_compas({"study", "--out", out, "--budget", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const auto runs = jsonl(out + "/runs.jsonl");
+  ASSERT_EQ(runs.size(), 14u) << r.describe();  // 6 characterization runs + laplace 2 sizes x 4
+  for (const auto& j : runs) EXPECT_EQ(j.value("exit", -1), 0) << j.dump();
+  const std::string md = read_file(out + "/report.md");
+  for (const char* section :
+       {"## Machine", "## Memory bandwidth", "## Cache working sets", "## Thread barrier",
+        "## Process barrier", "## Put latency", "## laplace n=640", "Amdahl fit over",
+        "Verdict: ", "COMPaS 1998", "All planned runs finished"})
+    EXPECT_NE(md.find(section), std::string::npos) << section << " missing\n" << md;
+  EXPECT_EQ(md.find("nan"), std::string::npos) << md;
+  EXPECT_EQ(md.find("Partial report"), std::string::npos) << md;
+  const json study = load_json("study/study.json");
+  ASSERT_TRUE(study["kernels"].contains("laplace n=640")) << study.dump();
+  const json& rows = study["kernels"]["laplace n=640"]["rows"];
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) {
+    EXPECT_GT(row.value("speedup", 0.0), 0) << row.dump();
+    EXPECT_TRUE(row.value("verified", false)) << row.dump();
+  }
+  // Every number in the kernel table comes from the run's own JSON: the 1 x 1 row's seconds.
+  const json one = load_json("study/raw/laplace_n640_p1t1.json");
+  EXPECT_NE(md.find(fmt_double(one["results"][0].value("seconds", 0.0))), std::string::npos);
+  // Second run: everything is done already.
+  const std::string before = read_file(out + "/runs.jsonl");
+  const Outcome again = run_compas({"study", "--out", out, "--budget", "1"});
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_EQ(read_file(out + "/runs.jsonl"), before) << "a finished run was repeated";
+  EXPECT_NE(again.out.find("14 of 14 runs done"), std::string::npos) << again.describe();
+}
+
+TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
+  const std::string out = path("study");
+  std::vector<std::string> argv_s = {COMPAS_EXE, "study", "--out", out, "--budget", "1", "--quiet"};
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  // Stop it once it is into the kernel sweep (7 runs done), with Ctrl-C's signal.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::size_t lines = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(out + "/runs.jsonl");
+    lines = 0;
+    for (std::string l; std::getline(in, l);) ++lines;
+    if (lines >= 7) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_GE(lines, 7u);
+  kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  const bool stopped = WIFEXITED(status) && WEXITSTATUS(status) == 130;
+  const bool finished_first = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  EXPECT_TRUE(stopped || finished_first) << "status " << status;
+  const auto partial = run_ids(out + "/runs.jsonl");  // every line parses
+  if (stopped) {
+    EXPECT_LT(partial.size(), 14u);
+    EXPECT_NE(read_file(out + "/report.md").find("Partial report"), std::string::npos);
+  }
+  const Outcome rest = run_compas({"study", "--out", out, "--budget", "1"});
+  ASSERT_EQ(rest.exit_code, 0) << rest.describe();
+  const auto runs = jsonl(out + "/runs.jsonl");
+  EXPECT_EQ(runs.size(), 14u) << "runs repeated or missing";
+  EXPECT_EQ(run_ids(out + "/runs.jsonl").size(), 14u);
+  EXPECT_EQ(read_file(out + "/report.md").find("Partial report"), std::string::npos);
+}
+
+TEST_F(Cli, StudyDryRunPrintsThePlanAndRunsNothing) {
+  const std::string out = path("plan");
+  const Outcome r = run_compas({"study", "--out", out, "--dry-run", "--grid", "1x1,2x1"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("laplace_n640_p2t1"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.out.find("laplace_n640_p1t2"), std::string::npos) << r.describe();
+  EXPECT_FALSE(fs::exists(out)) << "a dry run created " << out;
+}
+
 TEST_F(Cli, HelpExitsZero) {
   const Outcome r = run_compas({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
@@ -885,6 +986,11 @@ std::vector<BadInput> bad_inputs() {
        {"/nonexistent-dir/l.json"},
        {},
        false},
+      {"study_launcher_without_p", {"study", "--launcher", "mpirun -n 4"}, {"{P}"}, {}, false},
+      {"study_grid_bad", {"study", "--grid", "2by2"}, {"2by2"}, {}, false},
+      {"study_grid_zero", {"study", "--grid", "0x1"}, {"0x1"}, {}, false},
+      {"study_kernels_bogus", {"study", "--kernels", "bogus"}, {"'bogus'"}, {}, false},
+      {"study_budget_zero", {"study", "--budget", "0"}, {"--budget"}, {}, false},
       {"unknown_subcommand", {"frobnicate"}, {"frobnicate"}},
       {"no_subcommand", {}, {"subcommand", "command"}, {}, false},
   };

@@ -1,0 +1,750 @@
+// compas study: the main job (DESIGN.md, "The main job"). Characterizes the machine (topology,
+// memory bandwidth, cache, thread and process barriers, put latency and bandwidth), then runs the
+// kernels over a processes x threads grid, and writes a report directory:
+//   runs.jsonl      one line per finished run, appended (and synced) the moment it finishes
+//   raw/ID.json     every run's own JSON report;  logs/ID.log  its output
+//   report.md       tables, speedups, Amdahl fits, verdicts, the paper's figures beside ours
+//   study.json      the numbers behind report.md;  plots/*.png when matplotlib is present
+// Every run is a child process: this program itself, or compas-run / the user's launcher around
+// it. A rerun skips the runs runs.jsonl already holds (--fresh starts over); Ctrl-C stops the
+// running child and the sweep, and leaves a report of what finished.
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "compas/perf/report.hpp"
+#include "compas/perf/scaling.hpp"
+#include "compas/threads/topology.hpp"
+#include "plot.hpp"
+
+extern char** environ;
+
+namespace compas::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = perf::json;
+using Clock = std::chrono::steady_clock;
+
+volatile std::sig_atomic_t g_stop = 0;
+void on_stop(int) {
+  g_stop = 1;
+}
+
+struct StudyArgs {
+  std::string out = "compas-study";
+  std::string kernels = "laplace";
+  std::string grid = "auto";
+  std::string launcher;
+  double budget = 10;  // minutes
+  bool fresh = false;
+  bool dry_run = false;
+  bool quiet = false;
+};
+
+struct Step {
+  Step() = default;
+  Step(std::string i, std::string t, std::string k, std::vector<std::string> a, double e)
+      : id(std::move(i)),
+        title(std::move(t)),
+        kind(std::move(k)),
+        argv(std::move(a)),
+        estimate_s(e) {}
+  std::string id;     // file-name safe, unique
+  std::string title;  // for progress and the report
+  std::string kind;   // "characterize" or "kernel"
+  std::vector<std::string> argv;
+  double estimate_s = 1;
+  // kernel runs
+  std::string kernel;
+  int procs = 1, threads = 1;
+  bool oversubscribed = false;
+  std::string size;  // e.g. "n=640"
+};
+
+std::string self_exe() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) throw std::runtime_error("cannot find this program's path in /proc/self/exe");
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::vector<std::string> split_list(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+// ---- the plan --------------------------------------------------------------------------------
+
+struct Shape {
+  int p = 1, t = 1;
+  bool over = false;
+};
+
+std::vector<Shape> parse_grid(const std::string& grid, int cores) {
+  std::vector<Shape> shapes;
+  if (grid == "auto") {
+    for (int p = 1; p <= cores; ++p)
+      for (int t = 1; p * t <= cores; ++t) shapes.push_back({p, t, false});
+    shapes.push_back({2, cores, true});  // one oversubscribed point: 2 x cores threads
+    return shapes;
+  }
+  for (const auto& item : split_list(grid, ',')) {
+    const auto x = item.find('x');
+    int p = 0, t = 0;
+    try {
+      if (x == std::string::npos) throw std::invalid_argument("");
+      std::size_t a = 0, b = 0;
+      p = std::stoi(item.substr(0, x), &a);
+      t = std::stoi(item.substr(x + 1), &b);
+      if (a != x || b != item.size() - x - 1) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--grid '" + grid + "': '" + item +
+                                  "' is not PxT (e.g. 1x1,1x2,2x1): allowed is auto or a list of "
+                                  "PxT with P, T >= 1");
+    }
+    if (p < 1 || t < 1 || p > 1024 || t > 1024)
+      throw std::invalid_argument("--grid '" + grid + "': '" + item + "' needs 1 <= P, T <= 1024");
+    shapes.push_back({p, t, p * t > cores});
+  }
+  if (shapes.empty()) throw std::invalid_argument("--grid is empty: auto or a list of PxT");
+  return shapes;
+}
+
+std::vector<std::string> kernel_list(const std::string& text) {
+  static const std::set<std::string> known = {"laplace"};
+  std::vector<std::string> out;
+  for (const auto& k : split_list(text, ',')) {
+    if (!known.count(k))
+      throw std::invalid_argument("--kernels: '" + k +
+                                  "' is not a kernel compas run has: allowed are laplace");
+    out.push_back(k);
+  }
+  if (out.empty()) throw std::invalid_argument("--kernels is empty: allowed are laplace");
+  return out;
+}
+
+void check_launcher(const std::string& launcher) {
+  if (launcher.empty()) return;
+  if (launcher.find("{P}") == std::string::npos)
+    throw std::invalid_argument("--launcher '" + launcher +
+                                "' has no {P}: the template must place the process count, e.g. "
+                                "\"mpirun -n {P}\" or \"srun -n {P} -c {T}\"");
+}
+
+// The command that runs `args` (a compas subcommand) on a P x T job.
+std::vector<std::string> job_argv(const StudyArgs& a, const std::string& compas,
+                                  const std::string& compas_run, int p, int t,
+                                  const std::vector<std::string>& args) {
+  std::vector<std::string> argv;
+  if (a.launcher.empty()) {
+    argv = {compas_run, "-n", std::to_string(p), "-t", std::to_string(t)};
+  } else {
+    argv = split_words(
+        replace_all(replace_all(a.launcher, "{P}", std::to_string(p)), "{T}", std::to_string(t)));
+  }
+  argv.push_back(compas);
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
+  const int cores = std::max(1, topo.cores());
+  const auto shapes = parse_grid(a.grid, cores);
+  const auto kernels = kernel_list(a.kernels);
+  const std::string compas = self_exe();
+  const std::string compas_run = (fs::path(compas).parent_path() / "compas-run").string();
+  const double scale = std::clamp(a.budget / 10.0, 0.02, 100.0);  // 1.0 = the default 10 minutes
+  std::vector<Step> plan;
+  auto raw = [&](const std::string& id) {
+    return (fs::path(a.out) / "raw" / (id + ".json")).string();
+  };
+  auto add = [&](Step s) { plan.push_back(std::move(s)); };
+  const std::string threads_all = "1-" + std::to_string(cores);
+  const std::string membw_size = scale >= 1 ? "512MiB" : scale >= 0.3 ? "128MiB" : "16MiB";
+  const std::string cache_max = scale >= 1 ? "256MiB" : scale >= 0.3 ? "64MiB" : "4MiB";
+  const std::string repeats = scale >= 1 ? "5" : "2";
+  add({"topology",
+       "topology",
+       "characterize",
+       {compas, "topology", "--quiet", "--json", raw("topology")},
+       1});
+  add({"membw",
+       "memory bandwidth vs threads",
+       "characterize",
+       {compas, "membw", "--threads", threads_all, "--size", membw_size, "--repeats", repeats,
+        "--quiet", "--json", raw("membw")},
+       40 * scale});
+  add({"cache",
+       "cache working-set curve",
+       "characterize",
+       {compas, "cache", "--max", cache_max, "--repeats", repeats, "--quiet", "--json",
+        raw("cache")},
+       40 * scale});
+  add({"barrier_threads",
+       "thread barriers",
+       "characterize",
+       {compas, "barrier", "--threads", threads_all, "--repeats", repeats, "--target-ms",
+        scale >= 1 ? "10" : "2", "--quiet", "--json", raw("barrier_threads")},
+       30 * scale});
+  for (int p : {2, 4}) {
+    if (p > 2 && p > cores) continue;
+    Step s{"barrier_p" + std::to_string(p), "process barrier, P=" + std::to_string(p),
+           "characterize",
+           job_argv(a, compas, compas_run, p, 1,
+                    {"barrier", "--repeats", repeats, "--target-ms", scale >= 1 ? "10" : "2",
+                     "--quiet", "--json", raw("barrier_p" + std::to_string(p))}),
+           5 * scale + 1};
+    add(s);
+  }
+  add({"pingpong", "put latency and bandwidth", "characterize",
+       job_argv(a, compas, compas_run, 2, 1,
+                {"pingpong", "--max-size", scale >= 1 ? "16MiB" : "1MiB", "--repeats", repeats,
+                 "--quiet", "--json", raw("pingpong")}),
+       30 * scale + 2});
+  for (const auto& k : kernels) {
+    // Laplace: the paper's n = 640 (cache-resident here) and a field well beyond the caches.
+    struct Size {
+      std::string label;
+      std::vector<std::string> args;
+      double seconds_1x1;
+    };
+    std::vector<Size> sizes;
+    if (k == "laplace") {
+      const int iters = std::max(10, static_cast<int>(std::lround(2000 * scale)));
+      const int big_iters = std::max(2, static_cast<int>(std::lround(20 * scale)));
+      const std::string big = scale >= 0.3 ? "4096" : "1024";
+      sizes.push_back({"n=640", {"--n", "640", "--iters", std::to_string(iters)}, iters * 0.4e-3});
+      sizes.push_back(
+          {"n=" + big, {"--n", big, "--iters", std::to_string(big_iters)}, big_iters * 0.03});
+    }
+    for (const auto& sz : sizes)
+      for (const auto& sh : shapes) {
+        Step s;
+        s.id = k + "_" + replace_all(sz.label, "=", "") + "_p" + std::to_string(sh.p) + "t" +
+               std::to_string(sh.t);
+        s.title = fmt::format("{} {} on {} x {}{}", k, sz.label, sh.p, sh.t,
+                              sh.over ? " (oversubscribed)" : "");
+        s.kind = "kernel";
+        std::vector<std::string> args = {"run", k};
+        args.insert(args.end(), sz.args.begin(), sz.args.end());
+        for (const auto& x : std::vector<std::string>{"--quiet", "--json", raw(s.id)})
+          args.push_back(x);
+        if (!a.launcher.empty()) {
+          args.push_back("--threads");
+          args.push_back(std::to_string(sh.t));
+        }
+        s.argv = job_argv(a, compas, compas_run, sh.p, sh.t, args);
+        s.estimate_s = 0.5 + sz.seconds_1x1 / std::min(sh.p * sh.t, cores);
+        s.kernel = k;
+        s.procs = sh.p;
+        s.threads = sh.t;
+        s.oversubscribed = sh.over;
+        s.size = sz.label;
+        plan.push_back(std::move(s));
+      }
+  }
+  return plan;
+}
+
+// ---- runs.jsonl --------------------------------------------------------------------------------
+
+std::map<std::string, json> read_runs(const fs::path& file) {
+  std::map<std::string, json> done;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    try {
+      json j = json::parse(line);
+      if (!j.contains("id")) continue;
+      const std::string id = j["id"].get<std::string>();  // before j is moved from
+      done[id] = std::move(j);
+    } catch (const std::exception&) {
+      // A line torn by a kill mid-write: that run counts as not finished.
+    }
+  }
+  return done;
+}
+
+void append_run(const fs::path& file, const json& record) {
+  const std::string line = record.dump() + "\n";
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot append to " + file.string());
+  const ssize_t n = ::write(fd, line.data(), line.size());
+  ::fsync(fd);
+  ::close(fd);
+  if (n != static_cast<ssize_t>(line.size()))
+    throw std::runtime_error("short write appending to " + file.string());
+}
+
+// Runs argv with output to `log`, in its own process group; SIGINT to this program goes to the
+// group. Returns the exit status (128 + signal when killed).
+int run_child(const std::vector<std::string>& argv, const fs::path& log, bool* interrupted) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&at, 0);
+  std::vector<char*> args;
+  for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, args[0], &fa, &at, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  if (rc != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
+  bool forwarded = false;
+  int status = 0;
+  for (;;) {
+    const pid_t w = ::waitpid(pid, &status, 0);
+    if (w == pid) break;
+    if (w < 0 && errno == EINTR) {
+      if (g_stop && !forwarded) {
+        ::kill(-pid, SIGINT);
+        forwarded = true;
+        *interrupted = true;
+      }
+      continue;
+    }
+    if (w < 0) break;
+  }
+  if (g_stop) *interrupted = true;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+// ---- the report
+// ----------------------------------------------------------------------------------
+
+std::optional<json> load(const fs::path& p) {
+  std::ifstream in(p);
+  if (!in) return std::nullopt;
+  try {
+    return json::parse(in);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string f2(double v) {
+  return fmt::format("{:.2f}", v);
+}
+
+struct KernelRow {
+  const Step* step;
+  json rec;
+};
+
+void write_report(const StudyArgs& a, const std::vector<Step>& plan,
+                  const std::map<std::string, json>& runs, bool complete) {
+  const fs::path dir = a.out;
+  std::ostringstream md;
+  json study = {{"complete", complete}, {"kernels", json::object()}};
+  md << "# compas study\n\n";
+  md << (complete ? "All planned runs finished.\n\n"
+                  : "**Partial report**: the study was stopped or some runs failed; rerun "
+                    "`compas study` with the same --out to finish it.\n\n");
+  int finished = 0;
+  for (const auto& s : plan) finished += runs.count(s.id) ? 1 : 0;
+  md << fmt::format(
+      "{} of {} runs finished. Raw JSON in `raw/`, logs in `logs/`, the run list in "
+      "`runs.jsonl`.\n\n",
+      finished, plan.size());
+
+  auto raw = [&](const std::string& id) -> std::optional<json> {
+    if (!runs.count(id)) return std::nullopt;
+    return load(dir / "raw" / (id + ".json"));
+  };
+
+  // Machine.
+  if (auto t = raw("topology")) {
+    const json& m = (*t)["machine"];
+    md << "## Machine\n\n";
+    for (const auto& key : {"cpu_model", "packages", "numa_nodes", "cores", "pus", "compiler"})
+      if (m.contains(key)) md << "- " << key << ": " << m[key].dump() << "\n";
+    if (m.contains("caches"))
+      for (const auto& c : m["caches"])
+        md << fmt::format("- L{} {}: {} KiB\n", c.value("level", 0), c.value("type", ""),
+                          c.value("size_bytes", 0ull) / 1024);
+    md << "\n";
+  }
+
+  // Memory bandwidth.
+  double saturation_gbs = 0;
+  if (auto m = raw("membw")) {
+    md << "## Memory bandwidth (COMPaS Tables 1-2)\n\n| kernel | threads | total GB/s | per "
+          "thread GB/s |\n|---|---|---|---|\n";
+    for (const auto& r : (*m)["results"]) {
+      if (!r.contains("threads") || !r["threads"].is_number()) continue;
+      md << fmt::format("| {} | {} | {} | {} |\n", r.value("kernel", ""), r.value("threads", 0),
+                        f2(r.value("bandwidth_gbs", 0.0)), f2(r.value("per_thread_gbs", 0.0)));
+      if (r.value("kernel", "") == "triad")
+        saturation_gbs = std::max(saturation_gbs, r.value("bandwidth_gbs", 0.0));
+    }
+    md << "\n";
+    for (const auto& r : (*m)["results"]) {
+      if (!r.contains("saturated")) continue;
+      if (r.value("saturated", false))
+        md << fmt::format(
+            "- {}: the bus saturates after {} thread(s) (total grows < 10% beyond); "
+            "peak {} GB/s\n",
+            r.value("kernel", ""), r["saturation_threads"].dump(),
+            f2(r.value("peak_bandwidth_gbs", 0.0)));
+      else
+        md << fmt::format("- {}: no saturation up to {} threads (peak {} GB/s at {})\n",
+                          r.value("kernel", ""), r.value("max_threads", 0),
+                          f2(r.value("peak_bandwidth_gbs", 0.0)), r.value("peak_threads", 0));
+    }
+    md << "\nCOMPaS 1998 (Pentium Pro, 4 CPUs on one bus): read 203.5, write 97.9, copy 70.5 "
+          "MB/s; bcopy total 71.3 / 74.1 / 74.3 / 74.2 MB/s for 1-4 threads (each thread gets "
+          "1/T of the bus).\n\n";
+    study["triad_saturation_gbs"] = saturation_gbs;
+  }
+
+  // Cache.
+  if (auto c = raw("cache")) {
+    md << "## Cache working sets (COMPaS Fig. 12)\n\n";
+    bool knees = false;
+    for (const auto& r : (*c)["results"])
+      if (r.value("pattern", "") == "knee") {
+        if (!knees)
+          md << "| knee between | ns before | ns after | hwloc cache |\n|---|---|---|---|\n";
+        knees = true;
+        md << fmt::format("| {} - {} KiB | {} | {} | {} ({} KiB) |\n",
+                          r.value("plateau_end_bytes", 0ull) / 1024,
+                          r.value("plateau_start_bytes", 0ull) / 1024,
+                          f2(r.value("ns_before", 0.0)), f2(r.value("ns_after", 0.0)),
+                          r.value("cache", std::string("?")), r.value("cache_bytes", 0ull) / 1024);
+      }
+    if (!knees) md << "No knee found in the range measured.\n";
+    md << "\n| working set KiB | ns per dependent load | ns per streamed load |\n|---|---|---|\n";
+    std::map<unsigned long long, std::pair<double, double>> curve;
+    for (const auto& r : (*c)["results"]) {
+      const std::string pat = r.value("pattern", "");
+      if (pat != "chase" && pat != "stream") continue;
+      auto& cell = curve[r.value("size_bytes", 0ull)];
+      (pat == "chase" ? cell.first : cell.second) = r.value("ns_per_load", 0.0);
+    }
+    for (const auto& [bytes, ns] : curve)
+      md << fmt::format("| {} | {} | {} |\n", bytes / 1024, f2(ns.first), f2(ns.second));
+    md << "\nCOMPaS 1998 read the Pentium Pro's counters for its Fig. 12; compas times the loads "
+          "(and counts them with PAPI where the machine has counters).\n\n";
+  }
+
+  // Barriers.
+  if (auto b = raw("barrier_threads")) {
+    std::map<std::string, std::map<int, double>> cells;
+    std::set<int> ts;
+    for (const auto& r : (*b)["results"]) {
+      cells[r.value("algorithm", "") + " / " + r.value("policy", "")][r.value("threads", 0)] =
+          r.value("ns_per_barrier", 0.0);
+      ts.insert(r.value("threads", 0));
+    }
+    md << "## Thread barrier (COMPaS Table 3), ns per barrier\n\n| algorithm / policy |";
+    for (int t : ts) md << " T=" << t << " |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < ts.size(); ++i) md << "---|";
+    md << "\n";
+    for (const auto& [row, byt] : cells) {
+      md << "| " << row << " |";
+      for (int t : ts) md << (byt.count(t) ? fmt::format(" {:.0f} |", byt.at(t)) : " - |");
+      md << "\n";
+    }
+    md << "\nCOMPaS 1998 spin barrier: 1222 / 1761 / 1960 ns for 2 / 3 / 4 threads; Solaris "
+          "mutexes about 180 us for 4.\n\n";
+  }
+  bool any_p = false;
+  for (int p : {2, 4})
+    if (auto b = raw("barrier_p" + std::to_string(p))) {
+      if (!any_p)
+        md << "## Process barrier (COMPaS Tables 4-5)\n\n| processes | algorithm | ns "
+              "|\n|---|---|---|\n";
+      any_p = true;
+      for (const auto& r : (*b)["results"])
+        md << fmt::format("| {} | {} | {:.0f} |\n", r.value("processes", 0),
+                          r.value("algorithm", ""), r.value("ns_per_barrier", 0.0));
+    }
+  if (any_p)
+    md << "\nCOMPaS 1998: NICAM on Myrinet 23.79 / 31.45 / 38.67 us for 2 / 4 / 8 nodes; MPICH on "
+          "100Base-T 493 / 1066 / 1645 us.\n\n";
+
+  if (auto pp = raw("pingpong")) {
+    md << "## Put latency and bandwidth (COMPaS Fig. 2)\n\n| op | bytes | one-way us | MB/s "
+          "|\n|---|---|---|---|\n";
+    for (const auto& r : (*pp)["results"])
+      md << fmt::format("| {} | {} | {:.3f} | {:.1f} |\n", r.value("op", ""),
+                        r.value("bytes", 0ull), r.value("latency_us", 0.0),
+                        r.value("bandwidth_mbs", 0.0));
+    md << "\nCOMPaS 1998 (NICAM, Myrinet): about 16 us minimum latency, 82.5 MB/s peak.\n\n";
+  }
+
+  // Kernels.
+  std::map<std::string, std::vector<KernelRow>> by_kernel_size;
+  for (const auto& s : plan) {
+    if (s.kind != "kernel") continue;
+    auto r = raw(s.id);
+    if (!r || (*r)["results"].empty()) continue;
+    by_kernel_size[s.kernel + " " + s.size].push_back({&s, (*r)["results"][0]});
+  }
+  for (const auto& [name, rows] : by_kernel_size) {
+    md << "## " << name << "\n\n";
+    double base = 0;
+    for (const auto& kr : rows)
+      if (kr.step->procs == 1 && kr.step->threads == 1) base = kr.rec.value("seconds", 0.0);
+    md << "| P x T | seconds | speedup | efficiency | rate | compute s | communicate s | "
+          "synchronize s | CPU / wall | verified |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    std::vector<std::pair<double, double>> points;
+    json jrows = json::array();
+    bool superlinear = false;
+    double best_gbs = 0;
+    std::vector<std::pair<int, double>> comm_share;
+    for (const auto& kr : rows) {
+      const json& r = kr.rec;
+      const double sec = r.value("seconds", 0.0);
+      const int n = kr.step->procs * kr.step->threads;
+      const double speedup = base > 0 && sec > 0 ? base / sec : 0;
+      const double eff = n > 0 ? speedup / n : 0;
+      auto region = [&](const char* reg) {
+        return r.contains("regions") && r["regions"].contains(reg)
+                   ? r["regions"][reg].value("max_seconds", 0.0)
+                   : 0.0;
+      };
+      const double comp = region("compute"), com = region("communicate"),
+                   syn = region("synchronize");
+      const double cpu = r.value("cpu_seconds", 0.0);
+      const double rate = r.value("mlups", r.value("gflops", 0.0));
+      md << fmt::format(
+          "| {} x {}{} | {:.4f} | {} | {} | {:.1f} | {:.4f} | {:.4f} | {:.4f} | {} | "
+          "{} |\n",
+          kr.step->procs, kr.step->threads, kr.step->oversubscribed ? " (over)" : "", sec,
+          f2(speedup), f2(eff), rate, comp, com, syn, sec > 0 ? f2(cpu / sec) : "-",
+          r.value("verified", false) ? "yes" : "NO");
+      if (!kr.step->oversubscribed && n > 1 && speedup > 0) points.push_back({n, speedup});
+      if (!kr.step->oversubscribed && eff > 1.05 && n > 1) superlinear = true;
+      best_gbs = std::max(best_gbs, r.value("model_gbs", 0.0));
+      const double total = comp + com + syn;
+      if (kr.step->procs > 1 && total > 0) comm_share.push_back({kr.step->procs, com / total});
+      jrows.push_back({{"procs", kr.step->procs},
+                       {"threads", kr.step->threads},
+                       {"oversubscribed", kr.step->oversubscribed},
+                       {"seconds", sec},
+                       {"speedup", speedup},
+                       {"efficiency", eff},
+                       {"rate", rate},
+                       {"cpu_seconds", cpu},
+                       {"verified", r.value("verified", false)}});
+    }
+    const auto fit = perf::fit_amdahl(points);
+    md << fmt::format(
+        "\nAmdahl fit over {} points: serial fraction {:.3f} (rms error of the "
+        "fitted speedups {:.3f}).\n",
+        fit.points, fit.serial_fraction, fit.rms_error);
+    std::sort(comm_share.begin(), comm_share.end());
+    const bool comm_grows = comm_share.size() >= 2 && comm_share.back().second > 0.2 &&
+                            comm_share.back().second > comm_share.front().second;
+    std::string verdict;
+    if (saturation_gbs > 0 && best_gbs >= 0.8 * saturation_gbs)
+      verdict = fmt::format(
+          "memory-bound: {:.1f} GB/s by the kernel's byte model is {:.0f}% of "
+          "the triad saturation bandwidth {:.1f} GB/s",
+          best_gbs, 100 * best_gbs / saturation_gbs, saturation_gbs);
+    else if (superlinear)
+      verdict =
+          "cache-resident: parallel efficiency above 1 (the per-thread share fits in cache, "
+          "as COMPaS Figs. 7 and 11)";
+    else if (comm_grows)
+      verdict = fmt::format("communication-bound: the communicate share reaches {:.0f}% at P={}",
+                            100 * comm_share.back().second, comm_share.back().first);
+    else
+      verdict = fmt::format(
+          "compute-bound: {:.1f} GB/s is {:.0f}% of the triad saturation "
+          "bandwidth, efficiency stays at or below 1, communication stays small",
+          best_gbs, saturation_gbs > 0 ? 100 * best_gbs / saturation_gbs : 0.0);
+    md << "\nVerdict: " << verdict << ".\n\n";
+    study["kernels"][name] = {{"rows", jrows},
+                              {"amdahl_serial_fraction", fit.serial_fraction},
+                              {"amdahl_points", fit.points},
+                              {"verdict", verdict}};
+  }
+  if (by_kernel_size.count("laplace n=640") || by_kernel_size.count("laplace n=4096"))
+    md << "COMPaS 1998, Laplace n=640 on 4 nodes x 4 threads: see the paper's Figs. 5-6 (speedup "
+          "against total threads per node count), for comparison of the curves' shapes.\n";
+
+  std::vector<std::string> failed;
+  for (const auto& [id, r] : runs)
+    if (r.value("exit", 0) != 0)
+      failed.push_back(id + " (exit " + std::to_string(r.value("exit", 0)) + ")");
+  if (!failed.empty()) {
+    md << "\n## Runs that failed\n\n";
+    for (const auto& f : failed) md << "- " << f << " (see logs/)\n";
+  }
+  perf::write_file_atomic((dir / "report.md").string(), md.str());
+  perf::write_file_atomic((dir / "study.json").string(), study.dump(2) + "\n");
+}
+
+int run_study(const StudyArgs& a) {
+  check_launcher(a.launcher);
+  if (!(a.budget > 0)) throw std::invalid_argument("--budget must be > 0 minutes");
+  const auto topo = threads::Topology::host();
+  const auto plan = make_plan(a, topo);
+  const fs::path dir = a.out;
+  double total = 0;
+  for (const auto& s : plan) total += s.estimate_s;
+  if (a.dry_run) {
+    fmt::print("compas study plan: {} runs, about {:.0f} s, results in {}/\n", plan.size(), total,
+               a.out);
+    for (const auto& s : plan) {
+      std::string cmd;
+      for (const auto& w : s.argv) cmd += (cmd.empty() ? "" : " ") + w;
+      fmt::print("  {:<36} ~{:>5.1f} s  {}\n", s.id, s.estimate_s, cmd);
+    }
+    return 0;
+  }
+  std::error_code ec;
+  if (a.fresh) {
+    fs::remove(dir / "runs.jsonl", ec);
+    fs::remove_all(dir / "raw", ec);
+    fs::remove_all(dir / "logs", ec);
+  }
+  fs::create_directories(dir / "raw", ec);
+  fs::create_directories(dir / "logs", ec);
+  if (ec || !fs::is_directory(dir / "raw"))
+    throw std::invalid_argument("--out '" + a.out + "' cannot be created as a directory");
+  auto runs = read_runs(dir / "runs.jsonl");
+
+  struct sigaction sa {};
+  sa.sa_handler = on_stop;  // no SA_RESTART: waitpid returns EINTR so the child hears of it
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  const bool tty = ::isatty(STDERR_FILENO) && !a.quiet;
+  const auto t0 = Clock::now();
+  int todo = 0, done_now = 0;
+  double left = 0;
+  for (const auto& s : plan)
+    if (!runs.count(s.id)) ++todo, left += s.estimate_s;
+  bool interrupted = false;
+  for (const auto& s : plan) {
+    if (runs.count(s.id)) continue;
+    if (g_stop) {
+      interrupted = true;
+      break;
+    }
+    const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (tty)
+      fmt::print(stderr, "\r\033[K[{}/{}] {}  (elapsed {:.0f} s, about {:.0f} s left)",
+                 done_now + 1, todo, s.title, elapsed, left);
+    const auto r0 = Clock::now();
+    const int code = run_child(s.argv, dir / "logs" / (s.id + ".log"), &interrupted);
+    const double secs = std::chrono::duration<double>(Clock::now() - r0).count();
+    left = std::max(0.0, left - s.estimate_s);
+    if (interrupted) break;
+    // Exit 1 from `compas run` is a verification failure: a finished run, reported as such.
+    json rec = {{"id", s.id},   {"title", s.title}, {"kind", s.kind},
+                {"exit", code}, {"seconds", secs},  {"json", "raw/" + s.id + ".json"}};
+    if (code == 0 ||
+        (s.kind == "kernel" && code == 1 && fs::exists(dir / "raw" / (s.id + ".json")))) {
+      append_run(dir / "runs.jsonl", rec);
+      runs[s.id] = rec;
+    } else if (!a.quiet) {
+      fmt::print(stderr, "{}compas study: {} failed (exit {}); see {}\n", tty ? "\n" : "", s.id,
+                 code, (dir / "logs" / (s.id + ".log")).string());
+    }
+    ++done_now;
+  }
+  if (tty) fmt::print(stderr, "\n");
+  bool complete = !interrupted;
+  for (const auto& s : plan)
+    complete = complete && runs.count(s.id) && runs[s.id].value("exit", 0) == 0;
+  write_report(a, plan, runs, complete);
+  // Plots: every raw report and the study summary, when matplotlib is there.
+  std::vector<std::string> files;
+  for (const auto& s : plan)
+    if (runs.count(s.id) && s.kind == "characterize")
+      files.push_back((dir / "raw" / (s.id + ".json")).string());
+  if (!files.empty() && !interrupted) {
+    std::vector<std::string> argv = {"python3", plot_script_path()};
+    argv.insert(argv.end(), files.begin(), files.end());
+    argv.push_back("--out");
+    argv.push_back((dir / "plots").string());
+    bool dummy = false;
+    const int rc = run_child(argv, dir / "logs" / "plots.log", &dummy);
+    if (rc != 0 && !a.quiet)
+      fmt::print(stderr, "compas study: no plots (see {}; plots need python3-matplotlib)\n",
+                 (dir / "logs" / "plots.log").string());
+  }
+  if (!a.quiet)
+    fmt::print("compas study: {} in {}/report.md ({} of {} runs done{})\n",
+               interrupted ? "stopped; partial report" : "report", a.out,
+               std::count_if(plan.begin(), plan.end(),
+                             [&](const Step& s) { return runs.count(s.id) > 0; }),
+               plan.size(), interrupted ? "; rerun to finish" : "");
+  return interrupted ? 130 : 0;
+}
+
+}  // namespace
+
+Command setup_study(CLI::App& app) {
+  auto a = std::make_shared<StudyArgs>();
+  auto* cmd = app.add_subcommand(
+      "study", "the main job: characterize this machine, run the kernels over P x T, report");
+  cmd->add_option("--out", a->out, "report directory (default compas-study)");
+  cmd->add_option("--kernels", a->kernels, "kernels to sweep: laplace");
+  cmd->add_option("--grid", a->grid,
+                  "auto (every P x T <= cores, plus one oversubscribed point) or PxT,PxT,...");
+  cmd->add_option("--launcher", a->launcher,
+                  "launcher template for a cluster, e.g. \"mpirun -n {P} --map-by ppr:1:node\" or "
+                  "\"srun -n {P} -c {T}\" (default: compas-run on this host)");
+  cmd->add_option("--budget", a->budget, "minutes the study should take (scales sizes and repeats)")
+      ->check(CLI::Range(0.1, 10000.0));
+  cmd->add_flag("--fresh", a->fresh, "forget earlier runs in --out and start over");
+  cmd->add_flag("--dry-run", a->dry_run, "print the plan and its estimated time, run nothing");
+  cmd->add_flag("--quiet", a->quiet, "no progress or summary lines");
+  return {cmd, [a] { return run_study(*a); }};
+}
+
+}  // namespace compas::app
