@@ -1,0 +1,358 @@
+// NAS CG: the solver (NPB 3.x conj_grad and outer loop) over the rows of one process, its
+// threads splitting the rows in whole chunks; the serial reference; work models.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "compas/kernels/cg.hpp"
+
+namespace compas::kernels::cg {
+
+std::pair<std::int64_t, std::int64_t> row_block(std::int64_t na, int parts, int index) {
+  if (parts < 1 || index < 0 || index >= parts)
+    throw std::invalid_argument("cg: part " + std::to_string(index) + " of " +
+                                std::to_string(parts));
+  const auto [c0, c1] =
+      threads::block_range(static_cast<std::size_t>(chunk_count(na)), parts, index);
+  const std::int64_t lo = static_cast<std::int64_t>(c0) * kChunkRows;
+  const std::int64_t hi = std::min(na, static_cast<std::int64_t>(c1) * kChunkRows);
+  return {std::min(lo, na), hi};
+}
+
+IterationModel inner_iteration_model(std::int64_t na, std::int64_t rows, std::int64_t nnz) {
+  const double n = static_cast<double>(na), m = static_cast<double>(rows),
+               z = static_cast<double>(nnz);
+  IterationModel model;
+  model.flops = 2 * z + 10 * m;
+  model.matrix_bytes = 12 * z + 8 * (m + 1);
+  model.vector_bytes = 8 * n + 8 * m + 48 * m + 24 * m;
+  return model;
+}
+
+double npb_flops(const ClassParams& cp) {
+  const double nz = static_cast<double>(cp.nonzer) * (cp.nonzer + 1);
+  return 2.0 * cp.niter * static_cast<double>(cp.na) * (3 + nz + 25 * (5 + nz) + 3);
+}
+
+bool verify(const ClassParams& cp, double zeta, double* error) {
+  const double err = std::fabs(zeta - cp.zeta_verify) / cp.zeta_verify;
+  if (error) *error = err;
+  return err <= kEpsilon;  // false for NaN
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void finish(Result& res, const ClassParams& cp, double zeta, double rnorm, double seconds) {
+  res.cls = cp.cls;
+  res.zeta = zeta;
+  res.rnorm = rnorm;
+  res.zeta_verify = cp.zeta_verify;
+  res.verified = verify(cp, zeta, &res.error);
+  res.seconds = seconds;
+  res.mops = seconds > 0 ? npb_flops(cp) / seconds / 1e6 : 0;
+}
+
+}  // namespace
+
+struct Solver::Impl {
+  ClassParams cp;
+  const Csr& a;
+  Exchange& ex;
+  std::int64_t chunk_lo = 0, chunk_hi = 0, nchunks = 0;
+  // x, z, r, q: this process's rows (index 0 = row a.row_lo); p: all na columns.
+  std::vector<double> x, z, r, q, p;
+  std::array<std::vector<double>, 2> partials;  // 2 values per chunk of the whole matrix
+
+  Impl(const ClassParams& c, const Csr& m, Exchange& e) : cp(c), a(m), ex(e) {}
+
+  // What one thread owns: chunks [c0, c1) (numbered over the whole matrix), which are the local
+  // rows [lo, hi).
+  struct Share {
+    std::int64_t c0 = 0, c1 = 0;
+    std::int64_t lo = 0, hi = 0;
+    unsigned parity = 0;  // which partials array the next reduction uses
+  };
+
+  std::int64_t chunk_end(std::int64_t c) const {  // local index past chunk c's last row
+    return std::min(a.row_hi, (c + 1) * kChunkRows) - a.row_lo;
+  }
+  std::int64_t chunk_begin(std::int64_t c) const { return c * kChunkRows - a.row_lo; }
+
+  // Sums over the whole job of the k values each chunk put in its slots, added in chunk order.
+  template <std::size_t K>
+  std::array<double, K> reduce(threads::ThreadCtx& t, Share& s) {
+    std::vector<double>& buf = partials[s.parity];
+    const std::span<double> span(buf.data(), static_cast<std::size_t>(nchunks) * K);
+    ex.assemble_partials(t, span, K);
+    std::array<double, K> sum{};
+    for (std::int64_t c = 0; c < nchunks; ++c)
+      for (std::size_t m = 0; m < K; ++m) sum[m] += span[static_cast<std::size_t>(c) * K + m];
+    s.parity ^= 1u;
+    return sum;
+  }
+
+  // Row i (local) of A times v (all columns), summed in column order.
+  double row_times(std::int64_t i, const double* v) const {
+    const std::int64_t* rs = a.rowstr.data();
+    const std::int32_t* ci = a.colidx.data();
+    const double* va = a.values.data();
+    double sum = 0.0;
+    for (std::int64_t k = rs[i]; k < rs[i + 1]; ++k) sum = sum + va[k] * v[ci[k]];
+    return sum;
+  }
+
+  double conj_grad(threads::ThreadCtx& t, Share& s) {
+    const std::int64_t row_lo = a.row_lo;
+    double* pv = p.data() + row_lo;  // this process's rows of p
+    {
+      double* out = partials[s.parity].data();
+      for (std::int64_t c = s.c0; c < s.c1; ++c) {
+        double rho = 0.0;
+        for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) {
+          q[i] = 0.0;
+          z[i] = 0.0;
+          r[i] = x[i];
+          pv[i] = r[i];
+          rho = rho + r[i] * r[i];
+        }
+        out[c] = rho;
+      }
+    }
+    double rho = reduce<1>(t, s)[0];
+    ex.assemble_vector(t, p);
+
+    for (int cgit = 1; cgit <= kCgIterations; ++cgit) {
+      double* out = partials[s.parity].data();
+      for (std::int64_t c = s.c0; c < s.c1; ++c) {
+        double d = 0.0;
+        for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) {
+          q[i] = row_times(i, p.data());
+          d = d + pv[i] * q[i];
+        }
+        out[c] = d;
+      }
+      const double alpha = rho / reduce<1>(t, s)[0];
+      const double rho0 = rho;
+
+      out = partials[s.parity].data();
+      for (std::int64_t c = s.c0; c < s.c1; ++c) {
+        double rr = 0.0;
+        for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) {
+          z[i] = z[i] + alpha * pv[i];
+          r[i] = r[i] - alpha * q[i];
+          rr = rr + r[i] * r[i];
+        }
+        out[c] = rr;
+      }
+      rho = reduce<1>(t, s)[0];
+      const double beta = rho / rho0;
+
+      for (std::int64_t i = s.lo; i < s.hi; ++i) pv[i] = r[i] + beta * pv[i];
+      // The last p is not used (NPB computes it all the same).
+      if (cgit < kCgIterations) ex.assemble_vector(t, p);
+    }
+
+    // ||x - A z||: z goes through p to be whole on every process.
+    for (std::int64_t i = s.lo; i < s.hi; ++i) pv[i] = z[i];
+    ex.assemble_vector(t, p);
+    double* out = partials[s.parity].data();
+    for (std::int64_t c = s.c0; c < s.c1; ++c) {
+      double sum = 0.0;
+      for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) {
+        r[i] = row_times(i, p.data());
+        const double d = x[i] - r[i];
+        sum = sum + d * d;
+      }
+      out[c] = sum;
+    }
+    return std::sqrt(reduce<1>(t, s)[0]);
+  }
+
+  // x.z and z.z; then x = z / ||z||. Returns x.z.
+  double normalize(threads::ThreadCtx& t, Share& s) {
+    double* out = partials[s.parity].data();
+    for (std::int64_t c = s.c0; c < s.c1; ++c) {
+      double xz = 0.0, zz = 0.0;
+      for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) {
+        xz = xz + x[i] * z[i];
+        zz = zz + z[i] * z[i];
+      }
+      out[2 * c] = xz;
+      out[2 * c + 1] = zz;
+    }
+    const std::array<double, 2> norms = reduce<2>(t, s);
+    const double scale = 1.0 / std::sqrt(norms[1]);
+    for (std::int64_t i = s.lo; i < s.hi; ++i) x[i] = scale * z[i];
+    return norms[0];
+  }
+
+  void reset_x(const Share& s) {
+    for (std::int64_t i = s.lo; i < s.hi; ++i) x[i] = 1.0;
+  }
+
+  Result run(threads::ThreadCtx& t) {
+    Share s;
+    const auto [b0, b1] =
+        threads::block_range(static_cast<std::size_t>(chunk_hi - chunk_lo), t.nthreads(), t.tid());
+    s.c0 = chunk_lo + static_cast<std::int64_t>(b0);
+    s.c1 = chunk_lo + static_cast<std::int64_t>(b1);
+    if (s.c1 > s.c0) {
+      s.lo = chunk_begin(s.c0);
+      s.hi = chunk_end(s.c1 - 1);
+    }
+
+    // One untimed iteration (page faults, caches), then x back to ones: the timed part starts
+    // from the same state.
+    reset_x(s);
+    conj_grad(t, s);
+    normalize(t, s);
+    reset_x(s);
+    ex.synchronize(t);
+
+    Result res;
+    res.zeta_history.reserve(static_cast<std::size_t>(cp.niter));
+    const auto start = Clock::now();
+    double zeta = 0, rnorm = 0;
+    for (int it = 1; it <= cp.niter; ++it) {
+      rnorm = conj_grad(t, s);
+      const double xz = normalize(t, s);
+      zeta = cp.shift + 1.0 / xz;
+      res.zeta_history.push_back(zeta);
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    // Nobody leaves (and frees the arrays others may still be reading) before everyone is done.
+    ex.synchronize(t);
+    finish(res, cp, zeta, rnorm, seconds);
+    res.threads = t.nthreads();
+    res.nnz = a.nnz();
+    res.model = inner_iteration_model(a);
+    return res;
+  }
+};
+
+Solver::Solver(const ClassParams& cp, const Csr& a, Exchange& exchange)
+    : impl_(std::make_unique<Impl>(cp, a, exchange)) {
+  if (a.n != cp.na)
+    throw std::invalid_argument("cg: matrix of order " + std::to_string(a.n) + " for class " +
+                                std::string(1, cp.cls) + " (na " + std::to_string(cp.na) + ")");
+  const bool aligned_lo = a.row_lo % kChunkRows == 0 || a.row_lo == a.n;  // empty at the end
+  const bool aligned_hi = a.row_hi % kChunkRows == 0 || a.row_hi == a.n;
+  if (a.row_lo < 0 || a.row_hi > a.n || a.row_hi < a.row_lo || !aligned_lo || !aligned_hi ||
+      a.rowstr.size() != static_cast<std::size_t>(a.rows()) + 1)
+    throw std::invalid_argument("cg: rows [" + std::to_string(a.row_lo) + ", " +
+                                std::to_string(a.row_hi) +
+                                ") are not a block of whole chunks (use row_block)");
+  Impl& m = *impl_;
+  m.nchunks = chunk_count(cp.na);
+  m.chunk_lo = (a.row_lo + kChunkRows - 1) / kChunkRows;
+  m.chunk_hi = (a.row_hi + kChunkRows - 1) / kChunkRows;
+  const std::size_t rows = static_cast<std::size_t>(a.rows());
+  m.x.assign(rows, 1.0);
+  m.z.assign(rows, 0.0);
+  m.r.assign(rows, 0.0);
+  m.q.assign(rows, 0.0);
+  m.p.assign(static_cast<std::size_t>(cp.na), 0.0);
+  for (auto& buf : m.partials) buf.assign(static_cast<std::size_t>(m.nchunks) * 2, 0.0);
+}
+
+Solver::~Solver() = default;
+
+Result Solver::run(threads::ThreadCtx& t) {
+  return impl_->run(t);
+}
+
+std::span<const double> Solver::z() const {
+  return impl_->z;
+}
+
+Result run(threads::Team& team, const ClassParams& cp) {
+  const Csr a = make_matrix(cp);
+  TeamExchange exchange;
+  Solver solver(cp, a, exchange);
+  Result result;
+  team.run([&](threads::ThreadCtx& t) {
+    Result mine = solver.run(t);
+    if (t.tid() == 0) result = std::move(mine);
+  });
+  return result;
+}
+
+Result serial_reference(const ClassParams& cp, const Csr& a) {
+  if (a.n != cp.na || a.row_lo != 0 || a.row_hi != a.n)
+    throw std::invalid_argument("cg: serial_reference needs the whole matrix");
+  const std::size_t n = static_cast<std::size_t>(cp.na);
+  std::vector<double> x(n, 1.0), z(n), r(n), q(n), p(n);
+  const auto times = [&](std::size_t i, const std::vector<double>& v) {
+    double sum = 0.0;
+    for (std::int64_t k = a.rowstr[i]; k < a.rowstr[i + 1]; ++k)
+      sum = sum + a.values[static_cast<std::size_t>(k)] *
+                      v[static_cast<std::size_t>(a.colidx[static_cast<std::size_t>(k)])];
+    return sum;
+  };
+  const auto conj_grad = [&] {
+    double rho = 0.0;
+    for (std::size_t j = 0; j < n; ++j) {
+      q[j] = 0.0;
+      z[j] = 0.0;
+      r[j] = x[j];
+      p[j] = r[j];
+    }
+    for (std::size_t j = 0; j < n; ++j) rho = rho + r[j] * r[j];
+    for (int cgit = 1; cgit <= kCgIterations; ++cgit) {
+      for (std::size_t j = 0; j < n; ++j) q[j] = times(j, p);
+      double d = 0.0;
+      for (std::size_t j = 0; j < n; ++j) d = d + p[j] * q[j];
+      const double alpha = rho / d;
+      const double rho0 = rho;
+      rho = 0.0;
+      for (std::size_t j = 0; j < n; ++j) {
+        z[j] = z[j] + alpha * p[j];
+        r[j] = r[j] - alpha * q[j];
+      }
+      for (std::size_t j = 0; j < n; ++j) rho = rho + r[j] * r[j];
+      const double beta = rho / rho0;
+      for (std::size_t j = 0; j < n; ++j) p[j] = r[j] + beta * p[j];
+    }
+    double sum = 0.0;
+    for (std::size_t j = 0; j < n; ++j) {
+      r[j] = times(j, z);
+      const double d = x[j] - r[j];
+      sum = sum + d * d;
+    }
+    return std::sqrt(sum);
+  };
+  const auto normalize = [&] {
+    double xz = 0.0, zz = 0.0;
+    for (std::size_t j = 0; j < n; ++j) {
+      xz = xz + x[j] * z[j];
+      zz = zz + z[j] * z[j];
+    }
+    const double scale = 1.0 / std::sqrt(zz);
+    for (std::size_t j = 0; j < n; ++j) x[j] = scale * z[j];
+    return xz;
+  };
+
+  conj_grad();
+  normalize();
+  std::fill(x.begin(), x.end(), 1.0);
+  Result res;
+  const auto start = Clock::now();
+  double zeta = 0, rnorm = 0;
+  for (int it = 1; it <= cp.niter; ++it) {
+    rnorm = conj_grad();
+    zeta = cp.shift + 1.0 / normalize();
+    res.zeta_history.push_back(zeta);
+  }
+  finish(res, cp, zeta, rnorm, std::chrono::duration<double>(Clock::now() - start).count());
+  res.nnz = a.nnz();
+  res.model = inner_iteration_model(a);
+  return res;
+}
+
+}  // namespace compas::kernels::cg
