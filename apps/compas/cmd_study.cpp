@@ -384,7 +384,13 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
                   const std::map<std::string, json>& runs, bool complete) {
   const fs::path dir = a.out;
   std::ostringstream md;
-  json study = {{"complete", complete}, {"kernels", json::object()}};
+  json study = {
+      {"command", "study"},
+      {"version", perf::version()},
+      {"machine", json::object()},
+      {"params", {{"complete", complete}, {"budget_minutes", a.budget}, {"grid", a.grid}}},
+      {"results", json::array()},
+      {"kernels", json::object()}};
   md << "# compas study\n\n";
   md << (complete ? "All planned runs finished.\n\n"
                   : "**Partial report**: the study was stopped or some runs failed; rerun "
@@ -404,6 +410,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
   // Machine.
   if (auto t = raw("topology")) {
     const json& m = (*t)["machine"];
+    study["machine"] = m;
     md << "## Machine\n\n";
     for (const auto& key : {"cpu_model", "packages", "numa_nodes", "cores", "pus", "compiler"})
       if (m.contains(key)) md << "- " << key << ": " << m[key].dump() << "\n";
@@ -443,7 +450,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
     md << "\nCOMPaS 1998 (Pentium Pro, 4 CPUs on one bus): read 203.5, write 97.9, copy 70.5 "
           "MB/s; bcopy total 71.3 / 74.1 / 74.3 / 74.2 MB/s for 1-4 threads (each thread gets "
           "1/T of the bus).\n\n";
-    study["triad_saturation_gbs"] = saturation_gbs;
+    study["params"]["triad_saturation_gbs"] = saturation_gbs;
   }
 
   // Cache.
@@ -569,6 +576,13 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
       best_gbs = std::max(best_gbs, r.value("model_gbs", 0.0));
       const double total = comp + com + syn;
       if (kr.step->procs > 1 && total > 0) comm_share.push_back({kr.step->procs, com / total});
+      study["results"].push_back({{"kernel_size", name},
+                                  {"procs", kr.step->procs},
+                                  {"threads", kr.step->threads},
+                                  {"oversubscribed", kr.step->oversubscribed},
+                                  {"seconds", sec},
+                                  {"speedup", speedup},
+                                  {"efficiency", eff}});
       jrows.push_back({{"procs", kr.step->procs},
                        {"threads", kr.step->threads},
                        {"oversubscribed", kr.step->oversubscribed},
@@ -706,8 +720,14 @@ int run_study(const StudyArgs& a) {
   for (const auto& s : plan)
     if (runs.count(s.id) && s.kind == "characterize")
       files.push_back((dir / "raw" / (s.id + ".json")).string());
-  if (!files.empty() && !interrupted) {
-    std::vector<std::string> argv = {"python3", plot_script_path()};
+  files.push_back((dir / "study.json").string());
+  const std::string python = plot_python();
+  if (python.empty() && !a.quiet)
+    fmt::print(stderr,
+               "compas study: no plots: python3 with matplotlib is needed (Debian: "
+               "apt-get install python3-matplotlib)\n");
+  if (!python.empty() && !interrupted) {
+    std::vector<std::string> argv = {python, plot_script_path()};
     argv.insert(argv.end(), files.begin(), files.end());
     argv.push_back("--out");
     argv.push_back((dir / "plots").string());

@@ -64,6 +64,16 @@ void check_plot_dir(const std::string& dir) {
     throw std::invalid_argument("--plot '" + dir + "': cannot create it in '" + parent + "'");
 }
 
+std::string plot_python() {
+  // The python3 first on PATH may be a private one without matplotlib; the distribution's has it
+  // when python3-matplotlib is installed.
+  for (const char* candidate : {"python3", "/usr/bin/python3"}) {
+    const std::string probe = std::string(candidate) + " -c 'import matplotlib' >/dev/null 2>&1";
+    if (std::system(probe.c_str()) == 0) return candidate;
+  }
+  return "";
+}
+
 bool plot_report(const perf::Report& report, const std::string& dir) {
   if (dir.empty()) return false;
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
@@ -76,16 +86,7 @@ bool plot_report(const perf::Report& report, const std::string& dir) {
     std::fprintf(stderr, "compas: plot.py not found; data written to %s\n", json_path.c_str());
     return false;
   }
-  // The python3 first on PATH may be a private one without matplotlib; the distribution's has it
-  // when python3-matplotlib is installed.
-  std::string python;
-  for (const char* candidate : {"python3", "/usr/bin/python3"}) {
-    const std::string probe = std::string(candidate) + " -c 'import matplotlib' >/dev/null 2>&1";
-    if (std::system(probe.c_str()) == 0) {
-      python = candidate;
-      break;
-    }
-  }
+  const std::string python = plot_python();
   if (python.empty()) {
     std::fprintf(stderr,
                  "compas: no plots: python3 with matplotlib is needed "

@@ -19,6 +19,9 @@ void check_plot_dir(const std::string& dir);
 // Writes DIR/<command>.json and runs plot.py on it. Returns true when plots were written.
 bool plot_report(const perf::Report& report, const std::string& dir);
 
+// A python3 that has matplotlib (the one on PATH, else /usr/bin/python3), or "" when none has.
+std::string plot_python();
+
 // Path of plot.py: the installed copy (<bindir>/../share/compas/plot.py) or the source tree's.
 std::string plot_script_path();
 

@@ -336,8 +336,47 @@ def plot_generic(report, w, base):
     w.save(fig, base)
 
 
+def plot_study(report, w, base):
+    """compas study: speedup against total threads, one line per process count, one panel per
+    kernel and size (COMPaS Figs. 5-10), with the ideal line."""
+    groups = OrderedDict()
+    for r in report["results"]:
+        if is_number(r.get("speedup")) and is_number(r.get("procs")) and is_number(r.get("threads")):
+            groups.setdefault(r.get("kernel_size", "?"), []).append(r)
+    if not groups:
+        print(f"plot.py: {report['_path']}: no speedups to plot; skipped")
+        return
+    plt = w.plt
+    ncols = min(3, len(groups))
+    nrows = (len(groups) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.5 * ncols, 3.6 * nrows), squeeze=False)
+    for i, (name, rs) in enumerate(groups.items()):
+        ax = axes[i // ncols][i % ncols]
+        top = 1
+        for j, p in enumerate(sorted({r["procs"] for r in rs})):
+            pts = sorted((r["procs"] * r["threads"], r["speedup"], bool(r.get("oversubscribed")))
+                         for r in rs if r["procs"] == p)
+            ax.plot([q[0] for q in pts], [q[1] for q in pts], marker="o", color=f"C{j % 10}",
+                    label=f"P={p}")
+            for q in pts:
+                if q[2]:
+                    ax.annotate("over", (q[0], q[1]), fontsize=6)
+            top = max(top, max(q[0] for q in pts))
+        ax.plot([1, top], [1, top], linestyle=":", color="grey", label="ideal")
+        ax.set_xlabel("total threads (P x T)")
+        ax.set_ylabel("speedup vs 1 x 1")
+        ax.set_title(name, fontsize=9)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    for i in range(len(groups), nrows * ncols):
+        axes[i // ncols][i % ncols].axis("off")
+    sub = machine_title(report)
+    fig.suptitle("compas study: speedup" + (f": {sub}" if sub else ""), fontsize=10)
+    w.save(fig, base)
+
+
 PLOTTERS = {"barrier": plot_barrier, "membw": plot_membw, "cache": plot_cache,
-            "topology": plot_topology}
+            "topology": plot_topology, "study": plot_study}
 
 
 def main(argv):

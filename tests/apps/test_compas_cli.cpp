@@ -741,6 +741,14 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   // Every number in the kernel table comes from the run's own JSON: the 1 x 1 row's seconds.
   const json one = load_json("study/raw/laplace_n640_p1t1.json");
   EXPECT_NE(md.find(fmt_double(one["results"][0].value("seconds", 0.0))), std::string::npos);
+  // Plots, where a python3 with matplotlib exists (as compas looks for one).
+  const bool matplotlib =
+      std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") == 0 ||
+      std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0;
+  if (matplotlib) {
+    for (const char* png : {"study.png", "membw.png", "cache.png"})
+      EXPECT_TRUE(fs::exists(out + "/plots/" + png)) << png << " missing";
+  }
   // Second run: everything is done already.
   const std::string before = read_file(out + "/runs.jsonl");
   const Outcome again = run_compas({"study", "--out", out, "--budget", "1"});
