@@ -97,14 +97,18 @@ struct Solver::Impl {
     return sum;
   }
 
-  // Row i (local) of A times v (all columns), summed in column order.
-  double row_times(std::int64_t i, const double* v) const {
+  // out[i] = row i (local) of A times v (all columns) for i in [i0, i1), each row summed from 0
+  // in column order. (Advancing four rows together to break the chain of dependent adds was
+  // measured: no faster, the loop is bound by the loads.)
+  void times_rows(std::int64_t i0, std::int64_t i1, const double* v, double* out) const {
     const std::int64_t* rs = a.rowstr.data();
     const std::int32_t* ci = a.colidx.data();
     const double* va = a.values.data();
-    double sum = 0.0;
-    for (std::int64_t k = rs[i]; k < rs[i + 1]; ++k) sum = sum + va[k] * v[ci[k]];
-    return sum;
+    for (std::int64_t i = i0; i < i1; ++i) {
+      double sum = 0.0;
+      for (std::int64_t k = rs[i]; k < rs[i + 1]; ++k) sum = sum + va[k] * v[ci[k]];
+      out[i] = sum;
+    }
   }
 
   double conj_grad(threads::ThreadCtx& t, Share& s) {
@@ -130,11 +134,9 @@ struct Solver::Impl {
     for (int cgit = 1; cgit <= kCgIterations; ++cgit) {
       double* out = partials[s.parity].data();
       for (std::int64_t c = s.c0; c < s.c1; ++c) {
+        times_rows(chunk_begin(c), chunk_end(c), p.data(), q.data());
         double d = 0.0;
-        for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) {
-          q[i] = row_times(i, p.data());
-          d = d + pv[i] * q[i];
-        }
+        for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) d = d + pv[i] * q[i];
         out[c] = d;
       }
       const double alpha = rho / reduce<1>(t, s)[0];
@@ -163,9 +165,9 @@ struct Solver::Impl {
     ex.assemble_vector(t, p);
     double* out = partials[s.parity].data();
     for (std::int64_t c = s.c0; c < s.c1; ++c) {
+      times_rows(chunk_begin(c), chunk_end(c), p.data(), r.data());
       double sum = 0.0;
       for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) {
-        r[i] = row_times(i, p.data());
         const double d = x[i] - r[i];
         sum = sum + d * d;
       }
