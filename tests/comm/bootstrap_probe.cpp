@@ -126,13 +126,16 @@ int main(int argc, char** argv) {
     if (comm_die_rank >= 0) {
       std::printf("pid rank %d: %d\n", R, static_cast<int>(::getpid()));
       std::fflush(stdout);
+      compas::comm::Comm comm(*bs);
       try {
-        compas::comm::Comm comm(*bs);
         for (int b = 1; b <= 2000; ++b) {
           if (b == 100 && comm_die_rank == R) std::raise(SIGKILL);
           comm.barrier();
         }
       } catch (const compas::comm::CommError& e) {
+        // Caught while the Comm still stands: its destructor would meet the other ranks in
+        // a bootstrap barrier, which a rank still waiting on this one in a Comm barrier never
+        // enters, and hold this rank there until COMPAS_TIMEOUT.
         std::fprintf(stderr, "bootstrap_probe: rank %d: comm: %s\n", R, e.what());
         std::fflush(stderr);
         std::_Exit(1);  // the Comm's peers are gone: no orderly teardown

@@ -23,6 +23,7 @@
 #include <fstream>
 #include <memory>
 #include <random>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -262,6 +263,51 @@ std::string unique_marker() {
   return "marker-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
 }
 
+// The rank that survivor `rank` of a comm-die-at-barrier job names in its CommError line
+// ("bootstrap_probe: rank S: comm: rank X is unreachable ..." or "... comm: timed out after N s
+// waiting for rank X ..."), or -1 when it printed none.
+int rank_named_by(const std::string& err, int rank) {
+  const std::regex line("bootstrap_probe: rank " + std::to_string(rank) +
+                        ": comm: (?:rank ([0-9]+) is unreachable|timed out after [^ ]+ s waiting "
+                        "for rank ([0-9]+))");
+  std::smatch m;
+  if (!std::regex_search(err, m, line)) return -1;
+  return std::stoi(m[1].matched ? m[1].str() : m[2].str());
+}
+
+// Follows the ranks named by the survivors of a job of `size` whose rank `killed` died: a
+// survivor names the killed rank, or another survivor that gave up before it (a dissemination
+// round may wait on a rank that is itself stuck waiting on the killed one), which in turn leads
+// to the killed rank. `errs[r]` is what rank r printed on stderr. Returns what is wrong, empty
+// when nothing is. Under a launcher (`launched`), which stops the survivors as soon as one rank
+// dies, a survivor may say nothing, or name a survivor the launcher stopped: each line printed
+// must then only name another rank of the job.
+std::string check_dead_rank_named(const std::vector<std::string>& errs, int size, int killed,
+                                  bool launched) {
+  std::string wrong;
+  for (int r = 0; r < size; ++r) {
+    if (r == killed) continue;
+    int at = r;
+    for (int hops = 0; at != killed && hops < size; ++hops) {
+      const int named = rank_named_by(errs[static_cast<std::size_t>(at)], at);
+      if (named < 0 && launched) break;
+      if (named < 0) {
+        wrong += "rank " + std::to_string(at) + " names no rank it gave up on\n";
+        break;
+      }
+      if (named == at || named >= size) {
+        wrong += "rank " + std::to_string(at) + " names rank " + std::to_string(named) + "\n";
+        break;
+      }
+      if (launched) break;
+      at = named;
+      if (hops + 1 == size && at != killed)
+        wrong += "the ranks named from rank " + std::to_string(r) + " go round in a circle\n";
+    }
+  }
+  return wrong;
+}
+
 // ---- through compas-run ------------------------------------------------------------------------
 
 void expect_job_ok(int P, int T) {
@@ -386,15 +432,29 @@ TEST(Launch, KilledRankStopsTheJobAndIsNamed) {
 }
 
 TEST(Launch, RankKilledInACommBarrierEndsTheJobAndNothingIsLeft) {
+  // Rank 0 (which also holds the bootstrap's rendezvous) or another rank dies in a loop of Comm
+  // barriers. compas-run ends the job naming it, long before COMPAS_TIMEOUT, and takes every
+  // rank along; a rank that noticed first and said so names a dead process.
   for (int P : {2, 3}) {
-    const std::string marker = unique_marker();
-    auto p = run_to_end({"-n", std::to_string(P), kProbe, "comm-die-at-barrier", "1", marker},
-                        {{"COMPAS_TIMEOUT", "10"}}, 30);
-    EXPECT_EQ(p->exit_code, 128 + SIGKILL) << p->describe();
-    EXPECT_TRUE(contains(p->err, "compas-run: rank 1 was killed by signal 9 (Killed)"))
-        << p->describe();
-    EXPECT_LT(p->seconds, 15.0) << "within COMPAS_TIMEOUT (10 s) + 5 s\n" << p->describe();
-    EXPECT_TRUE(none_left(marker, 5)) << "ranks of the job are still running\n" << p->describe();
+    for (int killed : {0, 1}) {
+      SCOPED_TRACE("P = " + std::to_string(P) + ", rank " + std::to_string(killed) + " killed");
+      const std::string marker = unique_marker();
+      auto p = run_to_end(
+          {"-n", std::to_string(P), kProbe, "comm-die-at-barrier", std::to_string(killed), marker},
+          {{"COMPAS_TIMEOUT", "10"}}, 30);
+      EXPECT_EQ(p->exit_code, 128 + SIGKILL) << p->describe();
+      EXPECT_TRUE(contains(p->err, "compas-run: rank " + std::to_string(killed) +
+                                       " was killed by signal 9 (Killed)"))
+          << p->describe();
+      // Every rank made its Comm: the kill came inside the barrier loop, not before it.
+      EXPECT_EQ(count_of(p->out, "pid rank "), P) << p->describe();
+      EXPECT_LT(p->seconds, 15.0) << "within COMPAS_TIMEOUT (10 s) + 5 s\n" << p->describe();
+      EXPECT_EQ(check_dead_rank_named(std::vector<std::string>(static_cast<std::size_t>(P), p->err),
+                                      P, killed, /*launched=*/true),
+                "")
+          << p->describe();
+      EXPECT_TRUE(none_left(marker, 5)) << "ranks of the job are still running\n" << p->describe();
+    }
   }
 }
 
@@ -601,25 +661,40 @@ TEST(TcpRanks, DeadRankIsReportedToEveryRankPromptly) {
   }
 }
 
-TEST(TcpRanks, RankKilledInACommBarrierIsNamedByTheOthers) {
-  // No launcher to stop the others: each must find out by itself (the dead rank's process is
-  // gone) and say which rank died, long before the 20 s timeout.
-  ManualJob job(3, {{"COMPAS_TIMEOUT", "20"}});
+// No launcher to stop the others: each must find out by itself (the dead rank's process is gone,
+// or its UCX endpoint fails) and say which rank died, long before the 20 s timeout.
+void expect_comm_death_named(int P, int killed, const Env& env) {
+  SCOPED_TRACE("P = " + std::to_string(P) + ", rank " + std::to_string(killed) + " killed");
+  Env all = {{"COMPAS_TIMEOUT", "20"}};
+  all.insert(all.end(), env.begin(), env.end());
+  ManualJob job(P, all);
   std::vector<std::unique_ptr<Proc>> ranks;
-  for (int r = 0; r < 3; ++r) ranks.push_back(job.start(r, {"comm-die-at-barrier", "1"}));
+  for (int r = 0; r < P; ++r)
+    ranks.push_back(job.start(r, {"comm-die-at-barrier", std::to_string(killed)}));
   for (auto& p : ranks) ASSERT_TRUE(p->wait(30)) << p->describe();
-  EXPECT_EQ(ranks[1]->term_signal, SIGKILL) << ranks[1]->describe();
-  for (int r : {0, 2}) {
+  EXPECT_EQ(ranks[static_cast<std::size_t>(killed)]->term_signal, SIGKILL)
+      << ranks[static_cast<std::size_t>(killed)]->describe();
+  std::vector<std::string> errs;
+  std::string all_output;
+  for (int r = 0; r < P; ++r) {
     const auto& p = *ranks[static_cast<std::size_t>(r)];
+    errs.push_back(p.err);
+    all_output += "==== rank " + std::to_string(r) + ": " + p.describe();
+    if (r == killed) continue;
     EXPECT_EQ(p.exit_code, 1) << p.describe();
-    // Rank 2 waits only on rank 1 first; rank 0 may be waiting on rank 2 when rank 2 gives up,
-    // and then names rank 2: either way a dead process, named.
-    const std::string prefix = "bootstrap_probe: rank " + std::to_string(r) + ": comm: rank ";
-    EXPECT_TRUE(contains(p.err, prefix + "1 is unreachable") ||
-                (r == 0 && contains(p.err, prefix + "2 is unreachable")))
-        << p.describe();
     EXPECT_LT(p.seconds, 15.0) << "noticed, not timed out\n" << p.describe();
   }
+  EXPECT_EQ(check_dead_rank_named(errs, P, killed, /*launched=*/false), "") << all_output;
+}
+
+TEST(TcpRanks, RankKilledInACommBarrierIsNamedByTheOthers) {
+  for (int P : {2, 3})
+    for (int killed : {0, 1}) expect_comm_death_named(P, killed, {});
+}
+
+TEST(TcpRanks, RankKilledInACommBarrierOverUcxTcpIsNamedByTheOthers) {
+  for (int P : {2, 3})
+    for (int killed : {0, 1}) expect_comm_death_named(P, killed, {{"UCX_TLS", "tcp,self"}});
 }
 
 TEST(TcpRanks, DeadRankZeroIsNamed) {
