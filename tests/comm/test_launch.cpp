@@ -23,7 +23,6 @@
 #include <fstream>
 #include <memory>
 #include <random>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -267,12 +266,34 @@ std::string unique_marker() {
 // ("bootstrap_probe: rank S: comm: rank X is unreachable ..." or "... comm: timed out after N s
 // waiting for rank X ..."), or -1 when it printed none.
 int rank_named_by(const std::string& err, int rank) {
-  const std::regex line("bootstrap_probe: rank " + std::to_string(rank) +
-                        ": comm: (?:rank ([0-9]+) is unreachable|timed out after [^ ]+ s waiting "
-                        "for rank ([0-9]+))");
-  std::smatch m;
-  if (!std::regex_search(err, m, line)) return -1;
-  return std::stoi(m[1].matched ? m[1].str() : m[2].str());
+  // Parsed by hand: <regex> trips GCC 12's -Wmaybe-uninitialized under the sanitizers.
+  const std::string prefix = "bootstrap_probe: rank " + std::to_string(rank) + ": comm: ";
+  const auto number_at = [&](std::size_t pos) {
+    std::size_t end = pos;
+    while (end < err.size() && err[end] >= '0' && err[end] <= '9') ++end;
+    return end == pos ? -1 : std::stoi(err.substr(pos, end - pos));
+  };
+  for (std::size_t at = err.find(prefix); at != std::string::npos;
+       at = err.find(prefix, at + 1)) {
+    const std::size_t body = at + prefix.size();
+    const std::size_t eol = std::min(err.find('\n', body), err.size());
+    const std::string text = err.substr(body, eol - body);
+    if (text.rfind("rank ", 0) == 0) {
+      const int named = number_at(body + 5);
+      const std::size_t after = text.find_first_not_of("0123456789", 5);
+      if (named >= 0 && after != std::string::npos &&
+          text.compare(after, 15, " is unreachable") == 0)
+        return named;
+    } else if (text.rfind("timed out after ", 0) == 0) {
+      const std::size_t waiting = text.find(" s waiting for rank ");
+      const std::size_t space = text.find(' ', 16);
+      if (waiting != std::string::npos && space == waiting) {
+        const int named = number_at(body + waiting + 20);
+        if (named >= 0) return named;
+      }
+    }
+  }
+  return -1;
 }
 
 // Follows the ranks named by the survivors of a job of `size` whose rank `killed` died: a

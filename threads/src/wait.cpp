@@ -25,7 +25,7 @@ constexpr int kAloneYields = 16;
 // When oversubscribed: the thread waited for may need this core. Spin just long enough to catch
 // a partner that is running elsewhere, then give the core away.
 constexpr int kSharedSpins = 32;
-constexpr int kSharedYields = 32;
+constexpr int kSharedYields = 0;
 
 std::uint32_t* futex_word(std::atomic<std::uint32_t>& a) {
   static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
