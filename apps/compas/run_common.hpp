@@ -37,5 +37,6 @@ struct RunKernel {
   std::function<int()> run;
 };
 RunKernel add_run_laplace(CLI::App& run);
+RunKernel add_run_cg(CLI::App& run);
 
 }  // namespace compas::app

@@ -1,0 +1,42 @@
+// NAS CG on a job of P processes x T threads (cg.hpp has the solver and the matrix).
+//
+// Rows in whole chunks over processes (cg::row_block), then over the threads of each process.
+// Between processes the solver's two exchanges become one-sided: thread 0 of each process
+// put_signals its rows of p (and its chunks' partial sums) into every other process's window and
+// waits for theirs; the threads then copy the others' parts out of the window into their own p.
+// The dot products stay sums over chunks in chunk order, so zeta and every vector are bitwise the
+// same for every P x T.
+#pragma once
+
+#include <string>
+
+#include "compas/kernels/cg.hpp"
+#include "compas/runtime/runtime.hpp"
+
+namespace compas::kernels::cg {
+
+struct JobParams {
+  char cls = 'S';
+  // Test hook: perturb one matrix value on process 0 before solving.
+  bool inject_fault = false;
+};
+
+struct JobResult {
+  char cls = 'S';
+  double zeta = 0, zeta_verify = 0, error = 0, rnorm = 0;
+  bool verified = false;
+  bool official = true;            // zeta_verify is NPB's
+  double seconds = 0;              // timed iterations, slowest process
+  double cpu_seconds = 0;          // all processes over the run
+  double mops = 0;                 // NPB's Mop/s: npb_flops / seconds
+  std::int64_t na = 0, nnz = 0;    // whole matrix
+  double bytes_per_iteration = 0;  // inner CG iteration, whole job (IterationModel)
+  double flops_per_iteration = 0;
+  std::string verification;
+};
+
+// Collective: every process calls it (outside Runtime::run). std::invalid_argument for a bad
+// class or more processes than chunks.
+JobResult run(Runtime& rt, const JobParams& p);
+
+}  // namespace compas::kernels::cg

@@ -1,0 +1,198 @@
+#include "compas/kernels/cg_job.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "compas/comm/window.hpp"
+#include "compas/perf/region.hpp"
+
+namespace compas::kernels::cg {
+
+namespace {
+
+double cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+constexpr std::size_t kMaxPartials = 4;  // values per chunk the window has room for
+
+// The exchanges of a job of several processes, through one window per process laid out as
+//   [2][na] doubles          copies of p (alternating), written by the other processes
+//   [2][nchunks * 4] doubles  partial sums (alternating), written by the other processes
+// Alternating buffers: a process starts its next exchange of a kind only after a reduction that
+// needs every process, which each enters after it has copied out the previous exchange, so the
+// buffer a put lands in is never one still being read.
+class JobExchange final : public Exchange {
+ public:
+  JobExchange(Runtime& rt, std::int64_t na)
+      : rt_(rt),
+        na_(static_cast<std::size_t>(na)),
+        nchunks_(static_cast<std::size_t>(chunk_count(na))),
+        win_(rt.comm(), 2 * na_ + 2 * nchunks_ * kMaxPartials, 2) {
+    for (int r = 0; r < rt.nodes(); ++r) {
+      const auto [lo, hi] = row_block(na, rt.nodes(), r);
+      rows_.push_back({static_cast<std::size_t>(lo), static_cast<std::size_t>(hi)});
+      chunks_.push_back({static_cast<std::size_t>(lo / kChunkRows),
+                         static_cast<std::size_t>((hi + kChunkRows - 1) / kChunkRows)});
+    }
+    chunks_.back().second = nchunks_;
+  }
+
+  void assemble_vector(threads::ThreadCtx& t, std::span<double> p) override {
+    exchange(t, p, 1, rows_, 0, na_, vector_calls_, kVector);
+  }
+
+  void assemble_partials(threads::ThreadCtx& t, std::span<double> partials,
+                         std::size_t k) override {
+    if (k > kMaxPartials)
+      throw std::logic_error("cg: more partial sums per chunk than the window holds");
+    exchange(t, partials, k, chunks_, 2 * na_, nchunks_ * kMaxPartials, partial_calls_, kPartials);
+  }
+
+  void synchronize(threads::ThreadCtx& t) override {
+    COMPAS_REGION(t, "synchronize");
+    rt_.barrier(t);
+  }
+
+ private:
+  enum : std::size_t { kVector = 0, kPartials = 1 };
+
+  // Every process's block [lo, hi) (in units of `k` doubles) of `data` to every other, through
+  // the buffer at `base` (+ parity * stride) of their windows.
+  void exchange(threads::ThreadCtx& t, std::span<double> data, std::size_t k,
+                const std::vector<std::pair<std::size_t, std::size_t>>& blocks, std::size_t base,
+                std::size_t stride, std::uint64_t& calls, std::size_t signal) {
+    // Read before the barrier, after which thread 0 counts this call: the same on every thread.
+    const std::size_t parity = calls % 2;
+    {
+      COMPAS_REGION(t, "synchronize");
+      t.barrier();  // every thread has written its part
+    }
+    const int me = rt_.node(), p = rt_.nodes();
+    if (t.is_leader()) {
+      COMPAS_REGION(t, "communicate");
+      ++calls;
+      const auto [lo, hi] = blocks[static_cast<std::size_t>(me)];
+      const std::span<const double> mine(data.data() + lo * k, (hi - lo) * k);
+      for (int d = 1; d < p; ++d) {
+        const int r = (me + d) % p;
+        win_.put_signal(r, base + parity * stride + lo * k, mine, signal);
+      }
+      win_.wait_until(signal, calls * static_cast<std::uint64_t>(p - 1));
+    }
+    {
+      COMPAS_REGION(t, "synchronize");
+      t.barrier();
+    }
+    {
+      COMPAS_REGION(t, "communicate");
+      // The others' blocks out of the window, split among the threads.
+      const double* buf = win_.local().data() + base + parity * stride;
+      const std::size_t n = blocks.back().second * k;
+      const auto [a, b] = threads::block_range(n, t.nthreads(), t.tid());
+      const auto [lo, hi] = blocks[static_cast<std::size_t>(me)];
+      const std::size_t own_lo = lo * k, own_hi = hi * k;
+      auto copy = [&](std::size_t from, std::size_t to) {
+        if (to > from) std::memcpy(data.data() + from, buf + from, (to - from) * sizeof(double));
+      };
+      copy(a, std::min(b, own_lo));
+      copy(std::max(a, own_hi), b);
+    }
+    COMPAS_REGION(t, "synchronize");
+    t.barrier();
+  }
+
+  Runtime& rt_;
+  std::size_t na_, nchunks_;
+  comm::Window<double> win_;
+  std::vector<std::pair<std::size_t, std::size_t>> rows_, chunks_;
+  std::uint64_t vector_calls_ = 0, partial_calls_ = 0;
+};
+
+// One process: team barriers, marked as synchronization.
+class TeamOnly final : public Exchange {
+ public:
+  void assemble_vector(threads::ThreadCtx& t, std::span<double>) override { sync(t); }
+  void assemble_partials(threads::ThreadCtx& t, std::span<double>, std::size_t) override {
+    sync(t);
+  }
+  void synchronize(threads::ThreadCtx& t) override { sync(t); }
+
+ private:
+  static void sync(threads::ThreadCtx& t) {
+    COMPAS_REGION(t, "synchronize");
+    t.barrier();
+  }
+};
+
+}  // namespace
+
+JobResult run(Runtime& rt, const JobParams& jp) {
+  const ClassParams cp = params(jp.cls);
+  if (chunk_count(cp.na) < rt.nodes())
+    throw std::invalid_argument(
+        "cg: class " + std::string(1, cp.cls) + " has " + std::to_string(chunk_count(cp.na)) +
+        " row chunks, fewer than the " + std::to_string(rt.nodes()) + " processes");
+  const auto [lo, hi] = row_block(cp.na, rt.nodes(), rt.node());
+  Csr a = make_matrix(cp, lo, hi);
+  if (jp.inject_fault && rt.node() == 0 && !a.values.empty())
+    a.values[a.values.size() / 2] *= 1.001;
+  std::unique_ptr<Exchange> ex;
+  if (rt.nodes() > 1)
+    ex = std::make_unique<JobExchange>(rt, cp.na);
+  else
+    ex = std::make_unique<TeamOnly>();
+  Solver solver(cp, a, *ex);
+  JobResult jr;
+  double my_cpu = 0;
+  Result r;
+  const double c0 = cpu_now();
+  rt.run([&](threads::ThreadCtx& t) {
+    Result mine;
+    {
+      COMPAS_REGION(t, "solve");  // inclusive: the exchanges' regions are nested inside
+      mine = solver.run(t);
+    }
+    if (t.is_leader()) {
+      r = std::move(mine);
+      my_cpu = cpu_now() - c0;
+    }
+    t.barrier();
+    const double secs = rt.allreduce(t, r.seconds, op::max{});
+    const double cpu = rt.allreduce(t, t.is_leader() ? my_cpu : 0.0, op::sum{});
+    const double nnz =
+        rt.allreduce(t, t.is_leader() ? static_cast<double>(a.nnz()) : 0.0, op::sum{});
+    const double bytes = rt.allreduce(t, t.is_leader() ? r.model.bytes() : 0.0, op::sum{});
+    const double flops = rt.allreduce(t, t.is_leader() ? r.model.flops : 0.0, op::sum{});
+    if (t.is_leader()) {
+      jr.seconds = secs;
+      jr.cpu_seconds = cpu;
+      jr.nnz = static_cast<std::int64_t>(nnz);
+      jr.bytes_per_iteration = bytes;
+      jr.flops_per_iteration = flops;
+    }
+  });
+  jr.cls = cp.cls;
+  jr.na = cp.na;
+  jr.zeta = r.zeta;
+  jr.rnorm = r.rnorm;
+  jr.zeta_verify = cp.zeta_verify;
+  jr.official = cp.official;
+  jr.verified = verify(cp, r.zeta, &jr.error);
+  jr.mops = jr.seconds > 0 ? npb_flops(cp) / jr.seconds / 1e6 : 0;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "zeta %.13f vs %s %.13f: relative error %.2e %s %.0e", jr.zeta,
+                cp.official ? "NPB's" : "the serial reference's", jr.zeta_verify, jr.error,
+                jr.verified ? "<=" : ">", kEpsilon);
+  jr.verification = buf;
+  return jr;
+}
+
+}  // namespace compas::kernels::cg
