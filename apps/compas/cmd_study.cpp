@@ -56,7 +56,7 @@ void on_stop(int) {
 
 struct StudyArgs {
   std::string out = "compas-study";
-  std::string kernels = "laplace";
+  std::string kernels = "laplace,cg";
   std::string grid = "auto";
   std::string launcher;
   double budget = 10;  // minutes
@@ -150,16 +150,35 @@ std::vector<Shape> parse_grid(const std::string& grid, int cores) {
   return shapes;
 }
 
+// The kernels a study can sweep, and the record field holding each one's rate.
+const std::vector<std::pair<std::string, std::string>>& study_kernels() {
+  static const std::vector<std::pair<std::string, std::string>> k = {{"laplace", "mlups"},
+                                                                     {"cg", "mops"}};
+  return k;
+}
+
+std::string study_kernel_names() {
+  std::string names;
+  for (const auto& [k, rate] : study_kernels()) names += (names.empty() ? "" : ", ") + k;
+  return names;
+}
+
+std::string rate_field(const std::string& kernel) {
+  for (const auto& [k, rate] : study_kernels())
+    if (k == kernel) return rate;
+  return "seconds";
+}
+
 std::vector<std::string> kernel_list(const std::string& text) {
-  static const std::set<std::string> known = {"laplace"};
   std::vector<std::string> out;
   for (const auto& k : split_list(text, ',')) {
-    if (!known.count(k))
-      throw std::invalid_argument("--kernels: '" + k +
-                                  "' is not a kernel compas run has: allowed are laplace");
+    if (rate_field(k) == "seconds")
+      throw std::invalid_argument("--kernels: '" + k + "' is not a kernel compas study runs: " +
+                                  "allowed are " + study_kernel_names());
     out.push_back(k);
   }
-  if (out.empty()) throw std::invalid_argument("--kernels is empty: allowed are laplace");
+  if (out.empty())
+    throw std::invalid_argument("--kernels is empty: allowed are " + study_kernel_names());
   return out;
 }
 
@@ -256,6 +275,13 @@ std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
       sizes.push_back({"n=640", {"--n", "640", "--iters", std::to_string(iters)}, iters * 0.4e-3});
       sizes.push_back(
           {"n=" + big, {"--n", big, "--iters", std::to_string(big_iters)}, big_iters * 0.03});
+    } else if (k == "cg") {
+      // COMPaS Fig. 11: the tiny class (about 1 MB, cache-resident) and one beyond the caches.
+      sizes.push_back({"class=T", {"--class", "T"}, 0.1});
+      if (scale >= 0.3)
+        sizes.push_back({"class=A", {"--class", "A"}, 1.8});
+      else
+        sizes.push_back({"class=W", {"--class", "W"}, 0.4});
     }
     for (const auto& sz : sizes)
       for (const auto& sh : shapes) {
@@ -543,7 +569,9 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
     double base = 0;
     for (const auto& kr : rows)
       if (kr.step->procs == 1 && kr.step->threads == 1) base = kr.rec.value("seconds", 0.0);
-    md << "| P x T | seconds | speedup | efficiency | rate | compute s | communicate s | "
+    const std::string rate_name = rate_field(rows.front().step->kernel);
+    md << "| P x T | seconds | speedup | efficiency | " << rate_name
+       << " | compute s | communicate s | "
           "synchronize s | CPU / wall | verified |\n|---|---|---|---|---|---|---|---|---|---|\n";
     std::vector<std::pair<double, double>> points;
     json jrows = json::array();
@@ -564,7 +592,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
       const double comp = region("compute"), com = region("communicate"),
                    syn = region("synchronize");
       const double cpu = r.value("cpu_seconds", 0.0);
-      const double rate = r.value("mlups", r.value("gflops", 0.0));
+      const double rate = r.value(rate_name, 0.0);
       md << fmt::format(
           "| {} x {}{} | {:.4f} | {} | {} | {:.1f} | {:.4f} | {:.4f} | {:.4f} | {} | "
           "{} |\n",
@@ -621,6 +649,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
           best_gbs, saturation_gbs > 0 ? 100 * best_gbs / saturation_gbs : 0.0);
     md << "\nVerdict: " << verdict << ".\n\n";
     study["kernels"][name] = {{"rows", jrows},
+                              {"rate_field", rate_name},
                               {"amdahl_serial_fraction", fit.serial_fraction},
                               {"amdahl_points", fit.points},
                               {"verdict", verdict}};
@@ -628,6 +657,10 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
   if (by_kernel_size.count("laplace n=640") || by_kernel_size.count("laplace n=4096"))
     md << "COMPaS 1998, Laplace n=640 on 4 nodes x 4 threads: see the paper's Figs. 5-6 (speedup "
           "against total threads per node count), for comparison of the curves' shapes.\n";
+
+  if (by_kernel_size.count("cg class=T"))
+    md << "COMPaS 1998, CG class T (about 1 MB) against a larger class: Fig. 11 shows the small "
+          "problem's superlinear speedup once each thread's share fits in cache.\n";
 
   std::vector<std::string> failed;
   for (const auto& [id, r] : runs)
@@ -753,7 +786,8 @@ Command setup_study(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "study", "the main job: characterize this machine, run the kernels over P x T, report");
   cmd->add_option("--out", a->out, "report directory (default compas-study)");
-  cmd->add_option("--kernels", a->kernels, "kernels to sweep: laplace");
+  cmd->add_option("--kernels", a->kernels,
+                  "kernels to sweep, comma-separated: " + study_kernel_names());
   cmd->add_option("--grid", a->grid,
                   "auto (every P x T <= cores, plus one oversubscribed point) or PxT,PxT,...");
   cmd->add_option("--launcher", a->launcher,

@@ -695,6 +695,61 @@ TEST_F(Cli, RunLaplaceThatFailsVerificationExitsOneAndSaysWhy) {
   EXPECT_FALSE(j["results"][0].value("verified", true));
 }
 
+TEST_F(Cli, RunCgVerifiesClassSAndReportsEveryField) {
+  const Outcome r = run_compas({"run", "cg", "--class", "S", "--threads", "2", "--oversubscribe",
+                                "--json", path("cg.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("verified: "), std::string::npos) << r.describe();
+  const json j = load_json("cg.json");
+  expect_report_header(j, "run");
+  ASSERT_EQ(j["results"].size(), 1u);
+  const json& rec = j["results"][0];
+  EXPECT_EQ(rec.value("kernel", ""), "cg");
+  EXPECT_EQ(rec.value("nodes", 0), 1);
+  EXPECT_EQ(rec.value("threads", 0), 2);
+  EXPECT_EQ(rec.value("class", ""), "S");
+  EXPECT_EQ(rec.value("na", 0), 1400);
+  EXPECT_EQ(rec.value("niter", 0), 15);
+  EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
+  EXPECT_TRUE(rec.value("official_zeta", false)) << rec.dump();
+  EXPECT_NEAR(rec.value("zeta", 0.0), 8.5971775078648, 8.5971775078648 * 1e-10) << rec.dump();
+  EXPECT_LE(rec.value("error", 1.0), 1e-10) << rec.dump();
+  EXPECT_GT(rec.value("seconds", 0.0), 0);
+  EXPECT_GT(rec.value("mops", 0.0), 0);
+  EXPECT_GT(rec.value("model_gbs", 0.0), 0);
+  ASSERT_TRUE(rec.contains("regions")) << rec.dump();
+  EXPECT_TRUE(rec["regions"].contains("solve")) << rec.dump();
+  EXPECT_TRUE(rec["regions"].contains("compute")) << rec.dump();
+}
+
+TEST_F(Cli, RunCgGivesTheSameZetaOnEveryJobShape) {
+  std::set<double> zetas;
+  for (int p : {1, 2}) {
+    const std::string file = fmt_file("cg", p);
+    const Outcome r = run_compas_job(p, {"run", "cg", "--class", "S", "--json", path(file)},
+                                     {{"COMPAS_TIMEOUT", "30"}});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const json j = load_json(file);
+    const json& rec = j["results"][0];
+    EXPECT_EQ(rec.value("nodes", 0), p);
+    EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
+    if (p > 1) {
+      EXPECT_TRUE(rec["regions"].contains("communicate")) << rec.dump();
+    }
+    zetas.insert(rec.value("zeta", 0.0));
+  }
+  EXPECT_EQ(zetas.size(), 1u) << "zeta differs between job shapes";
+}
+
+TEST_F(Cli, RunCgThatFailsVerificationExitsOneAndSaysWhy) {
+  const Outcome r = run_compas({"run", "cg", "--class", "S", "--threads", "1", "--inject-fault",
+                                "--json", path("bad.json")});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.out.find("VERIFICATION FAILED"), std::string::npos) << r.describe();
+  const json j = load_json("bad.json");
+  EXPECT_FALSE(j["results"][0].value("verified", true));
+}
+
 // As the study report prints seconds: four decimals.
 std::string fmt_double(double v) {
   char buf[64];
@@ -720,13 +775,15 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   const Outcome r = run_compas({"study", "--out", out, "--budget", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  ASSERT_EQ(runs.size(), 14u) << r.describe();  // 6 characterization runs + laplace 2 sizes x 4
+  // 6 characterization runs + laplace 2 sizes x 4 shapes + cg 2 classes x 4 shapes.
+  ASSERT_EQ(runs.size(), 22u) << r.describe();
   for (const auto& j : runs) EXPECT_EQ(j.value("exit", -1), 0) << j.dump();
   const std::string md = read_file(out + "/report.md");
   for (const char* section :
        {"## Machine", "## Memory bandwidth", "## Cache working sets", "## Thread barrier",
         "## Process barrier", "## Put latency", "## laplace n=640", "Amdahl fit over",
-        "Verdict: ", "COMPaS 1998", "All planned runs finished"})
+        "## cg class=T", "## cg class=W", "| mops |", "Verdict: ", "COMPaS 1998",
+        "All planned runs finished"})
     EXPECT_NE(md.find(section), std::string::npos) << section << " missing\n" << md;
   EXPECT_EQ(md.find("nan"), std::string::npos) << md;
   EXPECT_EQ(md.find("Partial report"), std::string::npos) << md;
@@ -737,6 +794,12 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   for (const auto& row : rows) {
     EXPECT_GT(row.value("speedup", 0.0), 0) << row.dump();
     EXPECT_TRUE(row.value("verified", false)) << row.dump();
+  }
+  ASSERT_TRUE(study["kernels"].contains("cg class=W")) << study.dump();
+  EXPECT_EQ(study["kernels"]["cg class=W"].value("rate_field", ""), "mops");
+  for (const auto& row : study["kernels"]["cg class=W"]["rows"]) {
+    EXPECT_TRUE(row.value("verified", false)) << row.dump();
+    EXPECT_GT(row.value("rate", 0.0), 0) << row.dump();
   }
   // Every number in the kernel table comes from the run's own JSON: the 1 x 1 row's seconds.
   const json one = load_json("study/raw/laplace_n640_p1t1.json");
@@ -754,7 +817,7 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   const Outcome again = run_compas({"study", "--out", out, "--budget", "1"});
   ASSERT_EQ(again.exit_code, 0) << again.describe();
   EXPECT_EQ(read_file(out + "/runs.jsonl"), before) << "a finished run was repeated";
-  EXPECT_NE(again.out.find("14 of 14 runs done"), std::string::npos) << again.describe();
+  EXPECT_NE(again.out.find("22 of 22 runs done"), std::string::npos) << again.describe();
 }
 
 TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
@@ -784,14 +847,14 @@ TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
   EXPECT_TRUE(stopped || finished_first) << "status " << status;
   const auto partial = run_ids(out + "/runs.jsonl");  // every line parses
   if (stopped) {
-    EXPECT_LT(partial.size(), 14u);
+    EXPECT_LT(partial.size(), 22u);
     EXPECT_NE(read_file(out + "/report.md").find("Partial report"), std::string::npos);
   }
   const Outcome rest = run_compas({"study", "--out", out, "--budget", "1"});
   ASSERT_EQ(rest.exit_code, 0) << rest.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  EXPECT_EQ(runs.size(), 14u) << "runs repeated or missing";
-  EXPECT_EQ(run_ids(out + "/runs.jsonl").size(), 14u);
+  EXPECT_EQ(runs.size(), 22u) << "runs repeated or missing";
+  EXPECT_EQ(run_ids(out + "/runs.jsonl").size(), 22u);
   EXPECT_EQ(read_file(out + "/report.md").find("Partial report"), std::string::npos);
 }
 
@@ -801,6 +864,8 @@ TEST_F(Cli, StudyDryRunPrintsThePlanAndRunsNothing) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("laplace_n640_p2t1"), std::string::npos) << r.describe();
   EXPECT_EQ(r.out.find("laplace_n640_p1t2"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("cg_classA_p2t1"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("--class T"), std::string::npos) << r.describe();
   EXPECT_FALSE(fs::exists(out)) << "a dry run created " << out;
 }
 
@@ -994,6 +1059,9 @@ std::vector<BadInput> bad_inputs() {
        {"/nonexistent-dir/l.json"},
        {},
        false},
+      {"run_cg_class_unknown", {"run", "cg", "--class", "Q"}, {"'Q'"}},
+      {"run_cg_class_two_letters", {"run", "cg", "--class", "SW"}, {"'SW'"}},
+      {"run_cg_threads_zero", {"run", "cg", "--threads", "0"}, {"--threads"}},
       {"study_launcher_without_p", {"study", "--launcher", "mpirun -n 4"}, {"{P}"}, {}, false},
       {"study_grid_bad", {"study", "--grid", "2by2"}, {"2by2"}, {}, false},
       {"study_grid_zero", {"study", "--grid", "0x1"}, {"0x1"}, {}, false},
