@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <sstream>
 
@@ -362,6 +363,11 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
   m.coll = std::make_unique<WindowBytes>(*this, 64, 64);
 }
 
+bool Comm::Impl::may_meet() const {
+  if (std::uncaught_exceptions() > 0) failed.store(true, std::memory_order_relaxed);
+  return !failed.load(std::memory_order_relaxed);
+}
+
 Comm::~Comm() {
   Impl& m = *impl_;
   try {
@@ -370,8 +376,11 @@ Comm::~Comm() {
   } catch (...) {
     // A dead peer: nothing more to flush towards it; closing continues.
   }
+  // When the job is failing, a process that waits for the others here may wait for one that is
+  // itself stuck waiting for a dead rank: leave instead, the others notice this process go.
+  const bool meet = m.may_meet();
   try {
-    m.boot->barrier();
+    if (meet) m.boot->barrier();
   } catch (...) {
   }
   if (m.progress_thread.joinable()) {
@@ -395,7 +404,7 @@ Comm::~Comm() {
     }
   }
   try {
-    m.boot->barrier();
+    if (meet) m.boot->barrier();
   } catch (...) {
   }
   ucp_worker_destroy(m.worker);
@@ -543,6 +552,7 @@ void Comm::Impl::check_alive(int r) const {
     }
   }
   if (dead[r].load(std::memory_order_acquire)) {
+    failed.store(true, std::memory_order_relaxed);
     std::string why;
     {
       std::lock_guard lock(mu);
@@ -639,11 +649,13 @@ void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std
     if (done()) return;
     if ((i & 63) == 0) {
       if (peer >= 0) check_alive(peer);
-      if (Clock::now() - start > limit)
+      if (Clock::now() - start > limit) {
+        failed.store(true, std::memory_order_relaxed);
         throw CommError("timed out after " + format_seconds(opt.timeout_s) + " waiting for " +
                             (peer >= 0 ? "rank " + std::to_string(peer) : std::string("peers")) +
                             ": " + what() + " (COMPAS_TIMEOUT)",
                         peer);
+      }
     }
     if (backoff) {
       // A peer sharing this core needs it more than this loop does.

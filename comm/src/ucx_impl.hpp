@@ -73,6 +73,11 @@ struct Comm::Impl {
   std::vector<EpErrorArg> err_args;
   mutable std::mutex mu;  // endpoint creation, dead_reason
   std::atomic<int> connected{0};
+  // Set once a peer was found dead or a wait timed out: the job is failing, so teardown skips
+  // its collective steps (barriers) that would wait for peers that will never come.
+  mutable std::atomic<bool> failed{false};
+  // Teardown may meet the others: nothing has failed and no exception is on its way out.
+  bool may_meet() const;
 
   std::atomic<std::uint64_t> puts{0}, gets{0}, atomics{0}, signals{0}, bytes_put{0}, bytes_got{0};
 

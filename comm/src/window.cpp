@@ -175,7 +175,7 @@ WindowBytes::~WindowBytes() {
   } catch (...) {
   }
   try {
-    if (comm_->size() > 1) {
+    if (comm_->size() > 1 && w.comm->may_meet()) {
       if (!w.comm->coll || this == w.comm->coll.get())  // the barrier's own window
         comm_->bootstrap().barrier();
       else

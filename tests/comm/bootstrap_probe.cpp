@@ -16,6 +16,9 @@
 //   comm-die-at-barrier R after the checks, the job makes a Comm and runs 2000 Comm barriers;
 //                         rank R kills itself with SIGKILL at the 100th. The others must end
 //                         with "bootstrap_probe: rank X: comm: MESSAGE" on stderr, exit 1.
+//   comm-throw-at-barrier R  as comm-die-at-barrier, but rank R throws an exception out of the
+//                         Comm's scope at the 100th barrier (its Comm is destroyed while the
+//                         others wait for it) and exits 1 with "bootstrap_probe: failed: ...".
 // Exit codes: 0 ok, 1 bootstrap failure (message on stderr), 2 bad environment, 3 wrong result.
 #include <sched.h>
 #include <unistd.h>
@@ -24,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -75,6 +79,7 @@ std::string blob_of(int r, int round) {
 
 int main(int argc, char** argv) {
   int die_rank = -1, sleep_rank = -1, exit_rank = -1, exit_code = 0, comm_die_rank = -1;
+  bool comm_throw = false;
   bool partial = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -89,6 +94,10 @@ int main(int argc, char** argv) {
       exit_code = std::atoi(argv[++i]);
     }
     if (a == "comm-die-at-barrier" && i + 1 < argc) comm_die_rank = parse_rank_arg(argv[++i]);
+    if (a == "comm-throw-at-barrier" && i + 1 < argc) {
+      comm_die_rank = parse_rank_arg(argv[++i]);
+      comm_throw = true;
+    }
     if (a == "ignore-term") std::signal(SIGTERM, SIG_IGN);
     if (a == "partial") partial = true;
   }
@@ -129,16 +138,18 @@ int main(int argc, char** argv) {
       compas::comm::Comm comm(*bs);
       try {
         for (int b = 1; b <= 2000; ++b) {
-          if (b == 100 && comm_die_rank == R) std::raise(SIGKILL);
+          if (b == 100 && comm_die_rank == R) {
+            if (comm_throw) throw std::runtime_error("rank " + std::to_string(R) + " gives up");
+            std::raise(SIGKILL);
+          }
           comm.barrier();
         }
       } catch (const compas::comm::CommError& e) {
-        // Caught while the Comm still stands: its destructor would meet the other ranks in
-        // a bootstrap barrier, which a rank still waiting on this one in a Comm barrier never
-        // enters, and hold this rank there until COMPAS_TIMEOUT.
+        // The Comm's destructor runs on the way out: having seen a peer die (or a wait time
+        // out), it must not wait for the others, which may be stuck on the dead rank.
         std::fprintf(stderr, "bootstrap_probe: rank %d: comm: %s\n", R, e.what());
         std::fflush(stderr);
-        std::_Exit(1);  // the Comm's peers are gone: no orderly teardown
+        return 1;
       }
     }
 

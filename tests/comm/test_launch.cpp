@@ -273,8 +273,7 @@ int rank_named_by(const std::string& err, int rank) {
     while (end < err.size() && err[end] >= '0' && err[end] <= '9') ++end;
     return end == pos ? -1 : std::stoi(err.substr(pos, end - pos));
   };
-  for (std::size_t at = err.find(prefix); at != std::string::npos;
-       at = err.find(prefix, at + 1)) {
+  for (std::size_t at = err.find(prefix); at != std::string::npos; at = err.find(prefix, at + 1)) {
     const std::size_t body = at + prefix.size();
     const std::size_t eol = std::min(err.find('\n', body), err.size());
     const std::string text = err.substr(body, eol - body);
@@ -716,6 +715,31 @@ TEST(TcpRanks, RankKilledInACommBarrierIsNamedByTheOthers) {
 TEST(TcpRanks, RankKilledInACommBarrierOverUcxTcpIsNamedByTheOthers) {
   for (int P : {2, 3})
     for (int killed : {0, 1}) expect_comm_death_named(P, killed, {{"UCX_TLS", "tcp,self"}});
+}
+
+// A rank whose program throws while the others wait for it in a Comm barrier: its Comm is
+// destroyed during the unwinding and must not wait for them in its teardown (they wait for it),
+// so it leaves, and they name it.
+TEST(TcpRanks, RankThrowingOutOfItsCommIsNamedByTheOthers) {
+  for (int P : {2, 3}) {
+    SCOPED_TRACE("P = " + std::to_string(P));
+    ManualJob job(P, {{"COMPAS_TIMEOUT", "20"}});
+    std::vector<std::unique_ptr<Proc>> ranks;
+    for (int r = 0; r < P; ++r) ranks.push_back(job.start(r, {"comm-throw-at-barrier", "1"}));
+    for (auto& p : ranks) ASSERT_TRUE(p->wait(30)) << p->describe();
+    const auto& thrower = *ranks[1];
+    EXPECT_EQ(thrower.exit_code, 1) << thrower.describe();
+    EXPECT_TRUE(contains(thrower.err, "bootstrap_probe: failed: rank 1 gives up"))
+        << thrower.describe();
+    EXPECT_LT(thrower.seconds, 15.0) << "its teardown waited\n" << thrower.describe();
+    for (int r = 0; r < P; ++r) {
+      if (r == 1) continue;
+      const auto& p = *ranks[static_cast<std::size_t>(r)];
+      EXPECT_EQ(p.exit_code, 1) << p.describe();
+      EXPECT_EQ(rank_named_by(p.err, r), 1) << p.describe();
+      EXPECT_LT(p.seconds, 15.0) << "noticed, not timed out\n" << p.describe();
+    }
+  }
 }
 
 TEST(TcpRanks, DeadRankZeroIsNamed) {
