@@ -648,7 +648,13 @@ void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std
     if (!poll_often || (i & 7) == 1) progress_once();
     if (done()) return;
     if ((i & 63) == 0) {
-      if (peer >= 0) check_alive(peer);
+      if (peer >= 0) {
+        check_alive(peer);
+      } else {
+        // Waiting on several peers (e.g. a count of signals from all): any of them dying ends it.
+        for (int r = 0; r < size; ++r)
+          if (r != rank) check_alive(r);
+      }
       if (Clock::now() - start > limit) {
         failed.store(true, std::memory_order_relaxed);
         throw CommError("timed out after " + format_seconds(opt.timeout_s) + " waiting for " +

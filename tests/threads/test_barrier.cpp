@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <ostream>
@@ -314,4 +315,37 @@ TEST(Barrier, ReusedByNewThreadsEachRound) {
     EXPECT_EQ(errors, 0) << ct::to_string(a);
     EXPECT_EQ(counter.load(), 50 * kThreads);
   }
+}
+
+// cancel() releases threads waiting for one that never comes, whatever their wait policy (the
+// sleeping ones too), and every later wait returns false at once.
+TEST(Barrier, CancelReleasesTheWaitersWithFalse) {
+  for (auto algorithm : {ct::BarrierAlgorithm::central, ct::BarrierAlgorithm::dissemination,
+                         ct::BarrierAlgorithm::tree})
+    for (auto policy : {ct::WaitPolicy::spin, ct::WaitPolicy::yield, ct::WaitPolicy::block})
+      for (int threads : {2, 3, 5}) {
+        SCOPED_TRACE(ct::to_string(algorithm) + "/" + ct::to_string(policy) + "/" +
+                     std::to_string(threads));
+        auto barrier =
+            ct::Barrier::create(algorithm, threads, ct::resolve(policy, true), std::vector<int>{});
+        std::atomic<int> passed{0}, refused{0}, later_refused{0};
+        std::vector<std::thread> waiters;
+        // Threads 1..n-1 complete 10 episodes with thread 0, then wait in an 11th without it.
+        for (int t = 1; t < threads; ++t)
+          waiters.emplace_back([&, t] {
+            for (int i = 0; i < 10; ++i) passed += barrier->wait(t) ? 1 : 0;
+            refused += barrier->wait(t) ? 0 : 1;
+            later_refused += barrier->wait(t) ? 0 : 1;
+          });
+        for (int i = 0; i < 10; ++i) EXPECT_TRUE(barrier->wait(0));
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let them go to sleep
+        EXPECT_FALSE(barrier->cancelled());
+        barrier->cancel();
+        EXPECT_TRUE(barrier->cancelled());
+        for (auto& w : waiters) w.join();
+        EXPECT_EQ(passed.load(), 10 * (threads - 1));
+        EXPECT_EQ(refused.load(), threads - 1);
+        EXPECT_EQ(later_refused.load(), threads - 1);
+        EXPECT_FALSE(barrier->wait(0));
+      }
 }

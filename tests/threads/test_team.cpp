@@ -357,6 +357,59 @@ TEST(Team, ExceptionOnOneThreadIsRethrown) {
   }
 }
 
+// A thread that fails while the others wait in (or are heading for) team barriers: they leave
+// with TeamCancelled instead of waiting for ever, run() rethrows the original error, and the
+// team's next run has a working barrier again. Every algorithm and wait policy.
+TEST(Team, ExceptionOnOneThreadReleasesTheOthersFromTheirBarriers) {
+  for (auto algorithm : {ct::BarrierAlgorithm::central, ct::BarrierAlgorithm::dissemination,
+                         ct::BarrierAlgorithm::tree})
+    for (auto wait : {ct::WaitPolicy::spin, ct::WaitPolicy::block, ct::WaitPolicy::auto_})
+      for (int threads : {2, 3, 4}) {
+        SCOPED_TRACE(ct::to_string(algorithm) + "/" + ct::to_string(wait) + "/" +
+                     std::to_string(threads));
+        auto o = options(threads, threads > host().pus());
+        o.barrier = algorithm;
+        o.wait = wait;
+        ct::Team team(host(), o);
+        for (int thrower : {0, threads - 1}) {
+          std::atomic<int> cancelled{0}, completed{0};
+          try {
+            team.run([&](ct::ThreadCtx& ctx) {
+              try {
+                for (int i = 0; i < 200; ++i) {
+                  if (ctx.tid() == thrower && i == 100) throw std::logic_error("thread failed");
+                  if (i % 3 == 0)
+                    (void)ctx.allreduce(i, compas::op::sum{});
+                  else
+                    ctx.barrier();
+                }
+                completed.fetch_add(1);
+              } catch (const ct::TeamCancelled&) {
+                cancelled.fetch_add(1);
+                throw;
+              }
+            });
+            ADD_FAILURE() << "run() returned normally";
+          } catch (const std::logic_error& e) {
+            EXPECT_STREQ(e.what(), "thread failed");
+          } catch (const std::exception& e) {
+            ADD_FAILURE() << "run() rethrew '" << e.what() << "', not the first failure";
+          }
+          EXPECT_EQ(completed.load(), 0) << "a thread passed a barrier the thrower never reached";
+          EXPECT_EQ(cancelled.load(), threads - 1);
+          // The next run: barriers and collectives work again.
+          std::atomic<int> wrong{0};
+          team.run([&](ct::ThreadCtx& ctx) {
+            for (int i = 0; i < 50; ++i)
+              if (ctx.allreduce(ctx.tid() + i, compas::op::sum{}) !=
+                  threads * (threads - 1) / 2 + threads * i)
+                wrong.fetch_add(1);
+          });
+          EXPECT_EQ(wrong.load(), 0);
+        }
+      }
+}
+
 TEST(Team, ExceptionOnEveryThreadRethrowsOne) {
   const int threads = 4;
   ct::Team team(host(), options(threads, threads > host().pus()));

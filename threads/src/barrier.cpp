@@ -9,6 +9,11 @@ namespace compas::threads {
 
 namespace {
 
+// After cancelled_ is set: wakes the word's sleepers so that they see it.
+void release_word(WaitWord& w) noexcept {
+  w.add_and_wake(0);
+}
+
 // Each thread's episode number, on its own line: a thread touches only its own.
 struct alignas(64) Episode {
   std::uint32_t value = 0;
@@ -25,19 +30,22 @@ class CentralBarrier final : public Barrier {
   CentralBarrier(int threads, Backoff b) : Barrier(b), n_(threads), episode_(threads) {
     count_.remaining.store(threads, std::memory_order_relaxed);
   }
-  void wait(int tid) noexcept override {
+  bool wait(int tid) noexcept override {
+    if (cancelled_.load(std::memory_order_relaxed)) [[unlikely]]
+      return false;
     const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
     if (count_.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       count_.remaining.store(n_, std::memory_order_relaxed);
       release_.publish(e, backoff_);
-    } else {
-      wait_until_reached(release_, e, backoff_);
+      return true;
     }
+    return reached(wait_until_reached(release_, e, backoff_, &cancelled_), e);
   }
   int threads() const noexcept override { return n_; }
   BarrierAlgorithm algorithm() const noexcept override { return BarrierAlgorithm::central; }
 
  private:
+  void release_all() noexcept override { release_word(release_); }
   const int n_;
   Counter count_;
   WaitWord release_;
@@ -53,18 +61,24 @@ class DisseminationBarrier final : public Barrier {
     while ((1 << rounds_) < n_) ++rounds_;
     flags_ = std::make_unique<WaitWord[]>(static_cast<std::size_t>(rounds_ * n_));
   }
-  void wait(int tid) noexcept override {
+  bool wait(int tid) noexcept override {
+    if (cancelled_.load(std::memory_order_relaxed)) [[unlikely]]
+      return false;
     const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
     for (int r = 0; r < rounds_; ++r) {
       const int partner = (tid + (1 << r)) % n_;
       flag(r, partner).publish(e, backoff_);
-      wait_until_reached(flag(r, tid), e, backoff_);
+      if (!reached(wait_until_reached(flag(r, tid), e, backoff_, &cancelled_), e)) return false;
     }
+    return true;
   }
   int threads() const noexcept override { return n_; }
   BarrierAlgorithm algorithm() const noexcept override { return BarrierAlgorithm::dissemination; }
 
  private:
+  void release_all() noexcept override {
+    for (int i = 0; i < rounds_ * n_; ++i) release_word(flags_[static_cast<std::size_t>(i)]);
+  }
   WaitWord& flag(int round, int thread) {
     return flags_[static_cast<std::size_t>(round * n_ + thread)];
   }
@@ -94,7 +108,9 @@ class TreeBarrier final : public Barrier {
       groups_[static_cast<std::size_t>(g)].count.remaining.store(groups_[g].size);
     top_.remaining.store(ngroups_);
   }
-  void wait(int tid) noexcept override {
+  bool wait(int tid) noexcept override {
+    if (cancelled_.load(std::memory_order_relaxed)) [[unlikely]]
+      return false;
     const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
     Group& g = groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(tid)])];
     if (g.count.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -103,15 +119,18 @@ class TreeBarrier final : public Barrier {
         top_.remaining.store(ngroups_, std::memory_order_relaxed);
         for (int k = 0; k < ngroups_; ++k)
           groups_[static_cast<std::size_t>(k)].release.publish(e, backoff_);
-        return;
+        return true;
       }
     }
-    wait_until_reached(g.release, e, backoff_);
+    return reached(wait_until_reached(g.release, e, backoff_, &cancelled_), e);
   }
   int threads() const noexcept override { return n_; }
   BarrierAlgorithm algorithm() const noexcept override { return BarrierAlgorithm::tree; }
 
  private:
+  void release_all() noexcept override {
+    for (int g = 0; g < ngroups_; ++g) release_word(groups_[static_cast<std::size_t>(g)].release);
+  }
   struct Group {
     Counter count;
     WaitWord release;
@@ -126,6 +145,11 @@ class TreeBarrier final : public Barrier {
 };
 
 }  // namespace
+
+void Barrier::cancel() noexcept {
+  if (cancelled_.exchange(true, std::memory_order_acq_rel)) return;
+  release_all();
+}
 
 BarrierAlgorithm parse_barrier_algorithm(const std::string& text) {
   if (text == "central") return BarrierAlgorithm::central;

@@ -101,23 +101,37 @@ void Team::run_body(int tid) {
   try {
     (*body_)(ctx);
   } catch (...) {
+    // The first failure is the one reported; a TeamCancelled it caused elsewhere is not.
     if (!failed_.exchange(true)) error_ = std::current_exception();
+    barrier_->cancel();
   }
   if (ctx.barriers_ != 0) {
     detail::add_barriers(ctx.barriers_);
     ctx.barriers_ = 0;
   }
-  barrier_->wait(tid);  // the join
+  if (tid != 0) finished_.add_and_wake(1);
 }
 
 void Team::run(const std::function<void(ThreadCtx&)>& body) {
   failed_.store(false);
   error_ = nullptr;
   body_ = &body;
+  ++runs_;
   if (!workers_.empty()) generation_.add_and_wake(1);
   run_body(0);
+  // The join: not through the barrier, which a failure cancels.
+  if (!workers_.empty())
+    wait_until_reached(finished_, runs_ * static_cast<std::uint32_t>(workers_.size()), backoff_);
   body_ = nullptr;
-  if (error_) std::rethrow_exception(error_);
+  if (error_) {
+    if (barrier_->cancelled()) {
+      // Every thread is idle now. The next run gets a fresh barrier, and the collectives' slot
+      // parity, which threads that left early did not advance alike, starts over.
+      barrier_ = Barrier::create(options_.barrier, size(), backoff_, placement_.socket_of_thread);
+      for (auto& c : ctx_) c.parity_ = 0;
+    }
+    std::rethrow_exception(error_);
+  }
 }
 
 }  // namespace compas::threads

@@ -117,24 +117,32 @@ std::uint32_t WaitWord::add_and_wake(std::uint32_t delta) noexcept {
 
 namespace {
 
-std::uint32_t wait_slow(WaitWord& word, std::uint32_t target, Backoff b, std::uint32_t v) noexcept {
-  for (int i = 0; !reached(v, target) && i < b.spins; ++i) {
+// `cancel`, when given, ends the wait early once it reads true (the value may not have reached
+// the target then: the caller checks).
+std::uint32_t wait_slow(WaitWord& word, std::uint32_t target, Backoff b, std::uint32_t v,
+                        const std::atomic<bool>* cancel) noexcept {
+  const auto done = [&] {
+    return reached(v, target) || (cancel && cancel->load(std::memory_order_acquire));
+  };
+  for (int i = 0; !done() && i < b.spins; ++i) {
     cpu_relax();
     v = word.value.load(std::memory_order_acquire);
   }
-  for (int i = 0; !reached(v, target) && (i < b.yields || !b.sleep); i += (i < b.yields)) {
+  for (int i = 0; !done() && (i < b.yields || !b.sleep); i += (i < b.yields)) {
     sched_yield();
     v = word.value.load(std::memory_order_acquire);
   }
-  if (reached(v, target)) return v;
+  if (done()) return v;
   // Sleep. Register as a sleeper, fence, then re-read: either the waker sees the sleeper or
-  // this thread sees the new value before it sleeps (a Dekker handshake, see Backoff).
+  // this thread sees the new value before it sleeps (a Dekker handshake, see Backoff). The same
+  // holds for `cancel`, whose setter wakes the word after setting it.
   word.sleepers.fetch_add(1, std::memory_order_seq_cst);
   if (b.asymmetric_fence && g_membarrier)
     syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
   else
     std::atomic_thread_fence(std::memory_order_seq_cst);
-  while (!reached(v = word.value.load(std::memory_order_acquire), target))
+  for (v = word.value.load(std::memory_order_acquire); !done();
+       v = word.value.load(std::memory_order_acquire))
     futex_wait(word.value, v);
   word.sleepers.fetch_sub(1, std::memory_order_release);
   return v;
@@ -142,13 +150,14 @@ std::uint32_t wait_slow(WaitWord& word, std::uint32_t target, Backoff b, std::ui
 
 }  // namespace
 
-std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff b) noexcept {
+std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff b,
+                                 const std::atomic<bool>* cancel) noexcept {
   const std::uint32_t v = word.value.load(std::memory_order_acquire);
   if (reached(v, target)) return v;
   if (!detail::g_wait_accounting.load(std::memory_order_relaxed))
-    return wait_slow(word, target, b, v);
+    return wait_slow(word, target, b, v, cancel);
   const std::uint64_t t0 = detail::wait_clock_ns();
-  const std::uint32_t out = wait_slow(word, target, b, v);
+  const std::uint32_t out = wait_slow(word, target, b, v, cancel);
   detail::record_wait(detail::wait_clock_ns() - t0);
   return out;
 }

@@ -7,6 +7,7 @@
 // Each waits according to a WaitPolicy (wait.hpp).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,10 +26,17 @@ class Barrier {
   virtual ~Barrier() = default;
   // Called by thread `tid` (0..threads-1); returns once every thread has called it for this
   // episode. Memory written before the call is visible to every thread after it returns.
-  virtual void wait(int tid) noexcept = 0;
+  // Returns true then; false when the barrier was cancelled before every thread arrived.
+  virtual bool wait(int tid) noexcept = 0;
   virtual int threads() const noexcept = 0;
   virtual BarrierAlgorithm algorithm() const noexcept = 0;
   Backoff backoff() const noexcept { return backoff_; }
+
+  // Releases every thread waiting in the barrier now or later, for good: a thread of the team
+  // failed and will not arrive. wait() then returns at once; the caller checks cancelled(). A
+  // cancelled barrier cannot be used again (make a new one).
+  void cancel() noexcept;
+  bool cancelled() const noexcept { return cancelled_.load(std::memory_order_acquire); }
 
   // socket_of_thread is used by `tree` (threads with equal values form a group); the others
   // ignore it. Empty means one socket.
@@ -37,7 +45,10 @@ class Barrier {
 
  protected:
   explicit Barrier(Backoff backoff) : backoff_(backoff) {}
+  // Wakes the sleepers on every word threads wait on (cancel() has set cancelled_).
+  virtual void release_all() noexcept = 0;
   Backoff backoff_;
+  std::atomic<bool> cancelled_{false};
 };
 
 }  // namespace compas::threads

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -55,6 +56,13 @@ struct TeamOptions {
 
 class Team;
 
+// Thrown by a team barrier (and so by every team collective) when another thread of the team
+// failed during the same run(): that thread will not arrive, so waiting would never end.
+class TeamCancelled : public std::runtime_error {
+ public:
+  TeamCancelled() : std::runtime_error("another thread of the team failed") {}
+};
+
 class alignas(64) ThreadCtx {
  public:
   int tid() const { return tid_; }
@@ -68,7 +76,8 @@ class alignas(64) ThreadCtx {
   bool is_leader() const { return tid_ == 0; }
   Team& team() const { return *team_; }
 
-  void barrier() noexcept;
+  // Throws TeamCancelled when another thread of the team failed in this run.
+  void barrier();
   // This thread's share [lo, hi) of n items.
   std::pair<std::size_t, std::size_t> block(std::size_t n) const {
     return block_range(n, nthreads_, tid_);
@@ -119,8 +128,9 @@ class Team {
   Team& operator=(const Team&) = delete;
 
   // Runs body on every thread and returns when all have finished. An exception thrown by any
-  // thread is rethrown here (the first one); a body that throws on some threads only must not
-  // wait in a barrier the others never reach.
+  // thread is rethrown here (the first one). It also cancels the team barrier for this run:
+  // the other threads leave the barrier they wait in (or next reach) with TeamCancelled, so a
+  // thread failing alone never leaves the others waiting for it.
   void run(const std::function<void(ThreadCtx&)>& body);
 
   int size() const { return static_cast<int>(ctx_.size()); }
@@ -139,7 +149,7 @@ class Team {
     const void* pointer;
   };
   void worker_main(int tid);
-  void run_body(int tid);  // body, then the join barrier
+  void run_body(int tid);  // body, then report to the join
   void pin(int tid);
   void shutdown();  // stops and joins the workers, restores the caller's binding
 
@@ -158,6 +168,8 @@ class Team {
 
   WaitWord generation_;  // bumped by run() to start the workers
   WaitWord started_;     // workers report after pinning
+  WaitWord finished_;    // workers report after each body: the join
+  std::uint32_t runs_ = 0;
   bool stopping_ = false;
   const std::function<void(ThreadCtx&)>* body_ = nullptr;
   std::atomic<bool> failed_{false};
@@ -166,9 +178,10 @@ class Team {
 
 // ---- collectives ---------------------------------------------------------------------------
 
-inline void ThreadCtx::barrier() noexcept {
+inline void ThreadCtx::barrier() {
   ++barriers_;
-  team_->barrier_->wait(tid_);
+  if (!team_->barrier_->wait(tid_)) [[unlikely]]
+    throw TeamCancelled();
 }
 
 inline void ThreadCtx::publish_pointer(const void* p) {

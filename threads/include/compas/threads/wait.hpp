@@ -76,6 +76,9 @@ inline bool reached(std::uint32_t v, std::uint32_t target) noexcept {
 bool asymmetric_fences_supported();
 
 // Waits until reached(word.value, target), following `backoff`. Returns the value seen.
-std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff backoff) noexcept;
+// With `cancel`, also returns (whatever the value) once *cancel reads true; whoever sets it must
+// then wake the word (add_and_wake(0)) so that a sleeper sees it.
+std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff backoff,
+                                 const std::atomic<bool>* cancel = nullptr) noexcept;
 
 }  // namespace compas::threads

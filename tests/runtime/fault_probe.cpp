@@ -1,0 +1,114 @@
+// fault_probe PHASE VICTIM: every rank of a job runs this program; rank VICTIM SIGKILLs itself in
+// the middle of PHASE, and the others must end (exit 1) with a line naming a rank they gave up on:
+//   "fault_probe: rank R: <message>" on stderr.
+// Phases:
+//   bootstrap        the victim dies before it connects to the job
+//   thread-barrier   a loop of team barriers (the victim's thread 1 dies in one), then hybrid
+//                    barriers
+//   process-barrier  a loop of Comm barriers
+//   put-stream       a stream of 64 KiB puts to the next rank, flushed, with a barrier now and then
+//   allreduce        a loop of hybrid allreduces over all threads of all processes
+//   kernel           NAS CG class W on the job; the victim dies 150 ms into it
+// Threads per process from COMPAS_THREADS (2 by default). A survivor that finishes its phase
+// enters a final hybrid barrier, which the victim never reaches. Exit codes: 0 never (someone
+// died), 1 failed as expected, 2 bad arguments, 3 the phase ended normally on a survivor.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compas/compas.hpp"
+#include "compas/kernels/cg_job.hpp"
+
+namespace {
+
+[[noreturn]] void die() {
+  std::raise(SIGKILL);
+  std::abort();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: fault_probe PHASE VICTIM\n");
+    return 2;
+  }
+  const std::string phase = argv[1];
+  const int victim = std::atoi(argv[2]);
+  const char* rank_env = std::getenv("COMPAS_RANK");
+  const int my_rank = rank_env ? std::atoi(rank_env) : 0;
+  try {
+    if (phase == "bootstrap" && my_rank == victim) die();
+    auto options = compas::RuntimeOptions::from_environment();
+    if (options.threads == 0) options.threads = 2;
+    options.oversubscribe = true;
+    compas::Runtime rt(options);
+    const int R = rt.node(), P = rt.nodes();
+    std::printf("fault_probe: rank %d of %d started %s\n", R, P, phase.c_str());
+    std::fflush(stdout);
+    const bool me = R == victim;
+
+    if (phase == "thread-barrier") {
+      rt.run([&](compas::ThreadCtx& t) {
+        for (int i = 0; i < 20000; ++i) {
+          if (me && i == 2000 && t.tid() == t.nthreads() - 1) die();
+          t.barrier();
+          if (i % 1000 == 0) rt.barrier(t);
+        }
+      });
+    } else if (phase == "process-barrier") {
+      for (int i = 0; i < 20000; ++i) {
+        if (me && i == 500) die();
+        rt.comm().barrier();
+      }
+    } else if (phase == "put-stream") {
+      constexpr std::size_t kChunk = 64 * 1024 / sizeof(double);
+      auto win = rt.window<double>(4 * kChunk, 4);
+      std::vector<double> src(kChunk, 1.0 + R);
+      const int to = (R + 1) % P;
+      for (int i = 0; i < 20000; ++i) {
+        if (me && i == 500) die();
+        win.put(to, (static_cast<std::size_t>(i) % 4) * kChunk, std::span<const double>(src));
+        if (i % 8 == 7) rt.comm().flush(to);
+        if (i % 256 == 255) rt.comm().barrier();
+      }
+    } else if (phase == "allreduce") {
+      rt.run([&](compas::ThreadCtx& t) {
+        for (int i = 0; i < 20000; ++i) {
+          if (me && i == 300 && t.tid() == 0) die();
+          const double s = rt.allreduce(t, 1.0, compas::op::sum{});
+          if (s != t.global_threads()) throw std::logic_error("allreduce gave a wrong sum");
+        }
+      });
+    } else if (phase == "kernel") {
+      std::thread killer;
+      if (me)
+        killer = std::thread([] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(150));
+          die();
+        });
+      compas::kernels::cg::JobParams p;
+      p.cls = 'W';
+      for (int i = 0; i < 50; ++i) compas::kernels::cg::run(rt, p);
+      if (killer.joinable()) killer.join();
+    } else if (phase != "bootstrap") {
+      std::fprintf(stderr, "fault_probe: unknown phase '%s'\n", phase.c_str());
+      return 2;
+    }
+    // The victim is dead: this barrier cannot complete.
+    rt.run([&](compas::ThreadCtx& t) { rt.barrier(t); });
+    std::fprintf(stderr, "fault_probe: rank %d: %s ended normally\n", R, phase.c_str());
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fault_probe: rank %d: %s\n", my_rank, e.what());
+    std::fflush(stderr);
+    return 1;
+  }
+}

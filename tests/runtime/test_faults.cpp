@@ -1,0 +1,126 @@
+// A rank SIGKILLed in the middle of each phase of a job (bootstrap, thread barriers, process
+// barriers, a put stream, hybrid allreduces, a kernel): every other rank must end non-zero within
+// COMPAS_TIMEOUT + 5 s naming the rank it gave up on (the dead one, or a survivor that gave up on
+// it first), never hang; under compas-run the launcher names the dead rank and no process of
+// the job is left. fault_probe is the program every rank runs.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "../common/proc.hpp"
+
+#ifndef FAULT_PROBE_EXE
+#error "FAULT_PROBE_EXE must name the fault_probe executable"
+#endif
+#ifndef COMPAS_RUN_EXE
+#error "COMPAS_RUN_EXE must name the compas-run executable"
+#endif
+
+namespace {
+
+using namespace compas::testing;
+
+constexpr int kTimeout = 8;  // COMPAS_TIMEOUT of these jobs, seconds
+
+// The first rank other than itself named in survivor `rank`'s line
+// "fault_probe: rank R: MESSAGE", -1 if none.
+int rank_named(const std::string& err, int rank) {
+  const std::string prefix = "fault_probe: rank " + std::to_string(rank) + ": ";
+  const auto at = err.find(prefix);
+  if (at == std::string::npos) return -1;
+  const auto eol = err.find('\n', at);
+  const std::string msg = err.substr(
+      at + prefix.size(), eol == std::string::npos ? std::string::npos : eol - at - prefix.size());
+  for (auto r = msg.find("rank "); r != std::string::npos; r = msg.find("rank ", r + 1)) {
+    std::size_t end = r + 5;
+    while (end < msg.size() && msg[end] >= '0' && msg[end] <= '9') ++end;
+    if (end == r + 5) continue;
+    const int named = std::stoi(msg.substr(r + 5, end - r - 5));
+    if (named != rank) return named;
+  }
+  return -1;
+}
+
+struct Case {
+  std::string phase;
+  int victim;
+};
+
+std::string case_name(const Case& c) {
+  std::string n = c.phase + "_rank" + std::to_string(c.victim);
+  for (auto& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+}
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.phase << ", rank " << c.victim << " dies";
+}
+
+class Fault : public ::testing::TestWithParam<Case> {};
+
+// Ranks started by hand: each survivor speaks for itself.
+TEST_P(Fault, EverySurvivorNamesTheRankItGaveUpOn) {
+  const Case c = GetParam();
+  const int P = 3;
+  ManualJob job(FAULT_PROBE_EXE, P,
+                {{"COMPAS_TIMEOUT", std::to_string(kTimeout)},
+                 {"COMPAS_THREADS", "2"},
+                 {"COMPAS_OVERSUBSCRIBED", "1"}});
+  std::vector<std::unique_ptr<Proc>> ranks;
+  for (int r = 0; r < P; ++r) ranks.push_back(job.start(r, {c.phase, std::to_string(c.victim)}));
+  std::string all;
+  for (int r = 0; r < P; ++r) {
+    auto& p = *ranks[static_cast<std::size_t>(r)];
+    EXPECT_TRUE(p.wait(kTimeout + 20)) << "rank " << r << " still runs\n" << p.describe();
+    all += "==== rank " + std::to_string(r) + ": " + p.describe();
+  }
+  EXPECT_EQ(ranks[static_cast<std::size_t>(c.victim)]->term_signal, SIGKILL) << all;
+  for (int r = 0; r < P; ++r) {
+    if (r == c.victim) continue;
+    const auto& p = *ranks[static_cast<std::size_t>(r)];
+    EXPECT_EQ(p.exit_code, 1) << "rank " << r << "\n" << all;
+    EXPECT_LT(p.seconds, kTimeout + 5.0) << "rank " << r << " ended late\n" << all;
+    // Follow who gave up on whom: it must lead to the dead rank.
+    int at = r;
+    for (int hops = 0; at != c.victim && hops < P; ++hops) {
+      const int named = rank_named(ranks[static_cast<std::size_t>(at)]->err, at);
+      ASSERT_GE(named, 0) << "rank " << at << " names no rank\n" << all;
+      ASSERT_LT(named, P) << all;
+      ASSERT_NE(named, at) << all;
+      at = named;
+    }
+    EXPECT_EQ(at, c.victim) << "rank " << r << "'s chain of names does not reach the dead rank\n"
+                            << all;
+  }
+}
+
+// Under compas-run: the launcher names the dead rank and takes the rest of the job along.
+TEST_P(Fault, LauncherNamesTheDeadRankAndNothingIsLeft) {
+  const Case c = GetParam();
+  const std::string marker = unique_marker();
+  Proc run({COMPAS_RUN_EXE, "-n", "3", "-t", "2", FAULT_PROBE_EXE, c.phase,
+            std::to_string(c.victim), marker},
+           {{"COMPAS_TIMEOUT", std::to_string(kTimeout)}});
+  ASSERT_TRUE(run.wait(kTimeout + 20)) << run.describe();
+  EXPECT_EQ(run.exit_code, 128 + SIGKILL) << run.describe();
+  EXPECT_TRUE(contains(
+      run.err, "compas-run: rank " + std::to_string(c.victim) + " was killed by signal 9 (Killed)"))
+      << run.describe();
+  EXPECT_LT(run.seconds, kTimeout + 5.0) << run.describe();
+  EXPECT_TRUE(none_left(marker, 5)) << "ranks of the job are still running\n" << run.describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(, Fault,
+                         ::testing::Values(Case{"bootstrap", 1}, Case{"bootstrap", 0},
+                                           Case{"thread-barrier", 1}, Case{"thread-barrier", 0},
+                                           Case{"process-barrier", 1}, Case{"process-barrier", 0},
+                                           Case{"put-stream", 2}, Case{"allreduce", 1},
+                                           Case{"allreduce", 0}, Case{"kernel", 1}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return case_name(info.param);
+                         });
+
+}  // namespace
