@@ -14,6 +14,7 @@ packages=(
   libopenblas-dev
   python3 python3-matplotlib
   likwid
+  clang libclang-rt-14-dev  # the libFuzzer targets (fuzz preset)
 )
 
 missing=()

@@ -83,6 +83,14 @@ int run_cache(const CacheArgs& a) {
                                 ") is larger than --max '" + a.max + "' (" +
                                 perf::format_size(opt.max_bytes) + ")");
   perf::cache_probe_sizes(opt.min_bytes, opt.max_bytes, opt.steps_per_octave);
+  if (topo.find_pu(opt.cpu) < 0)
+    throw std::invalid_argument("--cpu " + std::to_string(opt.cpu) + ": not a cpu this process " +
+                                "may use (" + threads::format_cpu_list([&] {
+                                  std::vector<int> v;
+                                  for (const auto& p : topo.pu_list()) v.push_back(p.os_index);
+                                  return v;
+                                }()) +
+                                ")");
   opt.events = choose_events_flag(a.events);
   check_outputs(a.out);
   check_plot_dir(a.plot);
@@ -233,7 +241,8 @@ Command setup_cache(CLI::App& app) {
                   "sizes per doubling, 1..16 (4: 32K, 40K, 48K, 56K, 64K, ...)")
       ->capture_default_str();
   cmd->add_option("--cpu", args->cpu, "OS index of the cpu to pin to (default: the first PU)")
-      ->envname("COMPAS_CPU");
+      ->envname("COMPAS_CPU")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeats", args->repeats, "timed repeats per size (median reported)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));

@@ -35,6 +35,17 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // "--flag=" with nothing after the '=': the parser would take the next word as the value (so
+  // "--bind= --json f" binds to "--json"). An empty value is never meaningful here: refuse it.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=') {
+      std::fprintf(stderr, "compas: %s: the value is empty (give one after the '=')\n",
+                   a.substr(0, a.size() - 1).c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

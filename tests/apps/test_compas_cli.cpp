@@ -1038,6 +1038,7 @@ std::vector<BadInput> bad_inputs() {
       {"cache_min_zero", {"cache", "--min", "0"}, {"'0'"}},
       {"cache_min_above_max", {"cache", "--min", "1GiB", "--max", "4KiB"}, {"'1GiB'"}},
       {"cache_max_text", {"cache", "--max", "banana"}, {"'banana'"}},
+      {"cache_cpu_not_ours", {"cache", "--cpu", "4096", "--max", "8KiB"}, {"--cpu 4096"}},
       {"cache_events_unknown", {"cache", "--events", "NOT_AN_EVENT"}, {"NOT_AN_EVENT"}},
       {"run_no_kernel", {"run"}, {"laplace", "subcommand"}, {}, false},
       {"run_unknown_kernel", {"run", "bogosort"}, {"bogosort"}, {}, false},
@@ -1073,5 +1074,95 @@ std::vector<BadInput> bad_inputs() {
 }
 
 INSTANTIATE_TEST_SUITE_P(, CliBadInput, ::testing::ValuesIn(bad_inputs()));
+
+// Every value-taking flag of every command against the hostile values that are wrong for it:
+// e empty, n negative, z zero, h huge (past any integer type), t text. Each must be refused with
+// exit 2 and a message naming the flag or the value, before anything is written or printed.
+std::vector<BadInput> hostile_values() {
+  struct Flag {
+    std::vector<std::string> command;
+    std::string flag;
+    std::string kinds;
+  };
+  const std::vector<Flag> flags = {
+      {{"topology"}, "--threads", "enzht"},
+      {{"topology"}, "--bind", "et"},
+      {{"topology"}, "--topology", "t"},
+      {{"barrier"}, "--threads", "enzht"},
+      {{"barrier"}, "--bind", "et"},
+      {{"barrier"}, "--wait", "enzt"},
+      {{"barrier"}, "--algorithms", "ent"},
+      {{"barrier"}, "--omp", "nt"},
+      {{"barrier"}, "--repeats", "enzht"},
+      {{"barrier"}, "--target-ms", "enzht"},
+      {{"membw"}, "--threads", "enzht"},
+      {{"membw"}, "--size", "enzht"},
+      {{"membw"}, "--kernels", "ent"},
+      {{"membw"}, "--bind", "et"},
+      {{"membw"}, "--stores", "ent"},
+      {{"membw"}, "--isa", "ent"},
+      {{"membw"}, "--repeats", "enzht"},
+      {{"membw"}, "--min-repeat-ms", "enht"},
+      {{"membw"}, "--events", "nt"},
+      {{"cache"}, "--min", "enzht"},
+      {{"cache"}, "--max", "enzt"},
+      {{"cache"}, "--steps-per-octave", "enzht"},
+      {{"cache"}, "--cpu", "enht"},
+      {{"cache"}, "--repeats", "enzht"},
+      {{"cache"}, "--repeat-ms", "enzht"},
+      {{"cache"}, "--events", "nt"},
+      {{"run", "laplace"}, "--n", "enzht"},
+      {{"run", "laplace"}, "--iters", "enzht"},
+      {{"run", "laplace"}, "--tol", "enht"},
+      {{"run", "laplace"}, "--check-every", "enzht"},
+      {{"run", "laplace"}, "--stores", "ent"},
+      {{"run", "laplace"}, "--threads", "enzht"},
+      {{"run", "laplace"}, "--bind", "et"},
+      {{"run", "laplace"}, "--wait", "ent"},
+      {{"run", "laplace"}, "--events", "nt"},
+      {{"run", "cg"}, "--class", "enzht"},
+      {{"run", "cg"}, "--threads", "enzht"},
+      {{"run", "cg"}, "--wait", "ent"},
+      {{"study"}, "--budget", "enzht"},
+      {{"study"}, "--grid", "enzt"},
+      {{"study"}, "--kernels", "enzt"},
+  };
+  std::vector<BadInput> out;
+  for (const auto& f : flags)
+    for (char kind : f.kinds) {
+      std::string value, kind_name;
+      switch (kind) {
+        case 'e':
+          value = "", kind_name = "empty";
+          break;
+        case 'n':
+          value = "-1", kind_name = "negative";
+          break;
+        case 'z':
+          value = "0", kind_name = "zero";
+          break;
+        case 'h':
+          value = "99999999999999999999", kind_name = "huge";
+          break;
+        default:
+          value = "x9y", kind_name = "text";
+          break;
+      }
+      BadInput b;
+      for (const auto& w : f.command) b.name += w + "_";
+      b.name += f.flag.substr(2) + "_" + kind_name;
+      for (auto& c : b.name)
+        if (c == '-') c = '_';
+      b.args = f.command;
+      b.args.push_back(f.flag + "=" + value);
+      b.mention = {f.flag, "'" + value + "'"};
+      if (value.size() >= 3) b.mention.push_back(value);
+      b.json = f.command[0] != "study";
+      out.push_back(std::move(b));
+    }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(HostileValue, CliBadInput, ::testing::ValuesIn(hostile_values()));
 
 }  // namespace

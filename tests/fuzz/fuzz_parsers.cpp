@@ -1,0 +1,45 @@
+// libFuzzer target: the parsers of user input that take free text: cpu lists ("0,2,4-7"), bind
+// specs, sizes ("64KiB", "1.5G"). Each either throws std::invalid_argument or returns a value
+// that round-trips: a parsed cpu list formats and parses back to itself, a size is positive and
+// its formatted form parses back within the formatting's rounding.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compas/perf/membw.hpp"
+#include "compas/threads/placement.hpp"
+
+#define CHECK(cond)                                                \
+  do {                                                             \
+    if (!(cond)) {                                                 \
+      __builtin_printf("fuzz_parsers: check failed: %s\n", #cond); \
+      std::abort();                                                \
+    }                                                              \
+  } while (0)
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const std::vector<int> cpus = compas::threads::parse_cpu_list(text);
+    CHECK(!cpus.empty());
+    for (int c : cpus) CHECK(c >= 0);
+    CHECK(compas::threads::parse_cpu_list(compas::threads::format_cpu_list(cpus)) == cpus);
+  } catch (const std::invalid_argument&) {
+  }
+  try {
+    (void)compas::threads::BindSpec::parse(text);
+  } catch (const std::invalid_argument&) {
+  }
+  try {
+    const std::size_t bytes = compas::perf::parse_size(text);
+    CHECK(bytes > 0);
+    const std::size_t again = compas::perf::parse_size(compas::perf::format_size(bytes));
+    const double ratio = static_cast<double>(again) / static_cast<double>(bytes);
+    CHECK(ratio > 0.99 && ratio < 1.01);
+  } catch (const std::invalid_argument&) {
+  }
+  return 0;
+}
