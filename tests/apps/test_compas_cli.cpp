@@ -858,6 +858,53 @@ TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
   EXPECT_EQ(read_file(out + "/report.md").find("Partial report"), std::string::npos);
 }
 
+// SIGKILL gives the study no chance to clean up: whatever it had written must still be whole,
+// and a rerun must finish the plan without repeating what was recorded as done.
+TEST_F(Cli, StudyKilledMidRunResumesAndEveryFileIsWhole) {
+  const std::string out = path("study");
+  std::vector<std::string> argv_s = {COMPAS_EXE, "study", "--out", out,
+                                     "--budget", "1", "--quiet", "--kernels", "laplace"};
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::size_t lines = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(out + "/runs.jsonl");
+    lines = 0;
+    for (std::string l; std::getline(in, l);) ++lines;
+    if (lines >= 8) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_GE(lines, 8u);
+  kill(pid, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status) || WIFEXITED(status)) << status;
+  const std::set<std::string> before = run_ids(out + "/runs.jsonl");  // every line parses
+  EXPECT_GE(before.size(), 8u);
+  const Outcome rest =
+      run_compas({"study", "--out", out, "--budget", "1", "--quiet", "--kernels", "laplace"});
+  ASSERT_EQ(rest.exit_code, 0) << rest.describe();
+  const auto runs = jsonl(out + "/runs.jsonl");
+  EXPECT_EQ(runs.size(), 14u) << "runs repeated or missing";
+  const std::set<std::string> after = run_ids(out + "/runs.jsonl");
+  EXPECT_EQ(after.size(), 14u);
+  for (const auto& id : before) EXPECT_TRUE(after.count(id)) << id;
+  // Every JSON file the study and its runs wrote parses.
+  std::size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    if (e.path().extension() != ".json") continue;
+    ++files;
+    json parsed;
+    EXPECT_NO_THROW(parsed = json::parse(read_file(e.path()))) << e.path();
+  }
+  EXPECT_GE(files, 15u);  // 14 raw runs and study.json
+  EXPECT_EQ(read_file(out + "/report.md").find("Partial report"), std::string::npos);
+}
+
 TEST_F(Cli, StudyDryRunPrintsThePlanAndRunsNothing) {
   const std::string out = path("plan");
   const Outcome r = run_compas({"study", "--out", out, "--dry-run", "--grid", "1x1,2x1"});
