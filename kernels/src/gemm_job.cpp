@@ -1,0 +1,521 @@
+// GEMM on a job: SUMMA / 1-D ring over the processes, gemm::multiply inside (gemm_job.hpp).
+#include "compas/kernels/gemm_job.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+
+#include "compas/comm/window.hpp"
+#include "compas/perf/region.hpp"
+#include "compas/perf/timer.hpp"
+
+namespace compas::kernels::gemm {
+
+namespace {
+
+constexpr std::size_t kMaxPanel = 512;  // widest k panel of the 2-D algorithm
+constexpr std::uint64_t kSeedA = 0x243f6a8885a308d3ull, kSeedB = 0x13198a2e03707344ull,
+                        kSeedX = 0xa4093822299f31d0ull;
+
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// [-1, 1), exactly: 53 random bits scaled by 2^-52.
+double hash_value(std::uint64_t seed, std::uint64_t row, std::uint64_t col) {
+  const std::uint64_t h = mix(mix(seed ^ row) + col);
+  return static_cast<double>(h >> 11) * 0x1p-52 - 1.0;
+}
+
+double cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+struct Range {
+  std::size_t lo = 0, hi = 0;
+  std::size_t size() const { return hi - lo; }
+};
+
+Range part(std::size_t n, int parts, int index) {
+  const auto [lo, hi] = threads::block_range(n, parts, index);
+  return {lo, hi};
+}
+
+enum Mat : int { kA = 0, kB = 1 };
+
+// One k panel of a multiplication: columns [k0, k0 + w) of A, rows of B; A's owner is a process
+// column, B's a process row.
+struct Panel {
+  std::size_t k0 = 0, w = 0;
+  int a_col = 0, b_row = 0;
+};
+
+// Where a step's operand comes from: this process's own panel, or a slot of the panel window
+// (filled by `from`; the arrival is the `arrival`-th into that slot, counted from 1).
+struct Source {
+  bool local = true;
+  std::size_t offset = 0;  // elements into the local A panels / B block
+  int slot = 0, from = -1;
+  std::uint64_t arrival = 0;
+};
+
+// A put posted before a step's multiply: this process's panel (local, or the slot it holds) into
+// slot `slot` of `to`, once `to` has released that slot `releases` times towards this process.
+struct Send {
+  Mat m = kA;
+  int to = 0, slot = 0;
+  bool from_slot = false;
+  int src_slot = 0;
+  std::size_t src_offset = 0, count = 0;  // elements
+  std::uint64_t releases = 0;
+};
+
+// After a step's multiply (and its sends' completion): slot `slot` of matrix m is free for the
+// next writer, `to`.
+struct Release {
+  Mat m = kA;
+  int to = 0, slot = 0;
+};
+
+struct Step {
+  std::size_t panel = 0;
+  bool first = false;  // the first step of a multiplication (overwrite C)
+  Source a, b;
+  std::vector<Send> sends;        // posted before this step's multiply
+  std::vector<Release> releases;  // after it
+};
+
+// Signals of the panel window: arrivals per (matrix, slot); releases per (matrix, slot, from).
+std::size_t arrival_signal(Mat m, int slot) {
+  return static_cast<std::size_t>(m * 2 + slot);
+}
+std::size_t release_signal(Mat m, int slot, int from, int p) {
+  return 4 + static_cast<std::size_t>((m * 2 + slot) * p + from);
+}
+
+// The whole schedule, built identically on every process (each needs its peers' uses of their
+// slots to know when it may write them and how many releases to wait for).
+class Plan {
+ public:
+  Plan(std::size_t n, int nodes, const Runtime::Grid& grid, int iters)
+      : p_(nodes), g_(grid), ring_(grid.rows == 1 && nodes > 1) {
+    // I_r = L_r (C's and A's rows, B's rows) and J_c = K_c (C's and B's columns, A's columns).
+    for (int r = 0; r < g_.rows; ++r) rows_.push_back(part(n, g_.rows, r));
+    for (int c = 0; c < g_.cols; ++c) cols_.push_back(part(n, g_.cols, c));
+    if (ring_) {
+      for (int c = 0; c < g_.cols; ++c)
+        panels_.push_back({cols_[at(c)].lo, cols_[at(c)].size(), c, 0});
+    } else {
+      // Cut k at both partitions' boundaries, then (with several processes, to start the
+      // pipeline early) into pieces of at most kMaxPanel.
+      std::vector<std::size_t> cuts = {0, n};
+      for (const Range& r : rows_) cuts.push_back(r.lo);
+      for (const Range& c : cols_) cuts.push_back(c.lo);
+      std::sort(cuts.begin(), cuts.end());
+      cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+      for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+        const std::size_t lo = cuts[i], len = cuts[i + 1] - lo;
+        const std::size_t pieces = nodes > 1 ? (len + kMaxPanel - 1) / kMaxPanel : 1;
+        for (std::size_t j = 0; j < pieces; ++j) {
+          const auto [a, b] =
+              threads::block_range(len, static_cast<int>(pieces), static_cast<int>(j));
+          panels_.push_back({lo + a, b - a, owner(cols_, lo), owner(rows_, lo)});
+        }
+      }
+    }
+    // Each process column keeps its A panels one after the other, each |I_r| x w: offsets in
+    // columns (times |I_r| for elements).
+    a_cols_.assign(static_cast<std::size_t>(g_.cols) * panels_.size(), 0);
+    for (int c = 0; c < g_.cols; ++c) {
+      std::size_t off = 0;
+      for (std::size_t s = 0; s < panels_.size(); ++s) {
+        a_cols_[at(c) * panels_.size() + s] = off;
+        if (panels_[s].a_col == c) off += panels_[s].w;
+      }
+      if (c == g_.col) a_width_ = off;
+    }
+    for (const Panel& pn : panels_) max_w_ = std::max(max_w_, pn.w);
+    build(iters);
+  }
+
+  bool ring() const { return ring_; }
+  std::size_t steps_per_multiply() const { return panels_.size(); }
+  const std::vector<Panel>& panels() const { return panels_; }
+  const std::vector<Step>& steps() const { return steps_[at(me())]; }
+  const std::vector<Send>& first_sends() const { return first_[at(me())]; }
+  Range rows() const { return rows_[at(g_.row)]; }
+  Range cols() const { return cols_[at(g_.col)]; }
+  // Columns of A this process holds, and where panel s starts among them (elements / |I_r|).
+  std::size_t a_width() const { return a_width_; }
+  std::size_t a_column(std::size_t panel) const { return a_col_of(g_.col, panel); }
+  // Elements of one slot of each matrix (the same on every process, so offsets agree).
+  std::size_t a_slot() const { return max_size(rows_) * max_w_; }
+  std::size_t b_slot() const { return ring_ ? 0 : max_w_ * max_size(cols_); }
+  double bytes_sent_per_multiply() const {
+    double b = 0;
+    for (const Send& s : first_sends()) b += static_cast<double>(s.count * sizeof(double));
+    for (const Step& st : steps())
+      for (const Send& s : st.sends) b += static_cast<double>(s.count * sizeof(double));
+    return b / static_cast<double>(iters_);
+  }
+
+ private:
+  static std::size_t at(int i) { return static_cast<std::size_t>(i); }
+  int me() const { return g_.row * g_.cols + g_.col; }
+  int rank(int r, int c) const { return r * g_.cols + c; }
+  std::size_t a_col_of(int c, std::size_t panel) const {
+    return a_cols_[at(c) * panels_.size() + panel];
+  }
+  static int owner(const std::vector<Range>& parts, std::size_t k) {
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      if (k >= parts[i].lo && k < parts[i].hi) return static_cast<int>(i);
+    return static_cast<int>(parts.size()) - 1;
+  }
+  static std::size_t max_size(const std::vector<Range>& parts) {
+    std::size_t m = 0;
+    for (const Range& r : parts) m = std::max(m, r.size());
+    return m;
+  }
+
+  // Panel multiplied by process column c at step s of a multiplication: panel s (2-D), the block
+  // of process c - s (ring).
+  std::size_t panel_at(int c, std::size_t s) const {
+    if (!ring_) return s;
+    const std::size_t np = panels_.size();
+    return (at(c) + np - s % np) % np;
+  }
+
+  void build(int iters) {
+    iters_ = iters;
+    const std::size_t per = panels_.size(), total = per * static_cast<std::size_t>(iters);
+    steps_.assign(at(p_), std::vector<Step>(total));
+    first_.assign(at(p_), {});
+    uses_.assign(at(p_) * 4, {});
+    released_.assign(at(p_) * at(p_) * 4, 0);
+    for (std::size_t gs = 0; gs < total; ++gs) {
+      const std::size_t s = gs % per;
+      for (int r = 0; r < g_.rows; ++r)
+        for (int c = 0; c < g_.cols; ++c) {
+          const int q = rank(r, c);
+          Step& st = steps_[at(q)][gs];
+          st.panel = panel_at(c, s);
+          st.first = s == 0;
+          const Panel& pn = panels_[st.panel];
+          const std::size_t mi = rows_[at(r)].size(), nj = cols_[at(c)].size();
+          const bool has_c = mi > 0 && nj > 0;
+          // A: from the process of this row that owns the panel (2-D), or from c - 1 (ring:
+          // every process forwards, needed or not).
+          int a_from = -1;
+          if (ring_) {
+            if (s > 0 && pn.w > 0) a_from = rank(r, (c + g_.cols - 1) % g_.cols);
+          } else if (pn.a_col != c && has_c) {
+            a_from = rank(r, pn.a_col);
+          }
+          if (a_from < 0)
+            st.a.offset = a_col_of(c, st.panel) * mi;
+          else
+            receive(q, kA, gs, a_from, mi * pn.w, st.a);
+          // B: from the process of this column that owns the panel (2-D); the ring never moves B.
+          if (!ring_ && pn.b_row != r && has_c)
+            receive(q, kB, gs, rank(pn.b_row, c), pn.w * nj, st.b);
+          else
+            st.b.offset = (pn.k0 - rows_[at(r)].lo) * nj;
+        }
+    }
+  }
+
+  // Process q receives matrix m's operand of global step gs from `from` into slot gs % 2: the
+  // writer posts it at its step gs - 1 (before the first step when gs = 0), once q has released
+  // the slot's previous use to it.
+  void receive(int q, Mat m, std::size_t gs, int from, std::size_t count, Source& src) {
+    const int slot = static_cast<int>(gs % 2);
+    auto& uses = uses_[at(q) * 4 + at(m * 2 + slot)];
+    src.local = false;
+    src.slot = slot;
+    src.from = from;
+    src.arrival = uses.size() + 1;
+    Send send;
+    send.m = m;
+    send.to = q;
+    send.slot = slot;
+    send.count = count;
+    if (!uses.empty()) {
+      steps_[at(q)][uses.back()].releases.push_back({m, from, slot});
+      send.releases = ++released_[(at(from) * at(p_) + at(q)) * 4 + at(m * 2 + slot)];
+    }
+    uses.push_back(gs);
+    if (ring_) {
+      // What the writer multiplies at gs - 1 (its own block, or the slot it received it in).
+      const Source& held = steps_[at(from)][gs - 1].a;
+      send.from_slot = !held.local;
+      send.src_slot = held.slot;
+      send.src_offset = held.offset;
+    } else {
+      const Panel& pn = panels_[steps_[at(q)][gs].panel];
+      const int fr = from / g_.cols, fc = from % g_.cols;
+      send.src_offset = m == kA ? a_col_of(fc, steps_[at(q)][gs].panel) * rows_[at(fr)].size()
+                                : (pn.k0 - rows_[at(fr)].lo) * cols_[at(fc)].size();
+    }
+    if (gs == 0)
+      first_[at(from)].push_back(send);
+    else
+      steps_[at(from)][gs - 1].sends.push_back(send);
+  }
+
+  int p_;
+  Runtime::Grid g_;
+  bool ring_;
+  int iters_ = 1;
+  std::vector<Range> rows_, cols_;
+  std::vector<Panel> panels_;
+  std::vector<std::size_t> a_cols_;
+  std::size_t a_width_ = 0, max_w_ = 0;
+  std::vector<std::vector<Step>> steps_;
+  std::vector<std::vector<Send>> first_;        // posted before the first step
+  std::vector<std::vector<std::size_t>> uses_;  // (process, matrix, slot): global steps
+  std::vector<std::uint64_t> released_;         // (writer, receiver, matrix, slot)
+};
+
+}  // namespace
+
+double a_value(std::uint64_t row, std::uint64_t col) {
+  return hash_value(kSeedA, row, col);
+}
+double b_value(std::uint64_t row, std::uint64_t col) {
+  return hash_value(kSeedB, row, col);
+}
+
+void check(const JobParams& p, int processes) {
+  if (p.n < 1)
+    throw std::invalid_argument("gemm: n = " + std::to_string(p.n) + ": must be at least 1");
+  if (p.iters < 1)
+    throw std::invalid_argument("gemm: iters = " + std::to_string(p.iters) +
+                                ": must be at least 1");
+  if (processes < 1) throw std::invalid_argument("gemm: no processes");
+}
+
+JobResult run(Runtime& rt, const JobParams& jp) {
+  check(jp, rt.nodes());
+  const std::size_t n = jp.n;
+  const int P = rt.nodes();
+  const Runtime::Grid grid = rt.process_grid();
+  const Plan plan(n, P, grid, jp.iters);
+  const Range I = plan.rows(), J = plan.cols();
+  const std::size_t mi = I.size(), nj = J.size();
+  const auto& panels = plan.panels();
+
+  // Local operands: A's panels of this process column (mi x w each, one after the other),
+  // B[I_r, J_c] (B's rows are split like C's), C[I_r, J_c]. Never empty, so pointers are valid.
+  std::vector<double> A(std::max<std::size_t>(mi * plan.a_width(), 1)),
+      B(std::max<std::size_t>(mi * nj, 1)), C(std::max<std::size_t>(mi * nj, 1));
+
+  std::optional<comm::Window<double>> win;
+  const std::size_t a_slot = plan.a_slot(), b_slot = plan.b_slot();
+  if (P > 1)
+    win.emplace(rt.comm(), std::max<std::size_t>(2 * a_slot + 2 * b_slot, 1),
+                4 + 4 * static_cast<std::size_t>(P));
+  Workspace ws;
+
+  JobResult jr;
+  jr.n = n;
+  jr.grid_rows = grid.rows;
+  jr.grid_cols = grid.cols;
+  jr.ring = plan.ring();
+  jr.isa = to_string(ws.blocking().isa);
+  jr.iters = jp.iters;
+  jr.steps = static_cast<int>(plan.steps_per_multiply());
+  jr.flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+
+  const auto& steps = plan.steps();
+  const std::size_t per = plan.steps_per_multiply();
+  std::vector<double> my_iter(static_cast<std::size_t>(jp.iters), 0.0);
+  double my_cpu = 0;
+
+  auto slot_offset = [&](Mat m, int slot) {
+    return m == kA ? static_cast<std::size_t>(slot) * a_slot
+                   : 2 * a_slot + static_cast<std::size_t>(slot) * b_slot;
+  };
+  auto slot_ptr = [&](Mat m, int slot) { return win->local().data() + slot_offset(m, slot); };
+  // Thread 0 only.
+  std::vector<comm::Request> pending;
+  auto post = [&](const std::vector<Send>& sends) {
+    for (const Send& s : sends) {
+      if (s.releases > 0) win->wait_until(release_signal(s.m, s.slot, s.to, P), s.releases, s.to);
+      const double* src = s.from_slot ? slot_ptr(s.m, s.src_slot)
+                                      : (s.m == kA ? A.data() : B.data()) + s.src_offset;
+      pending.push_back(win->put_signal_nb(s.to, slot_offset(s.m, s.slot),
+                                           std::span<const double>(src, s.count),
+                                           arrival_signal(s.m, s.slot)));
+    }
+  };
+
+  rt.run([&](threads::ThreadCtx& t) {
+    // This process's A panels and B block, rows over the threads.
+    const auto [lo, hi] = t.block(mi);
+    for (std::size_t s = 0; s < panels.size(); ++s) {
+      const Panel& pn = panels[s];
+      if (pn.a_col != grid.col) continue;
+      double* a = A.data() + plan.a_column(s) * mi;
+      for (std::size_t i = lo; i < hi; ++i)
+        for (std::size_t k = 0; k < pn.w; ++k) a[i * pn.w + k] = a_value(I.lo + i, pn.k0 + k);
+    }
+    for (std::size_t k = lo; k < hi; ++k)
+      for (std::size_t j = 0; j < nj; ++j) B[k * nj + j] = b_value(I.lo + k, J.lo + j);
+    t.barrier();
+
+    for (int it = 0; it < jp.iters; ++it) {
+      {
+        COMPAS_REGION(t, "synchronize");
+        rt.barrier(t);
+      }
+      const std::uint64_t t0 = perf::now_ns();
+      const double c0 = t.is_leader() ? cpu_now() : 0.0;
+      if (it == 0 && t.is_leader() && P > 1) {
+        COMPAS_REGION(t, "communicate");
+        post(plan.first_sends());
+      }
+      for (std::size_t i = 0; i < per; ++i) {
+        const Step& st = steps[static_cast<std::size_t>(it) * per + i];
+        const Panel& pn = panels[st.panel];
+        if (P > 1) {
+          if (t.is_leader()) {
+            COMPAS_REGION(t, "communicate");
+            if (!st.a.local)
+              win->wait_until(arrival_signal(kA, st.a.slot), st.a.arrival, st.a.from);
+            if (!st.b.local)
+              win->wait_until(arrival_signal(kB, st.b.slot), st.b.arrival, st.b.from);
+            post(st.sends);  // the next step's panels travel while this one is multiplied
+          }
+          COMPAS_REGION(t, "communicate");  // the team waits for the panels with thread 0
+          t.barrier();
+        }
+        const double* a = st.a.local ? A.data() + st.a.offset : slot_ptr(kA, st.a.slot);
+        const double* b = st.b.local ? B.data() + st.b.offset : slot_ptr(kB, st.b.slot);
+        {
+          COMPAS_REGION(t, "compute");
+          multiply(t, mi, nj, pn.w, a, std::max<std::size_t>(pn.w, 1), b,
+                   std::max<std::size_t>(nj, 1), C.data(), std::max<std::size_t>(nj, 1), !st.first,
+                   ws);
+        }
+        // multiply returned on every thread: the slots read are free once the puts from them
+        // (ring) are complete.
+        if (P > 1 && t.is_leader() && (!pending.empty() || !st.releases.empty())) {
+          COMPAS_REGION(t, "communicate");
+          for (auto& r : pending) r.wait();
+          pending.clear();
+          for (const Release& r : st.releases)
+            win->signal_add(r.to, release_signal(r.m, r.slot, rt.node(), P));
+        }
+      }
+      if (t.is_leader()) {
+        my_iter[static_cast<std::size_t>(it)] = 1e-9 * static_cast<double>(perf::now_ns() - t0);
+        my_cpu += cpu_now() - c0;
+      }
+    }
+    {
+      COMPAS_REGION(t, "synchronize");
+      rt.barrier(t);
+    }
+    for (int it = 0; it < jp.iters; ++it) {
+      const double s =
+          rt.allreduce(t, t.is_leader() ? my_iter[static_cast<std::size_t>(it)] : 0.0, op::max{});
+      if (t.is_leader()) jr.iter_seconds.push_back(s);
+    }
+    const double cpu = rt.allreduce(t, t.is_leader() ? my_cpu : 0.0, op::sum{});
+    const double bytes =
+        rt.allreduce(t, t.is_leader() ? plan.bytes_sent_per_multiply() : 0.0, op::sum{});
+    if (t.is_leader()) {
+      jr.cpu_seconds = cpu;
+      jr.panel_bytes = bytes;
+    }
+  });
+  win.reset();
+
+  std::vector<double> sorted = jr.iter_seconds;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t k = sorted.size();
+  jr.seconds = k % 2 == 1 ? sorted[k / 2] : 0.5 * (sorted[k / 2 - 1] + sorted[k / 2]);
+  jr.seconds_min = sorted.front();
+  jr.gflops = jr.seconds > 0 ? jr.flops / jr.seconds / 1e9 : 0.0;
+
+  if (jp.inject_fault && rt.node() == 0 && mi * nj > 0) C[0] += 1e-3 * (1.0 + std::fabs(C[0]));
+
+  // Freivalds: d = C x - A (B x) and s = |A| (|B| |x|) + |C| |x|, every row on every process.
+  std::vector<double> x(n), y(2 * n, 0.0), d(2 * n, 0.0);
+  for (std::size_t j = 0; j < n; ++j) x[j] = 1.0 + 0.5 * hash_value(kSeedX, 0, j);
+  rt.run([&](threads::ThreadCtx& t) {
+    const auto [lo, hi] = t.block(mi);
+    for (std::size_t k = lo; k < hi; ++k) {  // B x over this process's part of B
+      double v = 0, va = 0;
+      for (std::size_t j = 0; j < nj; ++j) {
+        const double b = B[k * nj + j];
+        v += b * x[J.lo + j];
+        va += std::fabs(b) * x[J.lo + j];
+      }
+      y[I.lo + k] = v;
+      y[n + I.lo + k] = va;
+    }
+    t.barrier();
+    if (t.is_leader() && P > 1) rt.collectives().allreduce(std::span<double>(y), comm::Op::sum);
+    t.barrier();
+    for (std::size_t i = lo; i < hi; ++i) {
+      double z = 0, za = 0;
+      for (std::size_t s = 0; s < panels.size(); ++s) {
+        const Panel& pn = panels[s];
+        if (pn.a_col != grid.col) continue;
+        const double* a = A.data() + plan.a_column(s) * mi + i * pn.w;
+        for (std::size_t k = 0; k < pn.w; ++k) {
+          z += a[k] * y[pn.k0 + k];
+          za += std::fabs(a[k]) * y[n + pn.k0 + k];
+        }
+      }
+      double cx = 0, ca = 0;
+      for (std::size_t j = 0; j < nj; ++j) {
+        const double c = C[i * nj + j];
+        cx += c * x[J.lo + j];
+        ca += std::fabs(c) * x[J.lo + j];
+      }
+      d[I.lo + i] = cx - z;
+      d[n + I.lo + i] = za + ca;
+    }
+    t.barrier();
+    if (t.is_leader() && P > 1) rt.collectives().allreduce(std::span<double>(d), comm::Op::sum);
+  });
+  double error = 0;
+  for (std::size_t i = 0; i < n && !std::isnan(error); ++i) {
+    const double e = d[n + i] > 0 ? std::fabs(d[i]) / d[n + i]
+                     : d[i] == 0  ? 0.0
+                                  : std::numeric_limits<double>::infinity();
+    error = std::isnan(e) ? e : std::max(error, e);
+  }
+  jr.error = error;
+  jr.tolerance = (4.0 * static_cast<double>(n) + 2.0 * P + 8.0) * 0x1p-53;
+  jr.verified = error <= jr.tolerance;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "Freivalds: max_i |(C x - A (B x))_i| / (|A| |B| |x| + |C| |x|)_i = %.2e %s "
+                "(4n + 2P + 8) u = %.2e (x_j in [0.5, 1.5) from a hash; u = 2^-53)",
+                jr.error, jr.verified ? "<=" : "exceeds", jr.tolerance);
+  jr.verification = buf;
+
+  if (jp.keep_c) {
+    jr.row0 = I.lo;
+    jr.rows = mi;
+    jr.col0 = J.lo;
+    jr.cols = nj;
+    jr.c.assign(C.begin(), C.begin() + static_cast<std::ptrdiff_t>(mi * nj));
+  }
+  return jr;
+}
+
+}  // namespace compas::kernels::gemm
