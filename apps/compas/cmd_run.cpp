@@ -22,6 +22,7 @@ Command setup_run(CLI::App& app) {
   cmd->require_subcommand(0, 1);  // a missing or unknown kernel gets a message naming it
   auto kernels = std::make_shared<std::vector<RunKernel>>();
   kernels->push_back(add_run_laplace(*cmd));
+  kernels->push_back(add_run_gemm(*cmd));
   kernels->push_back(add_run_cg(*cmd));
   return {cmd, [kernels]() -> int {
             std::string names;
