@@ -1,8 +1,10 @@
 // compas run gemm: C = A * B by SUMMA over the processes (a ring when P is prime), the local
 // products blocked and tiled on each team (kernels/gemm_job.hpp), verified by Freivalds' check.
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "compas/kernels/gemm_job.hpp"
@@ -18,9 +20,24 @@ struct GemmArgs {
 };
 
 int run_gemm(const GemmArgs& a) {
-  kernels::gemm::resolve_isa();  // a bad COMPAS_GEMM_ISA is bad input, said before anything runs
+  try {
+    kernels::gemm::resolve_isa();  // a bad COMPAS_GEMM_ISA is bad input, said before anything runs
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    if (what.find("COMPAS_GEMM_ISA") != std::string::npos) throw;
+    throw std::invalid_argument("COMPAS_GEMM_ISA: " + what);
+  }
   Runtime rt(runtime_options(a.run));
   kernels::gemm::check(a.p, rt.nodes());
+  // A, B and C alone take 24 n^2 / P bytes per process: refuse what cannot fit in this host.
+  const double need = 24.0 * static_cast<double>(a.p.n) * static_cast<double>(a.p.n) / rt.nodes();
+  const double have =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (have > 0 && need > have)
+    throw std::invalid_argument(fmt::format(
+        "--n {}: A, B and C need {:.1f} GiB per process ({} process(es)), more than this host's "
+        "{:.1f} GiB",
+        a.p.n, need / (1 << 30), rt.nodes(), have / (1 << 30)));
   const bool leader = rt.node() == 0;
   if (leader) check_outputs(a.run.out);
   const auto& events = rt.profile().events();

@@ -750,6 +750,70 @@ TEST_F(Cli, RunCgThatFailsVerificationExitsOneAndSaysWhy) {
   EXPECT_FALSE(j["results"][0].value("verified", true));
 }
 
+TEST_F(Cli, RunGemmVerifiesAndReportsEveryField) {
+  const Outcome r = run_compas({"run", "gemm", "--n", "128", "--iters", "2", "--threads", "2",
+                                "--oversubscribe", "--json", path("g.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("verified: Freivalds"), std::string::npos) << r.describe();
+  const json j = load_json("g.json");
+  expect_report_header(j, "run");
+  ASSERT_EQ(j["results"].size(), 1u);
+  const json& rec = j["results"][0];
+  EXPECT_EQ(rec.value("kernel", ""), "gemm");
+  EXPECT_EQ(rec.value("nodes", 0), 1);
+  EXPECT_EQ(rec.value("threads", 0), 2);
+  EXPECT_EQ(rec.value("n", 0), 128);
+  EXPECT_EQ(rec.value("grid", ""), "1x1");
+  EXPECT_EQ(rec.value("algorithm", ""), "local");
+  EXPECT_FALSE(rec.value("isa", "").empty()) << rec.dump();
+  EXPECT_EQ(rec.value("iters", 0), 2);
+  EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
+  EXPECT_NE(rec.value("verification", "").find("Freivalds"), std::string::npos) << rec.dump();
+  EXPECT_LE(rec.value("error", 1.0), rec.value("tolerance", 0.0)) << rec.dump();
+  const double sec = rec.value("seconds", 0.0);
+  EXPECT_GT(sec, 0);
+  EXPECT_LE(rec.value("seconds_min", 1e300), sec);
+  EXPECT_EQ(rec["iter_seconds"].size(), 2u) << rec.dump();
+  EXPECT_NEAR(rec.value("gflops", 0.0), 2.0 * 128 * 128 * 128 / sec / 1e9,
+              1e-9 * rec.value("gflops", 0.0));
+  EXPECT_EQ(rec.value("panel_bytes", -1.0), 0.0) << rec.dump();
+  ASSERT_TRUE(rec.contains("regions")) << rec.dump();
+  EXPECT_TRUE(rec["regions"].contains("compute")) << rec.dump();
+  EXPECT_EQ(rec["regions"]["compute"].value("threads", 0), 2) << rec.dump();
+  EXPECT_FALSE(rec["regions"].contains("communicate")) << "one process moves no panels";
+}
+
+TEST_F(Cli, RunGemmOverProcessesUsesTheRingWhenPIsPrimeElseTheGrid) {
+  const std::map<int, std::pair<std::string, std::string>> want = {{3, {"1x3", "ring"}},
+                                                                   {4, {"2x2", "summa"}}};
+  for (const auto& [p, grid] : want) {
+    const std::string file = fmt_file("g", p);
+    const Outcome r =
+        run_compas_job(p, {"run", "gemm", "--n", "97", "--iters", "1", "--json", path(file)},
+                       {{"COMPAS_TIMEOUT", "30"}});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const json j = load_json(file);
+    const json& rec = j["results"][0];
+    EXPECT_EQ(rec.value("nodes", 0), p);
+    EXPECT_EQ(rec.value("grid", ""), grid.first) << rec.dump();
+    EXPECT_EQ(rec.value("algorithm", ""), grid.second) << rec.dump();
+    EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
+    EXPECT_TRUE(rec["regions"].contains("communicate")) << rec.dump();
+    EXPECT_TRUE(rec["regions"].contains("compute")) << rec.dump();
+    EXPECT_GT(rec.value("panel_bytes", 0.0), 0.0) << rec.dump();
+  }
+}
+
+TEST_F(Cli, RunGemmThatFailsVerificationExitsOneAndSaysWhy) {
+  const Outcome r = run_compas({"run", "gemm", "--n", "64", "--iters", "1", "--threads", "1",
+                                "--inject-fault", "--json", path("bad.json")});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.out.find("VERIFICATION FAILED: Freivalds"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("exceeds"), std::string::npos) << r.describe();
+  const json j = load_json("bad.json");  // the record is still written, marked unverified
+  EXPECT_FALSE(j["results"][0].value("verified", true));
+}
+
 // As the study report prints seconds: four decimals.
 std::string fmt_double(double v) {
   char buf[64];
@@ -1110,6 +1174,17 @@ std::vector<BadInput> bad_inputs() {
       {"run_cg_class_unknown", {"run", "cg", "--class", "Q"}, {"'Q'"}},
       {"run_cg_class_two_letters", {"run", "cg", "--class", "SW"}, {"'SW'"}},
       {"run_cg_threads_zero", {"run", "cg", "--threads", "0"}, {"--threads"}},
+      {"run_gemm_n_zero", {"run", "gemm", "--n", "0"}, {"--n"}},
+      {"run_gemm_n_negative", {"run", "gemm", "--n", "-5"}, {"--n"}},
+      {"run_gemm_n_text", {"run", "gemm", "--n", "big"}, {"--n"}},
+      {"run_gemm_n_too_large", {"run", "gemm", "--n", "99999999"}, {"--n"}},
+      {"run_gemm_n_beyond_memory", {"run", "gemm", "--n", "1000000"}, {"--n 1000000"}},
+      {"run_gemm_iters_zero", {"run", "gemm", "--iters", "0"}, {"--iters"}},
+      {"run_gemm_threads_zero", {"run", "gemm", "--threads", "0"}, {"--threads"}},
+      {"run_gemm_isa_env_bogus",
+       {"run", "gemm", "--n", "8"},
+       {"COMPAS_GEMM_ISA", "bogus"},
+       {{"COMPAS_GEMM_ISA", "bogus"}}},
       {"study_launcher_without_p", {"study", "--launcher", "mpirun -n 4"}, {"{P}"}, {}, false},
       {"study_grid_bad", {"study", "--grid", "2by2"}, {"2by2"}, {}, false},
       {"study_grid_zero", {"study", "--grid", "0x1"}, {"0x1"}, {}, false},
@@ -1170,6 +1245,12 @@ std::vector<BadInput> hostile_values() {
       {{"run", "cg"}, "--class", "enzht"},
       {{"run", "cg"}, "--threads", "enzht"},
       {{"run", "cg"}, "--wait", "ent"},
+      {{"run", "gemm"}, "--n", "enzht"},
+      {{"run", "gemm"}, "--iters", "enzht"},
+      {{"run", "gemm"}, "--threads", "enzht"},
+      {{"run", "gemm"}, "--bind", "et"},
+      {{"run", "gemm"}, "--wait", "ent"},
+      {{"run", "gemm"}, "--events", "nt"},
       {{"study"}, "--budget", "enzht"},
       {{"study"}, "--grid", "enzt"},
       {{"study"}, "--kernels", "enzt"},
