@@ -103,11 +103,14 @@ std::size_t release_signal(Mat m, int slot, int from, int p) {
   return 4 + static_cast<std::size_t>((m * 2 + slot) * p + from);
 }
 
-// The whole schedule, built identically on every process (each needs its peers' uses of their
-// slots to know when it may write them and how many releases to wait for).
+// The schedule of one multiplication, built identically on every process (each needs its peers'
+// uses of their slots to know when it may write them and how many releases to wait for). The
+// multiplications of a run are separated by a job barrier, by which every panel has arrived and
+// every release has been seen, so multiplication i waits for i times a multiplication's counts
+// plus those of the plan.
 class Plan {
  public:
-  Plan(std::size_t n, int nodes, const Runtime::Grid& grid, int iters)
+  Plan(std::size_t n, int nodes, const Runtime::Grid& grid)
       : p_(nodes), g_(grid), ring_(grid.rows == 1 && nodes > 1) {
     // I_r = L_r (C's and A's rows, B's rows) and J_c = K_c (C's and B's columns, A's columns).
     for (int r = 0; r < g_.rows; ++r) rows_.push_back(part(n, g_.rows, r));
@@ -145,7 +148,7 @@ class Plan {
       if (c == g_.col) a_width_ = off;
     }
     for (const Panel& pn : panels_) max_w_ = std::max(max_w_, pn.w);
-    build(iters);
+    build();
   }
 
   bool ring() const { return ring_; }
@@ -166,7 +169,15 @@ class Plan {
     for (const Send& s : first_sends()) b += static_cast<double>(s.count * sizeof(double));
     for (const Step& st : steps())
       for (const Send& s : st.sends) b += static_cast<double>(s.count * sizeof(double));
-    return b / static_cast<double>(iters_);
+    return b;
+  }
+  // Per multiplication: panels this process receives into a slot, and releases of a slot it
+  // receives from `to` (both the signals' growth over one multiplication).
+  std::uint64_t arrivals_per_multiply(Mat m, int slot) const {
+    return uses_[at(me()) * 4 + at(m * 2 + slot)].size();
+  }
+  std::uint64_t releases_per_multiply(Mat m, int slot, int to) const {
+    return released_[(at(me()) * at(p_) + at(to)) * 4 + at(m * 2 + slot)];
   }
 
  private:
@@ -195,19 +206,16 @@ class Plan {
     return (at(c) + np - s % np) % np;
   }
 
-  void build(int iters) {
-    iters_ = iters;
-    const std::size_t per = panels_.size(), total = per * static_cast<std::size_t>(iters);
-    steps_.assign(at(p_), std::vector<Step>(total));
+  void build() {
+    steps_.assign(at(p_), std::vector<Step>(panels_.size()));
     first_.assign(at(p_), {});
     uses_.assign(at(p_) * 4, {});
     released_.assign(at(p_) * at(p_) * 4, 0);
-    for (std::size_t gs = 0; gs < total; ++gs) {
-      const std::size_t s = gs % per;
+    for (std::size_t s = 0; s < panels_.size(); ++s) {
       for (int r = 0; r < g_.rows; ++r)
         for (int c = 0; c < g_.cols; ++c) {
           const int q = rank(r, c);
-          Step& st = steps_[at(q)][gs];
+          Step& st = steps_[at(q)][s];
           st.panel = panel_at(c, s);
           st.first = s == 0;
           const Panel& pn = panels_[st.panel];
@@ -224,21 +232,21 @@ class Plan {
           if (a_from < 0)
             st.a.offset = a_col_of(c, st.panel) * mi;
           else
-            receive(q, kA, gs, a_from, mi * pn.w, st.a);
+            receive(q, kA, s, a_from, mi * pn.w, st.a);
           // B: from the process of this column that owns the panel (2-D); the ring never moves B.
           if (!ring_ && pn.b_row != r && has_c)
-            receive(q, kB, gs, rank(pn.b_row, c), pn.w * nj, st.b);
-          else
-            st.b.offset = (pn.k0 - rows_[at(r)].lo) * nj;
+            receive(q, kB, s, rank(pn.b_row, c), pn.w * nj, st.b);
+          else if (ring_ || pn.b_row == r)
+            st.b.offset = (pn.k0 - rows_[at(r)].lo) * nj;  // else no C here: B is not read
         }
     }
   }
 
-  // Process q receives matrix m's operand of global step gs from `from` into slot gs % 2: the
-  // writer posts it at its step gs - 1 (before the first step when gs = 0), once q has released
+  // Process q receives matrix m's operand of step s from `from` into slot s % 2: the
+  // writer posts it at its step s - 1 (before the first step when s = 0), once q has released
   // the slot's previous use to it.
-  void receive(int q, Mat m, std::size_t gs, int from, std::size_t count, Source& src) {
-    const int slot = static_cast<int>(gs % 2);
+  void receive(int q, Mat m, std::size_t s, int from, std::size_t count, Source& src) {
+    const int slot = static_cast<int>(s % 2);
     auto& uses = uses_[at(q) * 4 + at(m * 2 + slot)];
     src.local = false;
     src.slot = slot;
@@ -253,36 +261,35 @@ class Plan {
       steps_[at(q)][uses.back()].releases.push_back({m, from, slot});
       send.releases = ++released_[(at(from) * at(p_) + at(q)) * 4 + at(m * 2 + slot)];
     }
-    uses.push_back(gs);
+    uses.push_back(s);
     if (ring_) {
-      // What the writer multiplies at gs - 1 (its own block, or the slot it received it in).
-      const Source& held = steps_[at(from)][gs - 1].a;
+      // What the writer multiplies at s - 1 (its own block, or the slot it received it in).
+      const Source& held = steps_[at(from)][s - 1].a;
       send.from_slot = !held.local;
       send.src_slot = held.slot;
       send.src_offset = held.offset;
     } else {
-      const Panel& pn = panels_[steps_[at(q)][gs].panel];
+      const Panel& pn = panels_[steps_[at(q)][s].panel];
       const int fr = from / g_.cols, fc = from % g_.cols;
-      send.src_offset = m == kA ? a_col_of(fc, steps_[at(q)][gs].panel) * rows_[at(fr)].size()
+      send.src_offset = m == kA ? a_col_of(fc, steps_[at(q)][s].panel) * rows_[at(fr)].size()
                                 : (pn.k0 - rows_[at(fr)].lo) * cols_[at(fc)].size();
     }
-    if (gs == 0)
+    if (s == 0)
       first_[at(from)].push_back(send);
     else
-      steps_[at(from)][gs - 1].sends.push_back(send);
+      steps_[at(from)][s - 1].sends.push_back(send);
   }
 
   int p_;
   Runtime::Grid g_;
   bool ring_;
-  int iters_ = 1;
   std::vector<Range> rows_, cols_;
   std::vector<Panel> panels_;
   std::vector<std::size_t> a_cols_;
   std::size_t a_width_ = 0, max_w_ = 0;
   std::vector<std::vector<Step>> steps_;
   std::vector<std::vector<Send>> first_;        // posted before the first step
-  std::vector<std::vector<std::size_t>> uses_;  // (process, matrix, slot): global steps
+  std::vector<std::vector<std::size_t>> uses_;  // (process, matrix, slot): steps
   std::vector<std::uint64_t> released_;         // (writer, receiver, matrix, slot)
 };
 
@@ -309,7 +316,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   const std::size_t n = jp.n;
   const int P = rt.nodes();
   const Runtime::Grid grid = rt.process_grid();
-  const Plan plan(n, P, grid, jp.iters);
+  const Plan plan(n, P, grid);
   const Range I = plan.rows(), J = plan.cols();
   const std::size_t mi = I.size(), nj = J.size();
   const auto& panels = plan.panels();
@@ -348,9 +355,12 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   auto slot_ptr = [&](Mat m, int slot) { return win->local().data() + slot_offset(m, slot); };
   // Thread 0 only.
   std::vector<comm::Request> pending;
+  std::uint64_t iter = 0;  // multiplications done before this one
   auto post = [&](const std::vector<Send>& sends) {
     for (const Send& s : sends) {
-      if (s.releases > 0) win->wait_until(release_signal(s.m, s.slot, s.to, P), s.releases, s.to);
+      if (s.releases > 0)
+        win->wait_until(release_signal(s.m, s.slot, s.to, P),
+                        iter * plan.releases_per_multiply(s.m, s.slot, s.to) + s.releases, s.to);
       const double* src = s.from_slot ? slot_ptr(s.m, s.src_slot)
                                       : (s.m == kA ? A.data() : B.data()) + s.src_offset;
       pending.push_back(win->put_signal_nb(s.to, slot_offset(s.m, s.slot),
@@ -380,20 +390,22 @@ JobResult run(Runtime& rt, const JobParams& jp) {
       }
       const std::uint64_t t0 = perf::now_ns();
       const double c0 = t.is_leader() ? cpu_now() : 0.0;
-      if (it == 0 && t.is_leader() && P > 1) {
+      if (t.is_leader()) iter = static_cast<std::uint64_t>(it);
+      if (t.is_leader() && P > 1) {
         COMPAS_REGION(t, "communicate");
         post(plan.first_sends());
       }
       for (std::size_t i = 0; i < per; ++i) {
-        const Step& st = steps[static_cast<std::size_t>(it) * per + i];
+        const Step& st = steps[i];
         const Panel& pn = panels[st.panel];
         if (P > 1) {
           if (t.is_leader()) {
             COMPAS_REGION(t, "communicate");
-            if (!st.a.local)
-              win->wait_until(arrival_signal(kA, st.a.slot), st.a.arrival, st.a.from);
-            if (!st.b.local)
-              win->wait_until(arrival_signal(kB, st.b.slot), st.b.arrival, st.b.from);
+            for (const auto& [m, src] : {std::pair{kA, &st.a}, std::pair{kB, &st.b}})
+              if (!src->local)
+                win->wait_until(arrival_signal(m, src->slot),
+                                iter * plan.arrivals_per_multiply(m, src->slot) + src->arrival,
+                                src->from);
             post(st.sends);  // the next step's panels travel while this one is multiplied
           }
           COMPAS_REGION(t, "communicate");  // the team waits for the panels with thread 0
