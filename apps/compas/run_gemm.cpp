@@ -84,6 +84,13 @@ int run_gemm(const GemmArgs& a) {
         "GFLOP/s\n",
         r.n, rt.nodes(), rt.threads(), grid, algorithm, r.steps, r.isa, r.seconds, r.iters,
         r.seconds_min, r.gflops);
+    auto per_multiply = [&](const char* name) {
+      return regions.contains(name) ? regions[name].value("max_seconds", 0.0) / r.iters : 0.0;
+    };
+    fmt::print(
+        "per multiplication (slowest thread, all iterations' mean): compute {:.4f} s, "
+        "communicate {:.4f} s, synchronize {:.4f} s\n",
+        per_multiply("compute"), per_multiply("communicate"), per_multiply("synchronize"));
     if (rt.nodes() > 1)
       fmt::print("panels put between processes: {:.1f} MB per multiplication\n",
                  r.panel_bytes / 1e6);
