@@ -272,13 +272,16 @@ struct alignas(64) PerThread {
   std::vector<std::uint32_t> hist;  // [pass][digit] counts of this thread's block
   std::vector<std::size_t> pos;     // next position of each digit (shifted by the alignment)
   std::vector<std::size_t> start;   // first position of each digit in this thread's share
-  std::uint32_t* wc = nullptr;      // [digit][kLine] write-combining lines, 64-byte aligned
+  std::vector<std::uint32_t> pos32, start32;  // the same, narrower, when the keys allow it
+  std::uint32_t* wc = nullptr;  // [digit][kLine] write-combining lines, 64-byte aligned
   std::size_t wc_keys = 0;
   ~PerThread() { std::free(wc); }
   void size(std::size_t passes, std::size_t digits) {
     hist.assign(passes * digits, 0);
     pos.resize(digits);
     start.resize(digits);
+    pos32.resize(digits);
+    start32.resize(digits);
     if (wc_keys < digits * kLine) {
       std::free(wc);
       wc = static_cast<std::uint32_t*>(std::aligned_alloc(64, digits * kLine * 4));
@@ -311,31 +314,32 @@ inline void write_line(std::uint32_t* dst, const std::uint32_t* line) {
 // destination line is. A full line whose every slot lies in this thread's share of the digit
 // goes out whole; the first line of a share (which may start mid-line, beside another thread's
 // or digit's keys) and the last are written key by key.
-template <bool kStream>
+// Positions are 32-bit when the keys allow it (half the state to keep in L1, measurably faster).
+template <bool kStream, class Pos>
 void scatter_wc(const std::uint32_t* src, std::size_t n, std::uint32_t* dst, std::size_t align,
-                unsigned shift, std::uint32_t mask, std::size_t* pos, const std::size_t* start,
-                std::uint32_t* wc, std::size_t digits) {
+                unsigned shift, std::uint32_t mask, Pos* pos, const Pos* start, std::uint32_t* wc,
+                std::size_t digits) {
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t k = src[i];
     const std::uint32_t d = (k >> shift) & mask;
-    std::size_t v = pos[d];
-    std::uint32_t* line = wc + d * kLine;
+    Pos v = pos[d];
+    std::uint32_t* line = wc + std::size_t{d} * kLine;
     line[v & (kLine - 1)] = k;
     pos[d] = ++v;
-    if ((v & (kLine - 1)) == 0) {
-      const std::size_t base = v - kLine;
+    if (__builtin_expect((v & (kLine - 1)) == 0, 0)) {
+      const Pos base = v - kLine;
       if (base >= start[d]) {
         write_line<kStream>(dst + (base - align), line);
       } else {
-        for (std::size_t x = start[d]; x < v; ++x) dst[x - align] = line[x & (kLine - 1)];
+        for (Pos x = start[d]; x < v; ++x) dst[x - align] = line[x & (kLine - 1)];
       }
     }
   }
   for (std::size_t d = 0; d < digits; ++d) {
-    const std::size_t v = pos[d];
-    const std::size_t from = std::max(start[d], v & ~std::size_t{kLine - 1});
+    const Pos v = pos[d];
+    const Pos from = std::max<Pos>(start[d], v & ~Pos{kLine - 1});
     const std::uint32_t* line = wc + d * kLine;
-    for (std::size_t x = from; x < v; ++x) dst[x - align] = line[x & (kLine - 1)];
+    for (Pos x = from; x < v; ++x) dst[x - align] = line[x & (kLine - 1)];
   }
 #ifdef COMPAS_SORT_HAVE_SSE2
   if constexpr (kStream) _mm_sfence();  // the lines are visible before the barrier releases
@@ -483,14 +487,22 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
           total += c;
         }
         mine->start[d] = mine->pos[d] = base + before;
+        mine->start32[d] = mine->pos32[d] = static_cast<std::uint32_t>(base + before);
         base += total;
       }
+      const bool narrow = n + kLine < std::numeric_limits<std::uint32_t>::max();
       const std::uint32_t* s = src.data() + lo;
       if (direct)
         scatter_direct(s, hi - lo, dst.data(), shift, mask, mine->pos.data());
+      else if (streaming_used && narrow)
+        scatter_wc<true>(s, hi - lo, dst.data(), align, shift, mask, mine->pos32.data(),
+                         mine->start32.data(), mine->wc, nd);
       else if (streaming_used)
         scatter_wc<true>(s, hi - lo, dst.data(), align, shift, mask, mine->pos.data(),
                          mine->start.data(), mine->wc, nd);
+      else if (narrow)
+        scatter_wc<false>(s, hi - lo, dst.data(), align, shift, mask, mine->pos32.data(),
+                          mine->start32.data(), mine->wc, nd);
       else
         scatter_wc<false>(s, hi - lo, dst.data(), align, shift, mask, mine->pos.data(),
                           mine->start.data(), mine->wc, nd);

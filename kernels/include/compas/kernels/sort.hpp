@@ -93,7 +93,7 @@ enum class Stores {
 std::string to_string(Stores s);
 
 struct Options {
-  int digit_bits = 8;  // bits per pass, 1..16 (8: 4 passes, 11: 3 passes over 32 bits)
+  int digit_bits = 11;  // bits per pass, 1..16 (11: 3 passes over 32 bits, 8: 4 passes)
   // Sort by the bits [begin_bit, end_bit) of the key only (stably: keys equal there keep their
   // order).
   int begin_bit = 0, end_bit = 32;
