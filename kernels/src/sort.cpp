@@ -471,7 +471,9 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
       COMPAS_REGION(t, "synchronize");
       t.barrier();
     }
-    counted = false;
+    // One thread's block is the whole array, whose digit counts the first read already has;
+    // with several threads, each counts its new block before the next pass.
+    counted = nt == 1;
     {
       COMPAS_REGION(t, "compute");
       // Exclusive scan in (digit, thread) order: this thread's first position for each digit.
@@ -519,7 +521,7 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
     stats->skipped = skipped;
     stats->streaming = streaming_used && ran > 0;
     const double nb = static_cast<double>(n) * sizeof(std::uint32_t);
-    stats->bytes = passes ? nb * (1 + 2 * ran + std::max(ran - 1, 0)) : 0;
+    stats->bytes = nb * (1 + 2 * ran + (nt > 1 ? std::max(ran - 1, 0) : 0));
   }
   return src;
 }

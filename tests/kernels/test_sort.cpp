@@ -227,7 +227,12 @@ TEST(SortPasses, PassesWhoseDigitIsTheSameEverywhereAreSkipped) {
   st = rs::sort(team, u, o11);
   EXPECT_EQ(st.passes, 3);
   EXPECT_EQ(st.skipped, 0);
-  EXPECT_DOUBLE_EQ(st.bytes, 4.0 * 50000 * (1 + 2 * 3 + 2));
+  EXPECT_DOUBLE_EQ(st.bytes, 4.0 * 50000 * (1 + 2 * 3 + 2));  // two threads count again
+  u = keys_of(rs::Dist::uniform, 50000);
+  st = rs::sort(team_of(1), u, o11);
+  EXPECT_EQ(st.passes, 3);
+  EXPECT_DOUBLE_EQ(st.bytes, 4.0 * 50000 * (1 + 2 * 3));  // one thread: the first read's counts
+  EXPECT_TRUE(std::is_sorted(u.begin(), u.end()));
 }
 
 TEST(SortPasses, TheResultIsInTheBufferTheLastPassWrote) {

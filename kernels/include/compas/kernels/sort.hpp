@@ -5,17 +5,18 @@
 // over 32 bits), least significant first. One read of the array counts every digit of every pass
 // at once (per-thread histograms); a pass whose digit is the same in every key moves nothing and
 // is skipped (all-equal keys, keys that differ only in their high bits). A pass that runs: each
-// thread counts the digit over its block of the source (the first pass reuses the first read),
-// the offsets come from an exclusive scan of the counts in (digit, thread) order, and each thread
-// scatters its block to the destination in order, so the sort is stable. The scatter goes through
+// thread counts the digit over its block of the source (the first pass reuses the first read, and
+// so does every pass of a single thread), the offsets come from an exclusive scan of the counts in
+// (digit, thread) order, and each thread scatters its block to the destination in order, so the
+// sort is stable. The scatter goes through
 // software write-combining buffers: one cache line per digit per thread, written to the
 // destination a whole line at a time, with streaming (non-temporal) stores when the array is
 // larger than the last-level cache, so the destination lines are never read for ownership. The
 // passes alternate between the two buffers; the result is in whichever the last pass wrote.
 //
 // Byte model (what the passes move, for GB/s): the first read (4 B per key), then per pass that
-// runs 8 B per key for the scatter (read, write) and 4 B per key for the count of every pass after
-// the first that runs.
+// runs 8 B per key for the scatter (read, write) and, with several threads, 4 B per key for the
+// count of every pass after the first that runs (one thread's counts are the first read's).
 #pragma once
 
 #include <cstddef>
