@@ -17,7 +17,9 @@ namespace compas::kernels::sort {
 
 namespace {
 
-constexpr std::uint64_t kSamplesPerProcess = 1024;
+// Sample size: about 16K keys over the job (a quantile within ~1% of N / P), at least 256 per
+// process.
+constexpr std::uint64_t kSamples = 16384, kMinSamplesPerProcess = 256;
 
 using Clock = std::chrono::steady_clock;
 
@@ -40,8 +42,15 @@ struct Plan {
   std::uint64_t received = 0;               // keys this process receives
 };
 
-// One thread's counts and cursors, read by the others between barriers.
-struct alignas(64) ThreadPart {
+// Each thread's block is cut into kLanes consecutive parts that it walks interleaved (key i of
+// every part, then key i + 1): each part has its own counters and send positions, so the
+// read-modify-write chains of the counting and the scatter are four independent ones instead of
+// one (with few destinations, consecutive keys hit the same counter and would wait on each other).
+// Parts are ordered (thread, lane), which keeps the partition stable.
+constexpr int kLanes = 4;
+
+// One part's counts and cursors, read by the other threads between barriers.
+struct alignas(64) Part {
   std::vector<std::uint64_t> interval;  // non-tie keys per interval (m + 1)
   std::vector<std::uint64_t> equal;     // ties per value (m)
   std::vector<std::uint64_t> dest;      // keys per destination process (P)
@@ -50,11 +59,23 @@ struct alignas(64) ThreadPart {
   std::vector<std::vector<std::pair<int, std::uint64_t>>> tie_runs;
 };
 
-inline std::size_t interval_of(const std::vector<std::uint32_t>& u, std::uint32_t k, bool& tie) {
-  const std::size_t j =
-      static_cast<std::size_t>(std::upper_bound(u.begin(), u.end(), k) - u.begin());
-  tie = j > 0 && u[j - 1] == k;
-  return j;
+// The number of splitter values <= k (the interval of k), and whether k equals the last of them.
+// Branch-free (conditional moves, no test of j > 0 either): with uniform keys every comparison is
+// a coin toss, and a branch on one made the counting pass seven times slower.
+inline std::size_t interval_of(const std::uint32_t* u, std::size_t m, std::uint32_t k, bool& tie) {
+  if (m == 0) {
+    tie = false;
+    return 0;
+  }
+  const std::uint32_t* b = u;
+  for (std::size_t len = m; len > 1;) {
+    const std::size_t half = len / 2;
+    b = b[half] <= k ? b + half : b;
+    len -= half;
+  }
+  // b is the last value <= k, or u[0] when none is: k is a tie exactly when *b == k.
+  tie = *b == k;
+  return static_cast<std::size_t>(b - u) + (*b <= k ? 1 : 0);
 }
 
 std::string hex(std::uint64_t v) {
@@ -119,7 +140,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   }
   Workspace ws;
   Plan plan;
-  std::vector<ThreadPart> parts(static_cast<std::size_t>(nt));
+  std::vector<Part> parts(static_cast<std::size_t>(nt) * kLanes);
 
   JobResult res;
   res.keys = n;
@@ -134,13 +155,37 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   // The distributed sort (steps 1-5 of the header) on this thread; returns the sorted keys.
   auto distributed = [&](threads::ThreadCtx& t) -> std::span<std::uint32_t> {
     const int tid = t.tid();
-    ThreadPart& mine = parts[static_cast<std::size_t>(tid)];
-    const auto [lo, hi] = t.block(nloc);
     const std::uint32_t* kp = keys.data();
+    const std::size_t first = static_cast<std::size_t>(tid) * kLanes;  // this thread's parts
+    const auto [lo, hi] = t.block(nloc);
+    std::size_t lane_lo[kLanes], lane_len[kLanes];
+    for (int q = 0; q < kLanes; ++q) {
+      const auto [a, b] = threads::block_range(hi - lo, kLanes, q);
+      lane_lo[q] = lo + a;
+      lane_len[q] = b - a;
+    }
+    const std::size_t common = lane_len[kLanes - 1];  // the shortest lane (block_range: last)
+    // f(lane, key) over this thread's keys, lanes interleaved.
+    const std::uint32_t* lane_keys[kLanes];
+    for (int q = 0; q < kLanes; ++q) lane_keys[q] = kp + lane_lo[q];
+    static_assert(kLanes == 4);
+    auto each_key = [&](auto&& f) {
+      for (std::size_t i = 0; i < common; ++i) {
+        const std::uint32_t k0 = lane_keys[0][i], k1 = lane_keys[1][i], k2 = lane_keys[2][i],
+                            k3 = lane_keys[3][i];
+        f(0, k0);
+        f(1, k1);
+        f(2, k2);
+        f(3, k3);
+      }
+      for (int q = 0; q < kLanes; ++q)
+        if (lane_len[q] > common) f(q, kp[lane_lo[q] + common]);
+    };
     // 1. Splitters from a sample.
     if (t.is_leader()) {
       COMPAS_REGION(t, "communicate");
-      const std::uint64_t k = std::min<std::uint64_t>(kSamplesPerProcess, n / np);
+      const std::uint64_t k = std::min<std::uint64_t>(
+          std::max<std::uint64_t>(kMinSamplesPerProcess, kSamples / np), n / np);
       std::vector<std::uint32_t> sample(k), all(k * np);
       const std::uint64_t stride = k ? nloc / k : 1;
       for (std::uint64_t j = 0; j < k; ++j) {
@@ -176,15 +221,22 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     // 2-3. Count per interval and tie value.
     {
       COMPAS_REGION(t, "compute");
-      mine.interval.assign(m + 1, 0);
-      mine.equal.assign(m, 0);
-      for (std::size_t i = lo; i < hi; ++i) {
+      // counts[lane][j]: keys of interval j; counts[lane][m + j]: keys equal to u[j - 1].
+      const std::size_t w = 2 * m + 1;
+      std::vector<std::uint64_t> counts(w * kLanes, 0);
+      std::uint64_t* c = counts.data();
+      const std::uint32_t* up = u.data();
+      each_key([&](int q, std::uint32_t k) {
         bool tie = false;
-        const std::size_t j = interval_of(u, kp[i], tie);
-        if (tie)
-          ++mine.equal[j - 1];
-        else
-          ++mine.interval[j];
+        const std::size_t j = interval_of(up, m, k, tie);
+        ++c[static_cast<std::size_t>(q) * w + j + (tie ? m : 0)];
+      });
+      for (int q = 0; q < kLanes; ++q) {
+        const auto at = counts.begin() + static_cast<std::ptrdiff_t>(q * w);
+        Part& part = parts[first + static_cast<std::size_t>(q)];
+        part.interval.assign(at, at + static_cast<std::ptrdiff_t>(m + 1));
+        part.equal.assign(at + static_cast<std::ptrdiff_t>(m + 1),
+                          at + static_cast<std::ptrdiff_t>(w));
       }
     }
     {
@@ -194,7 +246,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     if (t.is_leader()) {
       COMPAS_REGION(t, "communicate");
       std::vector<std::uint64_t> totals(2 * m + 1, 0), all(totals.size() * np);
-      for (const ThreadPart& p : parts) {
+      for (const Part& p : parts) {
         for (std::size_t j = 0; j <= m; ++j) totals[j] += p.interval[j];
         for (std::size_t i = 0; i < m; ++i) totals[m + 1 + i] += p.equal[i];
       }
@@ -223,17 +275,19 @@ JobResult run(Runtime& rt, const JobParams& jp) {
       COMPAS_REGION(t, "synchronize");
       t.barrier();
     }
-    // This thread's keys per destination; its ties go to the processes whose share of the
-    // sorted order holds their ranks.
-    {
+    // Each part's keys per destination; its ties go to the processes whose share of the sorted
+    // order holds their ranks.
+    for (int q = 0; q < kLanes; ++q) {
       COMPAS_REGION(t, "compute");
+      const std::size_t v0 = first + static_cast<std::size_t>(q);
+      Part& mine = parts[v0];
       mine.dest.assign(static_cast<std::size_t>(np), 0);
       for (std::size_t j = 0; j <= m; ++j)
         mine.dest[static_cast<std::size_t>(plan.interval_rank[j])] += mine.interval[j];
       mine.tie_runs.assign(m, {});
       for (std::size_t i = 0; i < m; ++i) {
         std::uint64_t g0 = plan.equal_before[i];
-        for (int v = 0; v < tid; ++v) g0 += parts[static_cast<std::size_t>(v)].equal[i];
+        for (std::size_t v = 0; v < v0; ++v) g0 += parts[v].equal[i];
         const std::uint64_t g1 = g0 + mine.equal[i];
         const TieValue& tv = plan.ties[i];
         // First tie number that belongs to process r (r > first): ceil(r N / P) - less.
@@ -260,7 +314,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     if (t.is_leader()) {
       COMPAS_REGION(t, "communicate");
       std::vector<std::uint64_t> row(static_cast<std::size_t>(np) + 1, 0);
-      for (const ThreadPart& p : parts)
+      for (const Part& p : parts)
         for (int r = 0; r < np; ++r) row[static_cast<std::size_t>(r)] += p.dest[r];
       row[static_cast<std::size_t>(np)] = static_cast<std::uint64_t>(nt);
       std::vector<std::uint64_t> all(row.size() * np);
@@ -297,36 +351,42 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     // 3. Scatter into the send buffer, laid out by destination, threads in order.
     {
       COMPAS_REGION(t, "compute");
-      mine.next.assign(static_cast<std::size_t>(np), 0);
-      std::uint64_t base = 0;
-      for (int r = 0; r < np; ++r) {
-        std::uint64_t before = 0;
-        for (int v = 0; v < tid; ++v) before += parts[static_cast<std::size_t>(v)].dest[r];
-        mine.next[static_cast<std::size_t>(r)] = base + before;
-        base += sent(me, r);
+      std::uint64_t* next[kLanes];
+      std::vector<std::size_t> run(m * kLanes, 0);     // [lane][value]: current tie run
+      std::vector<std::uint64_t> left(m * kLanes, 0);  // keys left in it
+      for (int q = 0; q < kLanes; ++q) {
+        const std::size_t v0 = first + static_cast<std::size_t>(q);
+        Part& mine = parts[v0];
+        mine.next.assign(static_cast<std::size_t>(np), 0);
+        std::uint64_t base = 0;
+        for (int r = 0; r < np; ++r) {
+          std::uint64_t before = 0;
+          for (std::size_t v = 0; v < v0; ++v) before += parts[v].dest[r];
+          mine.next[static_cast<std::size_t>(r)] = base + before;
+          base += sent(me, r);
+        }
+        next[q] = mine.next.data();
+        for (std::size_t i = 0; i < m; ++i)
+          if (!mine.tie_runs[i].empty()) left[q * m + i] = mine.tie_runs[i][0].second;
       }
-      std::vector<std::size_t> run(m, 0);
-      std::vector<std::uint64_t> left(m, 0);
-      for (std::size_t i = 0; i < m; ++i)
-        if (!mine.tie_runs[i].empty()) left[i] = mine.tie_runs[i][0].second;
       std::uint32_t* out = send.data();
-      std::uint64_t* next = mine.next.data();
       const int* irank = plan.interval_rank.data();
-      for (std::size_t x = lo; x < hi; ++x) {
-        const std::uint32_t k = kp[x];
+      const std::uint32_t* up = u.data();
+      each_key([&](int q, std::uint32_t k) {
         bool tie = false;
-        const std::size_t j = interval_of(u, k, tie);
+        const std::size_t j = interval_of(up, m, k, tie);
         int r;
         if (!tie) {
           r = irank[j];
         } else {
-          const std::size_t i = j - 1;
-          while (left[i] == 0) left[i] = mine.tie_runs[i][++run[i]].second;
-          r = mine.tie_runs[i][run[i]].first;
+          const std::size_t i = static_cast<std::size_t>(q) * m + j - 1;
+          const auto& runs = parts[first + static_cast<std::size_t>(q)].tie_runs[j - 1];
+          while (left[i] == 0) left[i] = runs[++run[i]].second;
+          r = runs[run[i]].first;
           --left[i];
         }
-        out[next[r]++] = k;
-      }
+        out[next[q][r]++] = k;
+      });
     }
     {
       COMPAS_REGION(t, "synchronize");

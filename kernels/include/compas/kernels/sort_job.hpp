@@ -3,10 +3,10 @@
 // The N keys are split over the processes first (Runtime::node_block), then over the threads of
 // each (COMPaS section 4); every process generates its own block of the global sequence. One
 // sort of the job:
-//  1. Splitters from a sample. Each process draws a stratified sample of its keys (up to 1024),
-//     the samples are allgathered, and the P-1 splitters are the sample's P-quantiles, the same on
-//     every process. Keys between two splitter values go to the process between them, so skewed
-//     data (npb, high) is balanced as well as the sample allows.
+//  1. Splitters from a sample. Each process draws a stratified sample of its keys (16K over the
+//     job, at least 256 per process), the samples are allgathered, and the P-1 splitters are the
+//     sample's P-quantiles, the same on every process. Keys between two splitter values go to the
+//     process between them, so skewed data (npb, high) is balanced as well as the sample allows.
 //  2. Ties are split by position. Keys equal to a splitter value (all of them for the equal
 //     distribution) cannot be split by value. They take the places they will have in the sorted
 //     output: the keys equal to v are numbered in (process, thread, position) order, the i-th
