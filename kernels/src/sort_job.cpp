@@ -176,7 +176,8 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     tmp = KeyBuffer(nloc);
   } else {
     send = KeyBuffer(nloc);
-    const std::size_t cap = static_cast<std::size_t>(n / np + n / np / 4 + 64);
+    const std::size_t cap =
+        jp.window_keys ? jp.window_keys : static_cast<std::size_t>(n / np + n / np / 4 + 64);
     win.emplace(rt.comm(), cap, 1);
     tmp = KeyBuffer(cap);
   }

@@ -100,6 +100,21 @@ TEST(SortJob, EightBitDigitsAndCachedStoresSortToo) {
   expect_slice_of_sorted(jp.dist, jp.keys, out);
 }
 
+TEST(SortJob, TheReceiveWindowGrowsWhenAProcessWouldGetMore) {
+  for (rs::Dist d : {rs::Dist::uniform, rs::Dist::equal}) {
+    rs::JobParams jp;
+    jp.keys = 40000;
+    jp.dist = d;
+    jp.iters = 3;  // the first sort grows the window, the others reuse it
+    jp.window_keys = 100;
+    std::vector<std::uint32_t> out;
+    jp.output = &out;
+    const rs::JobResult r = rs::run(*g_rt, jp);
+    EXPECT_TRUE(r.verified) << r.verification;
+    expect_slice_of_sorted(d, jp.keys, out);
+  }
+}
+
 TEST(SortJob, ACorruptedKeyFailsVerificationAndSaysWhy) {
   rs::JobParams jp;
   jp.keys = 65536;

@@ -52,6 +52,9 @@ struct JobParams {
   bool inject_fault = false;
   // When set: this process's sorted keys after the last sort are copied here.
   std::vector<std::uint32_t>* output = nullptr;
+  // Keys the receive window holds at first (0: 1.25 N / P + 64); it grows when a process would
+  // receive more. Small values exercise the growth.
+  std::size_t window_keys = 0;
 };
 
 struct JobResult {
