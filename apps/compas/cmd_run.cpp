@@ -23,6 +23,7 @@ Command setup_run(CLI::App& app) {
   auto kernels = std::make_shared<std::vector<RunKernel>>();
   kernels->push_back(add_run_laplace(*cmd));
   kernels->push_back(add_run_cg(*cmd));
+  kernels->push_back(add_run_sort(*cmd));
   return {cmd, [kernels]() -> int {
             std::string names;
             for (const auto& k : *kernels) {

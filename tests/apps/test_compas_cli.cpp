@@ -750,6 +750,69 @@ TEST_F(Cli, RunCgThatFailsVerificationExitsOneAndSaysWhy) {
   EXPECT_FALSE(j["results"][0].value("verified", true));
 }
 
+TEST_F(Cli, RunSortVerifiesAndReportsEveryField) {
+  const Outcome r = run_compas({"run", "sort", "--keys", "64K", "--dist", "npb", "--iters", "3",
+                                "--threads", "2", "--oversubscribe", "--json", path("s.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("verified: "), std::string::npos) << r.describe();
+  const json j = load_json("s.json");
+  expect_report_header(j, "run");
+  ASSERT_EQ(j["results"].size(), 1u);
+  const json& rec = j["results"][0];
+  EXPECT_EQ(rec.value("kernel", ""), "sort");
+  EXPECT_EQ(rec.value("nodes", 0), 1);
+  EXPECT_EQ(rec.value("threads", 0), 2);
+  EXPECT_EQ(rec.value("keys", 0), 65536);
+  EXPECT_EQ(rec.value("dist", ""), "npb");
+  EXPECT_EQ(rec.value("iters", 0), 3);
+  EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
+  EXPECT_FALSE(rec.value("verification", "").empty());
+  const double seconds = rec.value("seconds", 0.0);
+  EXPECT_GT(seconds, 0);
+  EXPECT_LE(seconds, rec.value("median_seconds", 0.0));
+  ASSERT_EQ(rec["iteration_seconds"].size(), 3u) << rec.dump();
+  EXPECT_NEAR(rec.value("mkeys_per_s", 0.0), 65536 / seconds / 1e6,
+              1e-6 * rec.value("mkeys_per_s", 0.0));
+  EXPECT_GT(rec.value("model_bytes", 0.0), 0);
+  EXPECT_NEAR(rec.value("model_gbs", 0.0), rec.value("model_bytes", 0.0) / seconds / 1e9,
+              1e-6 * rec.value("model_gbs", 0.0));
+  EXPECT_EQ(rec.value("min_keys_per_process", 0), 65536);
+  ASSERT_TRUE(rec.contains("regions")) << rec.dump();
+  EXPECT_TRUE(rec["regions"].contains("compute")) << rec.dump();
+  EXPECT_TRUE(rec["regions"].contains("synchronize")) << rec.dump();
+  EXPECT_EQ(rec["regions"]["compute"].value("threads", 0), 2) << rec.dump();
+}
+
+TEST_F(Cli, RunSortOverProcessesExchangesAndVerifies) {
+  for (int p : {2, 3}) {
+    const std::string file = fmt_file("s", p);
+    const Outcome r = run_compas_job(p,
+                                     {"run", "sort", "--keys", "100000", "--dist", "equal",
+                                      "--iters", "2", "--json", path(file)},
+                                     {{"COMPAS_TIMEOUT", "30"}});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const json j = load_json(file);
+    const json& rec = j["results"][0];
+    EXPECT_EQ(rec.value("nodes", 0), p);
+    EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
+    EXPECT_TRUE(rec["regions"].contains("communicate")) << rec.dump();
+    // All-equal keys are split by position: every process gets its share.
+    EXPECT_EQ(rec.value("min_keys_per_process", 0), 100000 / p) << rec.dump();
+    EXPECT_EQ(rec.value("max_keys_per_process", 0), (100000 + p - 1) / p) << rec.dump();
+    EXPECT_EQ(rec.value("passes", -1), 0) << rec.dump();
+  }
+}
+
+TEST_F(Cli, RunSortThatFailsVerificationExitsOneAndSaysWhy) {
+  const Outcome r = run_compas({"run", "sort", "--keys", "10K", "--threads", "1", "--inject-fault",
+                                "--json", path("bad.json")});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.out.find("VERIFICATION FAILED"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("multiset of keys changed"), std::string::npos) << r.describe();
+  const json j = load_json("bad.json");
+  EXPECT_FALSE(j["results"][0].value("verified", true));
+}
+
 // As the study report prints seconds: four decimals.
 std::string fmt_double(double v) {
   char buf[64];
@@ -1110,6 +1173,16 @@ std::vector<BadInput> bad_inputs() {
       {"run_cg_class_unknown", {"run", "cg", "--class", "Q"}, {"'Q'"}},
       {"run_cg_class_two_letters", {"run", "cg", "--class", "SW"}, {"'SW'"}},
       {"run_cg_threads_zero", {"run", "cg", "--threads", "0"}, {"--threads"}},
+      {"run_sort_keys_text", {"run", "sort", "--keys", "lots"}, {"'lots'"}},
+      {"run_sort_keys_zero", {"run", "sort", "--keys", "0"}, {"'0'"}},
+      {"run_sort_keys_bad_suffix", {"run", "sort", "--keys", "4X"}, {"'4X'"}},
+      {"run_sort_keys_fraction", {"run", "sort", "--keys", "1.5M"}, {"'1.5M'"}},
+      {"run_sort_keys_negative", {"run", "sort", "--keys", "-4M"}, {"-4M"}},
+      {"run_sort_keys_beyond_memory", {"run", "sort", "--keys", "1024G"}, {"--keys"}},
+      {"run_sort_dist_bogus", {"run", "sort", "--dist", "gauss"}, {"'gauss'"}},
+      {"run_sort_iters_zero", {"run", "sort", "--iters", "0"}, {"--iters"}},
+      {"run_sort_digit_bits_bogus", {"run", "sort", "--digit-bits", "9"}, {"--digit-bits"}},
+      {"run_sort_stores_bogus", {"run", "sort", "--stores", "bogus"}, {"bogus"}},
       {"study_launcher_without_p", {"study", "--launcher", "mpirun -n 4"}, {"{P}"}, {}, false},
       {"study_grid_bad", {"study", "--grid", "2by2"}, {"2by2"}, {}, false},
       {"study_grid_zero", {"study", "--grid", "0x1"}, {"0x1"}, {}, false},
@@ -1170,6 +1243,12 @@ std::vector<BadInput> hostile_values() {
       {{"run", "cg"}, "--class", "enzht"},
       {{"run", "cg"}, "--threads", "enzht"},
       {{"run", "cg"}, "--wait", "ent"},
+      {{"run", "sort"}, "--keys", "enzht"},
+      {{"run", "sort"}, "--dist", "enzt"},
+      {{"run", "sort"}, "--iters", "enzht"},
+      {{"run", "sort"}, "--digit-bits", "enzht"},
+      {{"run", "sort"}, "--stores", "ent"},
+      {{"run", "sort"}, "--threads", "enzht"},
       {{"study"}, "--budget", "enzht"},
       {{"study"}, "--grid", "enzt"},
       {{"study"}, "--kernels", "enzt"},
