@@ -24,6 +24,7 @@ Command setup_run(CLI::App& app) {
   kernels->push_back(add_run_laplace(*cmd));
   kernels->push_back(add_run_gemm(*cmd));
   kernels->push_back(add_run_cg(*cmd));
+  kernels->push_back(add_run_sort(*cmd));
   return {cmd, [kernels]() -> int {
             std::string names;
             for (const auto& k : *kernels) {

@@ -56,7 +56,7 @@ void on_stop(int) {
 
 struct StudyArgs {
   std::string out = "compas-study";
-  std::string kernels = "laplace,cg";
+  std::string kernels = "laplace,cg,sort";
   std::string grid = "auto";
   std::string launcher;
   double budget = 10;  // minutes
@@ -152,8 +152,8 @@ std::vector<Shape> parse_grid(const std::string& grid, int cores) {
 
 // The kernels a study can sweep, and the record field holding each one's rate.
 const std::vector<std::pair<std::string, std::string>>& study_kernels() {
-  static const std::vector<std::pair<std::string, std::string>> k = {{"laplace", "mlups"},
-                                                                     {"cg", "mops"}};
+  static const std::vector<std::pair<std::string, std::string>> k = {
+      {"laplace", "mlups"}, {"cg", "mops"}, {"sort", "mkeys_per_s"}};
   return k;
 }
 
@@ -282,6 +282,11 @@ std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
         sizes.push_back({"class=A", {"--class", "A"}, 1.8});
       else
         sizes.push_back({"class=W", {"--class", "W"}, 0.4});
+    } else if (k == "sort") {
+      // The paper's 4M keys (its buffers fit the caches of a node of the time), and 16x more.
+      const std::string big = scale >= 0.3 ? "64M" : "8M";
+      sizes.push_back({"keys=4M", {"--keys", "4M", "--iters", "3"}, 1.0});
+      sizes.push_back({"keys=" + big, {"--keys", big, "--iters", "3"}, scale >= 0.3 ? 6.0 : 2.0});
     }
     for (const auto& sz : sizes)
       for (const auto& sh : shapes) {

@@ -39,5 +39,6 @@ struct RunKernel {
 RunKernel add_run_laplace(CLI::App& run);
 RunKernel add_run_cg(CLI::App& run);
 RunKernel add_run_gemm(CLI::App& run);
+RunKernel add_run_sort(CLI::App& run);
 
 }  // namespace compas::app

@@ -42,7 +42,9 @@ void check(ucs_status_t status, const std::string& what) {
 void on_ep_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
   auto* a = static_cast<EpErrorArg*>(arg);
   {
-    std::lock_guard lock(a->impl->mu);
+    // Called inside UCX progress with the worker's lock held: take only reason_mu, which is never
+    // held around a UCX call (mu is, around ucp_ep_create: taking it here could deadlock).
+    std::lock_guard lock(a->impl->reason_mu);
     a->impl->dead_reason[a->rank] = ucs_status_string(status);
   }
   a->impl->dead[a->rank].store(true, std::memory_order_release);
@@ -544,7 +546,7 @@ void Comm::Impl::check_alive(int r) const {
     if (now - last > 20'000'000 && pid_checked_ns[r].compare_exchange_strong(last, now)) {
       if (!process_alive(local_pid[r])) {
         {
-          std::lock_guard lock(mu);
+          std::lock_guard lock(reason_mu);
           dead_reason[r] = "process " + std::to_string(local_pid[r]) + " on this host is gone";
         }
         dead[r].store(true, std::memory_order_release);
@@ -555,7 +557,7 @@ void Comm::Impl::check_alive(int r) const {
     failed.store(true, std::memory_order_relaxed);
     std::string why;
     {
-      std::lock_guard lock(mu);
+      std::lock_guard lock(reason_mu);
       why = dead_reason[r];
     }
     throw CommError("rank " + std::to_string(r) + " is unreachable (" + why +

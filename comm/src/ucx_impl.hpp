@@ -69,9 +69,10 @@ struct Comm::Impl {
 
   std::unique_ptr<std::atomic<ucp_ep_h>[]> eps;
   std::unique_ptr<std::atomic<bool>[]> dead;
-  mutable std::vector<std::string> dead_reason;  // guarded by mu
+  mutable std::vector<std::string> dead_reason;  // guarded by reason_mu
+  mutable std::mutex reason_mu;                  // never held around a UCX call
   std::vector<EpErrorArg> err_args;
-  mutable std::mutex mu;  // endpoint creation, dead_reason
+  mutable std::mutex mu;  // endpoint creation
   std::atomic<int> connected{0};
   // Set once a peer was found dead or a wait timed out: the job is failing, so teardown skips
   // its collective steps (barriers) that would wait for peers that will never come.

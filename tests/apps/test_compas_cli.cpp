@@ -750,6 +750,69 @@ TEST_F(Cli, RunCgThatFailsVerificationExitsOneAndSaysWhy) {
   EXPECT_FALSE(j["results"][0].value("verified", true));
 }
 
+TEST_F(Cli, RunSortVerifiesAndReportsEveryField) {
+  const Outcome r = run_compas({"run", "sort", "--keys", "64K", "--dist", "npb", "--iters", "3",
+                                "--threads", "2", "--oversubscribe", "--json", path("s.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("verified: "), std::string::npos) << r.describe();
+  const json j = load_json("s.json");
+  expect_report_header(j, "run");
+  ASSERT_EQ(j["results"].size(), 1u);
+  const json& rec = j["results"][0];
+  EXPECT_EQ(rec.value("kernel", ""), "sort");
+  EXPECT_EQ(rec.value("nodes", 0), 1);
+  EXPECT_EQ(rec.value("threads", 0), 2);
+  EXPECT_EQ(rec.value("keys", 0), 65536);
+  EXPECT_EQ(rec.value("dist", ""), "npb");
+  EXPECT_EQ(rec.value("iters", 0), 3);
+  EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
+  EXPECT_FALSE(rec.value("verification", "").empty());
+  const double seconds = rec.value("seconds", 0.0);
+  EXPECT_GT(seconds, 0);
+  EXPECT_LE(seconds, rec.value("median_seconds", 0.0));
+  ASSERT_EQ(rec["iteration_seconds"].size(), 3u) << rec.dump();
+  EXPECT_NEAR(rec.value("mkeys_per_s", 0.0), 65536 / seconds / 1e6,
+              1e-6 * rec.value("mkeys_per_s", 0.0));
+  EXPECT_GT(rec.value("model_bytes", 0.0), 0);
+  EXPECT_NEAR(rec.value("model_gbs", 0.0), rec.value("model_bytes", 0.0) / seconds / 1e9,
+              1e-6 * rec.value("model_gbs", 0.0));
+  EXPECT_EQ(rec.value("min_keys_per_process", 0), 65536);
+  ASSERT_TRUE(rec.contains("regions")) << rec.dump();
+  EXPECT_TRUE(rec["regions"].contains("compute")) << rec.dump();
+  EXPECT_TRUE(rec["regions"].contains("synchronize")) << rec.dump();
+  EXPECT_EQ(rec["regions"]["compute"].value("threads", 0), 2) << rec.dump();
+}
+
+TEST_F(Cli, RunSortOverProcessesExchangesAndVerifies) {
+  for (int p : {2, 3}) {
+    const std::string file = fmt_file("s", p);
+    const Outcome r = run_compas_job(p,
+                                     {"run", "sort", "--keys", "100000", "--dist", "equal",
+                                      "--iters", "2", "--json", path(file)},
+                                     {{"COMPAS_TIMEOUT", "30"}});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const json j = load_json(file);
+    const json& rec = j["results"][0];
+    EXPECT_EQ(rec.value("nodes", 0), p);
+    EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
+    EXPECT_TRUE(rec["regions"].contains("communicate")) << rec.dump();
+    // All-equal keys are split by position: every process gets its share.
+    EXPECT_EQ(rec.value("min_keys_per_process", 0), 100000 / p) << rec.dump();
+    EXPECT_EQ(rec.value("max_keys_per_process", 0), (100000 + p - 1) / p) << rec.dump();
+    EXPECT_EQ(rec.value("passes", -1), 0) << rec.dump();
+  }
+}
+
+TEST_F(Cli, RunSortThatFailsVerificationExitsOneAndSaysWhy) {
+  const Outcome r = run_compas({"run", "sort", "--keys", "10K", "--threads", "1", "--inject-fault",
+                                "--json", path("bad.json")});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.out.find("VERIFICATION FAILED"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("multiset of keys changed"), std::string::npos) << r.describe();
+  const json j = load_json("bad.json");
+  EXPECT_FALSE(j["results"][0].value("verified", true));
+}
+
 TEST_F(Cli, RunGemmVerifiesAndReportsEveryField) {
   const Outcome r = run_compas({"run", "gemm", "--n", "128", "--iters", "2", "--threads", "2",
                                 "--oversubscribe", "--json", path("g.json")});
@@ -839,14 +902,14 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   const Outcome r = run_compas({"study", "--out", out, "--budget", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  // 6 characterization runs + laplace 2 sizes x 4 shapes + cg 2 classes x 4 shapes.
-  ASSERT_EQ(runs.size(), 22u) << r.describe();
+  // 6 characterization runs + laplace 2 sizes x 4 shapes + cg 2 classes x 4 + sort 2 sizes x 4.
+  ASSERT_EQ(runs.size(), 30u) << r.describe();
   for (const auto& j : runs) EXPECT_EQ(j.value("exit", -1), 0) << j.dump();
   const std::string md = read_file(out + "/report.md");
   for (const char* section :
        {"## Machine", "## Memory bandwidth", "## Cache working sets", "## Thread barrier",
         "## Process barrier", "## Put latency", "## laplace n=640", "Amdahl fit over",
-        "## cg class=T", "## cg class=W", "| mops |", "Verdict: ", "COMPaS 1998",
+        "## cg class=T", "## cg class=W", "| mops |", "## sort keys=4M", "| mkeys_per_s |", "Verdict: ", "COMPaS 1998",
         "All planned runs finished"})
     EXPECT_NE(md.find(section), std::string::npos) << section << " missing\n" << md;
   EXPECT_EQ(md.find("nan"), std::string::npos) << md;
@@ -881,7 +944,7 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   const Outcome again = run_compas({"study", "--out", out, "--budget", "1"});
   ASSERT_EQ(again.exit_code, 0) << again.describe();
   EXPECT_EQ(read_file(out + "/runs.jsonl"), before) << "a finished run was repeated";
-  EXPECT_NE(again.out.find("22 of 22 runs done"), std::string::npos) << again.describe();
+  EXPECT_NE(again.out.find("30 of 30 runs done"), std::string::npos) << again.describe();
 }
 
 TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
@@ -911,14 +974,14 @@ TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
   EXPECT_TRUE(stopped || finished_first) << "status " << status;
   const auto partial = run_ids(out + "/runs.jsonl");  // every line parses
   if (stopped) {
-    EXPECT_LT(partial.size(), 22u);
+    EXPECT_LT(partial.size(), 30u);
     EXPECT_NE(read_file(out + "/report.md").find("Partial report"), std::string::npos);
   }
   const Outcome rest = run_compas({"study", "--out", out, "--budget", "1"});
   ASSERT_EQ(rest.exit_code, 0) << rest.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  EXPECT_EQ(runs.size(), 22u) << "runs repeated or missing";
-  EXPECT_EQ(run_ids(out + "/runs.jsonl").size(), 22u);
+  EXPECT_EQ(runs.size(), 30u) << "runs repeated or missing";
+  EXPECT_EQ(run_ids(out + "/runs.jsonl").size(), 30u);
   EXPECT_EQ(read_file(out + "/report.md").find("Partial report"), std::string::npos);
 }
 
@@ -1174,6 +1237,16 @@ std::vector<BadInput> bad_inputs() {
       {"run_cg_class_unknown", {"run", "cg", "--class", "Q"}, {"'Q'"}},
       {"run_cg_class_two_letters", {"run", "cg", "--class", "SW"}, {"'SW'"}},
       {"run_cg_threads_zero", {"run", "cg", "--threads", "0"}, {"--threads"}},
+      {"run_sort_keys_text", {"run", "sort", "--keys", "lots"}, {"'lots'"}},
+      {"run_sort_keys_zero", {"run", "sort", "--keys", "0"}, {"'0'"}},
+      {"run_sort_keys_bad_suffix", {"run", "sort", "--keys", "4X"}, {"'4X'"}},
+      {"run_sort_keys_fraction", {"run", "sort", "--keys", "1.5M"}, {"'1.5M'"}},
+      {"run_sort_keys_negative", {"run", "sort", "--keys", "-4M"}, {"-4M"}},
+      {"run_sort_keys_beyond_memory", {"run", "sort", "--keys", "1024G"}, {"--keys"}},
+      {"run_sort_dist_bogus", {"run", "sort", "--dist", "gauss"}, {"'gauss'"}},
+      {"run_sort_iters_zero", {"run", "sort", "--iters", "0"}, {"--iters"}},
+      {"run_sort_digit_bits_bogus", {"run", "sort", "--digit-bits", "9"}, {"--digit-bits"}},
+      {"run_sort_stores_bogus", {"run", "sort", "--stores", "bogus"}, {"bogus"}},
       {"run_gemm_n_zero", {"run", "gemm", "--n", "0"}, {"--n"}},
       {"run_gemm_n_negative", {"run", "gemm", "--n", "-5"}, {"--n"}},
       {"run_gemm_n_text", {"run", "gemm", "--n", "big"}, {"--n"}},
@@ -1251,6 +1324,12 @@ std::vector<BadInput> hostile_values() {
       {{"run", "gemm"}, "--bind", "et"},
       {{"run", "gemm"}, "--wait", "ent"},
       {{"run", "gemm"}, "--events", "nt"},
+      {{"run", "sort"}, "--keys", "enzht"},
+      {{"run", "sort"}, "--dist", "enzt"},
+      {{"run", "sort"}, "--iters", "enzht"},
+      {{"run", "sort"}, "--digit-bits", "enzht"},
+      {{"run", "sort"}, "--stores", "ent"},
+      {{"run", "sort"}, "--threads", "enzht"},
       {{"study"}, "--budget", "enzht"},
       {{"study"}, "--grid", "enzt"},
       {{"study"}, "--kernels", "enzt"},

@@ -340,7 +340,7 @@ TEST(Barrier, CancelReleasesTheWaitersWithFalse) {
         for (int i = 0; i < 10; ++i) EXPECT_TRUE(barrier->wait(0));
         std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let them go to sleep
         EXPECT_FALSE(barrier->cancelled());
-        barrier->cancel();
+        barrier->cancel(0);  // thread 0 entered 10 episodes, not the 11th
         EXPECT_TRUE(barrier->cancelled());
         for (auto& w : waiters) w.join();
         EXPECT_EQ(passed.load(), 10 * (threads - 1));

@@ -384,6 +384,12 @@ TEST_P(Collectives, LargeStructPointerPath) {
 
 // Many different collectives back to back, over every barrier algorithm: a collective that
 // reuses its buffer too early shows up as a wrong result in a later one.
+#if defined(__SANITIZE_THREAD__)
+constexpr int kMixedIterations = 64;  // ThreadSanitizer: interleavings matter, not volume
+#else
+constexpr int kMixedIterations = 500;
+#endif
+
 TEST_P(Collectives, BackToBackMixedSequence) {
   const int n = threads();
   for (auto algorithm : {ct::BarrierAlgorithm::central, ct::BarrierAlgorithm::dissemination,
@@ -393,7 +399,7 @@ TEST_P(Collectives, BackToBackMixedSequence) {
     team.run([&](ct::ThreadCtx& ctx) {
       const int tid = ctx.tid();
       std::vector<long> arr(7);
-      for (int it = 0; it < 500; ++it) {
+      for (int it = 0; it < kMixedIterations; ++it) {
         auto iv = [it](int t) { return ival(t, it); };
         switch (it % 8) {
           case 0:

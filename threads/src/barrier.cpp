@@ -1,9 +1,12 @@
 #include "compas/threads/barrier.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 namespace compas::threads {
 
@@ -31,21 +34,24 @@ class CentralBarrier final : public Barrier {
     count_.remaining.store(threads, std::memory_order_relaxed);
   }
   bool wait(int tid) noexcept override {
-    if (cancelled_.load(std::memory_order_relaxed)) [[unlikely]]
-      return false;
     const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
+    if (cancelled_.load(std::memory_order_relaxed) && hopeless(e)) [[unlikely]]
+      return false;
     if (count_.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       count_.remaining.store(n_, std::memory_order_relaxed);
       release_.publish(e, backoff_);
       return true;
     }
-    return reached(wait_until_reached(release_, e, backoff_, &cancelled_), e);
+    return await(release_, e);
   }
   int threads() const noexcept override { return n_; }
   BarrierAlgorithm algorithm() const noexcept override { return BarrierAlgorithm::central; }
 
  private:
   void release_all() noexcept override { release_word(release_); }
+  std::uint32_t entered(int tid) const noexcept override {
+    return episode_[static_cast<std::size_t>(tid)].value;
+  }
   const int n_;
   Counter count_;
   WaitWord release_;
@@ -62,13 +68,13 @@ class DisseminationBarrier final : public Barrier {
     flags_ = std::make_unique<WaitWord[]>(static_cast<std::size_t>(rounds_ * n_));
   }
   bool wait(int tid) noexcept override {
-    if (cancelled_.load(std::memory_order_relaxed)) [[unlikely]]
-      return false;
     const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
+    if (cancelled_.load(std::memory_order_relaxed) && hopeless(e)) [[unlikely]]
+      return false;
     for (int r = 0; r < rounds_; ++r) {
       const int partner = (tid + (1 << r)) % n_;
       flag(r, partner).publish(e, backoff_);
-      if (!reached(wait_until_reached(flag(r, tid), e, backoff_, &cancelled_), e)) return false;
+      if (!await(flag(r, tid), e)) return false;
     }
     return true;
   }
@@ -78,6 +84,9 @@ class DisseminationBarrier final : public Barrier {
  private:
   void release_all() noexcept override {
     for (int i = 0; i < rounds_ * n_; ++i) release_word(flags_[static_cast<std::size_t>(i)]);
+  }
+  std::uint32_t entered(int tid) const noexcept override {
+    return episode_[static_cast<std::size_t>(tid)].value;
   }
   WaitWord& flag(int round, int thread) {
     return flags_[static_cast<std::size_t>(round * n_ + thread)];
@@ -109,9 +118,9 @@ class TreeBarrier final : public Barrier {
     top_.remaining.store(ngroups_);
   }
   bool wait(int tid) noexcept override {
-    if (cancelled_.load(std::memory_order_relaxed)) [[unlikely]]
-      return false;
     const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
+    if (cancelled_.load(std::memory_order_relaxed) && hopeless(e)) [[unlikely]]
+      return false;
     Group& g = groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(tid)])];
     if (g.count.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       g.count.remaining.store(g.size, std::memory_order_relaxed);
@@ -122,7 +131,7 @@ class TreeBarrier final : public Barrier {
         return true;
       }
     }
-    return reached(wait_until_reached(g.release, e, backoff_, &cancelled_), e);
+    return await(g.release, e);
   }
   int threads() const noexcept override { return n_; }
   BarrierAlgorithm algorithm() const noexcept override { return BarrierAlgorithm::tree; }
@@ -130,6 +139,9 @@ class TreeBarrier final : public Barrier {
  private:
   void release_all() noexcept override {
     for (int g = 0; g < ngroups_; ++g) release_word(groups_[static_cast<std::size_t>(g)].release);
+  }
+  std::uint32_t entered(int tid) const noexcept override {
+    return episode_[static_cast<std::size_t>(tid)].value;
   }
   struct Group {
     Counter count;
@@ -146,8 +158,27 @@ class TreeBarrier final : public Barrier {
 
 }  // namespace
 
-void Barrier::cancel() noexcept {
-  if (cancelled_.exchange(true, std::memory_order_acq_rel)) return;
+bool Barrier::await(WaitWord& word, std::uint32_t e) noexcept {
+  std::uint32_t v = wait_until_reached(word, e, backoff_, &cancelled_);
+  // Cancelled: give up only on an episode the failed thread never entered; the others complete
+  // (every thread has entered them). That is the rare path: poll, with a short sleep.
+  while (!reached(v, e)) {
+    if (hopeless(e)) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    v = word.value.load(std::memory_order_acquire);
+  }
+  return true;
+}
+
+void Barrier::cancel(int tid) noexcept {
+  const std::uint32_t mine = entered(tid);
+  {
+    std::lock_guard lock(cancel_mu_);
+    if (!cancelled_.load(std::memory_order_relaxed) ||
+        static_cast<std::int32_t>(mine - last_episode_.load(std::memory_order_relaxed)) < 0)
+      last_episode_.store(mine, std::memory_order_seq_cst);
+    cancelled_.store(true, std::memory_order_seq_cst);
+  }
   release_all();
 }
 

@@ -103,7 +103,7 @@ void Team::run_body(int tid) {
   } catch (...) {
     // The first failure is the one reported; a TeamCancelled it caused elsewhere is not.
     if (!failed_.exchange(true)) error_ = std::current_exception();
-    barrier_->cancel();
+    barrier_->cancel(tid);
   }
   if (ctx.barriers_ != 0) {
     detail::add_barriers(ctx.barriers_);

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -26,16 +28,17 @@ class Barrier {
   virtual ~Barrier() = default;
   // Called by thread `tid` (0..threads-1); returns once every thread has called it for this
   // episode. Memory written before the call is visible to every thread after it returns.
-  // Returns true then; false when the barrier was cancelled before every thread arrived.
+  // Returns true then; false when the barrier was cancelled and this episode cannot complete.
   virtual bool wait(int tid) noexcept = 0;
   virtual int threads() const noexcept = 0;
   virtual BarrierAlgorithm algorithm() const noexcept = 0;
   Backoff backoff() const noexcept { return backoff_; }
 
-  // Releases every thread waiting in the barrier now or later, for good: a thread of the team
-  // failed and will not arrive. wait() then returns at once; the caller checks cancelled(). A
-  // cancelled barrier cannot be used again (make a new one).
-  void cancel() noexcept;
+  // Thread `tid` failed and will not enter another episode: every wait for a later episode, now
+  // or to come, returns false (sleepers are woken). Episodes that `tid` entered still complete
+  // for every thread, since all threads have entered them. With several failing threads, the
+  // earliest episode counts. A cancelled barrier cannot be used again (make a new one).
+  void cancel(int tid) noexcept;
   bool cancelled() const noexcept { return cancelled_.load(std::memory_order_acquire); }
 
   // socket_of_thread is used by `tree` (threads with equal values form a group); the others
@@ -47,8 +50,19 @@ class Barrier {
   explicit Barrier(Backoff backoff) : backoff_(backoff) {}
   // Wakes the sleepers on every word threads wait on (cancel() has set cancelled_).
   virtual void release_all() noexcept = 0;
+  // Episodes thread `tid` has entered (its own counter: call it on that thread).
+  virtual std::uint32_t entered(int tid) const noexcept = 0;
+  // After cancellation: true when episode `e` can never complete.
+  bool hopeless(std::uint32_t e) const noexcept {
+    return cancelled_.load(std::memory_order_acquire) &&
+           static_cast<std::int32_t>(e - last_episode_.load(std::memory_order_acquire)) > 0;
+  }
+  // Waits until `word` reaches `e`; false when the episode became hopeless first.
+  bool await(WaitWord& word, std::uint32_t e) noexcept;
   Backoff backoff_;
   std::atomic<bool> cancelled_{false};
+  std::atomic<std::uint32_t> last_episode_{0};  // the last episode every thread entered
+  std::mutex cancel_mu_;
 };
 
 }  // namespace compas::threads

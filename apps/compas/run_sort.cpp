@@ -1,0 +1,116 @@
+// compas run sort: radix sort of 32-bit keys over the job (kernels/sort_job.hpp).
+#include <fmt/core.h>
+
+#include <memory>
+#include <string>
+
+#include "compas/kernels/sort_job.hpp"
+#include "run_common.hpp"
+
+namespace compas::app {
+
+namespace {
+
+namespace rs = kernels::sort;
+
+struct SortArgs {
+  RunFlags run;
+  std::string keys = "4M";
+  std::string dist = "uniform";
+  int iters = 5;
+  int digit_bits = rs::Options{}.digit_bits;
+  std::string stores = "auto";
+  bool inject_fault = false;
+};
+
+int run_sort(const SortArgs& a) {
+  rs::JobParams jp;
+  jp.keys = rs::parse_keys(a.keys);  // std::invalid_argument names the value
+  jp.dist = rs::parse_dist(a.dist);
+  jp.iters = a.iters;
+  jp.local.digit_bits = a.digit_bits;
+  jp.local.stores = a.stores == "cached"      ? rs::Stores::cached
+                    : a.stores == "streaming" ? rs::Stores::streaming
+                    : a.stores == "direct"    ? rs::Stores::direct
+                                              : rs::Stores::automatic;
+  jp.inject_fault = a.inject_fault;
+  Runtime rt(runtime_options(a.run));
+  rs::check(jp, rt.nodes());
+  const bool leader = rt.node() == 0;
+  if (leader) check_outputs(a.run.out);
+  const auto& events = rt.profile().events();
+  rt.profile().reset();
+  const auto r = rs::run(rt, jp);
+  const perf::json regions = region_json(rt, events, leader && !a.run.out.quiet);
+  if (!leader) return r.verified ? 0 : 1;
+
+  perf::Report report("run", perf::machine_json(rt.topology()),
+                      {{"kernel", "sort"},
+                       {"nodes", rt.nodes()},
+                       {"threads", rt.threads()},
+                       {"keys", r.keys},
+                       {"dist", rs::to_string(jp.dist)},
+                       {"iters", jp.iters},
+                       {"digit_bits", jp.local.digit_bits},
+                       {"stores", a.stores},
+                       {"bootstrap", rt.bootstrap().kind()}});
+  report.add({{"kernel", "sort"},
+              {"nodes", rt.nodes()},
+              {"threads", rt.threads()},
+              {"keys", r.keys},
+              {"dist", rs::to_string(r.dist)},
+              {"iters", r.iters},
+              {"seconds", r.seconds},
+              {"median_seconds", r.median_seconds},
+              {"iteration_seconds", r.iteration_seconds},
+              {"verified", r.verified},
+              {"verification", r.verification},
+              {"mkeys_per_s", r.mkeys_per_s},
+              {"model_bytes", r.bytes},
+              {"model_gbs", r.model_gbs},
+              {"digit_bits", r.digit_bits},
+              {"passes", r.passes},
+              {"skipped_passes", r.skipped},
+              {"streaming_stores", r.streaming},
+              {"min_keys_per_process", r.min_keys},
+              {"max_keys_per_process", r.max_keys},
+              {"regions", regions}});
+  write_outputs(report, a.run.out);
+  if (!a.run.out.quiet)
+    fmt::print(
+        "\nsort {} keys ({}) on {} process(es) x {} thread(s): best {:.4f} s, median {:.4f} s "
+        "of {}; {:.1f} Mkeys/s, {:.2f} GB/s by the byte model; {}-bit digits, {} pass(es) run, "
+        "{} skipped{}; keys per process {}..{}\n",
+        r.keys, rs::to_string(r.dist), rt.nodes(), rt.threads(), r.seconds, r.median_seconds,
+        r.iters, r.mkeys_per_s, r.model_gbs, r.digit_bits, r.passes, r.skipped,
+        r.streaming ? ", streaming stores" : "", r.min_keys, r.max_keys);
+  fmt::print("{}: {}\n", r.verified ? "verified" : "VERIFICATION FAILED", r.verification);
+  return r.verified ? 0 : 1;
+}
+
+}  // namespace
+
+RunKernel add_run_sort(CLI::App& run) {
+  auto a = std::make_shared<SortArgs>();
+  auto* cmd = run.add_subcommand(
+      "sort",
+      "radix sort of 32-bit keys: sample splitters, alltoallv by put_signal, local LSD passes");
+  cmd->add_option("--keys", a->keys,
+                  "keys to sort over the whole job; K, M, G = 2^10, 2^20, 2^30 (paper: 4M)");
+  cmd->add_option("--dist", a->dist, "uniform | npb | equal | sorted | reverse | high");
+  cmd->add_option("--iters", a->iters, "sorts of the same keys (best and median reported)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--digit-bits", a->digit_bits, "bits per local pass: 8 (4 passes) or 11 (3)")
+      ->check(CLI::IsMember({8, 11}));
+  cmd->add_option("--stores", a->stores,
+                  "scatter stores: auto (streaming when the keys exceed the caches) | cached | "
+                  "streaming | direct (no write-combining buffers)")
+      ->check(CLI::IsMember({"auto", "cached", "streaming", "direct"}));
+  cmd->add_flag("--inject-fault", a->inject_fault,
+                "corrupt one sorted key before verification (to see verification fail)")
+      ->group("");
+  add_run_flags(*cmd, a->run);
+  return {cmd, [a] { return run_sort(*a); }};
+}
+
+}  // namespace compas::app

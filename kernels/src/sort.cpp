@@ -1,0 +1,543 @@
+#include "compas/kernels/sort.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <stdexcept>
+
+#include "compas/perf/region.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define COMPAS_SORT_HAVE_SSE2 1
+#endif
+
+namespace compas::kernels::sort {
+
+// ---- inputs ----------------------------------------------------------------------------------
+
+std::string to_string(Dist d) {
+  switch (d) {
+    case Dist::uniform:
+      return "uniform";
+    case Dist::npb:
+      return "npb";
+    case Dist::equal:
+      return "equal";
+    case Dist::sorted:
+      return "sorted";
+    case Dist::reverse:
+      return "reverse";
+    case Dist::high:
+      return "high";
+  }
+  return "?";
+}
+
+const std::vector<Dist>& all_dists() {
+  static const std::vector<Dist> all = {Dist::uniform, Dist::npb,     Dist::equal,
+                                        Dist::sorted,  Dist::reverse, Dist::high};
+  return all;
+}
+
+Dist parse_dist(const std::string& name) {
+  std::string allowed;
+  for (Dist d : all_dists()) {
+    if (name == to_string(d)) return d;
+    if (!allowed.empty()) allowed += " | ";
+    allowed += to_string(d);
+  }
+  std::string msg = "--dist '";
+  msg += name;
+  msg += "': one of ";
+  msg += allowed;
+  throw std::invalid_argument(msg);
+}
+
+std::uint64_t parse_keys(const std::string& text) {
+  auto bad = [&](const char* why) {
+    std::string msg = "--keys '";
+    msg += text;
+    msg += "': ";
+    msg += why;
+    msg += " (a positive count, optionally followed by K, M or G = 2^10, 2^20, 2^30: 4M, 64K)";
+    return std::invalid_argument(msg);
+  };
+  std::size_t i = 0;
+  std::uint64_t v = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+    const std::uint64_t digit = static_cast<std::uint64_t>(text[i] - '0');
+    if (v > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) throw bad("too large");
+    v = v * 10 + digit;
+    ++i;
+  }
+  if (i == 0) throw bad("not a number");
+  unsigned shift = 0;
+  if (i < text.size()) {
+    switch (text[i]) {
+      case 'k':
+      case 'K':
+        shift = 10;
+        break;
+      case 'm':
+      case 'M':
+        shift = 20;
+        break;
+      case 'g':
+      case 'G':
+        shift = 30;
+        break;
+      default:
+        throw bad("unknown suffix");
+    }
+    if (++i != text.size()) throw bad("unknown suffix");
+  }
+  if (v == 0) throw bad("zero keys");
+  if (shift && v > (std::numeric_limits<std::uint64_t>::max() >> shift)) throw bad("too large");
+  return v << shift;
+}
+
+namespace {
+
+std::uint64_t mix64(std::uint64_t z) {  // splitmix64's finalizer
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+
+// NPB's randlc: x <- a x mod 2^46, exact in 64-bit integers because 2^46 divides 2^64.
+constexpr std::uint64_t kMask46 = (std::uint64_t{1} << 46) - 1;
+constexpr std::uint64_t kNpbMultiplier = 1220703125;  // 5^13
+
+std::uint64_t pow_mod46(std::uint64_t a, std::uint64_t e) {
+  std::uint64_t r = 1;
+  while (e) {
+    if (e & 1) r = (r * a) & kMask46;
+    a = (a * a) & kMask46;
+    e >>= 1;
+  }
+  return r;
+}
+
+__extension__ typedef unsigned __int128 u128;
+
+}  // namespace
+
+void generate(Dist d, std::uint64_t n, std::uint64_t lo, std::span<std::uint32_t> out,
+              std::uint64_t seed) {
+  const std::size_t m = out.size();
+  std::uint32_t* o = out.data();
+  switch (d) {
+    case Dist::uniform:
+      for (std::size_t j = 0; j < m; ++j)
+        o[j] = static_cast<std::uint32_t>(mix64(seed + (lo + j + 1) * kGolden) >> 32);
+      break;
+    case Dist::npb: {
+      // Key i is NPB IS's k * (r1 + r2 + r3 + r4), k = MAX_KEY / 4 = 2^30, r = x / 2^46 for the
+      // draws 4i+1 .. 4i+4 of randlc from the seed: exactly the integer (x1+x2+x3+x4) >> 16.
+      std::uint64_t x = ((seed & kMask46) * pow_mod46(kNpbMultiplier, 4 * lo)) & kMask46;
+      for (std::size_t j = 0; j < m; ++j) {
+        std::uint64_t s = 0;
+        for (int r = 0; r < 4; ++r) {
+          x = (x * kNpbMultiplier) & kMask46;
+          s += x;
+        }
+        o[j] = static_cast<std::uint32_t>(s >> 16);
+      }
+      break;
+    }
+    case Dist::equal: {
+      const auto k = static_cast<std::uint32_t>(mix64(seed) >> 32);
+      std::fill(o, o + m, k);
+      break;
+    }
+    case Dist::sorted:
+    case Dist::reverse:
+      for (std::size_t j = 0; j < m; ++j) {
+        const auto k = static_cast<std::uint32_t>((static_cast<u128>(lo + j) << 32) / n);
+        o[j] = d == Dist::sorted ? k : ~k;
+      }
+      break;
+    case Dist::high: {
+      const std::uint32_t low = static_cast<std::uint32_t>(mix64(seed) >> 40);  // 24 bits
+      for (std::size_t j = 0; j < m; ++j)
+        o[j] = static_cast<std::uint32_t>(mix64(seed + (lo + j + 1) * kGolden) >> 56) << 24 | low;
+      break;
+    }
+  }
+}
+
+// ---- verification ------------------------------------------------------------------------------
+
+std::uint64_t key_hash(std::uint32_t key) {
+  return mix64((static_cast<std::uint64_t>(key) + 1) * kGolden);
+}
+
+Fingerprint fingerprint(std::span<const std::uint32_t> keys) {
+  Fingerprint f;
+  f.count = keys.size();
+  for (std::uint32_t k : keys) {
+    const std::uint64_t h = key_hash(k);
+    f.sum += h;
+    f.xor_ ^= h;
+  }
+  return f;
+}
+
+std::size_t first_unsorted(std::span<const std::uint32_t> keys) {
+  for (std::size_t i = 1; i < keys.size(); ++i)
+    if (keys[i] < keys[i - 1]) return i;
+  return keys.size();
+}
+
+// ---- buffers -----------------------------------------------------------------------------------
+
+KeyBuffer::KeyBuffer(std::size_t n) : n_(n) {
+  constexpr std::size_t kAlign = 4096;
+  bytes_ =
+      std::max<std::size_t>(kAlign, (n * sizeof(std::uint32_t) + kAlign - 1) / kAlign * kAlign);
+  p_ = static_cast<std::uint32_t*>(std::aligned_alloc(kAlign, bytes_));
+  if (!p_) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  if (bytes_ >= (std::size_t{2} << 20)) madvise(p_, bytes_, MADV_HUGEPAGE);
+#endif
+}
+KeyBuffer::~KeyBuffer() {
+  std::free(p_);
+}
+KeyBuffer::KeyBuffer(KeyBuffer&& o) noexcept
+    : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), bytes_(o.bytes_) {}
+KeyBuffer& KeyBuffer::operator=(KeyBuffer&& o) noexcept {
+  if (this != &o) {
+    std::free(p_);
+    p_ = std::exchange(o.p_, nullptr);
+    n_ = std::exchange(o.n_, 0);
+    bytes_ = o.bytes_;
+  }
+  return *this;
+}
+
+// ---- the local sort
+// ------------------------------------------------------------------------------
+
+std::string to_string(Stores s) {
+  switch (s) {
+    case Stores::automatic:
+      return "auto";
+    case Stores::cached:
+      return "cached";
+    case Stores::streaming:
+      return "streaming";
+    case Stores::direct:
+      return "direct";
+  }
+  return "?";
+}
+
+void check(const Options& o) {
+  if (o.digit_bits < 1 || o.digit_bits > 16)
+    throw std::invalid_argument("sort: digit width " + std::to_string(o.digit_bits) +
+                                " bits: allowed 1..16 (8 or 11 are the useful ones)");
+  if (o.begin_bit < 0 || o.end_bit > 32 || o.begin_bit > o.end_bit) {
+    std::string msg = "sort: bit range [";
+    msg += std::to_string(o.begin_bit);
+    msg += ", ";
+    msg += std::to_string(o.end_bit);
+    msg += "): must lie in [0, 32) with begin <= end";
+    throw std::invalid_argument(msg);
+  }
+}
+
+std::size_t cache_bytes(const threads::Topology& topo) {
+  std::uint64_t total = 0;
+  for (const auto& c : topo.caches())
+    total = std::max<std::uint64_t>(
+        total, c.size_bytes * static_cast<std::uint64_t>(std::max(c.count, 1)));
+  return total ? static_cast<std::size_t>(total) : std::size_t{32} << 20;
+}
+
+namespace {
+
+constexpr unsigned kLine = 16;  // keys per cache line (64 bytes)
+
+// One thread's counts and scatter state, on its own cache lines.
+struct alignas(64) PerThread {
+  std::vector<std::uint32_t> hist;  // [pass][digit] counts of this thread's block
+  std::vector<std::size_t> pos;     // next position of each digit (shifted by the alignment)
+  std::vector<std::size_t> start;   // first position of each digit in this thread's share
+  std::vector<std::uint32_t> pos32, start32;  // the same, narrower, when the keys allow it
+  std::uint32_t* wc = nullptr;  // [digit][kLine] write-combining lines, 64-byte aligned
+  std::size_t wc_keys = 0;
+  ~PerThread() { std::free(wc); }
+  void size(std::size_t passes, std::size_t digits) {
+    hist.assign(passes * digits, 0);
+    pos.resize(digits);
+    start.resize(digits);
+    pos32.resize(digits);
+    start32.resize(digits);
+    if (wc_keys < digits * kLine) {
+      std::free(wc);
+      wc = static_cast<std::uint32_t*>(std::aligned_alloc(64, digits * kLine * 4));
+      if (!wc) throw std::bad_alloc();
+      wc_keys = digits * kLine;
+    }
+  }
+};
+
+// One whole line of the write-combining buffer to the destination.
+template <bool kStream>
+inline void write_line(std::uint32_t* dst, const std::uint32_t* line) {
+#ifdef COMPAS_SORT_HAVE_SSE2
+  if constexpr (kStream) {
+    auto* d = reinterpret_cast<__m128i*>(dst);
+    const auto* s = reinterpret_cast<const __m128i*>(line);
+    _mm_stream_si128(d + 0, _mm_load_si128(s + 0));
+    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+    _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+    return;
+  }
+#endif
+  std::memcpy(dst, line, kLine * sizeof(std::uint32_t));
+}
+
+// Scatter of src[0, n) by the digit (k >> shift) & mask. Positions are kept shifted by `align`
+// (the destination's offset in keys from the cache line it starts in), so that position & 15 is
+// the key's slot in its destination line and a line of the buffer is full exactly when its
+// destination line is. A full line whose every slot lies in this thread's share of the digit
+// goes out whole; the first line of a share (which may start mid-line, beside another thread's
+// or digit's keys) and the last are written key by key.
+// Positions are 32-bit when the keys allow it (half the state to keep in L1, measurably faster).
+template <bool kStream, class Pos>
+void scatter_wc(const std::uint32_t* src, std::size_t n, std::uint32_t* dst, std::size_t align,
+                unsigned shift, std::uint32_t mask, Pos* pos, const Pos* start, std::uint32_t* wc,
+                std::size_t digits) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t k = src[i];
+    const std::uint32_t d = (k >> shift) & mask;
+    Pos v = pos[d];
+    std::uint32_t* line = wc + std::size_t{d} * kLine;
+    line[v & (kLine - 1)] = k;
+    pos[d] = ++v;
+    if (__builtin_expect((v & (kLine - 1)) == 0, 0)) {
+      const Pos base = v - kLine;
+      if (base >= start[d]) {
+        write_line<kStream>(dst + (base - align), line);
+      } else {
+        for (Pos x = start[d]; x < v; ++x) dst[x - align] = line[x & (kLine - 1)];
+      }
+    }
+  }
+  for (std::size_t d = 0; d < digits; ++d) {
+    const Pos v = pos[d];
+    const Pos from = std::max<Pos>(start[d], v & ~Pos{kLine - 1});
+    const std::uint32_t* line = wc + d * kLine;
+    for (Pos x = from; x < v; ++x) dst[x - align] = line[x & (kLine - 1)];
+  }
+#ifdef COMPAS_SORT_HAVE_SSE2
+  if constexpr (kStream) _mm_sfence();  // the lines are visible before the barrier releases
+#endif
+}
+
+void scatter_direct(const std::uint32_t* src, std::size_t n, std::uint32_t* dst, unsigned shift,
+                    std::uint32_t mask, std::size_t* pos) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t k = src[i];
+    dst[pos[(k >> shift) & mask]++] = k;
+  }
+}
+
+// Counts of one digit over src[0, n) into hist (added).
+void count_digit(const std::uint32_t* src, std::size_t n, unsigned shift, std::uint32_t mask,
+                 std::uint32_t* hist) {
+  for (std::size_t i = 0; i < n; ++i) ++hist[(src[i] >> shift) & mask];
+}
+
+}  // namespace
+
+struct Workspace::Impl {
+  std::vector<std::unique_ptr<PerThread>> threads;
+};
+
+Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::~Workspace() = default;
+
+std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> keys,
+                              std::span<std::uint32_t> tmp, Workspace& ws, const Options& o,
+                              Stats* stats) {
+  check(o);
+  if (tmp.size() < keys.size())
+    throw std::invalid_argument("sort: the other buffer holds " + std::to_string(tmp.size()) +
+                                " keys, fewer than the " + std::to_string(keys.size()) +
+                                " to sort");
+  const std::size_t n = keys.size();
+  const int width = o.end_bit - o.begin_bit;
+  const std::size_t passes =
+      width == 0 ? 0 : static_cast<std::size_t>((width + o.digit_bits - 1) / o.digit_bits);
+  const std::size_t digits = std::size_t{1} << o.digit_bits;
+  Workspace::Impl& w = ws.impl();
+  const int nt = t.nthreads(), me = t.tid();
+  if (stats && t.is_leader()) *stats = Stats{};
+  if (n == 0 || passes == 0) return keys;
+  const auto [lo, hi] = t.block(n);
+  if (n / static_cast<std::size_t>(nt) >= std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("sort: more than 2^32 - 1 keys per thread");
+  auto shift_of = [&](std::size_t p) {
+    return static_cast<unsigned>(o.begin_bit + static_cast<int>(p) * o.digit_bits);
+  };
+  auto mask_of = [&](std::size_t p) {
+    const unsigned bits = std::min<unsigned>(o.digit_bits, o.end_bit - shift_of(p));
+    return bits >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << bits) - 1;
+  };
+
+  {
+    COMPAS_REGION(t, "synchronize");
+    if (me == 0 && static_cast<int>(w.threads.size()) < nt) w.threads.resize(nt);
+    t.barrier();
+  }
+  PerThread* mine = nullptr;
+  {
+    COMPAS_REGION(t, "compute");
+    auto& slot = w.threads[me];
+    if (!slot) slot = std::make_unique<PerThread>();
+    mine = slot.get();
+    mine->size(passes, digits);
+    // One read counts every pass's digit.
+    const std::uint32_t* src = keys.data() + lo;
+    const std::size_t m = hi - lo;
+    if (passes == 4 && o.digit_bits == 8 && o.begin_bit == 0) {
+      std::uint32_t* h = mine->hist.data();
+      for (std::size_t i = 0; i < m; ++i) {
+        const std::uint32_t k = src[i];
+        ++h[k & 0xff];
+        ++h[256 + ((k >> 8) & 0xff)];
+        ++h[512 + ((k >> 16) & 0xff)];
+        ++h[768 + (k >> 24)];
+      }
+    } else {
+      for (std::size_t p = 0; p < passes; ++p)
+        count_digit(src, m, shift_of(p), mask_of(p), mine->hist.data() + p * digits);
+    }
+  }
+  {
+    COMPAS_REGION(t, "synchronize");
+    t.barrier();
+  }
+  // Every thread reads the same counts, so every thread takes the same decisions.
+  std::vector<char> skip(passes, 0);
+  for (std::size_t p = 0; p < passes; ++p) {
+    const std::uint32_t mask = mask_of(p);
+    for (std::size_t d = 0; d <= mask; ++d) {
+      std::size_t total = 0;
+      for (int u = 0; u < nt; ++u) total += w.threads[u]->hist[p * digits + d];
+      if (total == n) skip[p] = 1;
+      if (total) break;  // the first digit present: all keys, or not
+    }
+  }
+  const bool stream = o.stores == Stores::streaming ||
+                      (o.stores == Stores::automatic && n * sizeof(std::uint32_t) > o.cache_bytes);
+  const bool direct = o.stores == Stores::direct;
+#ifndef COMPAS_SORT_HAVE_SSE2
+  const bool streaming_used = false;
+#else
+  const bool streaming_used = stream && !direct;
+#endif
+
+  std::span<std::uint32_t> src = keys, dst = tmp.first(n);
+  int ran = 0, skipped = 0;
+  bool counted = true;  // hist holds the counts of the current source (the first read)
+  for (std::size_t p = 0; p < passes; ++p) {
+    if (skip[p]) {
+      ++skipped;
+      continue;
+    }
+    const unsigned shift = shift_of(p);
+    const std::uint32_t mask = mask_of(p);
+    const std::size_t nd = std::size_t{mask} + 1;
+    std::uint32_t* h = mine->hist.data() + p * digits;
+    if (!counted) {
+      {
+        COMPAS_REGION(t, "compute");
+        std::fill(h, h + nd, 0u);
+        count_digit(src.data() + lo, hi - lo, shift, mask, h);
+      }
+      COMPAS_REGION(t, "synchronize");
+      t.barrier();
+    }
+    // One thread's block is the whole array, whose digit counts the first read already has;
+    // with several threads, each counts its new block before the next pass.
+    counted = nt == 1;
+    {
+      COMPAS_REGION(t, "compute");
+      // Exclusive scan in (digit, thread) order: this thread's first position for each digit.
+      const std::size_t align =
+          direct ? 0
+                 : (reinterpret_cast<std::uintptr_t>(dst.data()) / sizeof(std::uint32_t)) % kLine;
+      std::size_t base = align;
+      for (std::size_t d = 0; d < nd; ++d) {
+        std::size_t before = 0, total = 0;
+        for (int u = 0; u < nt; ++u) {
+          const std::size_t c = w.threads[u]->hist[p * digits + d];
+          if (u < me) before += c;
+          total += c;
+        }
+        mine->start[d] = mine->pos[d] = base + before;
+        mine->start32[d] = mine->pos32[d] = static_cast<std::uint32_t>(base + before);
+        base += total;
+      }
+      const bool narrow = n + kLine < std::numeric_limits<std::uint32_t>::max();
+      const std::uint32_t* s = src.data() + lo;
+      if (direct)
+        scatter_direct(s, hi - lo, dst.data(), shift, mask, mine->pos.data());
+      else if (streaming_used && narrow)
+        scatter_wc<true>(s, hi - lo, dst.data(), align, shift, mask, mine->pos32.data(),
+                         mine->start32.data(), mine->wc, nd);
+      else if (streaming_used)
+        scatter_wc<true>(s, hi - lo, dst.data(), align, shift, mask, mine->pos.data(),
+                         mine->start.data(), mine->wc, nd);
+      else if (narrow)
+        scatter_wc<false>(s, hi - lo, dst.data(), align, shift, mask, mine->pos32.data(),
+                          mine->start32.data(), mine->wc, nd);
+      else
+        scatter_wc<false>(s, hi - lo, dst.data(), align, shift, mask, mine->pos.data(),
+                          mine->start.data(), mine->wc, nd);
+    }
+    {
+      COMPAS_REGION(t, "synchronize");
+      t.barrier();
+    }
+    std::swap(src, dst);
+    ++ran;
+  }
+  if (stats && me == 0) {
+    stats->passes = ran;
+    stats->skipped = skipped;
+    stats->streaming = streaming_used && ran > 0;
+    const double nb = static_cast<double>(n) * sizeof(std::uint32_t);
+    stats->bytes = nb * (1 + 2 * ran + (nt > 1 ? std::max(ran - 1, 0) : 0));
+  }
+  return src;
+}
+
+Stats sort(threads::Team& team, std::vector<std::uint32_t>& keys, const Options& o) {
+  check(o);
+  std::vector<std::uint32_t> tmp(keys.size());
+  Workspace ws;
+  Stats st;
+  std::span<std::uint32_t> out;
+  team.run([&](threads::ThreadCtx& t) {
+    auto r = sort(t, std::span<std::uint32_t>(keys), std::span<std::uint32_t>(tmp), ws, o, &st);
+    if (t.is_leader()) out = r;
+  });
+  if (out.data() != keys.data()) std::copy(out.begin(), out.end(), keys.begin());
+  return st;
+}
+
+}  // namespace compas::kernels::sort
