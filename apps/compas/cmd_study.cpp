@@ -56,7 +56,7 @@ void on_stop(int) {
 
 struct StudyArgs {
   std::string out = "compas-study";
-  std::string kernels = "laplace,cg,sort";
+  std::string kernels = "laplace,gemm,cg,sort";
   std::string grid = "auto";
   std::string launcher;
   double budget = 10;  // minutes
@@ -153,7 +153,7 @@ std::vector<Shape> parse_grid(const std::string& grid, int cores) {
 // The kernels a study can sweep, and the record field holding each one's rate.
 const std::vector<std::pair<std::string, std::string>>& study_kernels() {
   static const std::vector<std::pair<std::string, std::string>> k = {
-      {"laplace", "mlups"}, {"cg", "mops"}, {"sort", "mkeys_per_s"}};
+      {"laplace", "mlups"}, {"gemm", "gflops"}, {"cg", "mops"}, {"sort", "mkeys_per_s"}};
   return k;
 }
 
@@ -282,6 +282,11 @@ std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
         sizes.push_back({"class=A", {"--class", "A"}, 1.8});
       else
         sizes.push_back({"class=W", {"--class", "W"}, 0.4});
+    } else if (k == "gemm") {
+      // COMPaS Table 6 used n = 1800; a small size shows the per-panel overheads.
+      const std::string big = scale >= 0.3 ? "1800" : "600";
+      sizes.push_back({"n=256", {"--n", "256", "--iters", "3"}, 0.2});
+      sizes.push_back({"n=" + big, {"--n", big, "--iters", "3"}, scale >= 0.3 ? 2.5 : 0.5});
     } else if (k == "sort") {
       // The paper's 4M keys (its buffers fit the caches of a node of the time), and 16x more.
       const std::string big = scale >= 0.3 ? "64M" : "8M";

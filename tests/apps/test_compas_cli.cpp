@@ -902,14 +902,14 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   const Outcome r = run_compas({"study", "--out", out, "--budget", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  // 6 characterization runs + laplace 2 sizes x 4 shapes + cg 2 classes x 4 + sort 2 sizes x 4.
-  ASSERT_EQ(runs.size(), 30u) << r.describe();
+  // 6 characterization runs + 2 sizes x 4 shapes of each of laplace, gemm, cg and sort.
+  ASSERT_EQ(runs.size(), 38u) << r.describe();
   for (const auto& j : runs) EXPECT_EQ(j.value("exit", -1), 0) << j.dump();
   const std::string md = read_file(out + "/report.md");
   for (const char* section :
        {"## Machine", "## Memory bandwidth", "## Cache working sets", "## Thread barrier",
         "## Process barrier", "## Put latency", "## laplace n=640", "Amdahl fit over",
-        "## cg class=T", "## cg class=W", "| mops |", "## sort keys=4M", "| mkeys_per_s |", "Verdict: ", "COMPaS 1998",
+        "## cg class=T", "## cg class=W", "| mops |", "## sort keys=4M", "| mkeys_per_s |", "## gemm n=256", "| gflops |", "Verdict: ", "COMPaS 1998",
         "All planned runs finished"})
     EXPECT_NE(md.find(section), std::string::npos) << section << " missing\n" << md;
   EXPECT_EQ(md.find("nan"), std::string::npos) << md;
@@ -944,7 +944,7 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   const Outcome again = run_compas({"study", "--out", out, "--budget", "1"});
   ASSERT_EQ(again.exit_code, 0) << again.describe();
   EXPECT_EQ(read_file(out + "/runs.jsonl"), before) << "a finished run was repeated";
-  EXPECT_NE(again.out.find("30 of 30 runs done"), std::string::npos) << again.describe();
+  EXPECT_NE(again.out.find("38 of 38 runs done"), std::string::npos) << again.describe();
 }
 
 TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
@@ -974,14 +974,14 @@ TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
   EXPECT_TRUE(stopped || finished_first) << "status " << status;
   const auto partial = run_ids(out + "/runs.jsonl");  // every line parses
   if (stopped) {
-    EXPECT_LT(partial.size(), 30u);
+    EXPECT_LT(partial.size(), 38u);
     EXPECT_NE(read_file(out + "/report.md").find("Partial report"), std::string::npos);
   }
   const Outcome rest = run_compas({"study", "--out", out, "--budget", "1"});
   ASSERT_EQ(rest.exit_code, 0) << rest.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  EXPECT_EQ(runs.size(), 30u) << "runs repeated or missing";
-  EXPECT_EQ(run_ids(out + "/runs.jsonl").size(), 30u);
+  EXPECT_EQ(runs.size(), 38u) << "runs repeated or missing";
+  EXPECT_EQ(run_ids(out + "/runs.jsonl").size(), 38u);
   EXPECT_EQ(read_file(out + "/report.md").find("Partial report"), std::string::npos);
 }
 
