@@ -909,8 +909,8 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   for (const char* section :
        {"## Machine", "## Memory bandwidth", "## Cache working sets", "## Thread barrier",
         "## Process barrier", "## Put latency", "## laplace n=640", "Amdahl fit over",
-        "## cg class=T", "## cg class=W", "| mops |", "## sort keys=4M", "| mkeys_per_s |", "## gemm n=256", "| gflops |", "Verdict: ", "COMPaS 1998",
-        "All planned runs finished"})
+        "## cg class=T", "## cg class=W", "| mops |", "## sort keys=4M", "| mkeys_per_s |",
+        "## gemm n=256", "| gflops |", "Verdict: ", "COMPaS 1998", "All planned runs finished"})
     EXPECT_NE(md.find(section), std::string::npos) << section << " missing\n" << md;
   EXPECT_EQ(md.find("nan"), std::string::npos) << md;
   EXPECT_EQ(md.find("Partial report"), std::string::npos) << md;
@@ -989,8 +989,8 @@ TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
 // and a rerun must finish the plan without repeating what was recorded as done.
 TEST_F(Cli, StudyKilledMidRunResumesAndEveryFileIsWhole) {
   const std::string out = path("study");
-  std::vector<std::string> argv_s = {COMPAS_EXE, "study", "--out", out,
-                                     "--budget", "1", "--quiet", "--kernels", "laplace"};
+  std::vector<std::string> argv_s = {COMPAS_EXE, "study",   "--out",     out,      "--budget",
+                                     "1",        "--quiet", "--kernels", "laplace"};
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
