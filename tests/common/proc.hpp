@@ -208,8 +208,16 @@ inline std::vector<pid_t> processes_with(const std::string& marker) {
   while (dirent* e = ::readdir(proc)) {
     const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
     if (pid <= 0 || pid == ::getpid()) continue;
-    std::ifstream f(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
-    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    // Plain read(2): a process that exits while it is read fails the read with ESRCH, which
+    // std::ifstream turns into an exception.
+    const std::string file = std::string("/proc/") + e->d_name + "/cmdline";
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    std::string cmd;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+      cmd.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
     if (contains(cmd, marker)) found.push_back(pid);
   }
   ::closedir(proc);
