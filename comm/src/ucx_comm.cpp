@@ -355,6 +355,16 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
     return UCS_OK;
   };
   check(ucp_worker_set_am_recv_handler(m.worker, &hp), "registering the flush ack handler");
+  hp.id = kWindowFreedAm;
+  hp.cb = [](void* arg, const void* header, size_t header_length, void*, size_t,
+             const ucp_am_recv_param_t*) -> ucs_status_t {
+    WindowFreedMessage msg;
+    if (header_length != sizeof msg) return UCS_OK;
+    std::memcpy(&msg, header, sizeof msg);
+    on_window_freed(*static_cast<Impl*>(arg), msg);
+    return UCS_OK;
+  };
+  check(ucp_worker_set_am_recv_handler(m.worker, &hp), "registering the window-freed handler");
   m.err_args.resize(m.size);
   for (int r = 0; r < m.size; ++r) m.err_args[r] = {&m, r};
 
@@ -410,6 +420,7 @@ Comm::~Comm() {
   } catch (...) {
   }
   ucp_worker_destroy(m.worker);
+  for (ucp_mem_h memh : m.orphaned) ucp_mem_unmap(m.ctx, memh);
   ucp_cleanup(m.ctx);
 }
 

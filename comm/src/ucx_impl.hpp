@@ -47,6 +47,16 @@ struct FlushMessage {
 constexpr unsigned kFlushRequestAm = 2;
 constexpr unsigned kFlushAckAm = 3;
 
+// A window's owner gave up its collective destruction (a peer did not come within the timeout, or
+// the job was already failing) while peers may still be using it: it tells them, so their next
+// operation on the window fails at the initiator instead of writing memory the owner let go.
+struct WindowFreedMessage {
+  std::uint32_t window = 0;
+  std::int32_t rank = 0;  // the owner
+};
+constexpr unsigned kWindowFreedAm = 4;
+void on_window_freed(Comm::Impl& m, const WindowFreedMessage& msg);  // window.cpp
+
 // Applies a put_signal that arrived as an active message (window.cpp). Runs in progress context.
 ucs_status_t deliver_put_signal(Comm::Impl& m, const PutSignalHeader& h, void* data,
                                 std::size_t length, const ucp_am_recv_param_t* param);
@@ -109,6 +119,9 @@ struct Comm::Impl {
   // Windows by id, for active messages; ids follow creation order (collective, so equal on all).
   std::mutex windows_mu;
   std::vector<WindowBytes*> windows;
+  // Registrations of windows whose destruction did not meet every peer: a late peer's put may
+  // still arrive, so they stay mapped until the worker is gone (~Comm). Guarded by windows_mu.
+  std::vector<ucp_mem_h> orphaned;
   // Per peer: -1 undecided, 0 put_signal by RMA (put, fence, atomic), 1 by one active message.
   std::unique_ptr<std::atomic<int>[]> signal_by_am;
   bool use_am_for_signals(int r);  // decides once per peer (connects)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -31,6 +32,9 @@ struct Peer {
   std::string packed;       // its packed rkey
   ucp_rkey_h rkey = nullptr;
   std::byte* direct = nullptr;  // mapped base, when load/store reaches it
+  // The owner let this window go without meeting this process (kWindowFreedAm): operations on
+  // it fail here, at the initiator.
+  std::atomic<bool> freed{false};
 };
 
 }  // namespace
@@ -55,6 +59,12 @@ struct WindowBytes::Impl {
   std::uint32_t* waiters(std::byte* base) const {
     return reinterpret_cast<std::uint32_t*>(base + data_bytes + signal_bytes);
   }
+  // Non-zero once the owner let the window go without meeting everyone: load/store peers read
+  // it (a line of its own, written once) before each operation; others learn by message.
+  std::atomic<std::uint32_t>* freed_word(std::byte* base) const {
+    return reinterpret_cast<std::atomic<std::uint32_t>*>(base + data_bytes + signal_bytes + kLine);
+  }
+  [[noreturn]] void throw_freed(int rank) const;
 };
 
 namespace {
@@ -93,7 +103,7 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals)
   }
   w.data_bytes = round_up(bytes, kLine);
   w.signal_bytes = round_up(signals * 8, kLine);
-  w.total = w.data_bytes + w.signal_bytes + kLine;
+  w.total = w.data_bytes + w.signal_bytes + 2 * kLine;
 
   ucp_mem_map_params_t mp{};
   mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS |
@@ -150,7 +160,11 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals)
     delete impl_;
     throw;
   }
-  w.peers = std::make_unique<Peer[]>(all.size());
+  {
+    // Under the table's lock: a kWindowFreedAm handler looks the peers up.
+    std::lock_guard lock(w.comm->windows_mu);
+    w.peers = std::make_unique<Peer[]>(all.size());
+  }
   for (std::size_t r = 0; r < all.size(); ++r) {
     if (all[r].size() < sizeof(std::uint64_t)) {
       unregister();
@@ -167,30 +181,107 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals)
   me.ready.store(true);
 }
 
+namespace {
+
+std::atomic<int> freed_messages_in_flight{0};
+
+// Tells every live peer reached through UCX that window `id` is gone (kWindowFreedAm), waiting
+// a bounded time for the messages to leave; a peer that is dead or unreachable is skipped.
+void notify_freed(Comm::Impl& c, std::uint32_t id) {
+  for (int r = 0; r < c.size; ++r) {
+    if (r == c.rank || c.dead[r].load(std::memory_order_acquire)) continue;
+    ucp_ep_h ep = c.eps[r].load(std::memory_order_acquire);
+    if (!ep) continue;  // never connected: it reaches this window by load/store, if at all
+    auto* msg = new WindowFreedMessage{id, c.rank};
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    prm.user_data = msg;
+    prm.cb.send = [](void* request, ucs_status_t, void* user) {
+      delete static_cast<WindowFreedMessage*>(user);
+      ucp_request_free(request);
+      freed_messages_in_flight.fetch_sub(1, std::memory_order_release);
+    };
+    ucs_status_ptr_t sp = ucp_am_send_nbx(ep, kWindowFreedAm, msg, sizeof *msg, nullptr, 0, &prm);
+    if (UCS_PTR_IS_PTR(sp))
+      freed_messages_in_flight.fetch_add(1, std::memory_order_relaxed);
+    else
+      delete msg;  // sent at once, or failed (a peer going away): nothing to wait for
+  }
+  // Push the messages out, a bounded time (the callbacks free them whenever they complete).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  try {
+    while (freed_messages_in_flight.load(std::memory_order_acquire) > 0 &&
+           std::chrono::steady_clock::now() < until)
+      c.progress_once();
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
 WindowBytes::~WindowBytes() {
   Impl& w = *impl_;
+  Comm::Impl& c = *w.comm;
   // Nobody may touch this memory once it is unmapped: everyone completes, then meets.
   try {
     comm_->flush_all();
   } catch (...) {
   }
-  try {
-    if (comm_->size() > 1 && w.comm->may_meet()) {
-      if (!w.comm->coll || this == w.comm->coll.get())  // the barrier's own window
+  bool met = comm_->size() == 1;
+  std::string why;
+  if (!met && c.may_meet()) {
+    try {
+      if (!c.coll || this == c.coll.get())  // the barrier's own window
         comm_->bootstrap().barrier();
       else
         comm_->barrier();
+      met = true;
+    } catch (const std::exception& e) {
+      why = e.what();
+      c.failed.store(true, std::memory_order_relaxed);
     }
-  } catch (...) {
   }
   {
-    std::lock_guard lock(w.comm->windows_mu);
-    w.comm->windows[w.id] = nullptr;
+    std::lock_guard lock(c.windows_mu);
+    c.windows[w.id] = nullptr;
+  }
+  if (!met) {
+    // Some peer may still be using this window: it must learn that it is gone (load/store peers
+    // from the word in the memory itself, the others by message), and its late operations must
+    // land in memory still registered, not in memory reused for something else.
+    w.freed_word(base_)->store(1, std::memory_order_release);
+    if (!why.empty() && this != c.coll.get())
+      std::fprintf(stderr,
+                   "compas: rank %d: window %u destroyed without every process (%s): peers still "
+                   "using it get an error\n",
+                   c.rank, w.id, why.c_str());
+    notify_freed(c, w.id);
   }
   for (int r = 0; r < comm_->size(); ++r)
     if (w.peers[r].rkey) ucp_rkey_destroy(w.peers[r].rkey);
-  ucp_mem_unmap(w.comm->ctx, w.memh);
+  if (met) {
+    ucp_mem_unmap(c.ctx, w.memh);
+  } else {
+    std::lock_guard lock(c.windows_mu);
+    c.orphaned.push_back(w.memh);
+  }
   delete impl_;
+}
+
+void WindowBytes::Impl::throw_freed(int rank) const {
+  throw CommError("window " + std::to_string(id) + " of rank " + std::to_string(rank) +
+                      " was freed while this process was still using it: rank " +
+                      std::to_string(rank) +
+                      " destroyed it without this process at its collective destruction",
+                  rank);
+}
+
+void on_window_freed(Comm::Impl& m, const WindowFreedMessage& msg) {
+  if (msg.rank < 0 || msg.rank >= m.size) return;
+  std::lock_guard lock(m.windows_mu);
+  if (msg.window >= m.windows.size() || !m.windows[msg.window]) return;
+  WindowBytes::Impl& w = *m.windows[msg.window]->impl();
+  if (w.peers) w.peers[msg.rank].freed.store(true, std::memory_order_relaxed);
 }
 
 Peer& WindowBytes::Impl::peer(int rank, WindowBytes& win) {
@@ -198,7 +289,12 @@ Peer& WindowBytes::Impl::peer(int rank, WindowBytes& win) {
     throw std::out_of_range("rank " + std::to_string(rank) + " is outside the job: ranks are 0.." +
                             std::to_string(comm->size - 1));
   Peer& p = peers[rank];
-  if (p.ready.load(std::memory_order_acquire)) return p;
+  if (p.ready.load(std::memory_order_acquire)) {
+    if (p.freed.load(std::memory_order_relaxed) ||
+        (p.direct && freed_word(p.direct)->load(std::memory_order_acquire) != 0)) [[unlikely]]
+      throw_freed(rank);
+    return p;
+  }
   ucp_ep_h ep = comm->ep(rank);
   std::lock_guard lock(mu);
   if (p.ready.load(std::memory_order_acquire)) return p;

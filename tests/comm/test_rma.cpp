@@ -117,6 +117,35 @@ TEST(Rma, NonBlockingPutsAndGetsComplete) {
   comm().barrier();
 }
 
+// A window destroyed while this process still has non-blocking operations on it in flight: the
+// collective destruction completes them first (nothing lands in unmapped memory), so their
+// Requests finish afterwards without error and deliver what they read.
+TEST(Rma, DestroyingAWindowCompletesItsOutstandingRequests) {
+  const int p = nranks();
+  const int next = (rank() + 1) % p, prev = (rank() + p - 1) % p;
+  constexpr std::size_t kN = 1 << 16;  // 512 KiB: large enough to be in flight
+  std::vector<std::int64_t> src(kN, rank() + 1), got(kN, -1);
+  std::uint64_t found = ~0ULL;
+  std::vector<Request> reqs;
+  {
+    Window<std::int64_t> w(comm(), 2 * kN + 1);
+    auto mine = w.local();
+    for (std::size_t i = 0; i < kN; ++i)
+      mine[kN + i] = rank() * 1000 + static_cast<std::int64_t>(i % 1000);
+    mine[2 * kN] = 100 + rank();
+    comm().barrier();
+    reqs.push_back(w.put_nb(next, 0, src));
+    reqs.push_back(w.get_nb(prev, kN, got));
+    reqs.push_back(w.bytes().fetch_add_nb(next, 2 * kN * sizeof(std::int64_t), 1, 8, &found));
+  }  // destroyed with the requests not waited for
+  for (auto& r : reqs) EXPECT_NO_THROW(r.wait());
+  for (std::size_t i = 0; i < kN; ++i)
+    ASSERT_EQ(got[i], prev * 1000 + static_cast<std::int64_t>(i % 1000)) << "element " << i;
+  // Every rank adds 1 once to its next rank's counter, so the value found is the initial one.
+  EXPECT_EQ(found, static_cast<std::uint64_t>(100 + next));
+  comm().barrier();
+}
+
 TEST(Rma, OutOfBoundsIsAnErrorAndWritesNothing) {
   WindowBytes w(comm(), 100);
   const int t = (rank() + 1) % nranks();

@@ -9,6 +9,9 @@
 //   put-stream       a stream of 64 KiB puts to the next rank, flushed, with a barrier now and then
 //   allreduce        a loop of hybrid allreduces over all threads of all processes
 //   kernel           NAS CG class W on the job; the victim dies 150 ms into it
+//   window-freed     nobody dies: the victim destroys a window while the others keep putting,
+//                    getting and adding into its copy; the victim's destruction gives up after
+//                    COMPAS_TIMEOUT and the others' next operation must fail at the initiator
 // Threads per process from COMPAS_THREADS (2 by default). A survivor that finishes its phase
 // enters a final hybrid barrier, which the victim never reaches. Exit codes: 0 never (someone
 // died), 1 failed as expected, 2 bad arguments, 3 the phase ended normally on a survivor.
@@ -17,6 +20,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -98,6 +102,25 @@ int main(int argc, char** argv) {
       p.cls = 'W';
       for (int i = 0; i < 50; ++i) compas::kernels::cg::run(rt, p);
       if (killer.joinable()) killer.join();
+    } else if (phase == "window-freed") {
+      if (me) {
+        {
+          auto win = rt.window<std::uint64_t>(2048, 4);
+          rt.comm().barrier();
+        }  // destroyed here, alone: the others are still using it
+        std::fprintf(stderr, "fault_probe: rank %d: destroyed its window alone\n", R);
+      } else {
+        auto win = rt.window<std::uint64_t>(2048, 4);
+        rt.comm().barrier();
+        std::vector<std::uint64_t> src(512, 7), dst(512);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        for (std::uint64_t i = 0; std::chrono::steady_clock::now() < until; ++i) {
+          win.put(victim, (i % 4) * 512, std::span<const std::uint64_t>(src));
+          win.get(victim, 0, std::span<std::uint64_t>(dst));
+          win.fetch_add(victim, 2047, 1);
+          if (i % 64 == 63) rt.comm().flush(victim);
+        }
+      }
     } else if (phase != "bootstrap") {
       std::fprintf(stderr, "fault_probe: unknown phase '%s'\n", phase.c_str());
       return 2;

@@ -123,4 +123,45 @@ INSTANTIATE_TEST_SUITE_P(, Fault,
                            return case_name(info.param);
                          });
 
+// A window destroyed by its owner while another process still uses it: the owner's collective
+// destruction gives up after the timeout (and keeps the memory registered, so nothing is written
+// into freed memory); the user's next put, get or atomic on it fails at the initiator with an
+// error naming the owner. Both with load/store access (same host) and with UCX RMA.
+class WindowFreed : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(WindowFreed, TheInitiatorGetsAnErrorNamingTheOwner) {
+  const int P = 2, owner = 1;
+  ManualJob job(FAULT_PROBE_EXE, P,
+                {{"COMPAS_TIMEOUT", "3"},
+                 {"COMPAS_THREADS", "1"},
+                 {"COMPAS_DIRECT", GetParam()},
+                 {"COMPAS_OVERSUBSCRIBED", "1"}});
+  std::vector<std::unique_ptr<Proc>> ranks;
+  for (int r = 0; r < P; ++r)
+    ranks.push_back(job.start(r, {"window-freed", std::to_string(owner)}));
+  std::string all;
+  for (int r = 0; r < P; ++r) {
+    auto& p = *ranks[static_cast<std::size_t>(r)];
+    EXPECT_TRUE(p.wait(30)) << "rank " << r << " still runs\n" << p.describe();
+    all += "==== rank " + std::to_string(r) + ": " + p.describe();
+  }
+  const Proc& user = *ranks[0];
+  const Proc& freer = *ranks[owner];
+  EXPECT_EQ(user.exit_code, 1) << all;
+  EXPECT_TRUE(contains(user.err, "fault_probe: rank 0: window ")) << all;
+  EXPECT_TRUE(contains(user.err, " of rank 1 was freed while this process was still using it"))
+      << all;
+  EXPECT_LT(user.seconds, 3 + 5.0) << all;
+  EXPECT_TRUE(contains(freer.err, "destroyed without every process")) << all;
+  EXPECT_TRUE(contains(freer.err, "fault_probe: rank 1: destroyed its window alone")) << all;
+  // Its final barrier fails: rank 0 is gone.
+  EXPECT_EQ(freer.exit_code, 1) << all;
+  EXPECT_EQ(freer.term_signal, 0) << all;
+}
+
+INSTANTIATE_TEST_SUITE_P(, WindowFreed, ::testing::Values("1", "0"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param[0] == '1' ? "LoadStore" : "Rma");
+                         });
+
 }  // namespace

@@ -13,8 +13,12 @@
 // in the target's memory after flush(rank) / flush_all(), or when the target sees a later
 // put_signal's signal. A blocking get returns with the data. The *_nb forms return a Request.
 //
-// Creation and destruction are collective (same order on every process). Destruction waits until
-// every process has finished with the window.
+// Creation and destruction are collective (same order on every process). Destruction completes
+// this process's outstanding operations on the window (their Requests then finish normally), and
+// waits until every process has finished with it. If some process does not come within
+// COMPAS_TIMEOUT (or the job is already failing), the window is "freed while in use": its memory
+// stays registered until the Comm ends, so late operations never write freed memory, and every
+// peer's next operation on it throws CommError at the initiator, naming the owner.
 #pragma once
 
 #include <cstddef>
