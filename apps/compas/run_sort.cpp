@@ -63,6 +63,7 @@ int run_sort(const SortArgs& a) {
               {"seconds", r.seconds},
               {"median_seconds", r.median_seconds},
               {"iteration_seconds", r.iteration_seconds},
+              {"cpu_seconds", r.cpu_seconds},
               {"verified", r.verified},
               {"verification", r.verification},
               {"mkeys_per_s", r.mkeys_per_s},

@@ -10,16 +10,11 @@
 
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
+#include "compas/perf/timer.hpp"
 
 namespace compas::kernels::cg {
 
 namespace {
-
-double cpu_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 constexpr std::size_t kMaxPartials = 4;  // values per chunk the window has room for
 
@@ -153,7 +148,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   JobResult jr;
   double my_cpu = 0;
   Result r;
-  const double c0 = cpu_now();
+  const double c0 = perf::process_cpu_seconds();
   rt.run([&](threads::ThreadCtx& t) {
     Result mine;
     {
@@ -162,7 +157,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     }
     if (t.is_leader()) {
       r = std::move(mine);
-      my_cpu = cpu_now() - c0;
+      my_cpu = perf::process_cpu_seconds() - c0;
     }
     t.barrier();
     const double secs = rt.allreduce(t, r.seconds, op::max{});

@@ -35,12 +35,6 @@ double hash_value(std::uint64_t seed, std::uint64_t row, std::uint64_t col) {
   return static_cast<double>(h >> 11) * 0x1p-52 - 1.0;
 }
 
-double cpu_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
 struct Range {
   std::size_t lo = 0, hi = 0;
   std::size_t size() const { return hi - lo; }
@@ -389,7 +383,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
         rt.barrier(t);
       }
       const std::uint64_t t0 = perf::now_ns();
-      const double c0 = t.is_leader() ? cpu_now() : 0.0;
+      const double c0 = t.is_leader() ? perf::process_cpu_seconds() : 0.0;
       if (t.is_leader()) iter = static_cast<std::uint64_t>(it);
       if (t.is_leader() && P > 1) {
         COMPAS_REGION(t, "communicate");
@@ -431,7 +425,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
       }
       if (t.is_leader()) {
         my_iter[static_cast<std::size_t>(it)] = 1e-9 * static_cast<double>(perf::now_ns() - t0);
-        my_cpu += cpu_now() - c0;
+        my_cpu += perf::process_cpu_seconds() - c0;
       }
     }
     {

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "compas/perf/region.hpp"
+#include "compas/perf/timer.hpp"
 
 namespace compas::kernels::laplace {
 
@@ -33,12 +34,6 @@ double mode(const int ab[2], double x, double y) {
 
 double eigenvalue(const int ab[2], double h) {
   return 0.5 * (std::cos(ab[0] * kPi * h) + std::cos(ab[1] * kPi * h));
-}
-
-double cpu_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 // splitmix64 finalizer: mixes a point's position and bits into one word; the job's hash is the
@@ -208,7 +203,7 @@ Result run(Runtime& rt, const Params& p) {
     const auto [ra, rb] = threads::block_range(rows, t.nthreads(), t.tid());
     rt.barrier(t);
     const auto w0 = std::chrono::steady_clock::now();
-    const double c0 = t.is_leader() ? cpu_now() : 0.0;
+    const double c0 = t.is_leader() ? perf::process_cpu_seconds() : 0.0;
     int k = 0;
     double change = 0;
     for (k = 1; k <= p.iters; ++k) {
@@ -259,7 +254,7 @@ Result run(Runtime& rt, const Params& p) {
     rt.barrier(t);
     if (t.is_leader()) {
       t_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-      t_cpu = cpu_now() - c0;
+      t_cpu = perf::process_cpu_seconds() - c0;
       sweeps = done;
       max_change = change;
     }

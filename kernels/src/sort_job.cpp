@@ -12,6 +12,7 @@
 #include "compas/comm/window.hpp"
 #include "compas/perf/membw.hpp"
 #include "compas/perf/region.hpp"
+#include "compas/perf/timer.hpp"
 
 namespace compas::kernels::sort {
 
@@ -453,7 +454,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   };
 
   std::vector<double> seconds;
-  double t0_leader = 0;
+  double t0_leader = 0, cpu0 = 0, my_cpu = 0;
   rt.run([&](threads::ThreadCtx& t) {
     const auto [lo, hi] = t.block(nloc);
     for (int it = 0; it < jp.iters; ++it) {
@@ -479,14 +480,18 @@ JobResult run(Runtime& rt, const JobParams& jp) {
         if (t.is_leader()) before = all;
       }
       rt.barrier(t);  // every process starts together: the time is the slowest one's
-      if (t.is_leader())
+      if (t.is_leader()) {
         t0_leader = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+        cpu0 = perf::process_cpu_seconds();
+      }
       std::span<std::uint32_t> out =
           np == 1 ? sort(t, keys.span(), tmp.span(), ws, local, &stats) : distributed(t);
       t.barrier();
       double mine = 0;
-      if (t.is_leader())
+      if (t.is_leader()) {
         mine = std::chrono::duration<double>(Clock::now().time_since_epoch()).count() - t0_leader;
+        my_cpu += perf::process_cpu_seconds() - cpu0;
+      }
       const double secs = rt.allreduce(t, mine, op::max{});
       if (t.is_leader()) {
         seconds.push_back(secs);
@@ -598,11 +603,13 @@ JobResult run(Runtime& rt, const JobParams& jp) {
       t.barrier();
     }
     const double bytes = rt.allreduce(t, t.is_leader() ? my_bytes : 0.0, op::sum{});
+    const double cpu = rt.allreduce(t, t.is_leader() ? my_cpu : 0.0, op::sum{});
     const int passes = rt.allreduce(t, stats.passes, op::max{});
     const int skipped = rt.allreduce(t, stats.skipped, op::min{});
     const int streaming = rt.allreduce(t, stats.streaming ? 1 : 0, op::max{});
     if (t.is_leader()) {
       res.bytes = bytes;
+      res.cpu_seconds = cpu;
       res.passes = passes;
       res.skipped = skipped;
       res.streaming = streaming != 0;

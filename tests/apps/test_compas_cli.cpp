@@ -720,6 +720,16 @@ TEST_F(Cli, RunCgVerifiesClassSAndReportsEveryField) {
   ASSERT_TRUE(rec.contains("regions")) << rec.dump();
   EXPECT_TRUE(rec["regions"].contains("solve")) << rec.dump();
   EXPECT_TRUE(rec["regions"].contains("compute")) << rec.dump();
+  // compute is derived per thread: the mean over threads of solve - communicate - synchronize.
+  const json& reg = rec["regions"];
+  auto mean = [&](const char* name) {
+    return reg.contains(name) ? reg[name].value("mean_seconds", 0.0) : 0.0;
+  };
+  EXPECT_GT(mean("solve"), 0) << rec.dump();
+  EXPECT_NEAR(mean("compute"), mean("solve") - mean("communicate") - mean("synchronize"), 1e-9)
+      << rec.dump();
+  EXPECT_GT(mean("compute"), 0) << rec.dump();
+  EXPECT_GT(rec.value("cpu_seconds", 0.0), 0) << rec.dump();
 }
 
 TEST_F(Cli, RunCgGivesTheSameZetaOnEveryJobShape) {
@@ -777,6 +787,7 @@ TEST_F(Cli, RunSortVerifiesAndReportsEveryField) {
   EXPECT_NEAR(rec.value("model_gbs", 0.0), rec.value("model_bytes", 0.0) / seconds / 1e9,
               1e-6 * rec.value("model_gbs", 0.0));
   EXPECT_EQ(rec.value("min_keys_per_process", 0), 65536);
+  EXPECT_GT(rec.value("cpu_seconds", 0.0), 0) << rec.dump();  // over the three timed sorts
   ASSERT_TRUE(rec.contains("regions")) << rec.dump();
   EXPECT_TRUE(rec["regions"].contains("compute")) << rec.dump();
   EXPECT_TRUE(rec["regions"].contains("synchronize")) << rec.dump();

@@ -64,6 +64,7 @@ struct JobResult {
   std::vector<double> iteration_seconds;  // each sort, slowest process
   double seconds = 0;                     // best of them
   double median_seconds = 0;
+  double cpu_seconds = 0;  // CPU time of every process over all timed sorts (wallclock vs CPU)
   double mkeys_per_s = 0;  // keys / best seconds / 1e6
   double bytes = 0;        // byte model of one sort, whole job
   double model_gbs = 0;    // bytes / best seconds / 1e9

@@ -2,6 +2,8 @@
 // clock, so probes can report cycles per operation where the TSC runs at a constant rate.
 #pragma once
 
+#include <time.h>
+
 #include <chrono>
 #include <cstdint>
 
@@ -28,5 +30,12 @@ struct TscInfo {
 
 // Calibrated on first use (about 20 ms), then cached.
 const TscInfo& tsc();
+
+// CPU time of the whole process (all its threads), seconds: for wallclock-vs-CPU comparisons.
+inline double process_cpu_seconds() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 }  // namespace compas::perf
