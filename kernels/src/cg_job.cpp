@@ -3,10 +3,12 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
@@ -21,16 +23,19 @@ constexpr std::size_t kMaxPartials = 4;  // values per chunk the window has room
 // The exchanges of a job of several processes, through one window per process laid out as
 //   [2][na] doubles          copies of p (alternating), written by the other processes
 //   [2][nchunks * 4] doubles  partial sums (alternating), written by the other processes
-// Alternating buffers: a process starts its next exchange of a kind only after a reduction that
-// needs every process, which each enters after it has copied out the previous exchange, so the
-// buffer a put lands in is never one still being read.
+// Alternating buffers: a process starts exchange j + 2 of a kind only after exchange j + 1, which
+// needs every process's put, and each puts only after it has copied out exchange j, so the buffer
+// a put lands in is never one still being read. Each buffer has its own signal (kind x parity): a
+// fast process may already be putting exchange j + 1 while this one still waits for a slow
+// process's exchange j, and that put must not count towards j.
 class JobExchange final : public Exchange {
  public:
-  JobExchange(Runtime& rt, std::int64_t na)
+  JobExchange(Runtime& rt, std::int64_t na, int stagger_us)
       : rt_(rt),
+        stagger_us_(rt.node() == 0 ? stagger_us : 0),
         na_(static_cast<std::size_t>(na)),
         nchunks_(static_cast<std::size_t>(chunk_count(na))),
-        win_(rt.comm(), 2 * na_ + 2 * nchunks_ * kMaxPartials, 2) {
+        win_(rt.comm(), 2 * na_ + 2 * nchunks_ * kMaxPartials, 4) {
     for (int r = 0; r < rt.nodes(); ++r) {
       const auto [lo, hi] = row_block(na, rt.nodes(), r);
       rows_.push_back({static_cast<std::size_t>(lo), static_cast<std::size_t>(hi)});
@@ -66,6 +71,9 @@ class JobExchange final : public Exchange {
                 std::size_t stride, std::uint64_t& calls, std::size_t signal) {
     // Read before the barrier, after which thread 0 counts this call: the same on every thread.
     const std::size_t parity = calls % 2;
+    const std::size_t sig = 2 * signal + parity;
+    // Exchanges of this kind and parity so far, this one included.
+    const std::uint64_t rounds = calls / 2 + 1;
     {
       COMPAS_REGION(t, "synchronize");
       t.barrier();  // every thread has written its part
@@ -78,9 +86,11 @@ class JobExchange final : public Exchange {
       const std::span<const double> mine(data.data() + lo * k, (hi - lo) * k);
       for (int d = 1; d < p; ++d) {
         const int r = (me + d) % p;
-        win_.put_signal(r, base + parity * stride + lo * k, mine, signal);
+        if (d > 1 && stagger_us_ > 0)
+          std::this_thread::sleep_for(std::chrono::microseconds(stagger_us_));
+        win_.put_signal(r, base + parity * stride + lo * k, mine, sig);
       }
-      win_.wait_until(signal, calls * static_cast<std::uint64_t>(p - 1));
+      win_.wait_until(sig, rounds * static_cast<std::uint64_t>(p - 1));
     }
     {
       COMPAS_REGION(t, "synchronize");
@@ -105,6 +115,7 @@ class JobExchange final : public Exchange {
   }
 
   Runtime& rt_;
+  int stagger_us_;
   std::size_t na_, nchunks_;
   comm::Window<double> win_;
   std::vector<std::pair<std::size_t, std::size_t>> rows_, chunks_;
@@ -141,7 +152,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     a.values[a.values.size() / 2] *= 1.001;
   std::unique_ptr<Exchange> ex;
   if (rt.nodes() > 1)
-    ex = std::make_unique<JobExchange>(rt, cp.na);
+    ex = std::make_unique<JobExchange>(rt, cp.na, jp.put_stagger_us);
   else
     ex = std::make_unique<TeamOnly>();
   Solver solver(cp, a, *ex);

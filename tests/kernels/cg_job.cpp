@@ -35,6 +35,22 @@ TEST(CgJob, ClassesVerifyAndMatchTheSingleProcessSolverBitForBit) {
   }
 }
 
+// Process 0's puts of every exchange arrive late, one by one: a faster process then finishes an
+// exchange and starts the next before process 0's data of the first has reached everyone. Each
+// exchange must still wait for its own data (the result stays bitwise the single-process one).
+TEST(CgJob, AStaggeredProcessDoesNotLetOthersReadStaleData) {
+  if (g_rt->nodes() < 3) GTEST_SKIP() << "needs three processes: one late, one fast, one waiting";
+  cg::JobParams p;
+  p.cls = 'S';
+  p.put_stagger_us = 2000;
+  const auto r = cg::run(*g_rt, p);
+  const auto ref = cg::run(g_rt->team(), cg::params('S'));
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(r.zeta), std::bit_cast<std::uint64_t>(ref.zeta))
+      << r.zeta << " vs " << ref.zeta;
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(r.rnorm), std::bit_cast<std::uint64_t>(ref.rnorm));
+}
+
 TEST(CgJob, APerturbedMatrixFailsVerification) {
   cg::JobParams p;
   p.cls = 'S';

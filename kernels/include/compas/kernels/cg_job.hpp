@@ -19,6 +19,9 @@ struct JobParams {
   char cls = 'S';
   // Test hook: perturb one matrix value on process 0 before solving.
   bool inject_fault = false;
+  // Test hook: process 0 sleeps this long between consecutive puts of each exchange, so the
+  // others see its data arrive late and out of step with faster peers.
+  int put_stagger_us = 0;
 };
 
 struct JobResult {
