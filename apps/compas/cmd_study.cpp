@@ -4,7 +4,8 @@
 //   runs.jsonl      one line per finished run, appended (and synced) the moment it finishes
 //   raw/ID.json     every run's own JSON report;  logs/ID.log  its output
 //   report.md       tables, speedups, Amdahl fits, verdicts, the paper's figures beside ours
-//   study.json      the numbers behind report.md;  plots/*.png when matplotlib is present
+//   study.json      the numbers behind report.md; study.csv: the kernel tables, one row per run;
+//   plots/*.png when matplotlib is present
 // Every run is a child process: this program itself, or compas-run / the user's launcher around
 // it. A rerun skips the runs runs.jsonl already holds (--fresh starts over); Ctrl-C stops the
 // running child and the sweep, and leaves a report of what finished.
@@ -570,6 +571,9 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
 
   // Kernels.
   std::map<std::string, std::vector<KernelRow>> by_kernel_size;
+  std::ostringstream csv;
+  csv << "kernel,size,procs,threads,oversubscribed,seconds,speedup,efficiency,rate_field,rate,"
+         "compute_s,communicate_s,synchronize_s,cpu_seconds,verified\n";
   for (const auto& s : plan) {
     if (s.kind != "kernel") continue;
     auto r = raw(s.id);
@@ -641,6 +645,11 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
                                   {"seconds", sec},
                                   {"speedup", speedup},
                                   {"efficiency", eff}});
+      csv << fmt::format(
+          "{},{},{},{},{},{:.6g},{:.6g},{:.6g},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{}\n",
+          kr.step->kernel, kr.step->size, kr.step->procs, kr.step->threads,
+          kr.step->oversubscribed ? 1 : 0, sec, speedup, eff, rate_name, rate, comp, com, syn, cpu,
+          r.value("verified", false) ? 1 : 0);
       jrows.push_back({{"procs", kr.step->procs},
                        {"threads", kr.step->threads},
                        {"oversubscribed", kr.step->oversubscribed},
@@ -725,6 +734,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
   }
   perf::write_file_atomic((dir / "report.md").string(), md.str());
   perf::write_file_atomic((dir / "study.json").string(), study.dump(2) + "\n");
+  perf::write_file_atomic((dir / "study.csv").string(), csv.str());
 }
 
 int run_study(const StudyArgs& a) {

@@ -940,6 +940,18 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
     EXPECT_TRUE(row.value("verified", false)) << row.dump();
     EXPECT_GT(row.value("rate", 0.0), 0) << row.dump();
   }
+  // The kernel tables as CSV: a header and one row per kernel run (8 sizes x 4 shapes).
+  {
+    std::ifstream in(out + "/study.csv");
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    ASSERT_EQ(lines.size(), 33u) << read_file(out + "/study.csv");
+    EXPECT_EQ(lines[0].rfind("kernel,size,procs,threads,oversubscribed,seconds,", 0), 0u);
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 14) << lines[i];
+      EXPECT_EQ(lines[i].back(), '1') << "not verified: " << lines[i];
+    }
+  }
   // Every number in the kernel table comes from the run's own JSON: the 1 x 1 row's seconds.
   const json one = load_json("study/raw/laplace_n640_p1t1.json");
   EXPECT_NE(md.find(fmt_double(one["results"][0].value("seconds", 0.0))), std::string::npos);
