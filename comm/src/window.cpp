@@ -269,6 +269,12 @@ WindowBytes::~WindowBytes() {
 }
 
 void WindowBytes::Impl::throw_freed(int rank) const {
+  comm->failed.store(true, std::memory_order_relaxed);
+  if (comm->coll && comm->coll->impl() == this)  // the Comm's own window: the whole Comm is gone
+    throw CommError("rank " + std::to_string(rank) +
+                        " left the job: it destroyed its Comm while this process still needed it "
+                        "(it failed, or ended without the collective calls the others made)",
+                    rank);
   throw CommError("window " + std::to_string(id) + " of rank " + std::to_string(rank) +
                       " was freed while this process was still using it: rank " +
                       std::to_string(rank) +

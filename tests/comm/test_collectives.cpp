@@ -499,9 +499,12 @@ TEST(Faults, DISABLED_AbsentRankIsNamedInTheTimeout) {
     }
     EXPECT_NE(what.find("rank " + std::to_string(e.rank())), std::string::npos) << what;
     EXPECT_NE(what.find("allreduce"), std::string::npos) << what;
-    // Timed out, or (when the absent rank's process ended first) noticed it was gone.
+    // Timed out, or (when the absent rank's process ended first) noticed it was gone: its
+    // endpoint failed, or its Comm told this one that it freed its windows.
     EXPECT_TRUE(what.find("COMPAS_TIMEOUT") != std::string::npos ||
-                what.find("is unreachable") != std::string::npos)
+                what.find("is unreachable") != std::string::npos ||
+                what.find("left the job") != std::string::npos ||
+                what.find("was freed while this process was still using it") != std::string::npos)
         << what;
   }
   EXPECT_THROW(nc.allreduce(1, Op::sum), CommError);  // refused after the failure
