@@ -87,7 +87,7 @@ std::uint32_t* low_half(std::uint64_t* word) {
 
 }  // namespace
 
-WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals)
+WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fill fill)
     : comm_(&comm), bytes_(bytes), signals_(signals), impl_(new Impl) {
   Impl& w = *impl_;
   w.comm = &comm.impl();
@@ -120,7 +120,12 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals)
   attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
   ucp_mem_query(w.memh, &attr);
   base_ = static_cast<std::byte*>(attr.address);
-  std::memset(base_, 0, w.total);
+  // The signals and the words after them are always zeroed; the data only when asked (zeroing
+  // it here would first-touch every page from this thread).
+  if (fill == Fill::zero)
+    std::memset(base_, 0, w.total);
+  else
+    std::memset(base_ + w.data_bytes, 0, w.total - w.data_bytes);
   w.base = base_;
   w.bytes = bytes_;
   w.signals = signals_;

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -43,6 +45,43 @@ TEST(Window, LocalViewStartsZeroedAndSized) {
   for (double v : w.local()) ASSERT_EQ(v, 0.0);
   for (std::size_t s = 0; s < 64; ++s) ASSERT_EQ(w.signal(s), 0u);
   EXPECT_TRUE(w.direct(rank()));
+}
+
+// Resident memory of this process in KiB (anonymous and shared pages), from /proc/self/status.
+long resident_kib() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long kib = -1;
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, "VmRSS:", 6) == 0) kib = std::strtol(line + 6, nullptr, 10);
+  std::fclose(f);
+  return kib;
+}
+
+// Fill::none leaves the data's pages untouched, so the threads that first write them place them
+// (first touch); Fill::zero touches them all from the creating thread. Signals start at zero
+// either way.
+TEST(Window, UnfilledDataIsFirstTouchedByItsWriter) {
+  constexpr std::size_t kBytes = std::size_t{64} << 20;
+  constexpr long kKib = static_cast<long>(kBytes >> 10);
+  {
+    const long before = resident_kib();
+    WindowBytes w(comm(), kBytes, 8, Fill::none);
+    const long created = resident_kib();
+    for (std::size_t s = 0; s < 8; ++s) EXPECT_EQ(w.signal(s), 0u);
+    EXPECT_LT(created - before, kKib / 8) << "creating touched the data";
+    std::memset(w.local(), 1, kBytes);
+    EXPECT_GT(resident_kib() - created, kKib * 7 / 8) << "writing it did not make it resident";
+    comm().barrier();
+  }
+  {
+    const long before = resident_kib();
+    WindowBytes w(comm(), kBytes, 8, Fill::zero);
+    EXPECT_GT(resident_kib() - before, kKib * 7 / 8) << "a zeroed window's pages are all touched";
+    EXPECT_EQ(static_cast<int>(w.local()[kBytes / 2]), 0);
+    comm().barrier();
+  }
 }
 
 // Every rank puts a block of `n` bytes at an unaligned offset into every rank (itself too), then

@@ -30,11 +30,18 @@
 
 namespace compas::comm {
 
+// What a new window's data holds. `zero`: all zero. `none`: unspecified, and no page of it is
+// touched by the constructor, so the threads that first write it place it (first touch: on a
+// multi-socket node each thread's rows land on its own socket). A caller choosing `none`
+// writes every element before anyone reads it.
+enum class Fill { zero, none };
+
 // The untyped window; Window<T> is a typed view of it.
 class WindowBytes {
  public:
-  // Collective. `signals` 64-bit signal words live beside the data (all zero at creation).
-  WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals = 64);
+  // Collective. `signals` 64-bit signal words live beside the data (all zero at creation, whatever
+  // `fill` says).
+  WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals = 64, Fill fill = Fill::zero);
   ~WindowBytes();
   WindowBytes(const WindowBytes&) = delete;
   WindowBytes& operator=(const WindowBytes&) = delete;
@@ -96,8 +103,8 @@ class Window {
   static_assert(std::is_trivially_copyable_v<T>, "Window<T> needs a trivially copyable T");
 
  public:
-  Window(Comm& comm, std::size_t count, std::size_t signals = 64)
-      : w_(comm, count * sizeof(T), signals), count_(count) {}
+  Window(Comm& comm, std::size_t count, std::size_t signals = 64, Fill fill = Fill::zero)
+      : w_(comm, count * sizeof(T), signals, fill), count_(count) {}
 
   std::size_t size() const { return count_; }
   std::span<T> local() { return {reinterpret_cast<T*>(w_.local()), count_}; }
