@@ -84,12 +84,6 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // The byte a ping-pong message ends with in round k: never 0 (the buffer's initial value) and
 // different from the previous round's.
 std::uint8_t tag_of(std::uint64_t k) {

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <fmt/core.h>
 
@@ -126,6 +127,12 @@ void warn_counter_errors(const std::vector<std::string>& errors) {
 
 threads::Topology load_topology(const std::string& synthetic) {
   return synthetic.empty() ? threads::Topology::host() : threads::Topology::synthetic(synthetic);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 }  // namespace compas::app

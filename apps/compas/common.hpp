@@ -59,4 +59,7 @@ void warn_counter_errors(const std::vector<std::string>& errors);
 // The hidden option `--topology DESC` loads an hwloc synthetic topology instead of the host.
 threads::Topology load_topology(const std::string& synthetic);
 
+// The median of v (the mean of the middle two when v has an even size); v must not be empty.
+double median(std::vector<double> v);
+
 }  // namespace compas::app

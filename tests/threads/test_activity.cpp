@@ -9,15 +9,13 @@
 #include "compas/threads/activity.hpp"
 #include "compas/threads/team.hpp"
 #include "compas/threads/wait.hpp"
+#include "host_topology.hpp"
 
 namespace ct = compas::threads;
 
 namespace {
 
-const ct::Topology& host() {
-  static const ct::Topology t = ct::Topology::host();
-  return t;
-}
+using compas_threads_test::host;
 
 // Makes one thread wait on a word until it is certainly asleep, then wakes it: one wait that
 // did not find its value at once.

@@ -23,15 +23,13 @@
 #include "compas/threads/team.hpp"
 #include "compas/threads/topology.hpp"
 #include "compas/threads/wait.hpp"
+#include "host_topology.hpp"
 
 namespace ct = compas::threads;
 
 namespace {
 
-const ct::Topology& host() {
-  static const ct::Topology t = ct::Topology::host();
-  return t;
-}
+using compas_threads_test::host;
 
 std::uint64_t payload(int tid, int phase) {
   return (static_cast<std::uint64_t>(tid) << 40) ^

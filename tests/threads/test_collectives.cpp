@@ -21,16 +21,14 @@
 
 #include "compas/threads/ops.hpp"
 #include "compas/threads/team.hpp"
+#include "host_topology.hpp"
 
 namespace ct = compas::threads;
 namespace op = compas::op;
 
 namespace {
 
-const ct::Topology& host() {
-  static const ct::Topology t = ct::Topology::host();
-  return t;
-}
+using compas_threads_test::host;
 
 ct::TeamOptions team_options(int threads,
                              ct::BarrierAlgorithm barrier = ct::BarrierAlgorithm::dissemination) {

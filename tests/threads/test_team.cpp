@@ -17,15 +17,13 @@
 #include "affinity_guard.hpp"
 #include "compas/threads/ops.hpp"
 #include "compas/threads/team.hpp"
+#include "host_topology.hpp"
 
 namespace ct = compas::threads;
 
 namespace {
 
-const ct::Topology& host() {
-  static const ct::Topology t = ct::Topology::host();
-  return t;
-}
+using compas_threads_test::host;
 
 ct::TeamOptions options(int threads, bool allow_oversubscribe = false) {
   ct::TeamOptions o;
