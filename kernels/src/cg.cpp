@@ -23,12 +23,13 @@ std::pair<std::int64_t, std::int64_t> row_block(std::int64_t na, int parts, int 
   return {std::min(lo, na), hi};
 }
 
-IterationModel inner_iteration_model(std::int64_t na, std::int64_t rows, std::int64_t nnz) {
+IterationModel inner_iteration_model(std::int64_t na, std::int64_t rows, std::int64_t nnz,
+                                     std::int64_t panels) {
   const double n = static_cast<double>(na), m = static_cast<double>(rows),
                z = static_cast<double>(nnz);
   IterationModel model;
   model.flops = 2 * z + 10 * m;
-  model.matrix_bytes = 12 * z + 8 * (m + 1);
+  model.matrix_bytes = 12 * z + (panels > 0 ? 4.0 * static_cast<double>(panels) : 8.0) * (m + 1);
   model.vector_bytes = 8 * n + 8 * m + 48 * m + 24 * m;
   return model;
 }
@@ -71,12 +72,76 @@ struct Solver::Impl {
 
   Impl(const ClassParams& c, const Csr& m, Exchange& e) : cp(c), a(m), ex(e) {}
 
+  // One thread's rows of the matrix, column panel by column panel: the products of local row
+  // lo + r with the columns of panel j are col/val[ptr[j (rows + 1) + r], ptr[j (rows + 1) + r +
+  // 1]), in the row's order. Built by the thread that uses it (its pages are local to it).
+  struct Panels {
+    std::int64_t lo = 0, rows = 0, count = 0;
+    std::vector<std::uint32_t> ptr;
+    std::vector<std::int32_t> col;
+    std::vector<double> val;
+
+    void build(const Csr& a, std::int64_t first, std::int64_t last) {
+      lo = first;
+      rows = last - first;
+      count = panel_count(a.n);
+      const std::int64_t* rs = a.rowstr.data();
+      const std::int64_t nnz = rows > 0 ? rs[last] - rs[first] : 0;
+      if (nnz >= std::int64_t{1} << 32)
+        throw std::length_error("cg: " + std::to_string(nnz) +
+                                " nonzeros in one thread's rows; at most 2^32 - 1");
+      const std::size_t stride = static_cast<std::size_t>(rows) + 1;
+      ptr.assign(static_cast<std::size_t>(count) * stride, 0);
+      // Counts, then their exclusive scan in (panel, row) order, then the entries.
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t k = rs[first + r]; k < rs[first + r + 1]; ++k)
+          ++ptr[static_cast<std::size_t>(a.colidx[k] / kPanelColumns) * stride + r];
+      std::uint32_t at = 0;
+      for (std::size_t j = 0; j < static_cast<std::size_t>(count); ++j) {
+        for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) {
+          const std::uint32_t c = ptr[j * stride + r];
+          ptr[j * stride + r] = at;
+          at += c;
+        }
+        ptr[j * stride + static_cast<std::size_t>(rows)] = at;
+      }
+      col.resize(static_cast<std::size_t>(nnz));
+      val.resize(static_cast<std::size_t>(nnz));
+      std::vector<std::uint32_t> next(ptr);  // fill position of every (panel, row)
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t k = rs[first + r]; k < rs[first + r + 1]; ++k) {
+          const std::uint32_t to =
+              next[static_cast<std::size_t>(a.colidx[k] / kPanelColumns) * stride +
+                   static_cast<std::size_t>(r)]++;
+          col[to] = a.colidx[k];
+          val[to] = a.values[k];
+        }
+    }
+
+    // out[i - lo] = row i of A times v for the rows [lo, lo + rows), panel by panel.
+    void times(const double* v, double* out) const {
+      const std::size_t stride = static_cast<std::size_t>(rows) + 1;
+      const std::int32_t* ci = col.data();
+      const double* va = val.data();
+      for (std::int64_t r = 0; r < rows; ++r) out[r] = 0.0;
+      for (std::int64_t j = 0; j < count; ++j) {
+        const std::uint32_t* pp = ptr.data() + static_cast<std::size_t>(j) * stride;
+        for (std::int64_t r = 0; r < rows; ++r) {
+          double sum = 0.0;
+          for (std::uint32_t k = pp[r]; k < pp[r + 1]; ++k) sum = sum + va[k] * v[ci[k]];
+          out[r] = out[r] + sum;
+        }
+      }
+    }
+  };
+
   // What one thread owns: chunks [c0, c1) (numbered over the whole matrix), which are the local
   // rows [lo, hi).
   struct Share {
     std::int64_t c0 = 0, c1 = 0;
     std::int64_t lo = 0, hi = 0;
     unsigned parity = 0;  // which partials array the next reduction uses
+    Panels panels;        // rows [lo, hi) of the matrix
   };
 
   std::int64_t chunk_end(std::int64_t c) const {  // local index past chunk c's last row
@@ -95,20 +160,6 @@ struct Solver::Impl {
       for (std::size_t m = 0; m < K; ++m) sum[m] += span[static_cast<std::size_t>(c) * K + m];
     s.parity ^= 1u;
     return sum;
-  }
-
-  // out[i] = row i (local) of A times v (all columns) for i in [i0, i1), each row summed from 0
-  // in column order. (Advancing four rows together to break the chain of dependent adds was
-  // measured: no faster, the loop is bound by the loads.)
-  void times_rows(std::int64_t i0, std::int64_t i1, const double* v, double* out) const {
-    const std::int64_t* rs = a.rowstr.data();
-    const std::int32_t* ci = a.colidx.data();
-    const double* va = a.values.data();
-    for (std::int64_t i = i0; i < i1; ++i) {
-      double sum = 0.0;
-      for (std::int64_t k = rs[i]; k < rs[i + 1]; ++k) sum = sum + va[k] * v[ci[k]];
-      out[i] = sum;
-    }
   }
 
   double conj_grad(threads::ThreadCtx& t, Share& s) {
@@ -133,8 +184,8 @@ struct Solver::Impl {
 
     for (int cgit = 1; cgit <= kCgIterations; ++cgit) {
       double* out = partials[s.parity].data();
+      s.panels.times(p.data(), q.data() + s.lo);
       for (std::int64_t c = s.c0; c < s.c1; ++c) {
-        times_rows(chunk_begin(c), chunk_end(c), p.data(), q.data());
         double d = 0.0;
         for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) d = d + pv[i] * q[i];
         out[c] = d;
@@ -164,8 +215,8 @@ struct Solver::Impl {
     for (std::int64_t i = s.lo; i < s.hi; ++i) pv[i] = z[i];
     ex.assemble_vector(t, p);
     double* out = partials[s.parity].data();
+    s.panels.times(p.data(), r.data() + s.lo);
     for (std::int64_t c = s.c0; c < s.c1; ++c) {
-      times_rows(chunk_begin(c), chunk_end(c), p.data(), r.data());
       double sum = 0.0;
       for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) {
         const double d = x[i] - r[i];
@@ -208,6 +259,7 @@ struct Solver::Impl {
       s.lo = chunk_begin(s.c0);
       s.hi = chunk_end(s.c1 - 1);
     }
+    s.panels.build(a, s.lo, s.hi);
 
     // One untimed iteration (page faults, caches), then x back to ones: the timed part starts
     // from the same state.
@@ -233,7 +285,7 @@ struct Solver::Impl {
     finish(res, cp, zeta, rnorm, seconds);
     res.threads = t.nthreads();
     res.nnz = a.nnz();
-    res.model = inner_iteration_model(a);
+    res.model = inner_iteration_model(a, panel_count(a.n));
     return res;
   }
 };
