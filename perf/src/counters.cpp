@@ -20,7 +20,8 @@ bool g_init_done = false;
 bool g_papi_ok = false;
 bool g_multiplex_ok = false;
 std::string g_papi_error;
-pthread_t g_init_thread;  // the thread that initialised PAPI: it stays registered
+std::string g_perf_event_off;  // why PAPI's perf_event component is disabled; empty when enabled
+pthread_t g_init_thread;       // the thread that initialised PAPI: it stays registered
 
 unsigned long thread_id() {
   return static_cast<unsigned long>(pthread_self());
@@ -41,6 +42,16 @@ void init_locked() {
   }
   g_multiplex_ok = PAPI_multiplex_init() == PAPI_OK;
   g_papi_ok = true;
+  // Every CPU event, the software ones (perf::TASK-CLOCK, ...) included, comes through the
+  // perf_event component. PAPI disables it as a whole when libpfm4 does not know the CPU (a
+  // processor newer than the library, some hypervisors): then nothing can be counted.
+  const int cid = PAPI_get_component_index("perf_event");
+  const PAPI_component_info_t* info = cid >= 0 ? PAPI_get_component_info(cid) : nullptr;
+  if (!info)
+    g_perf_event_off = "PAPI has no perf_event component";
+  else if (info->disabled)
+    g_perf_event_off = std::string("PAPI's perf_event component is disabled: ") +
+                       (info->disabled_reason[0] ? info->disabled_reason : "no reason given");
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -146,6 +157,12 @@ std::string papi_error() {
   return g_papi_error;
 }
 
+std::string cpu_events_unavailable() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  init_locked();
+  return g_papi_ok ? g_perf_event_off : g_papi_error;
+}
+
 std::string papi_version() {
   return std::to_string(PAPI_VERSION_MAJOR(PAPI_VERSION)) + "." +
          std::to_string(PAPI_VERSION_MINOR(PAPI_VERSION)) + "." +
@@ -175,7 +192,11 @@ EventChoice choose_events(const std::string& request) {
   for (const auto& e : c.requested) {
     if (PAPI_query_named_event(e.c_str()) != PAPI_OK) {
       int code = 0;
-      if (PAPI_event_name_to_code(e.c_str(), &code) != PAPI_OK)
+      // With the perf_event component disabled PAPI knows no native CPU event at all: a
+      // native name (pmu::event) cannot be checked here, so it is not countable, not unknown.
+      const bool native_name = e.find("::") != std::string::npos;
+      if (PAPI_event_name_to_code(e.c_str(), &code) != PAPI_OK &&
+          !(native_name && !g_perf_event_off.empty()))
         throw std::invalid_argument(
             "unknown event '" + e +
             "': not a PAPI preset or native event here (see papi_avail, papi_native_avail) "
@@ -193,7 +214,10 @@ EventChoice choose_events(const std::string& request) {
     c.source = c.events.empty() ? CounterSource::time_only : CounterSource::software;
     c.notice =
         "counters: " + join(c.unavailable) + " not countable here" +
-        (any_hw_requested ? " (no hardware counters: virtual machine or restricted perf)" : "") +
+        (!g_perf_event_off.empty()
+             ? " (" + g_perf_event_off + ")"
+             : (any_hw_requested ? " (no hardware counters: virtual machine or restricted perf)"
+                                 : "")) +
         "; " +
         (c.events.empty() ? std::string("measuring time only")
                           : "using PAPI software events " + join(c.events));

@@ -416,6 +416,18 @@ int count_lines_with(const std::string& text, const std::string& needle) {
     GTEST_SKIP() << "PAPI does not initialise here: " << (outcome).err; \
   }
 
+// Where PAPI's perf_event component is disabled (libpfm4 does not know this CPU) PAPI counts no
+// CPU event at all, software ones included: the run must still succeed, measuring time only, and
+// say why in one line; what it would have counted cannot be checked here.
+#define SKIP_WITHOUT_CPU_EVENTS(outcome)                                              \
+  SKIP_WITHOUT_PAPI(outcome)                                                          \
+  if ((outcome).err.find("perf_event component is disabled") != std::string::npos) {  \
+    EXPECT_EQ((outcome).exit_code, 0) << (outcome).describe();                        \
+    EXPECT_EQ(count_lines_with((outcome).err, "perf_event component is disabled"), 1) \
+        << (outcome).describe();                                                      \
+    GTEST_SKIP() << "PAPI counts no CPU event here: " << (outcome).err;               \
+  }
+
 // The software events every record of a --events soft run counts.
 void expect_task_clock(const json& rec) {
   ASSERT_TRUE(rec.contains("counters") && rec["counters"].is_object()) << rec.dump();
@@ -461,7 +473,7 @@ TEST_F(Cli, MembwSoftEventsCountTaskClockPerPoint) {
   const Outcome r =
       run_compas({"membw", "--size", "1MiB", "--threads", "1,2", "--oversubscribe", "--repeats",
                   "1", "--kernels", "copy", "--events", "soft", "--json", path("m.json")});
-  SKIP_WITHOUT_PAPI(r);
+  SKIP_WITHOUT_CPU_EVENTS(r);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const json j = load_json("m.json");
   const auto points = membw_points(j);
@@ -517,19 +529,19 @@ TEST_F(Cli, MembwEventsFromEnvironmentFlagWins) {
   const std::vector<std::string> args = {"membw", "--size",    "1MiB",   "--threads",
                                          "1",     "--repeats", "1",      "--kernels",
                                          "load",  "--quiet",   "--json", path("e.json")};
-  Outcome r = run_compas(args, {{"COMPAS_EVENTS", "soft"}});
-  SKIP_WITHOUT_PAPI(r);
-  ASSERT_EQ(r.exit_code, 0) << r.describe();
-  for (const auto& rec : membw_points(load_json("e.json"))) expect_task_clock(rec);
-
   std::vector<std::string> with_flag = args;
   with_flag.insert(with_flag.end(), {"--events", "perf::TASK-CLOCK"});
-  r = run_compas(with_flag, {{"COMPAS_EVENTS", "NOT_AN_EVENT"}});
+  Outcome r = run_compas(with_flag, {{"COMPAS_EVENTS", "NOT_AN_EVENT"}});
   ASSERT_EQ(r.exit_code, 0) << "the flag must win over COMPAS_EVENTS\n" << r.describe();
+  SKIP_WITHOUT_CPU_EVENTS(r);
   for (const auto& rec : membw_points(load_json("e.json"))) {
     expect_task_clock(rec);
     EXPECT_EQ(rec["counters"].size(), 1u) << rec.dump();
   }
+
+  r = run_compas(args, {{"COMPAS_EVENTS", "soft"}});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  for (const auto& rec : membw_points(load_json("e.json"))) expect_task_clock(rec);
 }
 
 TEST_F(Cli, CacheWithoutEventsHasNoCounters) {
@@ -547,7 +559,7 @@ TEST_F(Cli, CacheWithoutEventsHasNoCounters) {
 TEST_F(Cli, CacheSoftEventsCountEverySize) {
   const Outcome r = run_compas(
       {"cache", "--min", "4KiB", "--max", "64KiB", "--events", "soft", "--json", path("c.json")});
-  SKIP_WITHOUT_PAPI(r);
+  SKIP_WITHOUT_CPU_EVENTS(r);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const json j = load_json("c.json");
   const auto points = cache_points(j);

@@ -9,6 +9,7 @@
 
 #include "compas/perf/cache_probe.hpp"
 #include "compas/perf/membw.hpp"
+#include "cpu_events.hpp"
 
 namespace compas::perf {
 namespace {
@@ -278,8 +279,9 @@ TEST(CacheProbe, EventsGiveARegionPerSizeAndPattern) {
   opt.steps_per_octave = 1;
   opt.repeats = 2;
   opt.repeat_ms = 0.5;
+  SKIP_WITHOUT_CPU_EVENTS();
   opt.events = choose_events("perf::TASK-CLOCK");
-  if (!opt.events.counting()) GTEST_SKIP() << "no counters here: " << opt.events.notice;
+  ASSERT_TRUE(opt.events.counting()) << opt.events.notice;
   const auto res = run_cache_probe(topo, opt);
   EXPECT_TRUE(res.counter_errors.empty());
   ASSERT_FALSE(res.records.empty());

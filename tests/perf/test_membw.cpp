@@ -11,6 +11,7 @@
 
 #include "compas/perf/membw.hpp"
 #include "compas/threads/topology.hpp"
+#include "cpu_events.hpp"
 
 namespace {
 
@@ -225,8 +226,9 @@ TEST(MembwRun, EventsMakeOneRegionPerKernelAndThreadCount) {
   const auto topo = compas::threads::Topology::host();
   auto o = small_options();
   o.kernels = {MembwKernel::copy, MembwKernel::triad};
+  SKIP_WITHOUT_CPU_EVENTS();
   o.events = perf::choose_events("perf::TASK-CLOCK");
-  if (!o.events.counting()) GTEST_SKIP() << "no counters here: " << o.events.notice;
+  ASSERT_TRUE(o.events.counting()) << o.events.notice;
   const auto res = perf::run_membw(topo, o);
   EXPECT_TRUE(res.counter_errors.empty());
   ASSERT_EQ(res.records.size(), 4u);

@@ -39,7 +39,9 @@ struct EventChoice {
 };
 
 // Initialises PAPI (once) and resolves `request` (comma-separated events and groups; empty means
-// no counters). Unknown event *names* (not in PAPI at all) are bad input: std::invalid_argument.
+// no counters). Unknown event *names* (not in PAPI at all) are bad input: std::invalid_argument,
+// except native names (pmu::event) while PAPI's perf_event component is disabled, which cannot be
+// checked and count as not countable.
 // Known events the machine cannot count trigger the fallback chain. Thread-safe.
 EventChoice choose_events(const std::string& request);
 
@@ -50,6 +52,10 @@ void announce(const EventChoice& choice);
 bool papi_available();
 std::string papi_error();
 std::string papi_version();
+// Empty when PAPI can count CPU events here (hardware or software); otherwise why it cannot: PAPI
+// did not initialise, or its perf_event component is disabled (e.g. libpfm4 does not know this
+// CPU), and every request then measures time only.
+std::string cpu_events_unavailable();
 
 // One thread's event set. Create, read and destroy it on the thread that measures.
 class ThreadCounters {
