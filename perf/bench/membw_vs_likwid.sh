@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# membw_vs_likwid.sh: `compas membw` against likwid-bench, the baseline, in one run. Each round
+# measures, for every kernel (load, copy, triad) and thread count, compas membw and every
+# double-precision likwid-bench variant of the same kernel (plain, sse, avx, avx512, fma and the
+# non-temporal _mem ones: whatever `likwid-bench -a` lists for this CPU), on the same working
+# set (`-w S0:SIZE:T`, compas `--size SIZE`); rounds alternate which goes first. Both count bytes
+# the same way (read + written, no write-allocate); likwid's triad is A = B*C + D (32 B per
+# element) and compas's is STREAM's a = b + s*c (24 B): both are reported as bytes over time.
+# The table gives medians over rounds of compas, of the best likwid variant (best per round),
+# and of the per-round ratio compas / best. A measurement, not a test. Usage:
+#   perf/bench/membw_vs_likwid.sh [OUTDIR]
+# Environment: BUILD (default build/release), THREADS ("1 2"), SIZE (1GB), ROUNDS (5),
+# KERNELS ("load copy triad").
+set -uo pipefail
+
+if [[ $# -gt 1 || "${1:-}" == -h || "${1:-}" == --help ]]; then
+  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  exit 2
+fi
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+bin="${BUILD:-$root/build/release}/bin"
+threads="${THREADS:-1 2}" size="${SIZE:-1GB}" rounds="${ROUNDS:-5}"
+kernels="${KERNELS:-load copy triad}"
+out="${1:-$(mktemp -d)}"
+mkdir -p "$out"
+[[ -x "$bin/compas" ]] || { echo "membw_vs_likwid.sh: $bin/compas not found: build first" >&2; exit 2; }
+command -v likwid-bench >/dev/null ||
+  { echo "membw_vs_likwid.sh: likwid-bench not found (Debian package likwid)" >&2; exit 2; }
+
+listed="$(likwid-bench -a 2>/dev/null | awk '{print $1}')"
+variants() {  # variants KERNEL: the double-precision likwid-bench tests of this kernel
+  grep -E "^$1(_mem)?(_sse|_avx|_avx512)?(_fma)?$" <<<"$listed" | grep -v '_sp' | sort -u
+}
+
+results="$out/results.tsv"
+: >"$results"
+compas_gbs() {  # compas_gbs KERNEL T ROUND
+  local json="$out/compas_${1}_t${2}_r${3}.json"
+  "$bin/compas" membw --kernels "$1" --threads "$2" --size "$size" --quiet --json "$json" \
+    >/dev/null 2>"$out/compas_${1}_t${2}_r${3}.err" || return 1
+  python3 - "$json" "$1" "$2" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for r in j["results"]:
+    if r.get("kernel") == sys.argv[2] and r.get("threads") == int(sys.argv[3]):
+        print(r["bandwidth_gbs"])
+EOF
+}
+likwid_gbs() {  # likwid_gbs VARIANT T ROUND: GB/s (likwid's MByte/s / 1000)
+  local log="$out/likwid_${1}_t${2}_r${3}.txt"
+  likwid-bench -t "$1" -w "S0:$size:$2" >"$log" 2>&1 || return 1
+  awk '/^MByte\/s:/ {printf "%.3f\n", $2 / 1000}' "$log"
+}
+
+for ((r = 1; r <= rounds; r++)); do
+  for k in $kernels; do
+    for t in $threads; do
+      order=(compas likwid)
+      ((r % 2 == 0)) && order=(likwid compas)
+      for who in "${order[@]}"; do
+        if [[ $who == compas ]]; then
+          v="$(compas_gbs "$k" "$t" "$r")" && [[ -n $v ]] && printf '%s\t%s\t%s\tcompas\t%s\n' "$r" "$k" "$t" "$v" >>"$results"
+        else
+          for var in $(variants "$k"); do
+            v="$(likwid_gbs "$var" "$t" "$r")" && [[ -n $v ]] && printf '%s\t%s\t%s\t%s\t%s\n' "$r" "$k" "$t" "$var" "$v" >>"$results"
+          done
+        fi
+      done
+    done
+  done
+  echo "membw_vs_likwid.sh: round $r of $rounds done" >&2
+done
+
+python3 - "$results" "$out/summary.json" <<'EOF'
+import json, statistics, sys
+from collections import defaultdict
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+by = defaultdict(lambda: defaultdict(dict))  # (kernel, T) -> round -> who -> GB/s
+for r, k, t, who, v in rows:
+    by[(k, int(t))][int(r)][who] = float(v)
+summary = []
+print(f"{'kernel':8} {'T':>2} {'compas GB/s':>12} {'likwid best':>12} {'best variant':>22} {'ratio':>7}")
+for (k, t), rounds in sorted(by.items()):
+    cs, bs, ratios, names = [], [], [], defaultdict(int)
+    for rr, d in rounds.items():
+        lk = {w: v for w, v in d.items() if w != "compas"}
+        if "compas" not in d or not lk:
+            continue
+        best = max(lk, key=lk.get)
+        names[best] += 1
+        cs.append(d["compas"]); bs.append(lk[best]); ratios.append(d["compas"] / lk[best])
+    if not ratios:
+        continue
+    rec = {"kernel": k, "threads": t, "rounds": len(ratios),
+           "compas_gbs": statistics.median(cs), "likwid_best_gbs": statistics.median(bs),
+           "likwid_best_variant": max(names, key=names.get),
+           "ratio_median": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios)}
+    summary.append(rec)
+    print(f"{k:8} {t:>2} {rec['compas_gbs']:12.2f} {rec['likwid_best_gbs']:12.2f} "
+          f"{rec['likwid_best_variant']:>22} {rec['ratio_median']:7.3f}")
+tmp = sys.argv[2] + ".tmp"
+json.dump(summary, open(tmp, "w"), indent=2)
+import os; os.replace(tmp, sys.argv[2])
+EOF
+echo "raw: $results; summary: $out/summary.json" >&2
