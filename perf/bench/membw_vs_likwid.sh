@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # membw_vs_likwid.sh: `compas membw` against likwid-bench, the baseline, in one run. Each round
 # measures, for every kernel (load, copy, triad) and thread count, compas membw and every
-# double-precision likwid-bench variant of the same kernel (plain, sse, avx, avx512, fma and the
-# non-temporal _mem ones: whatever `likwid-bench -a` lists for this CPU), on the same working
-# set (`-w S0:SIZE:T`, compas `--size SIZE`); rounds alternate which goes first. Both count bytes
-# the same way (read + written, no write-allocate); likwid's triad is A = B*C + D (32 B per
-# element) and compas's is STREAM's a = b + s*c (24 B): both are reported as bytes over time.
-# The table gives medians over rounds of compas, of the best likwid variant (best per round),
-# and of the per-round ratio compas / best. A measurement, not a test. Usage:
+# double-precision likwid-bench variant of the matching likwid families (plain, sse, avx,
+# avx512, fma and the non-temporal _mem ones: whatever `likwid-bench -a` lists for this CPU), on
+# the same working set (`-w S0:SIZE:T`, compas `--size SIZE`); rounds alternate which goes first.
+# Both count bytes the same way (read + written, no write-allocate). compas's triad is STREAM's
+# a = b + s*c (2 reads, 1 write: 24 B per element), which likwid calls `stream`; likwid's `triad`
+# is A = B*C + D (3 reads, 1 write: 32 B), a different read/write mix, so a triad is compared
+# with both families. The table gives, per kernel, thread count and likwid family, medians over
+# rounds of compas, of the family's best variant (best per round), and of the per-round ratio
+# compas / best. A measurement, not a test. Usage:
 #   perf/bench/membw_vs_likwid.sh [OUTDIR]
 # Environment: BUILD (default build/release), THREADS ("1 2"), SIZE (1GB), ROUNDS (5),
-# KERNELS ("load copy triad").
+# KERNELS ("load copy triad"), FAMILIES_load ("load"), FAMILIES_copy ("copy"),
+# FAMILIES_triad ("stream triad").
 set -uo pipefail
 
 if [[ $# -gt 1 || "${1:-}" == -h || "${1:-}" == --help ]]; then
-  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,8 +32,18 @@ command -v likwid-bench >/dev/null ||
   { echo "membw_vs_likwid.sh: likwid-bench not found (Debian package likwid)" >&2; exit 2; }
 
 listed="$(likwid-bench -a 2>/dev/null | awk '{print $1}')"
-variants() {  # variants KERNEL: the double-precision likwid-bench tests of this kernel
-  grep -E "^$1(_mem)?(_sse|_avx|_avx512)?(_fma)?$" <<<"$listed" | grep -v '_sp' | sort -u
+families() {  # families KERNEL: the likwid-bench families compared with this compas kernel
+  case $1 in
+    load) echo "${FAMILIES_load:-load}" ;;
+    copy) echo "${FAMILIES_copy:-copy}" ;;
+    triad) echo "${FAMILIES_triad:-stream triad}" ;;
+  esac
+}
+variants() {  # variants KERNEL: the double-precision likwid-bench tests of its families
+  local f
+  for f in $(families "$1"); do
+    grep -E "^$f(_mem)?(_sse|_avx|_avx512)?(_fma)?$" <<<"$listed"
+  done | sort -u
 }
 
 results="$out/results.tsv"
@@ -79,12 +92,14 @@ rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 by = defaultdict(lambda: defaultdict(dict))  # (kernel, T) -> round -> who -> GB/s
 for r, k, t, who, v in rows:
     by[(k, int(t))][int(r)][who] = float(v)
+fams = sorted({who.split("_")[0] for r, k, t, who, v in rows if who != "compas"})
 summary = []
-print(f"{'kernel':8} {'T':>2} {'compas GB/s':>12} {'likwid best':>12} {'best variant':>22} {'ratio':>7}")
-for (k, t), rounds in sorted(by.items()):
+print(f"{'kernel':8} {'T':>2} {'family':>7} {'compas GB/s':>12} {'likwid best':>12} "
+      f"{'best variant':>22} {'ratio':>7}")
+for ((k, t), rounds), fam in sorted((kv, f) for kv in by.items() for f in fams):
     cs, bs, ratios, names = [], [], [], defaultdict(int)
     for rr, d in rounds.items():
-        lk = {w: v for w, v in d.items() if w != "compas"}
+        lk = {w: v for w, v in d.items() if w != "compas" and w.split("_")[0] == fam}
         if "compas" not in d or not lk:
             continue
         best = max(lk, key=lk.get)
@@ -92,12 +107,12 @@ for (k, t), rounds in sorted(by.items()):
         cs.append(d["compas"]); bs.append(lk[best]); ratios.append(d["compas"] / lk[best])
     if not ratios:
         continue
-    rec = {"kernel": k, "threads": t, "rounds": len(ratios),
+    rec = {"kernel": k, "threads": t, "likwid_family": fam, "rounds": len(ratios),
            "compas_gbs": statistics.median(cs), "likwid_best_gbs": statistics.median(bs),
            "likwid_best_variant": max(names, key=names.get),
            "ratio_median": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios)}
     summary.append(rec)
-    print(f"{k:8} {t:>2} {rec['compas_gbs']:12.2f} {rec['likwid_best_gbs']:12.2f} "
+    print(f"{k:8} {t:>2} {fam:>7} {rec['compas_gbs']:12.2f} {rec['likwid_best_gbs']:12.2f} "
           f"{rec['likwid_best_variant']:>22} {rec['ratio_median']:7.3f}")
 tmp = sys.argv[2] + ".tmp"
 json.dump(summary, open(tmp, "w"), indent=2)
