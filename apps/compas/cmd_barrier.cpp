@@ -253,7 +253,8 @@ int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
                        {"bootstrap", boot.kind()},
                        {"transport", transport},
                        {"repeats", a.repeats},
-                       {"target_ms", a.target_ms}});
+                       {"target_ms", a.target_ms},
+                       {"yields_hand_over", threads::yields_hand_over()}});
   auto record = [&](const std::string& algo, const std::string& policy, const Timing& tm) {
     report.add({{"scope", "process"},
                 {"algorithm", algo},
@@ -337,7 +338,8 @@ int run_barrier(const BarrierArgs& a) {
                       {{"threads", counts},
                        {"bind", spec.to_string()},
                        {"repeats", a.repeats},
-                       {"target_ms", a.target_ms}});
+                       {"target_ms", a.target_ms},
+                       {"yields_hand_over", threads::yields_hand_over()}});
   auto record = [&](const std::string& algo, const std::string& policy, int t, bool over,
                     const Timing& tm) {
     report.add({{"scope", "thread"},
@@ -417,6 +419,9 @@ int run_barrier(const BarrierArgs& a) {
       fmt::print("T={}: best compas auto / omp passive = {:.2f}\n", t,
                  best_auto / omp_at("passive"));
   }
+  fmt::print("auto when oversubscribed: spin briefly, {}then sleep on a futex\n",
+             threads::yields_hand_over() ? "yield (yields hand the core over here), "
+                                         : "no yields (they do not hand the core over here), ");
   return 0;
 }
 

@@ -14,7 +14,8 @@ enum class WaitPolicy {
   spin,   // pause loop
   yield,  // sched_yield loop
   block,  // brief spin, then futex sleep
-  auto_,  // spin when the job has a core per thread, else spin briefly, yield, then futex
+  auto_,  // spin when the job has a core per thread, else spin briefly, yield (where yields
+          // hand the core over: yields_hand_over()), then futex
 };
 
 WaitPolicy parse_wait_policy(const std::string& text);  // throws std::invalid_argument
@@ -74,6 +75,10 @@ inline bool reached(std::uint32_t v, std::uint32_t target) noexcept {
 // True when this kernel offers membarrier(2) expedited fences; without them an asymmetric
 // Backoff falls back to a full fence on both sides.
 bool asymmetric_fences_supported();
+// Does sched_yield hand the core to another runnable thread on the same CPU at once? Measured
+// once per process (at most 5 ms, on a thread of its own); auto waits of an oversubscribed job
+// yield before sleeping only where it does.
+bool yields_hand_over();
 
 // Waits until reached(word.value, target), following `backoff`. Returns the value seen.
 // With `cancel`, also returns (whatever the value) once *cancel reads true; whoever sets it must
