@@ -169,17 +169,31 @@ std::string papi_version() {
          std::to_string(PAPI_VERSION_REVISION(PAPI_VERSION));
 }
 
+std::vector<std::string> expand_event_request(const std::string& request) {
+  std::vector<std::string> out;
+  auto add = [&out](const std::string& e) {
+    if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  };
+  for (const auto& item : split(request)) {
+    const bool plausible = item.size() <= 256 && std::all_of(item.begin(), item.end(), [](char ch) {
+                             const auto u = static_cast<unsigned char>(ch);
+                             return u > 0x20 && u < 0x7f;
+                           });
+    if (!plausible)
+      throw std::invalid_argument("invalid event name '" + item.substr(0, 64) +
+                                  "': event names are printable ASCII without spaces, at most "
+                                  "256 characters (see papi_avail, papi_native_avail)");
+    if (is_group(item))
+      for (const auto& e : group_events(item)) add(e);
+    else
+      add(item);
+  }
+  return out;
+}
+
 EventChoice choose_events(const std::string& request) {
   EventChoice c;
-  for (const auto& item : split(request)) {
-    if (is_group(item)) {
-      for (const auto& e : group_events(item))
-        if (std::find(c.requested.begin(), c.requested.end(), e) == c.requested.end())
-          c.requested.push_back(e);
-    } else if (std::find(c.requested.begin(), c.requested.end(), item) == c.requested.end()) {
-      c.requested.push_back(item);
-    }
-  }
+  c.requested = expand_event_request(request);
   if (c.requested.empty()) return c;
 
   std::lock_guard<std::mutex> lock(g_mutex);

@@ -1,7 +1,8 @@
 // libFuzzer target: the parsers of user input that take free text: cpu lists ("0,2,4-7"), bind
-// specs, sizes ("64KiB", "1.5G"). Each either throws std::invalid_argument or returns a value
-// that round-trips: a parsed cpu list formats and parses back to itself, a size is positive and
-// its formatted form parses back within the formatting's rounding.
+// specs, sizes ("64KiB", "1.5G"), event lists ("ipc,PAPI_L3_TCM"). Each either throws
+// std::invalid_argument or returns a value that round-trips: a parsed cpu list formats and parses
+// back to itself, a size is positive and its formatted form parses back within the formatting's
+// rounding, an expanded event list joined by commas expands to itself.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/perf/counters.hpp"
 #include "compas/perf/membw.hpp"
 #include "compas/threads/placement.hpp"
 
@@ -39,6 +41,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::size_t again = compas::perf::parse_size(compas::perf::format_size(bytes));
     const double ratio = static_cast<double>(again) / static_cast<double>(bytes);
     CHECK(ratio > 0.99 && ratio < 1.01);
+  } catch (const std::invalid_argument&) {
+  }
+  try {
+    const std::vector<std::string> events = compas::perf::expand_event_request(text);
+    std::string joined;
+    for (const auto& e : events) {
+      CHECK(!e.empty() && e.find(',') == std::string::npos);
+      CHECK(!compas::perf::is_group(e));
+      joined += (joined.empty() ? "" : ",") + e;
+    }
+    CHECK(compas::perf::expand_event_request(joined) == events);
   } catch (const std::invalid_argument&) {
   }
   return 0;

@@ -42,6 +42,22 @@ TEST(Counters, GroupsExpand) {
   EXPECT_THROW(cp::group_events("bogus"), std::invalid_argument);
 }
 
+TEST(Counters, EventRequestsExpandGroupsInOrderWithoutDuplicates) {
+  EXPECT_EQ(cp::expand_event_request(""), std::vector<std::string>{});
+  EXPECT_EQ(cp::expand_event_request(",,"), std::vector<std::string>{});
+  EXPECT_EQ(cp::expand_event_request("PAPI_TOT_INS,ipc,,PAPI_TOT_INS,perf::TASK-CLOCK"),
+            (std::vector<std::string>{"PAPI_TOT_INS", "PAPI_TOT_CYC", "perf::TASK-CLOCK"}));
+  for (const char* bad : {"PAPI_TOT_CYC, PAPI_L3_TCM", "a\tb", "x\x01"}) {
+    try {
+      (void)cp::expand_event_request(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("invalid event name"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(cp::expand_event_request(std::string(300, 'A')), std::invalid_argument);
+}
+
 TEST(Counters, UnknownEventNameIsBadInput) {
   try {
     cp::choose_events("PAPI_TOT_CYC,NOT_AN_EVENT_XYZ");

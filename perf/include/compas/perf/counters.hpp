@@ -38,6 +38,11 @@ struct EventChoice {
   int index_of(const std::string& event) const;  // -1 when not counted
 };
 
+// The events a request names, in order, without duplicates: comma-separated items, empty items
+// skipped, groups expanded. Pure text work (no PAPI): throws std::invalid_argument only for an
+// item that is not a plausible event name (control characters, spaces, over 256 characters).
+std::vector<std::string> expand_event_request(const std::string& request);
+
 // Initialises PAPI (once) and resolves `request` (comma-separated events and groups; empty means
 // no counters). Unknown event *names* (not in PAPI at all) are bad input: std::invalid_argument,
 // except native names (pmu::event) while PAPI's perf_event component is disabled, which cannot be
