@@ -263,7 +263,8 @@ int run_membw_command(const MembwArgs& a) {
                s.stores == "none" ? std::string("no stores") : s.stores + " stores", detail);
   }
   fmt::print(
-      "  auto: where the working set exceeds the last-level cache both temporal and non-temporal "
+      "  auto: where the working set exceeds the caches below the last level (the team's L2s) both "
+      "temporal and non-temporal "
       "stores are tried (and AVX2 beside AVX-512), the fastest is kept; temporal stores also read "
       "each line for ownership, traffic not counted.\n");
   std::vector<perf::RegionSummary> regions;

@@ -733,14 +733,21 @@ double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-// Size in bytes of the last-level cache the team's threads can use: one instance of the highest
-// data/unified level per distinct instance the threads sit under.
-std::uint64_t llc_share(const threads::Topology& topo, const threads::Placement& placement) {
-  const threads::CacheLevel* llc = nullptr;
+// Working-set size past which --stores auto calibrates non-temporal stores beside ordinary ones:
+// what the team's threads have of the cache level below the last (L2 where there is an L3), one
+// instance per distinct instance the threads sit under. Not the last level itself: virtual
+// machines report L3s that are not there (an AMD guest here: 508 MB of "L3" per core, DRAM
+// latency past 16 MiB), which kept non-temporal stores from being tried at all; between the two
+// levels both kinds are timed and the faster is kept, at the cost of a few calibration sweeps.
+std::uint64_t nt_threshold(const threads::Topology& topo, const threads::Placement& placement) {
+  std::vector<const threads::CacheLevel*> levels;
   for (const auto& c : topo.caches())
-    if (c.type != "instruction" && c.size_bytes > 0 && (!llc || c.level > llc->level)) llc = &c;
-  if (!llc) return 0;
-  const int per = std::max(1, llc->shared_by);
+    if (c.type != "instruction" && c.size_bytes > 0) levels.push_back(&c);
+  if (levels.empty()) return 0;
+  std::sort(levels.begin(), levels.end(),
+            [](const auto* x, const auto* y) { return x->level > y->level; });
+  const threads::CacheLevel& c = *levels[levels.size() > 1 ? 1 : 0];
+  const int per = std::max(1, c.shared_by);
   std::vector<int> instances;
   for (int os : placement.pu_of_thread) {
     const int idx = topo.find_pu(os);
@@ -748,7 +755,7 @@ std::uint64_t llc_share(const threads::Topology& topo, const threads::Placement&
     if (std::find(instances.begin(), instances.end(), inst) == instances.end())
       instances.push_back(inst);
   }
-  return llc->size_bytes * std::max<std::uint64_t>(1, instances.size());
+  return c.size_bytes * std::max<std::uint64_t>(1, instances.size());
 }
 
 // Start and end of one timed stretch on every thread.
@@ -777,7 +784,7 @@ std::vector<std::pair<MembwIsa, bool>> candidates(const threads::Topology& topo,
   for (auto isa : isas) {
     const bool nt_possible = membw_has_stores(kernel) && isa != MembwIsa::generic;
     const bool try_both = nt_possible && o.stores == StoreMode::auto_ &&
-                          o.size_bytes > llc_share(topo, team.placement());
+                          o.size_bytes > nt_threshold(topo, team.placement());
     if (try_both || !nt_possible || o.stores != StoreMode::non_temporal)
       out.emplace_back(isa, false);
     if (try_both || (nt_possible && o.stores == StoreMode::non_temporal))

@@ -53,7 +53,8 @@ bool membw_isa_supported(MembwIsa isa);
 MembwIsa best_membw_isa();  // AVX-512F, else AVX2+FMA, else the baseline
 
 enum class StoreMode {
-  auto_,         // try both where the working set exceeds the last-level cache, keep the faster
+  auto_,         // try both where the working set exceeds the caches below the last level (L2s),
+                 // keep the faster
   temporal,      // ordinary stores (the line is read for ownership, then written back)
   non_temporal,  // streaming stores that bypass the caches, then an sfence
 };
