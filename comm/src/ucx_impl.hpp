@@ -132,7 +132,9 @@ struct Comm::Impl {
 
   bool same_host_as_me(int r) const;
   ucp_ep_h ep(int r);  // connects lazily; throws CommError for a dead peer
-  void check_alive(int r) const;
+  // Throws CommError when rank r is known dead or, on this host, its process is gone (looked at
+  // at most every 20 ms, or now with `now`).
+  void check_alive(int r, bool now = false) const;
   [[noreturn]] void fail(int r, const std::string& what, ucs_status_t status) const;
 
   // Waits until done() holds, progressing the worker and backing off as the policy says. Throws
