@@ -547,14 +547,14 @@ void Comm::connect(int r) {
   if (r != impl_->rank) impl_->ep(r);
 }
 
-void Comm::Impl::check_alive(int r, bool now_please) const {
+void Comm::Impl::check_alive(int r, bool immediately) const {
   if (r < 0 || r >= size) return;
   if (!dead[r].load(std::memory_order_acquire) && r < static_cast<int>(local_pid.size()) &&
       local_pid[r] > 0) {
     // A same-host peer: UCX's shared-memory transports report no errors, so look at the process.
     const std::int64_t now = Clock::now().time_since_epoch().count();
     std::int64_t last = pid_checked_ns[r].load(std::memory_order_relaxed);
-    if ((now_please || now - last > 20'000'000) &&
+    if ((immediately || now - last > 20'000'000) &&
         pid_checked_ns[r].compare_exchange_strong(last, now)) {
       if (!process_alive(local_pid[r])) {
         {

@@ -133,8 +133,8 @@ struct Comm::Impl {
   bool same_host_as_me(int r) const;
   ucp_ep_h ep(int r);  // connects lazily; throws CommError for a dead peer
   // Throws CommError when rank r is known dead or, on this host, its process is gone (looked at
-  // at most every 20 ms, or now with `now`).
-  void check_alive(int r, bool now = false) const;
+  // at most every 20 ms, or at once with `immediately`).
+  void check_alive(int r, bool immediately = false) const;
   [[noreturn]] void fail(int r, const std::string& what, ucs_status_t status) const;
 
   // Waits until done() holds, progressing the worker and backing off as the policy says. Throws

@@ -311,7 +311,7 @@ Peer& WindowBytes::Impl::peer(int rank, WindowBytes& win) {
   if (p.ready.load(std::memory_order_acquire)) return p;
   // A same-host peer's key names its shared-memory segment, which goes with the process: UCX
   // 1.13 crashes (not fails) unpacking the key of a segment that is gone, so look first.
-  comm->check_alive(rank, /*now=*/true);
+  comm->check_alive(rank, /*immediately=*/true);
   if (ucs_status_t st = ucp_ep_rkey_unpack(ep, p.packed.data(), &p.rkey); st != UCS_OK)
     comm->fail(rank, "unpacking the window key", st);
   if (comm->opt.direct && win.comm_->same_host(rank)) {
