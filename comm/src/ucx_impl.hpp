@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -90,7 +91,26 @@ struct Comm::Impl {
   // Teardown may meet the others: nothing has failed and no exception is on its way out.
   bool may_meet() const;
 
-  std::atomic<std::uint64_t> puts{0}, gets{0}, atomics{0}, signals{0}, bytes_put{0}, bytes_got{0};
+  // Operation counts (stats()), one block per thread that has used this Comm: its owner adds
+  // with a plain load and store, no locked instruction on the put path (two shared fetch_adds
+  // cost a load/store put a tenth of its latency), and stats() sums the blocks.
+  struct alignas(64) OpCounts {
+    std::atomic<std::uint64_t> puts{0}, gets{0}, atomics{0}, signals{0}, bytes_put{0}, bytes_got{0};
+    void put(std::uint64_t bytes) { add(puts, 1), add(bytes_put, bytes); }
+    void get(std::uint64_t bytes) { add(gets, 1), add(bytes_got, bytes); }
+    void signal() { add(signals, 1); }
+    void atomic() { add(atomics, 1); }
+
+   private:
+    static void add(std::atomic<std::uint64_t>& a, std::uint64_t v) {
+      a.store(a.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+    }
+  };
+  OpCounts& counts();  // the calling thread's block
+  static std::uint64_t new_serial();
+  const std::uint64_t serial = new_serial();  // tells Comms apart in threads' cached blocks
+  std::mutex counts_mu;                       // guards count_blocks
+  std::deque<std::pair<std::thread::id, OpCounts>> count_blocks;
 
   // Signals sent as active messages: sent to / acknowledged by each target, applied from each
   // origin; flush requests not yet satisfiable, and acknowledgements due (guarded by acks_mu).

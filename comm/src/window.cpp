@@ -358,8 +358,7 @@ Request WindowBytes::put_nb(int rank, std::size_t offset, const void* src, std::
   check_range("put", rank, offset, n, bytes_);
   Peer& p = impl_->peer(rank, *this);
   Comm::Impl& c = *impl_->comm;
-  c.puts.fetch_add(1, std::memory_order_relaxed);
-  c.bytes_put.fetch_add(n, std::memory_order_relaxed);
+  c.counts().put(n);
   if (n == 0) return {};
   if (p.direct) {
     std::memcpy(p.direct + offset, src, n);
@@ -380,8 +379,7 @@ Request WindowBytes::get_nb(int rank, std::size_t offset, void* dst, std::size_t
   check_range("get", rank, offset, n, bytes_);
   Peer& p = impl_->peer(rank, *this);
   Comm::Impl& c = *impl_->comm;
-  c.gets.fetch_add(1, std::memory_order_relaxed);
-  c.bytes_got.fetch_add(n, std::memory_order_relaxed);
+  c.counts().get(n);
   if (n == 0) return {};
   if (p.direct) {
     std::atomic_thread_fence(std::memory_order_acquire);
@@ -403,7 +401,7 @@ void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
   check_signal("signal_add", signal, signals_);
   Peer& p = impl_->peer(rank, *this);
   Comm::Impl& c = *impl_->comm;
-  c.signals.fetch_add(1, std::memory_order_relaxed);
+  c.counts().signal();
   if (p.direct) {
     std::uint64_t* word = impl_->local_signal(p.direct, signal);
     std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
@@ -432,16 +430,14 @@ Request WindowBytes::put_signal_nb(int rank, std::size_t offset, const void* src
   Peer& p = impl_->peer(rank, *this);
   Comm::Impl& c = *impl_->comm;
   if (p.direct) {
-    c.puts.fetch_add(1, std::memory_order_relaxed);
-    c.bytes_put.fetch_add(n, std::memory_order_relaxed);
+    c.counts().put(n);
     if (n) std::memcpy(p.direct + offset, src, n);
     signal_add(rank, signal, add);  // release: the data is visible before the signal
     return {};
   }
   if (c.use_am_for_signals(rank)) {
-    c.puts.fetch_add(1, std::memory_order_relaxed);
-    c.bytes_put.fetch_add(n, std::memory_order_relaxed);
-    c.signals.fetch_add(1, std::memory_order_relaxed);
+    c.counts().put(n);
+    c.counts().signal();
     return send_put_signal_am(rank, offset, src, n, signal, add);
   }
   Request data = put_nb(rank, offset, src, n);
@@ -598,7 +594,7 @@ static Request window_atomic_nb(WindowBytes& win, WindowBytes::Impl& w, Comm& co
                                 " is not aligned to its width (" + std::to_string(width) + ")");
   Peer& p = w.peer(rank, win);
   Comm::Impl& c = *w.comm;
-  c.atomics.fetch_add(1, std::memory_order_relaxed);
+  c.counts().atomic();
   if (p.direct) {
     const std::uint64_t old = local_atomic(p.direct + offset, op, value, expected, width);
     if (width == 8) {
