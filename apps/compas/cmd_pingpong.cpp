@@ -28,6 +28,7 @@
 #include "compas/perf/membw.hpp"
 #include "compas/perf/sde.hpp"
 #include "compas/threads/topology.hpp"
+#include "compas/threads/wait.hpp"
 
 #ifdef COMPAS_WITH_MPI
 #define OMPI_SKIP_MPICXX 1  // the C API only
@@ -134,11 +135,18 @@ class Pingpong {
     return dst_.data();
   }
 
-  void wait_byte(std::size_t n, std::uint8_t tag) {
+  // Polls the last byte of the local buffer. A load/store peer's stores need no progress to
+  // arrive, so then the worker is progressed only now and then (for its other duties): a message
+  // landing during a progress call would wait for the call to end. The pause between polls keeps
+  // few loads of the line in flight: without it, the peer's store that ends the wait clears the
+  // pipeline of all of them (0.093 against 0.063 us one way between two cores here).
+  void wait_byte(std::size_t n, std::uint8_t tag, bool direct) {
     std::atomic_ref<std::uint8_t> last(*reinterpret_cast<std::uint8_t*>(w_.local() + n - 1));
+    const std::uint64_t every = direct ? 1023 : 15;
     const auto start = Clock::now();
     for (std::uint64_t i = 1; last.load(std::memory_order_acquire) != tag; ++i) {
-      if ((i & 15) == 0) c_.progress();
+      threads::cpu_relax();
+      if ((i & every) == 0) c_.progress();
       if ((i & 0xffff) == 0 && seconds_since(start) > c_.options().timeout_s)
         throw comm::CommError(
             "timed out waiting for rank " + std::to_string(peer()) + "'s ping-pong message",
@@ -149,15 +157,16 @@ class Pingpong {
   double put_pingpong(std::size_t n, int iters) {
     n = std::max<std::size_t>(n, 1);
     const bool first = c_.rank() == 0;
+    const bool dir = direct();
     const auto start = Clock::now();
     for (int k = 0; k < iters; ++k) {
       const std::uint8_t tag = tag_of(round_++);
       src_[n - 1] = static_cast<std::byte>(tag);
       if (first) {
         w_.put(1, 0, src_.data(), n);
-        wait_byte(n, tag);
+        wait_byte(n, tag, dir);
       } else {
-        wait_byte(n, tag);
+        wait_byte(n, tag, dir);
         w_.put(0, 0, src_.data(), n);
       }
     }
