@@ -55,6 +55,7 @@ int run_laplace(LaplaceArgs& a) {
                     {"model_gbs", r.seconds > 0 ? r.bytes / r.seconds / 1e9 : 0.0},
                     {"field_hash", fmt::format("{:016x}", r.field_hash)},
                     {"streaming_stores", r.streaming_stores},
+                    {"stores_calibrated", r.stores_calibrated},
                     {"regions", regions}};
   report.add(rec);
   write_outputs(report, a.run.out);
@@ -87,7 +88,8 @@ RunKernel add_run_laplace(CLI::App& run) {
   lap->add_option("--check-every", la->p.check_every, "sweeps between convergence checks")
       ->check(CLI::Range(1, 1 << 20));
   lap->add_option("--stores", la->stores,
-                  "auto (streaming when the field exceeds the caches) | cached | streaming")
+                  "auto (beyond the caches below the last level, time both kinds on sweeps 2-5 and "
+                  "keep the faster) | cached | streaming")
       ->check(CLI::IsMember({"auto", "cached", "streaming"}));
   lap->add_flag("--inject-fault", la->p.inject_fault,
                 "perturb one value before verification (to see verification fail)")

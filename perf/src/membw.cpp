@@ -672,6 +672,25 @@ std::optional<int> membw_saturation_point(const std::vector<int>& threads,
 
 // ---- the driver -----------------------------------------------------------------------------
 
+std::uint64_t nt_threshold(const threads::Topology& topo, const threads::Placement& placement) {
+  std::vector<const threads::CacheLevel*> levels;
+  for (const auto& c : topo.caches())
+    if (c.type != "instruction" && c.size_bytes > 0) levels.push_back(&c);
+  if (levels.empty()) return 0;
+  std::sort(levels.begin(), levels.end(),
+            [](const auto* x, const auto* y) { return x->level > y->level; });
+  const threads::CacheLevel& c = *levels[levels.size() > 1 ? 1 : 0];
+  const int per = std::max(1, c.shared_by);
+  std::vector<int> instances;
+  for (int os : placement.pu_of_thread) {
+    const int idx = topo.find_pu(os);
+    const int inst = idx < 0 ? 0 : idx / per;
+    if (std::find(instances.begin(), instances.end(), inst) == instances.end())
+      instances.push_back(inst);
+  }
+  return c.size_bytes * std::max<std::uint64_t>(1, instances.size());
+}
+
 namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
@@ -731,31 +750,6 @@ double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t m = v.size() / 2;
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-// Working-set size past which --stores auto calibrates non-temporal stores beside ordinary ones:
-// what the team's threads have of the cache level below the last (L2 where there is an L3), one
-// instance per distinct instance the threads sit under. Not the last level itself: virtual
-// machines report L3s that are not there (an AMD guest here: 508 MB of "L3" per core, DRAM
-// latency past 16 MiB), which kept non-temporal stores from being tried at all; between the two
-// levels both kinds are timed and the faster is kept, at the cost of a few calibration sweeps.
-std::uint64_t nt_threshold(const threads::Topology& topo, const threads::Placement& placement) {
-  std::vector<const threads::CacheLevel*> levels;
-  for (const auto& c : topo.caches())
-    if (c.type != "instruction" && c.size_bytes > 0) levels.push_back(&c);
-  if (levels.empty()) return 0;
-  std::sort(levels.begin(), levels.end(),
-            [](const auto* x, const auto* y) { return x->level > y->level; });
-  const threads::CacheLevel& c = *levels[levels.size() > 1 ? 1 : 0];
-  const int per = std::max(1, c.shared_by);
-  std::vector<int> instances;
-  for (int os : placement.pu_of_thread) {
-    const int idx = topo.find_pu(os);
-    const int inst = idx < 0 ? 0 : idx / per;
-    if (std::find(instances.begin(), instances.end(), inst) == instances.end())
-      instances.push_back(inst);
-  }
-  return c.size_bytes * std::max<std::uint64_t>(1, instances.size());
 }
 
 // Start and end of one timed stretch on every thread.

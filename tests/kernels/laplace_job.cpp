@@ -13,6 +13,7 @@
 
 #include "compas/compas.hpp"
 #include "compas/kernels/laplace.hpp"
+#include "compas/perf/membw.hpp"
 
 namespace {
 
@@ -73,6 +74,38 @@ TEST(LaplaceJob, FixedSweepsMatchTheSerialReferenceBitForBit) {
       EXPECT_DOUBLE_EQ(r.flops, 4.0 * static_cast<double>(n * n) * sweeps);
     }
   }
+}
+
+// --stores auto on a field beyond the caches below the last level times both store kinds on sweeps
+// 2..5 (runs of at least 12 sweeps) and keeps one; whichever it keeps, the bits are the serial
+// reference's. Shorter runs do not calibrate.
+TEST(LaplaceJob, AutoStoresCalibrateBeyondTheCachesWithTheSameBits) {
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "streaming sweeps need AVX2";
+#else
+  GTEST_SKIP() << "streaming sweeps exist on x86-64 only";
+#endif
+  const std::uint64_t threshold =
+      compas::perf::nt_threshold(g_rt->topology(), g_rt->team().placement());
+  // Both copies of the process's rows: 2 (n / P + 3) (n + 2) 8 bytes, past the threshold.
+  std::size_t n = 64;
+  const auto nodes = static_cast<std::size_t>(g_rt->nodes());
+  while (2 * (n / nodes + 3) * (n + 2) * 8 <= threshold) n += n / 2;
+  if (n > 4096) GTEST_SKIP() << "caches below the last level of " << threshold << " bytes";
+  for (int sweeps : {12, 11}) {
+    lp::Params p;
+    p.n = n;
+    p.iters = sweeps;
+    const auto r = lp::run(*g_rt, p);
+    EXPECT_EQ(r.stores_calibrated, sweeps >= 12) << "n " << n << " sweeps " << sweeps;
+    EXPECT_TRUE(r.verified) << r.verification;
+    EXPECT_EQ(r.field_hash, serial_hash(n, sweeps)) << "n " << n << " sweeps " << sweeps;
+  }
+  // A field inside the caches is not calibrated.
+  lp::Params small;
+  small.n = 16;
+  small.iters = 12;
+  EXPECT_FALSE(lp::run(*g_rt, small).stores_calibrated);
 }
 
 TEST(LaplaceJob, ToleranceModeConvergesToTheHarmonicPolynomial) {

@@ -27,8 +27,10 @@
 
 namespace compas::kernels::laplace {
 
-// Stores of the sweep: ordinary, non-temporal (streaming), or streaming when both copies of the
-// field exceed twice the caches of this process's machine.
+// Stores of the sweep: ordinary, non-temporal (streaming), or automatic: when both copies of the
+// field exceed the caches below the last level, sweeps 2 to 5 alternate the two kinds and the
+// faster is kept (in runs of at least 12 sweeps; shorter ones stream when the field exceeds twice
+// the last level).
 enum class Stores { automatic, cached, streaming };
 
 struct Params {
@@ -49,11 +51,12 @@ struct Result {
   double max_error = 0;    // vs the closed-form field (fixed sweeps) or f (tol)
   double allowed_error = 0;
   bool verified = false;
-  std::string verification;       // what was checked, and why it failed
-  std::uint64_t field_hash = 0;   // order-independent hash of every interior value's bits
-  double mlups() const;           // million point updates per second
-  double flops = 0, bytes = 0;    // work model of the timed part, whole job
-  bool streaming_stores = false;  // non-temporal stores were used
+  std::string verification;        // what was checked, and why it failed
+  std::uint64_t field_hash = 0;    // order-independent hash of every interior value's bits
+  double mlups() const;            // million point updates per second
+  double flops = 0, bytes = 0;     // work model of the timed part, whole job
+  bool streaming_stores = false;   // non-temporal stores were used (after calibration, if any)
+  bool stores_calibrated = false;  // --stores auto timed both kinds on sweeps 2..5
 };
 
 // Throws std::invalid_argument for bad parameters (n < processes, iters < 1, ...).

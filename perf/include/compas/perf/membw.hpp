@@ -62,6 +62,13 @@ std::string to_string(StoreMode m);  // "auto", "temporal", "non-temporal"
 // "auto", "temporal", "non-temporal" (also "nt"). Throws std::invalid_argument naming the value.
 StoreMode parse_store_mode(const std::string& name);
 
+// Working-set size past which streaming (non-temporal) stores are worth timing against ordinary
+// ones: what the threads of `placement` have of the cache level below the last (L2 where there is
+// an L3), one instance per distinct instance they sit under. Not the last level itself: virtual
+// machines report L3s that are not there (an AMD guest: 508 MB of "L3" per core, DRAM latency past
+// 16 MiB). Between this and the last level either kind may win: callers time both.
+std::uint64_t nt_threshold(const threads::Topology& topo, const threads::Placement& placement);
+
 // "4096", "64KiB", "1MiB", "1GiB", "1GB", "512M", "1.5G", "2 MiB": a positive byte count.
 // KiB/MiB/GiB/TiB are binary (1024^k), KB/MB/GB/TB decimal (1000^k), bare K/M/G/T binary; units
 // are case-insensitive and a trailing "B" alone means bytes. Throws std::invalid_argument naming
