@@ -104,7 +104,9 @@ RunKernel add_run_sort(CLI::App& run) {
   cmd->add_option("--digit-bits", a->digit_bits, "bits per local pass: 8 (4 passes) or 11 (3)")
       ->check(CLI::IsMember({8, 11}));
   cmd->add_option("--stores", a->stores,
-                  "scatter stores: auto (streaming when the keys exceed the caches) | cached | "
+                  "scatter stores: auto (streaming past the last-level cache; between it and the "
+                  "level below, "
+                  "the first sort times both) | cached | "
                   "streaming | direct (no write-combining buffers)")
       ->check(CLI::IsMember({"auto", "cached", "streaming", "direct"}));
   cmd->add_flag("--inject-fault", a->inject_fault,

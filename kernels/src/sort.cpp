@@ -3,7 +3,9 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -265,6 +267,7 @@ std::size_t cache_bytes(const threads::Topology& topo) {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
 constexpr unsigned kLine = 16;  // keys per cache line (64 bytes)
 
 // One thread's counts and scatter state, on its own cache lines.
@@ -364,6 +367,13 @@ void count_digit(const std::uint32_t* src, std::size_t n, unsigned shift, std::u
 
 struct Workspace::Impl {
   std::vector<std::unique_ptr<PerThread>> threads;
+  // Automatic stores between Options::calibrate_bytes and Options::cache_bytes: the kind the
+  // first sort of as many keys (the same power of two: a distributed sort's share varies a little)
+  // on `decided_threads` threads found faster (the leader writes it, between barriers).
+  std::size_t decided_size = 0;
+  int decided_threads = 0;
+  bool decided_stream = false;
+  double pass_seconds[2] = {0, 0};  // the calibration's cached and streaming pass (leader)
 };
 
 Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
@@ -441,18 +451,33 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
       if (total) break;  // the first digit present: all keys, or not
     }
   }
-  const bool stream = o.stores == Stores::streaming ||
-                      (o.stores == Stores::automatic && n * sizeof(std::uint32_t) > o.cache_bytes);
+  // Stores: automatic streams past the last level (cache_bytes) and stays cached below the level
+  // under it (calibrate_bytes); in between it depends on the machine (and virtual machines report
+  // last levels that are not there), so the first sort of this size runs its first pass cached and
+  // its second streaming, and that sort's later passes and later sorts of the size keep the faster.
   const bool direct = o.stores == Stores::direct;
-#ifndef COMPAS_SORT_HAVE_SSE2
-  const bool streaming_used = false;
+  const std::size_t bytes = n * sizeof(std::uint32_t);
+  const std::size_t to_run =
+      passes - static_cast<std::size_t>(std::count(skip.begin(), skip.end(), char{1}));
+  bool stream =
+      o.stores == Stores::streaming || (o.stores == Stores::automatic && bytes > o.cache_bytes);
+  bool calibrating = false;
+#ifdef COMPAS_SORT_HAVE_SSE2
+  if (o.stores == Stores::automatic && bytes <= o.cache_bytes && bytes > o.calibrate_bytes) {
+    if (w.decided_size == static_cast<std::size_t>(std::bit_width(n)) && w.decided_threads == nt)
+      stream = w.decided_stream;
+    else
+      calibrating = to_run >= 3;  // one pass at least gains from it
+  }
 #else
-  const bool streaming_used = stream && !direct;
+  stream = false;
 #endif
+  Clock::time_point began;
 
   std::span<std::uint32_t> src = keys, dst = tmp.first(n);
   int ran = 0, skipped = 0;
-  bool counted = true;  // hist holds the counts of the current source (the first read)
+  bool streaming_used = false;  // by this pass
+  bool counted = true;          // hist holds the counts of the current source (the first read)
   for (std::size_t p = 0; p < passes; ++p) {
     if (skip[p]) {
       ++skipped;
@@ -494,6 +519,12 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
       }
       const bool narrow = n + kLine < std::numeric_limits<std::uint32_t>::max();
       const std::uint32_t* s = src.data() + lo;
+      if (calibrating && ran < 2) {
+        streaming_used = ran == 1;
+        if (me == 0) began = Clock::now();
+      } else {
+        streaming_used = stream && !direct;
+      }
       if (direct)
         scatter_direct(s, hi - lo, dst.data(), shift, mask, mine->pos.data());
       else if (streaming_used && narrow)
@@ -512,6 +543,19 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
     {
       COMPAS_REGION(t, "synchronize");
       t.barrier();
+      if (calibrating && ran < 2) {
+        if (me == 0)
+          w.pass_seconds[ran] = std::chrono::duration<double>(Clock::now() - began).count();
+        if (ran == 1) {
+          if (me == 0) {
+            w.decided_size = static_cast<std::size_t>(std::bit_width(n));
+            w.decided_threads = nt;
+            w.decided_stream = w.pass_seconds[1] < w.pass_seconds[0];
+          }
+          t.barrier();
+          stream = w.decided_stream;
+        }
+      }
     }
     std::swap(src, dst);
     ++ran;
@@ -519,7 +563,8 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
   if (stats && me == 0) {
     stats->passes = ran;
     stats->skipped = skipped;
-    stats->streaming = streaming_used && ran > 0;
+    stats->streaming = stream && !direct && ran > 0;
+    stats->calibrated = calibrating;
     const double nb = static_cast<double>(n) * sizeof(std::uint32_t);
     stats->bytes = nb * (1 + 2 * ran + (nt > 1 ? std::max(ran - 1, 0) : 0));
   }

@@ -169,6 +169,8 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   const std::size_t nloc = nhi - nlo;
   Options local = jp.local;
   if (local.cache_bytes == Options{}.cache_bytes) local.cache_bytes = cache_bytes(rt.topology());
+  if (local.calibrate_bytes == Options{}.calibrate_bytes)
+    local.calibrate_bytes = perf::nt_threshold(rt.topology(), rt.team().placement());
 
   KeyBuffer keys(nloc), send, tmp;
   std::optional<comm::Window<std::uint32_t>> win;

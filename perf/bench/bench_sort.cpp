@@ -87,6 +87,7 @@ void bm_radix(benchmark::State& state, int bits, int threads) {
   rs::Options o;
   o.digit_bits = bits;
   o.cache_bytes = rs::cache_bytes(host());
+  o.calibrate_bytes = compas::perf::nt_threshold(host(), team.placement());
   rs::Stats st;
   bool ok = true;
   for (auto _ : state) {

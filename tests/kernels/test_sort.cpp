@@ -253,6 +253,55 @@ TEST(SortPasses, TheResultIsInTheBufferTheLastPassWrote) {
   }
 }
 
+// Automatic stores between the two thresholds: the first sort of a size runs its first pass
+// cached and its second streaming and keeps the faster; the next sort of that size (same
+// workspace, same team) reuses the decision; either way the keys come out sorted. Outside the
+// range nothing is timed.
+TEST(SortPasses, AutomaticStoresCalibrateOnceBetweenTheThresholds) {
+  for (int threads : {1, 2}) {
+    ct::Team& team = team_of(threads);
+    const std::size_t n = 100000;
+    std::vector<std::uint32_t> tmp(n);
+    rs::Workspace ws;
+    rs::Options o;
+    o.digit_bits = 8;
+    o.calibrate_bytes = 4 * n / 2;
+    o.cache_bytes = 4 * n * 2;
+    const auto want = [&] {
+      auto k = keys_of(rs::Dist::uniform, n, 11);
+      std::sort(k.begin(), k.end());
+      return k;
+    }();
+    for (int round = 0; round < 3; ++round) {
+      auto k = keys_of(rs::Dist::uniform, n, 11);
+      rs::Stats st;
+      std::span<std::uint32_t> out;
+      team.run([&](ct::ThreadCtx& t) {
+        auto r =
+            rs::sort(t, std::span<std::uint32_t>(k), std::span<std::uint32_t>(tmp), ws, o, &st);
+        if (t.is_leader()) out = r;
+      });
+      EXPECT_EQ(st.calibrated, round == 0) << threads << " threads, sort " << round;
+      EXPECT_EQ(st.passes, 4);
+      ASSERT_TRUE(std::equal(out.begin(), out.end(), want.begin(), want.end()))
+          << threads << " threads, sort " << round;
+    }
+    // Below the range: cached, above it: streaming, no timing.
+    for (std::size_t calibrate : {4 * n, std::size_t{0}}) {
+      rs::Options p = o;
+      p.calibrate_bytes = calibrate;
+      p.cache_bytes = calibrate == 0 ? 0 : 8 * n;
+      auto k = keys_of(rs::Dist::uniform, n, 11);
+      const auto st = rs::sort(team, k, p);
+      EXPECT_FALSE(st.calibrated);
+#if defined(__x86_64__)
+      EXPECT_EQ(st.streaming, calibrate == 0);
+#endif
+      EXPECT_EQ(k, want);
+    }
+  }
+}
+
 TEST(SortPasses, BadOptionsAreRejected) {
   ct::Team& team = team_of(1);
   std::vector<std::uint32_t> k = {3, 1, 2};

@@ -86,7 +86,8 @@ std::size_t first_unsorted(std::span<const std::uint32_t> keys);
 // ------------------------------------------------------------------------------
 
 enum class Stores {
-  automatic,  // streaming when the keys take more than Options::cache_bytes, else cached
+  automatic,  // streaming past Options::cache_bytes, cached up to Options::calibrate_bytes;
+              // in between, the first sort of a size times both kinds and keeps the faster
   cached,     // write-combining buffers flushed with ordinary stores
   streaming,  // write-combining buffers flushed with non-temporal stores
   direct,     // no buffers: every key stored straight to its place (for comparison)
@@ -100,6 +101,8 @@ struct Options {
   int begin_bit = 0, end_bit = 32;
   Stores stores = Stores::automatic;
   std::size_t cache_bytes = std::size_t{32} << 20;  // automatic: the last-level cache
+  // automatic: the caches below the last level (perf::nt_threshold; the jobs fill it in)
+  std::size_t calibrate_bytes = std::size_t{32} << 20;
 };
 // Throws std::invalid_argument naming a bad digit width or bit range.
 void check(const Options& o);
@@ -109,10 +112,11 @@ std::size_t cache_bytes(const threads::Topology& topo);
 
 // What a sort did, for the byte model and the report.
 struct Stats {
-  int passes = 0;          // passes that moved the keys
-  int skipped = 0;         // passes skipped because every key has the same digit there
-  bool streaming = false;  // the scatter used non-temporal stores
-  double bytes = 0;        // the byte model: bytes the passes read and wrote
+  int passes = 0;           // passes that moved the keys
+  int skipped = 0;          // passes skipped because every key has the same digit there
+  bool streaming = false;   // the scatter used non-temporal stores (after calibration, if any)
+  bool calibrated = false;  // automatic stores timed both kinds (first pass cached, second not)
+  double bytes = 0;         // the byte model: bytes the passes read and wrote
 };
 
 // Per-thread histograms and write-combining buffers, reused from one sort to the next.
