@@ -105,9 +105,8 @@ RunKernel add_run_sort(CLI::App& run) {
       ->check(CLI::IsMember({8, 11}));
   cmd->add_option("--stores", a->stores,
                   "scatter stores: auto (streaming past the last-level cache; between it and the "
-                  "level below, "
-                  "the first sort times both) | cached | "
-                  "streaming | direct (no write-combining buffers)")
+                  "level below, the first sort times both) | cached | streaming | direct (no "
+                  "write-combining buffers)")
       ->check(CLI::IsMember({"auto", "cached", "streaming", "direct"}));
   cmd->add_flag("--inject-fault", a->inject_fault,
                 "corrupt one sorted key before verification (to see verification fail)")

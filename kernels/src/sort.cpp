@@ -373,7 +373,6 @@ struct Workspace::Impl {
   std::size_t decided_size = 0;
   int decided_threads = 0;
   bool decided_stream = false;
-  double pass_seconds[2] = {0, 0};  // the calibration's cached and streaming pass (leader)
 };
 
 Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
@@ -472,7 +471,8 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
 #else
   stream = false;
 #endif
-  Clock::time_point began;
+  Clock::time_point began;          // thread 0: start of a calibration pass
+  double pass_seconds[2] = {0, 0};  // thread 0: the cached and the streaming pass
 
   std::span<std::uint32_t> src = keys, dst = tmp.first(n);
   int ran = 0, skipped = 0;
@@ -545,12 +545,12 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
       t.barrier();
       if (calibrating && ran < 2) {
         if (me == 0)
-          w.pass_seconds[ran] = std::chrono::duration<double>(Clock::now() - began).count();
+          pass_seconds[ran] = std::chrono::duration<double>(Clock::now() - began).count();
         if (ran == 1) {
           if (me == 0) {
             w.decided_size = static_cast<std::size_t>(std::bit_width(n));
             w.decided_threads = nt;
-            w.decided_stream = w.pass_seconds[1] < w.pass_seconds[0];
+            w.decided_stream = pass_seconds[1] < pass_seconds[0];
           }
           t.barrier();
           stream = w.decided_stream;
