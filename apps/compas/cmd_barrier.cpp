@@ -4,8 +4,10 @@
 // measured in a child process of this program started with that policy.
 //
 // Under a launcher (compas-run -n P, mpirun, srun) with P > 1 it measures the process barrier
-// instead: comm's dissemination barrier across the P processes and, when the job was launched
-// by mpirun and MPI is built in, MPI_Barrier in the same run (COMPaS Tables 4-5).
+// instead: comm's node barrier across the P processes, by the algorithm the job chose and by the
+// other where it can run (dissemination; two-level over each host's shared memory), and, when the
+// job was launched by mpirun and MPI is built in, MPI_Barrier, all interleaved in the same run
+// (COMPaS Tables 4-5).
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <omp.h>
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -206,31 +209,44 @@ struct BarrierArgs {
   std::string plot;
 };
 
-// Times `barrier` exactly as time_team does, in every process: the iteration count is rank 0's
-// choice, and each repeat's time is the slowest process's.
-template <class F>
-Timing time_processes(comm::Bootstrap& boot, F&& barrier, int repeats, double target_ms) {
-  for (int i = 0; i < kWarmup; ++i) barrier();
-  auto t0 = Clock::now();
-  for (int i = 0; i < kWarmup; ++i) barrier();
-  const auto choices =
-      boot.allgather(std::to_string(choose_iterations(ns_since(t0) / kWarmup, target_ms)));
-  const long iters = std::stol(choices.at(0));
-  std::vector<double> mine(static_cast<std::size_t>(repeats));
-  for (int r = 0; r < repeats; ++r) {
-    barrier();
-    t0 = Clock::now();
-    for (long i = 0; i < iters; ++i) barrier();
-    mine[static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters);
+// Times each variant's barrier as time_team does, in every process, the variants interleaved
+// (repeat r of every variant, then repeat r + 1 of every variant) so that a noisy stretch of the
+// machine falls on all of them alike: the iteration counts are rank 0's choice, and each
+// repeat's time is the slowest process's.
+std::vector<Timing> time_processes(comm::Bootstrap& boot,
+                                   const std::vector<std::function<void()>>& variants, int repeats,
+                                   double target_ms) {
+  std::vector<long> iters;
+  for (const auto& barrier : variants) {
+    for (int i = 0; i < kWarmup; ++i) barrier();
+    const auto t0 = Clock::now();
+    for (int i = 0; i < kWarmup; ++i) barrier();
+    const auto choices =
+        boot.allgather(std::to_string(choose_iterations(ns_since(t0) / kWarmup, target_ms)));
+    iters.push_back(std::stol(choices.at(0)));
   }
-  Timing t;
-  t.iterations = iters;
-  t.ns.assign(static_cast<std::size_t>(repeats), 0.0);
+  std::vector<std::vector<double>> mine(variants.size(),
+                                        std::vector<double>(static_cast<std::size_t>(repeats)));
+  for (int r = 0; r < repeats; ++r)
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      const auto& barrier = variants[v];
+      barrier();
+      const auto t0 = Clock::now();
+      for (long i = 0; i < iters[v]; ++i) barrier();
+      mine[v][static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters[v]);
+    }
+  std::vector<Timing> out(variants.size());
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    out[v].iterations = iters[v];
+    out[v].ns.assign(static_cast<std::size_t>(repeats), 0.0);
+  }
   for (const auto& blob : boot.allgather(perf::json(mine).dump())) {
-    const auto theirs = perf::json::parse(blob).get<std::vector<double>>();
-    for (std::size_t r = 0; r < t.ns.size(); ++r) t.ns[r] = std::max(t.ns[r], theirs.at(r));
+    const auto theirs = perf::json::parse(blob).get<std::vector<std::vector<double>>>();
+    for (std::size_t v = 0; v < variants.size(); ++v)
+      for (std::size_t r = 0; r < out[v].ns.size(); ++r)
+        out[v].ns[r] = std::max(out[v].ns[r], theirs.at(v).at(r));
   }
-  return t;
+  return out;
 }
 
 int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
@@ -258,6 +274,7 @@ int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
   auto record = [&](const std::string& algo, const std::string& policy, const Timing& tm) {
     report.add({{"scope", "process"},
                 {"algorithm", algo},
+                {"chosen", algo == c.barrier_algorithm()},  // what comm's barrier() runs
                 {"policy", policy},
                 {"processes", p},
                 {"threads", 1},
@@ -268,15 +285,27 @@ int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
                 {"iterations", tm.iterations},
                 {"repeats", tm.ns.size()}});
   };
-  record("dissemination", backoff ? "backoff" : "spin",
-         time_processes(
-             boot, [&] { c.barrier(); }, a.repeats, a.target_ms));
+  // Every node barrier algorithm the job can run (the chosen one first), and MPI_Barrier.
+  const std::string policy = backoff ? "backoff" : "spin";
+  std::vector<std::string> names = {c.barrier_algorithm()};
+  std::vector<std::function<void()>> variants = {[&] { c.barrier(); }};
+  const bool one_per_host = static_cast<std::size_t>(p) == c.hosts().size();
+  if (c.barrier_algorithm() == "dissemination" && c.host_barrier_possible() && !one_per_host) {
+    names.push_back("host");
+    variants.push_back([&] { c.barrier(comm::NodeBarrier::host); });
+  } else if (c.barrier_algorithm() == "host") {
+    names.push_back("dissemination");
+    variants.push_back([&] { c.barrier(comm::NodeBarrier::dissemination); });
+  }
 #ifdef COMPAS_WITH_MPI
-  if (mpi)
-    record("mpi", "MPI_Barrier",
-           time_processes(
-               boot, [] { MPI_Barrier(MPI_COMM_WORLD); }, a.repeats, a.target_ms));
+  if (mpi) {
+    names.push_back("mpi");
+    variants.push_back([] { MPI_Barrier(MPI_COMM_WORLD); });
+  }
 #endif
+  const auto timings = time_processes(boot, variants, a.repeats, a.target_ms);
+  for (std::size_t v = 0; v < variants.size(); ++v)
+    record(names[v], names[v] == "mpi" ? "MPI_Barrier" : policy, timings[v]);
   if (!leader) return 0;
   write_outputs(report, a.out);
   plot_report(report, a.plot);
@@ -290,9 +319,13 @@ int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
                r["algorithm"].get<std::string>() + " / " + r["policy"].get<std::string>(), ns,
                r["min_ns_per_barrier"].get<double>(), r["max_ns_per_barrier"].get<double>(),
                r["repeats"].get<std::size_t>(), r["iterations"].get<long>());
-    (r["algorithm"] == "mpi" ? mpi_ns : compas_ns) = ns;
+    if (r["algorithm"] == "mpi")
+      mpi_ns = ns;
+    else if (r["algorithm"] == c.barrier_algorithm())
+      compas_ns = ns;
   }
-  if (mpi_ns > 0) fmt::print("  compas / MPI_Barrier = {:.2f}\n", compas_ns / mpi_ns);
+  if (mpi_ns > 0)
+    fmt::print("  compas ({}) / MPI_Barrier = {:.2f}\n", c.barrier_algorithm(), compas_ns / mpi_ns);
   if (!mpi)
     fmt::print("  (MPI_Barrier is measured beside it when the job is launched by mpirun{})\n",
                comm::Bootstrap::mpi_supported() ? "" : " and compas is built with MPI");

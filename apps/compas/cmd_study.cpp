@@ -552,8 +552,9 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
               "|\n|---|---|---|\n";
       any_p = true;
       for (const auto& r : (*b)["results"])
-        md << fmt::format("| {} | {} | {:.0f} |\n", r.value("processes", 0),
-                          r.value("algorithm", ""), r.value("ns_per_barrier", 0.0));
+        md << fmt::format("| {} | {}{} | {:.0f} |\n", r.value("processes", 0),
+                          r.value("algorithm", ""), r.value("chosen", false) ? " (chosen)" : "",
+                          r.value("ns_per_barrier", 0.0));
     }
   if (any_p)
     md << "\nCOMPaS 1998: NICAM on Myrinet 23.79 / 31.45 / 38.67 us for 2 / 4 / 8 nodes; MPICH on "

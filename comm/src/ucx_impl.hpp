@@ -146,8 +146,17 @@ struct Comm::Impl {
   std::unique_ptr<std::atomic<int>[]> signal_by_am;
   bool use_am_for_signals(int r);  // decides once per peer (connects)
 
-  std::unique_ptr<WindowBytes> coll;  // the node collectives' signals
-  std::uint64_t barrier_epoch = 0;
+  std::unique_ptr<WindowBytes> coll;                        // the node collectives' signals
+  std::uint64_t barrier_epoch = 0, host_barrier_epoch = 0;  // barriers so far, per algorithm
+  // The node barrier (NodeBarrier): two-level or dissemination, decided by all at construction.
+  bool host_barrier = false;
+  bool host_barrier_possible = false;  // every process reaches its host leader by load/store
+  std::vector<int> leaders;            // each host's leader (its lowest rank), by host index
+  void choose_node_barrier();
+  // Dissemination among `group` (ranks), this process being group[me], on the coll window's
+  // signals first_signal.. (one per round).
+  void dissemination(const std::vector<int>& group, int me, std::uint64_t epoch,
+                     std::size_t first_signal);
   std::mutex barrier_mu;
 
   bool same_host_as_me(int r) const;

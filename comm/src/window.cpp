@@ -11,7 +11,9 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <new>
+#include <stdexcept>
 
 #include "compas/comm/window.hpp"
 #include "ucx_impl.hpp"
@@ -677,28 +679,69 @@ void WindowBytes::reset_signal(std::size_t index, std::uint64_t value) {
       .store(value, std::memory_order_release);
 }
 
-void WindowBytes::wait_until(std::size_t index, std::uint64_t at_least, int from_rank) {
-  check_signal("wait_until", index, signals_);
-  std::uint64_t* word = impl_->local_signal(base_, index);
+namespace {
+
+// Waits until *word >= at_least; a word of the window whose sleepers `waiters` counts (this
+// process's or, mapped, a same-host peer's). `woken`: whoever raises the word wakes sleepers
+// (load/store), so the back-off sleeps long on its futex; otherwise (UCX delivers) briefly.
+void wait_for_word(Comm::Impl& c, std::uint64_t* word, std::uint32_t* waiter_count,
+                   std::uint64_t at_least, int from_rank, bool woken,
+                   const std::function<std::string()>& what) {
   std::atomic_ref<std::uint64_t> s(*word);
   if (s.load(std::memory_order_acquire) >= at_least) return;
-  // Oversubscribed: sleep on the signal's futex. A same-host sender doing load/store wakes it; a
-  // UCX sender does not, so then the sleep is short and the loop progresses the worker.
-  const bool woken = from_rank >= 0 && from_rank < comm_->size() && direct(from_rank);
   const long sleep_ns = woken ? 20'000'000 : 100'000;
-  std::atomic_ref<std::uint32_t> waiters(*impl_->waiters(base_));
+  std::atomic_ref<std::uint32_t> waiters(*waiter_count);
   auto block = [&] {
     waiters.fetch_add(1, std::memory_order_seq_cst);
     const std::uint64_t v = s.load(std::memory_order_seq_cst);
     if (v < at_least) futex_wait(low_half(word), static_cast<std::uint32_t>(v), sleep_ns);
     waiters.fetch_sub(1, std::memory_order_seq_cst);
   };
-  impl_->comm->wait([&] { return s.load(std::memory_order_acquire) >= at_least; },
-                    [&] {
-                      return "signal " + std::to_string(index) + " >= " + std::to_string(at_least) +
-                             " (it is " + std::to_string(s.load()) + ")";
-                    },
-                    from_rank, block, /*poll_often=*/woken);
+  c.wait([&] { return s.load(std::memory_order_acquire) >= at_least; },
+         [&] {
+           return what() + " >= " + std::to_string(at_least) + " (it is " +
+                  std::to_string(s.load()) + ")";
+         },
+         from_rank, block, /*poll_often=*/woken);
+}
+
+}  // namespace
+
+void WindowBytes::wait_until(std::size_t index, std::uint64_t at_least, int from_rank) {
+  check_signal("wait_until", index, signals_);
+  // Oversubscribed: sleep on the signal's futex. A same-host sender doing load/store wakes it; a
+  // UCX sender does not, so then the sleep is short and the loop progresses the worker.
+  const bool woken = from_rank >= 0 && from_rank < comm_->size() && direct(from_rank);
+  wait_for_word(*impl_->comm, impl_->local_signal(base_, index), impl_->waiters(base_), at_least,
+                from_rank, woken, [&] { return "signal " + std::to_string(index); });
+}
+
+std::uint64_t WindowBytes::direct_fetch_add_signal(int rank, std::size_t index, std::uint64_t add) {
+  check_signal("direct_fetch_add_signal", index, signals_);
+  Peer& p = impl_->peer(rank, *this);
+  if (!p.direct)
+    throw std::logic_error("direct_fetch_add_signal: rank " + std::to_string(rank) +
+                           " is not reached by load/store");
+  impl_->comm->counts().signal();
+  std::uint64_t* word = impl_->local_signal(p.direct, index);
+  const std::uint64_t old =
+      std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
+  // Dekker with wait_for_word: the add is seen, or the sleeper's registration is.
+  if (std::atomic_ref<std::uint32_t>(*impl_->waiters(p.direct)).load(std::memory_order_seq_cst))
+    futex_wake_all(low_half(word));
+  return old;
+}
+
+void WindowBytes::direct_wait_until(int rank, std::size_t index, std::uint64_t at_least,
+                                    const char* what) {
+  check_signal("direct_wait_until", index, signals_);
+  Peer& p = impl_->peer(rank, *this);
+  if (!p.direct)
+    throw std::logic_error("direct_wait_until: rank " + std::to_string(rank) +
+                           " is not reached by load/store");
+  // Any process of the host may raise the word, so the wait watches them all (-1).
+  wait_for_word(*impl_->comm, impl_->local_signal(p.direct, index), impl_->waiters(p.direct),
+                at_least, -1, /*woken=*/true, [&] { return std::string(what); });
 }
 
 }  // namespace compas::comm

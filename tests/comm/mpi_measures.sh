@@ -33,7 +33,9 @@ for op in ["put", "put_signal", "get", "put_flush", "put_bw", "mpi_put_flush", "
         elif not r["latency_us"] > 0:
             bad.append(f"pingpong: {op} {n} B latency {r['latency_us']}")
 algos = {r["algorithm"]: r for r in b["results"]}
-for a in ["dissemination", "mpi"]:
+if sum(1 for r in b["results"] if r.get("chosen")) != 1:
+    bad.append("barrier: not exactly one record of the algorithm the job chose")
+for a in ["dissemination", "host", "mpi"]:
     r = algos.get(a)
     if r is None:
         bad.append(f"barrier: no {a} record")

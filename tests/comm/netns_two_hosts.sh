@@ -5,6 +5,9 @@
 # put_signal, atomics, barrier) and must pass, seeing 2 hosts.
 # Usage: netns_two_hosts.sh TEST_COMM_RMA
 #        netns_two_hosts.sh PROGRAM ARGS...   (any program, e.g. compas pingpong: must exit 0)
+# RANKS_PER_HOST=2 starts two ranks in each namespace (ranks 0,1 on host a; 2,3 on host b), with
+# UCX's shared-memory transports on, and forces the two-level node barrier
+# (COMPAS_NODE_BARRIER=host): each host's ranks meet in shared memory, the leaders across the veth.
 # Exits 77 (CTest skip) with the reason when namespaces cannot be made here.
 set -u
 prog=${1:?usage: netns_two_hosts.sh TEST_COMM_RMA | PROGRAM ARGS...}
@@ -45,8 +48,19 @@ ip -n "$b" link set "v${tag}b" up
 
 token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 port=$((20000 + $$ % 20000))
-common=(COMPAS_SIZE=2 "COMPAS_RENDEZVOUS=$addr_a:$port" "COMPAS_JOB_TOKEN=$token"
-        COMPAS_TIMEOUT=60 COMPAS_TEST_HOSTS=2 UCX_TLS=tcp,self)
+per=${RANKS_PER_HOST:-1}
+[[ $per == 1 || $per == 2 ]] || { echo "RANKS_PER_HOST='$per': 1 or 2 allowed"; exit 2; }
+size=$((2 * per))
+common=(COMPAS_SIZE=$size "COMPAS_RENDEZVOUS=$addr_a:$port" "COMPAS_JOB_TOKEN=$token"
+        COMPAS_TIMEOUT=60 COMPAS_TEST_HOSTS=2)
+if [[ $per == 1 ]]; then
+  common+=(UCX_TLS=tcp,self)
+else
+  # The namespaces share the kernel, so UCX may also reach the other "host" through shared
+  # memory; compas still treats it as remote (no load/store across hosts).
+  common+=(UCX_TLS=tcp,self,sm COMPAS_TEST_RANKS_PER_HOST=2 COMPAS_NODE_BARRIER=host
+           COMPAS_TEST_EXPECT_BARRIER=host)
+fi
 out=$(mktemp -d)
 run_rank() {  # rank namespace hostname device
   ip netns exec "$2" unshare --uts sh -c "hostname $3 && exec env $(printf '%q ' "${common[@]}") \
@@ -56,18 +70,26 @@ run_rank() {  # rank namespace hostname device
 }
 run_rank 0 "$a" "${tag}-host-a" "v${tag}a" &
 sleep 0.2
-run_rank 1 "$b" "${tag}-host-b" "v${tag}b" &
+for ((r = 1; r < size; ++r)); do
+  if ((r < per)); then
+    run_rank $r "$a" "${tag}-host-a" "v${tag}a" &
+  else
+    run_rank $r "$b" "${tag}-host-b" "v${tag}b" &
+  fi
+done
 wait
 status=0
-for r in 0 1; do
+for ((r = 0; r < size; ++r)); do
   echo "---- rank $r (exit $(cat "$out/rank$r.rc"))"
   tail -n 40 "$out/rank$r.out"
   [[ $(cat "$out/rank$r.rc") == 0 ]] || status=1
   [[ ${#args[@]} -eq 0 ]] || continue
   grep -q "^\[  PASSED  \] [1-9][0-9]* tests\." "$out/rank$r.out" || status=1
   # The data moved between the hosts, and each rank saw 2 hosts (COMPAS_TEST_HOSTS).
-  for t in Rma.PutManySizesAndOffsets Rma.GetManySizesAndOffsets \
-           Rma.PutSignalDataVisibleWhenSignalIs Comm.HostsAndLazyEndpoints; do
+  expected=(Rma.PutManySizesAndOffsets Rma.GetManySizesAndOffsets
+            Rma.PutSignalDataVisibleWhenSignalIs Comm.HostsAndLazyEndpoints)
+  [[ $per == 2 ]] && expected+=(Rma.BarrierOrdersPhases Comm.NodeBarrierAlgorithmIsTheOneExpected)
+  for t in "${expected[@]}"; do
     grep -q "^\[       OK \] $t " "$out/rank$r.out" || { echo "rank $r: $t did not pass"; status=1; }
   done
 done

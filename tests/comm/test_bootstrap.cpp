@@ -205,6 +205,34 @@ TEST(BootstrapChoice, HostIdIsStable) {
 
 // ---- environment validation --------------------------------------------------------------------
 
+TEST(CommEnvironment, ReadsTheNodeBarrierAndRejectsBadValuesNamingThem) {
+  using compas::comm::CommOptions;
+  using compas::comm::NodeBarrier;
+  EXPECT_EQ(CommOptions{}.node_barrier, NodeBarrier::automatic);
+  for (const auto& [value, want] :
+       std::map<std::string, NodeBarrier>{{"dissemination", NodeBarrier::dissemination},
+                                          {"host", NodeBarrier::host},
+                                          {"auto", NodeBarrier::automatic}}) {
+    ScopedEnv env(Vars{{"COMPAS_NODE_BARRIER", value}});
+    EXPECT_EQ(CommOptions::from_environment().node_barrier, want) << value;
+  }
+  for (const auto& [var, value] :
+       std::map<std::string, std::string>{{"COMPAS_NODE_BARRIER", "tree"},
+                                          {"COMPAS_PROGRESS", "never"},
+                                          {"COMPAS_DIRECT", "yes"},
+                                          {"COMPAS_TIMEOUT", "-1"}}) {
+    ScopedEnv env(Vars{{var, value}});
+    try {
+      CommOptions::from_environment();
+      ADD_FAILURE() << var << "=" << value << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(var), std::string::npos) << what;
+      EXPECT_NE(what.find("'" + value + "'"), std::string::npos) << what;
+    }
+  }
+}
+
 TEST(TcpEnvironment, ReadsWhatCompasRunSets) {
   ScopedEnv env(Vars{{"COMPAS_RANK", "2"},
                      {"COMPAS_SIZE", "4"},

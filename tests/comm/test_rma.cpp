@@ -408,6 +408,44 @@ TEST(Rma, BarrierOrdersPhases) {
   }
 }
 
+TEST(Rma, BarrierOrdersPhasesWithTheAlgorithmsAlternating) {
+  // As above, each phase's two barriers by a different algorithm where both can run (each counts
+  // its own barriers: a mix-up lets a rank out early or hangs until the timeout).
+  const int p = nranks();
+  std::vector<NodeBarrier> kinds = {NodeBarrier::dissemination, NodeBarrier::automatic};
+  if (comm().host_barrier_possible()) kinds.push_back(NodeBarrier::host);
+  Window<std::int64_t> w(comm(), static_cast<std::size_t>(p));
+  for (std::int64_t k = 1; k <= 300; ++k) {
+    const std::int64_t v = k;
+    for (int t = 0; t < p; ++t)
+      w.put(t, static_cast<std::size_t>(rank()), std::span<const std::int64_t>(&v, 1));
+    comm().barrier(kinds[static_cast<std::size_t>(k) % kinds.size()]);
+    for (int r = 0; r < p; ++r) ASSERT_EQ(w.local()[r], k) << "slot " << r << " phase " << k;
+    comm().barrier(kinds[static_cast<std::size_t>(k / 2) % kinds.size()]);
+  }
+}
+
+TEST(Comm, NodeBarrierAlgorithmIsTheOneExpected) {
+  // The variants of this test say which algorithm the job must have chosen
+  // (COMPAS_TEST_EXPECT_BARRIER): two-level when asked for and every same-host peer is reached by
+  // load/store; dissemination when asked for, or when load/store is off.
+  const std::string algo = comm().barrier_algorithm();
+  EXPECT_TRUE(algo == "host" || algo == "dissemination") << algo;
+  if (nranks() == 1 || static_cast<int>(comm().hosts().size()) == nranks()) {
+    EXPECT_EQ(algo, "dissemination") << "no host has two processes";
+  }
+  if (!comm().options().direct) {
+    EXPECT_FALSE(comm().host_barrier_possible());
+    EXPECT_THROW(comm().barrier(NodeBarrier::host), std::logic_error);
+  }
+  const char* want = std::getenv("COMPAS_TEST_EXPECT_BARRIER");
+  if (!want) GTEST_SKIP() << "COMPAS_TEST_EXPECT_BARRIER not set: " << algo << " chosen";
+  EXPECT_EQ(algo, std::string(want));
+  if (std::string(want) == "host") {
+    EXPECT_TRUE(comm().host_barrier_possible());
+  }
+}
+
 TEST(Rma, PassiveTargetProgressWhileTargetComputes) {
   // Rank 0 computes (no compas call) while the others get from and fetch_add on it; they must
   // all finish before rank 0 comes back, which the final count shows.
@@ -455,8 +493,16 @@ TEST(Comm, HostsAndLazyEndpoints) {
     EXPECT_EQ(static_cast<int>(comm().hosts()[0].size()), nranks());
     for (int r = 0; r < nranks(); ++r) EXPECT_TRUE(comm().same_host(r));
   } else {
-    for (int r = 0; r < nranks(); ++r) EXPECT_EQ(comm().same_host(r), r == rank());
+    // COMPAS_TEST_RANKS_PER_HOST consecutive ranks per host (1 unless said).
+    const char* per_env = std::getenv("COMPAS_TEST_RANKS_PER_HOST");
+    const int per = per_env ? std::atoi(per_env) : 1;
+    ASSERT_EQ(nranks(), per * static_cast<int>(hosts));
+    for (int r = 0; r < nranks(); ++r) EXPECT_EQ(comm().same_host(r), r / per == rank() / per);
     for (int r = 0; r < nranks(); ++r)
+      EXPECT_EQ(comm().host_of(r), comm().host_of(r - r % per)) << "rank " << r;
+    // One rank per host: UCX is limited to tcp, which must carry the traffic between hosts. (With
+    // several, the test turns on shared memory, which UCX may use across namespaces.)
+    for (int r = 0; r < nranks() && per == 1; ++r)
       EXPECT_FALSE(r != rank() && comm().options().direct &&
                    comm().transport(r).find("tcp") == std::string::npos)
           << "rank " << r

@@ -61,10 +61,21 @@ enum class SignalPath { rma, am, automatic };
 // spins unless the job is oversubscribed (COMPAS_OVERSUBSCRIBED=1, set by compas-run).
 enum class CommWait { spin, backoff, automatic };
 
+// The node barrier among processes: dissemination over signals among all of them; or two-level
+// (`host`): the processes of a host count in on a word at their host leader (the lowest rank
+// there) by load/store and wait on another, the leaders run the dissemination among hosts, then
+// release their host; on one host the last to arrive releases. Two-level needs every same-host
+// peer reachable by load/store (else the job keeps dissemination). `automatic` chooses it when
+// the job is oversubscribed: each process then sleeps at most once per barrier (one wait,
+// one wake-up), where dissemination waits log2(P) times, each on a process that may not be
+// running.
+enum class NodeBarrier { dissemination, host, automatic };
+
 struct CommOptions {
-  Progress progress = Progress::thread;            // COMPAS_PROGRESS=thread|wait
-  CommWait wait = CommWait::automatic;             // COMPAS_COMM_WAIT=spin|backoff|auto
-  SignalPath signal_path = SignalPath::automatic;  // COMPAS_SIGNAL_PATH=rma|am|auto
+  Progress progress = Progress::thread;               // COMPAS_PROGRESS=thread|wait
+  CommWait wait = CommWait::automatic;                // COMPAS_COMM_WAIT=spin|backoff|auto
+  SignalPath signal_path = SignalPath::automatic;     // COMPAS_SIGNAL_PATH=rma|am|auto
+  NodeBarrier node_barrier = NodeBarrier::automatic;  // COMPAS_NODE_BARRIER=dissemination|host|auto
   // COMPAS_OVERSUBSCRIBED=0|1. When not given, Comm finds out itself: the processes of a host
   // want more cores (COMPAS_THREADS each, default 1) than the union of their affinity masks has;
   // options() then reports what it found.
@@ -122,9 +133,15 @@ class Comm {
   std::string transport(int rank);
   CommStats stats() const;
 
-  // Node barrier among all processes (dissemination over signals; see collectives.hpp for the
-  // other node collectives).
+  // Node barrier among all processes (NodeBarrier; see collectives.hpp for the other node
+  // collectives). The algorithm is chosen by all processes together at construction:
+  // barrier_algorithm() names it ("dissemination" or "host"). barrier(how) runs a given one, for
+  // measurements: `host` throws std::logic_error where it is not possible (host_barrier_possible(),
+  // the same answer on every process), `automatic` is the chosen one.
   void barrier();
+  void barrier(NodeBarrier how);
+  std::string barrier_algorithm() const;
+  bool host_barrier_possible() const;
 
   struct Impl;
   Impl& impl() { return *impl_; }
