@@ -274,6 +274,13 @@ def values(metric, side):
 def med(v):
     return statistics.median(v) if v else None
 
+def round_ratios(metric, side):
+    # compas / baseline within each round that has both: the machine's state (where the
+    # hypervisor placed the two vCPUs, other load) moves between rounds and cancels within one.
+    c = {s["round"]: s["value"] for s in samples if s["metric"] == metric and s["side"] == "compas"}
+    b = {s["round"]: s["value"] for s in samples if s["metric"] == metric and s["side"] == side}
+    return [c[r] / b[r] for r in sorted(c) if r in b and b[r]]
+
 # metric, label, unit, baseline label, higher is better, target (bound, aim), baseline side
 rows_def = [
     ("put_lat_8", "put 8 B half RTT, load/store", "us", f"ucx_perftest ucp_put_lat typical ({shm_tls})",
@@ -319,8 +326,10 @@ for metric, label, unit, base_label, higher, target, side in rows_def:
             status = "ok" if ok else "MISSED"
             if ok and aim is not None:
                 status = "ok, aim met" if ratio <= aim else "ok, aim missed"
+    per_round = round_ratios(metric, side)
     rows.append({"metric": metric, "label": label, "unit": unit, "baseline": base_label,
-                 "compas_median": cm, "baseline_median": bm, "ratio": ratio, "target": tgt,
+                 "compas_median": cm, "baseline_median": bm, "ratio": ratio,
+                 "round_ratios": per_round, "round_ratio_median": med(per_round), "target": tgt,
                  "status": status, "compas_samples": c, "baseline_samples": b,
                  "higher_is_better": higher})
 
@@ -333,15 +342,18 @@ print()
 print(f"compas vs baselines: medians of {rounds} alternating rounds (n = samples per side), "
       f"{seconds} s; load average {load_start} at start, {load_end} at end, {ncpu} cpus")
 head = (f"{'metric':<38} {'unit':>5} {'compas':>10} {'baseline':>10} {'ratio':>7} "
-        f"{'n':>5} {'target':<22} {'status':<15} baseline")
+        f"{'rounds':>7} {'n':>5} {'target':<22} {'status':<15} baseline")
 print(head)
 print("-" * (len(head) + 30))
 for r in rows:
     ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "n/a"
+    rr = f"{r['round_ratio_median']:.2f}" if r["round_ratio_median"] is not None else "n/a"
     n = f"{len(r['compas_samples'])}/{len(r['baseline_samples'])}"
     print(f"{r['label']:<38} {r['unit']:>5} {fmt(r['compas_median'], r['unit']):>10} "
-          f"{fmt(r['baseline_median'], r['unit']):>10} {ratio:>7} {n:>5} {r['target']:<22} "
+          f"{fmt(r['baseline_median'], r['unit']):>10} {ratio:>7} {rr:>7} {n:>5} {r['target']:<22} "
           f"{r['status']:<15} {r['baseline']}")
+print("ratio = compas median / baseline median; rounds = median over rounds of compas / baseline "
+      "within the round (the status follows ratio).")
 print("ratio = compas / baseline (latency, ns: lower is better; MB/s: higher is better). compas "
       "figures are per-repeat averages; ucx_perftest typical is a median of single iterations, "
       "which hides preemption: with other work on the machine, read the overall rows too.")
