@@ -342,6 +342,14 @@ TEST(CgRun, ClassSVerifiedAndBitwiseIdenticalOn1To3Threads) {
   // Same algorithm as the serial reference, other summation order: equal to rounding.
   const cg::Result ref = cg::serial_reference(cp, matrix('S'));
   EXPECT_NEAR(r1.zeta, ref.zeta, 1e-13 * ref.zeta);
+  // The model counts the matrix as the solver stores it: 10 bytes per entry (value, 16-bit
+  // column offset) plus the padding of the 8-row slices, which the length sort keeps small, plus
+  // 12 bytes per slice and panel.
+  const double nnz = static_cast<double>(matrix('S').nnz());
+  const double slices = static_cast<double>(cg::panel_count(1400) * ((1400 + 7) / 8));
+  EXPECT_GE(r1.model.matrix_bytes, 10 * nnz + 12 * slices);
+  EXPECT_LE(r1.model.matrix_bytes, 10 * 1.3 * nnz + 12 * slices + 4);
+  EXPECT_EQ(r1.model.flops, cg::inner_iteration_model(matrix('S')).flops);
 }
 
 TEST(CgRun, ProcessesThroughAnExchangeGiveTheSameBits) {

@@ -24,8 +24,10 @@
 // expressions whoever computes them. An SpMV row is summed panel by panel over the column panels
 // [j kPanelColumns, (j + 1) kPanelColumns) (fixed, global): the row's sum is ((0 + s_0) + s_1) +
 // ..., s_j the sum of its products with columns in panel j, in the row's column order. (The solver
-// sweeps its rows once per panel, so the panel's part of the vector, 64 KiB, stays in the first
-// cache levels while the matrix streams past: the gather no longer waits on the L2.) Results (zeta,
+// sweeps its rows once per panel, so the panel's part of the vector, 32 KiB, stays in the first
+// level cache while the matrix streams past: the gather no longer waits on the L2. It stores each
+// panel in slices of 8 rows summed side by side, SELL-8 with the rows of each chunk sorted by
+// length, so that the loop is not one short, unpredictable trip per row and panel.) Results (zeta,
 // rnorm, every vector) are therefore bitwise identical for any number of threads, and for any
 // number of processes whose row blocks come from row_block(). They differ in the last bits from
 // NPB's single running sum (serial_reference), well inside the verification tolerance.
@@ -111,8 +113,8 @@ Csr make_matrix(const ClassParams& cp);  // all rows
 // ---- decomposition -------------------------------------------------------------------------
 
 inline constexpr std::int64_t kChunkRows = 64;
-// Width of the column panels the SpMV sweeps one at a time (8192 doubles = 64 KiB of p).
-inline constexpr std::int64_t kPanelColumns = 8192;
+// Width of the column panels the SpMV sweeps one at a time (4096 doubles = 32 KiB of p).
+inline constexpr std::int64_t kPanelColumns = 4096;
 
 inline std::int64_t chunk_count(std::int64_t na) {
   return (na + kChunkRows - 1) / kChunkRows;
@@ -156,11 +158,13 @@ class TeamExchange final : public Exchange {
 // One inner CG iteration over `rows` rows holding `nnz` nonzeros of an na-column matrix, as this
 // implementation does it: q = A p fused with the partials of p.q; z += alpha p and r -= alpha q
 // fused with the partials of r.r; p = r + beta p. Flops: 2 nnz + 10 rows. Bytes (as STREAM counts
-// them: read + written, no write-allocate): values 8 nnz, colidx 4 nnz, row pointers 8 (rows + 1)
-// for plain CSR (panels = 0) or 4 panels (rows + 1) for the solver's panel layout; p
-// read once (8 na: every column is touched at least once when the whole vector is in cache, the
-// floor under the gather's real traffic), q written (8 rows); z, p, r, q read and z, r written
-// (48 rows); r, p read and p written (24 rows).
+// them: read + written, no write-allocate): the matrix, `matrix_bytes` when given (the solver's
+// slices: 10 bytes per stored entry, padding included (a value and a 16-bit column offset in
+// the panel), and 12 bytes per slice and panel of offsets and row map; Result::model), else plain
+// CSR's values 8 nnz, colidx 4 nnz and row pointers 8 (rows + 1); p read once (8 na: every column
+// is touched at least once when the whole vector is in cache, the floor under the gather's real
+// traffic), q written (8 rows); z, p, r, q read and z, r written (48 rows); r, p read and p written
+// (24 rows).
 struct IterationModel {
   double flops = 0;
   double matrix_bytes = 0;
@@ -169,9 +173,9 @@ struct IterationModel {
   double intensity() const { return bytes() > 0 ? flops / bytes() : 0; }  // flop per byte
 };
 IterationModel inner_iteration_model(std::int64_t na, std::int64_t rows, std::int64_t nnz,
-                                     std::int64_t panels = 0);
-inline IterationModel inner_iteration_model(const Csr& a, std::int64_t panels = 0) {
-  return inner_iteration_model(a.n, a.rows(), a.nnz(), panels);
+                                     double matrix_bytes = -1);
+inline IterationModel inner_iteration_model(const Csr& a) {
+  return inner_iteration_model(a.n, a.rows(), a.nnz());
 }
 inline std::int64_t panel_count(std::int64_t na) {
   return (na + kPanelColumns - 1) / kPanelColumns;
