@@ -90,6 +90,7 @@ struct Solver::Impl {
   struct Panels {
     static constexpr int kLanes = 8;
     static constexpr std::uint8_t kNoRow = 0xff;
+    static constexpr std::size_t kAhead = 256;     // entries the product prefetches ahead
     std::int64_t rows = 0, count = 0, slices = 0;  // slices per panel: ceil(rows / 8)
     std::vector<std::uint32_t> start;    // count * slices + 1: first entry of slice (j, g)
     std::vector<std::uint8_t> lane_row;  // count * slices * 8: lane's row in the slice's chunk
@@ -203,8 +204,13 @@ struct Solver::Impl {
         const double* vj = v + j * static_cast<std::size_t>(kPanelColumns);
         for (std::size_t g = 0; g < ns; ++g) {
           double sum[kLanes] = {};
-          for (std::uint32_t k = start[j * ns + g], e = start[j * ns + g + 1]; k < e; k += kLanes)
+          for (std::uint32_t k = start[j * ns + g], e = start[j * ns + g + 1]; k < e; k += kLanes) {
+            // 2 KiB ahead in the values (and the same entries' offsets): the hardware prefetcher
+            // alone leaves this loop 10% slower (class B, one thread).
+            __builtin_prefetch(va + k + kAhead);
+            __builtin_prefetch(ci + k + 2 * kAhead);
             for (int i = 0; i < kLanes; ++i) sum[i] = sum[i] + va[k + i] * vj[ci[k + i]];
+          }
           const std::uint8_t* lr = lane_row.data() + (j * ns + g) * kLanes;
           double* o = out + g * kLanes / kChunkRows * kChunkRows;
           for (int i = 0; i < kLanes; ++i)
