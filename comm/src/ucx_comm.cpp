@@ -383,8 +383,16 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
     if (ucp_worker_get_efd(m.worker, &m.efd) != UCS_OK) m.efd = -1;
     m.progress_thread = std::thread([&m] { m.run_progress_thread(); });
   }
-  m.coll = std::make_unique<WindowBytes>(*this, 64, 64);
-  m.choose_node_barrier();
+  try {
+    m.coll = std::make_unique<WindowBytes>(*this, 64, 64);
+    m.choose_node_barrier();
+  } catch (...) {
+    // The progress thread runs and UCX is set up: take them down as ~Comm does, without
+    // meeting the others (the job is failing), and report the error.
+    m.failed.store(true);
+    close();
+    throw;
+  }
 }
 
 void Comm::Impl::choose_node_barrier() {
@@ -418,6 +426,10 @@ bool Comm::Impl::may_meet() const {
 }
 
 Comm::~Comm() {
+  close();
+}
+
+void Comm::close() noexcept {
   Impl& m = *impl_;
   try {
     m.coll.reset();
@@ -960,15 +972,17 @@ void Comm::barrier(NodeBarrier how) {
   const int leader = mine.front();
   const auto n = static_cast<std::uint64_t>(mine.size());
   if (m.hosts.size() == 1) {
-    if (m.coll->direct_fetch_add_signal(leader, kArrive, 1) + 1 == epoch * n)
+    // Nobody sleeps on the arrival word here; the last to arrive (any process) releases.
+    if (m.coll->direct_fetch_add_signal(leader, kArrive, 1, /*wake=*/false) + 1 == epoch * n)
       m.coll->direct_fetch_add_signal(leader, kRelease, 1);
     else
       m.coll->direct_wait_until(leader, kRelease, epoch, "the host barrier's release");
     return;
   }
   if (m.rank != leader) {
+    // The leader may sleep on the arrival word; only it releases.
     m.coll->direct_fetch_add_signal(leader, kArrive, 1);
-    m.coll->direct_wait_until(leader, kRelease, epoch, "the host barrier's release");
+    m.coll->direct_wait_until(leader, kRelease, epoch, "the host barrier's release", leader);
     return;
   }
   if (n > 1)

@@ -57,7 +57,8 @@ struct WindowBytes::Impl {
   std::uint64_t* local_signal(std::byte* base, std::size_t i) const {
     return reinterpret_cast<std::uint64_t*>(base + data_bytes) + i;
   }
-  // How many threads of the owning process sleep on a signal of this window (futex).
+  // How many threads sleep on a signal of this window (futex): of the owning process, and of
+  // same-host processes waiting on it by load/store (direct_wait_until).
   std::uint32_t* waiters(std::byte* base) const {
     return reinterpret_cast<std::uint32_t*>(base + data_bytes + signal_bytes);
   }
@@ -716,7 +717,8 @@ void WindowBytes::wait_until(std::size_t index, std::uint64_t at_least, int from
                 from_rank, woken, [&] { return "signal " + std::to_string(index); });
 }
 
-std::uint64_t WindowBytes::direct_fetch_add_signal(int rank, std::size_t index, std::uint64_t add) {
+std::uint64_t WindowBytes::direct_fetch_add_signal(int rank, std::size_t index, std::uint64_t add,
+                                                   bool wake) {
   check_signal("direct_fetch_add_signal", index, signals_);
   Peer& p = impl_->peer(rank, *this);
   if (!p.direct)
@@ -727,21 +729,21 @@ std::uint64_t WindowBytes::direct_fetch_add_signal(int rank, std::size_t index, 
   const std::uint64_t old =
       std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
   // Dekker with wait_for_word: the add is seen, or the sleeper's registration is.
-  if (std::atomic_ref<std::uint32_t>(*impl_->waiters(p.direct)).load(std::memory_order_seq_cst))
+  if (wake &&
+      std::atomic_ref<std::uint32_t>(*impl_->waiters(p.direct)).load(std::memory_order_seq_cst))
     futex_wake_all(low_half(word));
   return old;
 }
 
 void WindowBytes::direct_wait_until(int rank, std::size_t index, std::uint64_t at_least,
-                                    const char* what) {
+                                    const char* what, int from_rank) {
   check_signal("direct_wait_until", index, signals_);
   Peer& p = impl_->peer(rank, *this);
   if (!p.direct)
     throw std::logic_error("direct_wait_until: rank " + std::to_string(rank) +
                            " is not reached by load/store");
-  // Any process of the host may raise the word, so the wait watches them all (-1).
   wait_for_word(*impl_->comm, impl_->local_signal(p.direct, index), impl_->waiters(p.direct),
-                at_least, -1, /*woken=*/true, [&] { return std::string(what); });
+                at_least, from_rank, /*woken=*/true, [&] { return std::string(what); });
 }
 
 }  // namespace compas::comm

@@ -370,13 +370,22 @@ TEST(CgRun, ProcessesThroughAnExchangeGiveTheSameBits) {
   }
 }
 
-TEST(CgRun, ClassWVerifiedOn2ThreadsAndByTheSerialReference) {
+TEST(CgRun, ClassWVerifiedOn2And3ThreadsWithTheSameBitsAndByTheSerialReference) {
   if (kSanitized) GTEST_SKIP() << "class W only in optimised builds";
   const cg::ClassParams cp = cg::params('W');
   const cg::Csr a = cg::make_matrix(cp);
-  const cg::Result r = run_on(2, cp, a);
+  std::vector<double> z2, z3;
+  const cg::Result r = run_on(2, cp, a, &z2);
   EXPECT_TRUE(r.verified) << "zeta " << r.zeta << " error " << r.error;
   EXPECT_LT(r.rnorm, 1e-10);
+  // W's 7000 columns make two panels (S and T have one): the bits hold across them too.
+  ASSERT_GT(cg::panel_count(cp.na), 1);
+  const cg::Result r3 = run_on(3, cp, a, &z3);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(r3.zeta), std::bit_cast<std::uint64_t>(r.zeta));
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(r3.rnorm), std::bit_cast<std::uint64_t>(r.rnorm));
+  ASSERT_EQ(z3.size(), z2.size());
+  for (std::size_t i = 0; i < z2.size(); ++i)
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(z3[i]), std::bit_cast<std::uint64_t>(z2[i])) << i;
   EXPECT_GT(r.seconds, 0);
   EXPECT_GT(r.mops, 0);
   const cg::Result ref = cg::serial_reference(cp, a);

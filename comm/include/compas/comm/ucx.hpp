@@ -64,11 +64,12 @@ enum class CommWait { spin, backoff, automatic };
 // The node barrier among processes: dissemination over signals among all of them; or two-level
 // (`host`): the processes of a host count in on a word at their host leader (the lowest rank
 // there) by load/store and wait on another, the leaders run the dissemination among hosts, then
-// release their host; on one host the last to arrive releases. Two-level needs every same-host
-// peer reachable by load/store (else the job keeps dissemination). `automatic` chooses it when
-// the job is oversubscribed: each process then sleeps at most once per barrier (one wait,
-// one wake-up), where dissemination waits log2(P) times, each on a process that may not be
-// running.
+// release their host; on one host the last to arrive releases. Two-level needs every process to
+// reach its host leader by load/store (else the whole job keeps dissemination) and is only taken
+// when some host has two processes. `automatic` chooses it when every process's waits back off
+// (CommWait resolved to backoff: the job is oversubscribed, or COMPAS_COMM_WAIT=backoff): a
+// process that is not a leader then sleeps at most once per barrier, where dissemination waits
+// log2(P) times, each time on a process that may not be running.
 enum class NodeBarrier { dissemination, host, automatic };
 
 struct CommOptions {
@@ -147,6 +148,7 @@ class Comm {
   Impl& impl() { return *impl_; }
 
  private:
+  void close() noexcept;  // ~Comm's teardown (also when the constructor fails late)
   std::unique_ptr<Impl> impl_;
 };
 

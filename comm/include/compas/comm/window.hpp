@@ -85,12 +85,16 @@ class WindowBytes {
   void wait_until(std::size_t index, std::uint64_t at_least, int from_rank = -1);
   // Sets this process's signal word (only safe when no peer is signalling it).
   void reset_signal(std::size_t index, std::uint64_t value = 0);
-  // A load/store peer's signal word (direct(rank) must hold; self included): adds and wakes its
-  // sleepers, returning the value before the add; and waits until it is at least `at_least`,
-  // sleeping on it when the wait policy backs off. For shared-memory protocols among the
-  // processes of a host (the Comm's node barrier). `what` names the wait in a timeout message.
-  std::uint64_t direct_fetch_add_signal(int rank, std::size_t index, std::uint64_t add);
-  void direct_wait_until(int rank, std::size_t index, std::uint64_t at_least, const char* what);
+  // A load/store peer's signal word (direct(rank) must hold; self included): adds and (unless
+  // `wake` is false: nobody ever sleeps on that word) wakes its sleepers, returning the value
+  // before the add; and waits until it is at least `at_least`, sleeping on it when the wait
+  // policy backs off. For shared-memory protocols among the processes of a host (the Comm's
+  // node barrier). `what` names the wait in a timeout message; `from_rank` the process expected
+  // to raise the word, or -1 for any (then every peer is watched for death).
+  std::uint64_t direct_fetch_add_signal(int rank, std::size_t index, std::uint64_t add,
+                                        bool wake = true);
+  void direct_wait_until(int rank, std::size_t index, std::uint64_t at_least, const char* what,
+                         int from_rank = -1);
 
   struct Impl;
   Impl* impl() { return impl_; }
