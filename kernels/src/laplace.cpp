@@ -104,6 +104,55 @@ __attribute__((target("avx2"))) void row_avx2(const double* above, const double*
     *change = std::max(*change, c);
   }
 }
+// kRows consecutive rows at once: src points at the row above the first (src + pitch at the
+// first row), dst at the first row written. Each of the kRows + 2 source rows is loaded once per
+// column block and serves up to three output rows, so only one row in kRows + 2 is re-read from
+// the L2 instead of two in three (rows of 8192 doubles do not fit the L1): at n = 8192 on one
+// thread 4 rows ran 1.4x faster than 1 with streaming stores. Same expression per point as
+// row_avx2, so the same bits. Needs out + 1 32-byte aligned in every row (the padded layout).
+constexpr int kRows = 4;
+__attribute__((target("avx2"))) void rows_avx2(const double* src, double* dst, std::size_t pitch,
+                                               std::size_t n, double* change, bool stream) {
+  const double* in[kRows + 2];
+  double* out[kRows];
+  for (int i = 0; i < kRows + 2; ++i) in[i] = src + static_cast<std::size_t>(i) * pitch;
+  for (int i = 0; i < kRows; ++i) out[i] = dst + static_cast<std::size_t>(i) * pitch;
+  const __m256d quarter = _mm256_set1_pd(0.25);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  __m256d vc = _mm256_setzero_pd();
+  std::size_t j = 1;
+  for (; j + 4 <= n + 1; j += 4) {
+    __m256d c[kRows + 2];
+    for (int i = 0; i < kRows + 2; ++i) c[i] = _mm256_loadu_pd(in[i] + j);
+    for (int i = 0; i < kRows; ++i) {
+      __m256d v = _mm256_add_pd(c[i], c[i + 2]);
+      v = _mm256_add_pd(v, _mm256_loadu_pd(in[i + 1] + j - 1));
+      v = _mm256_add_pd(v, _mm256_loadu_pd(in[i + 1] + j + 1));
+      v = _mm256_mul_pd(quarter, v);
+      if (change) vc = _mm256_max_pd(vc, _mm256_andnot_pd(sign, _mm256_sub_pd(v, c[i + 1])));
+      if (stream)
+        _mm256_stream_pd(out[i] + j, v);
+      else
+        _mm256_store_pd(out[i] + j, v);
+    }
+  }
+  double cmax = 0;
+  for (; j <= n; ++j)
+    for (int i = 0; i < kRows; ++i) {
+      const double* a = in[i];
+      const double* m = in[i + 1];
+      const double* b = in[i + 2];
+      const double v = 0.25 * (a[j] + b[j] + m[j - 1] + m[j + 1]);
+      if (change) cmax = std::max(cmax, std::fabs(v - m[j]));
+      out[i][j] = v;
+    }
+  if (change) {
+    alignas(32) double lanes[4];
+    _mm256_store_pd(lanes, vc);
+    for (double l : lanes) cmax = std::max(cmax, l);
+    *change = std::max(*change, cmax);
+  }
+}
 void row_avx2_cached(const double* a, const double* m, const double* b, double* o, std::size_t n,
                      double* c) {
   row_avx2(a, m, b, o, n, c, false);
@@ -262,7 +311,15 @@ Result run(Runtime& rt, const Params& p) {
       const RowFn row = streaming ? row_stream : row_cached;
       {
         COMPAS_REGION(t, "compute");
-        for (std::size_t r = 1 + ra; r < 1 + rb; ++r) {
+        std::size_t r = 1 + ra;
+#if defined(__x86_64__)
+        // Blocks of kRows rows where the rows allow it (AVX2, aligned interiors), then one by one.
+        if (row != row_generic && (reinterpret_cast<std::uintptr_t>(at(dst, 1) + 1) & 31) == 0)
+          for (; r + kRows <= 1 + rb; r += kRows)
+            rows_avx2(at(src, r - 1), at(dst, r), pitch, n, checking ? &local_change : nullptr,
+                      streaming);
+#endif
+        for (; r < 1 + rb; ++r) {
           const double* above = at(src, r - 1);
           const double* mid = at(src, r);
           const double* below = at(src, r + 1);
