@@ -418,6 +418,8 @@ void Comm::Impl::choose_node_barrier() {
   host_barrier_possible = all_can;
   host_barrier = all_can && all_want && shared;
   for (const auto& h : hosts) leaders.push_back(h.front());
+  everyone.resize(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) everyone[static_cast<std::size_t>(r)] = r;
 }
 
 bool Comm::Impl::may_meet() const {
@@ -961,10 +963,7 @@ void Comm::barrier(NodeBarrier how) {
   // algorithm counts its own barriers, so the two may alternate.
   constexpr std::size_t kLeaders = 24, kArrive = 48, kRelease = 56;
   if (!host) {
-    const std::uint64_t epoch = ++m.barrier_epoch;
-    std::vector<int> all(static_cast<std::size_t>(m.size));
-    for (int r = 0; r < m.size; ++r) all[static_cast<std::size_t>(r)] = r;
-    m.dissemination(all, m.rank, epoch, 0);
+    m.dissemination(m.everyone, m.rank, ++m.barrier_epoch, 0);
     return;
   }
   const std::uint64_t epoch = ++m.host_barrier_epoch;

@@ -152,6 +152,7 @@ struct Comm::Impl {
   bool host_barrier = false;
   bool host_barrier_possible = false;  // every process reaches its host leader by load/store
   std::vector<int> leaders;            // each host's leader (its lowest rank), by host index
+  std::vector<int> everyone;           // 0 .. size - 1: the dissemination group of all processes
   void choose_node_barrier();
   // Dissemination among `group` (ranks), this process being group[me], on the coll window's
   // signals first_signal.. (one per round).
