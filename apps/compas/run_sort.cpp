@@ -20,6 +20,7 @@ struct SortArgs {
   int iters = 5;
   int digit_bits = rs::Options{}.digit_bits;
   std::string stores = "auto";
+  std::string method = "auto";
   bool inject_fault = false;
 };
 
@@ -33,6 +34,7 @@ int run_sort(const SortArgs& a) {
                     : a.stores == "streaming" ? rs::Stores::streaming
                     : a.stores == "direct"    ? rs::Stores::direct
                                               : rs::Stores::automatic;
+  jp.local.method = rs::parse_method(a.method);
   jp.inject_fault = a.inject_fault;
   Runtime rt(runtime_options(a.run));
   rs::check(jp, rt.nodes());
@@ -53,6 +55,7 @@ int run_sort(const SortArgs& a) {
                        {"iters", jp.iters},
                        {"digit_bits", jp.local.digit_bits},
                        {"stores", a.stores},
+                       {"method", a.method},
                        {"bootstrap", rt.bootstrap().kind()}});
   report.add({{"kernel", "sort"},
               {"nodes", rt.nodes()},
@@ -73,6 +76,7 @@ int run_sort(const SortArgs& a) {
               {"passes", r.passes},
               {"skipped_passes", r.skipped},
               {"streaming_stores", r.streaming},
+              {"method", r.method},
               {"min_keys_per_process", r.min_keys},
               {"max_keys_per_process", r.max_keys},
               {"regions", regions}});
@@ -80,10 +84,10 @@ int run_sort(const SortArgs& a) {
   if (!a.run.out.quiet)
     fmt::print(
         "\nsort {} keys ({}) on {} process(es) x {} thread(s): best {:.4f} s, median {:.4f} s "
-        "of {}; {:.1f} Mkeys/s, {:.2f} GB/s by the byte model; {}-bit digits, {} pass(es) run, "
-        "{} skipped{}; keys per process {}..{}\n",
+        "of {}; {:.1f} Mkeys/s, {:.2f} GB/s by the byte model; {}, {}-bit digits, {} pass(es) "
+        "run, {} skipped{}; keys per process {}..{}\n",
         r.keys, rs::to_string(r.dist), rt.nodes(), rt.threads(), r.seconds, r.median_seconds,
-        r.iters, r.mkeys_per_s, r.model_gbs, r.digit_bits, r.passes, r.skipped,
+        r.iters, r.mkeys_per_s, r.model_gbs, r.method, r.digit_bits, r.passes, r.skipped,
         r.streaming ? ", streaming stores" : "", r.min_keys, r.max_keys);
   fmt::print("{}: {}\n", r.verified ? "verified" : "VERIFICATION FAILED", r.verification);
   return r.verified ? 0 : 1;
@@ -95,7 +99,8 @@ RunKernel add_run_sort(CLI::App& run) {
   auto a = std::make_shared<SortArgs>();
   auto* cmd = run.add_subcommand(
       "sort",
-      "radix sort of 32-bit keys: sample splitters, alltoallv by put_signal, local LSD passes");
+      "radix sort of 32-bit keys: sample splitters, alltoallv by put_signal, local radix "
+      "passes (LSD, or a top-digit pass into cache-sized buckets)");
   cmd->add_option("--keys", a->keys,
                   "keys to sort over the whole job; K, M, G = 2^10, 2^20, 2^30 (paper: 4M)");
   cmd->add_option("--dist", a->dist, "uniform | npb | equal | sorted | reverse | high");
@@ -108,6 +113,11 @@ RunKernel add_run_sort(CLI::App& run) {
                   "level below, the first sort times both) | cached | streaming | direct (no "
                   "write-combining buffers)")
       ->check(CLI::IsMember({"auto", "cached", "streaming", "direct"}));
+  cmd->add_option("--method", a->method,
+                  "local passes: auto (buckets when the keys exceed the caches below the last "
+                  "level) | lsd (every pass over all keys) | buckets (one pass on the top digit "
+                  "into buckets that fit a core's L2, each then sorted there)")
+      ->check(CLI::IsMember({"auto", "lsd", "buckets"}));
   cmd->add_flag("--inject-fault", a->inject_fault,
                 "corrupt one sorted key before verification (to see verification fail)")
       ->group("");

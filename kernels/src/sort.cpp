@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cctype>
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 #include <stdexcept>
 
 #include "compas/perf/region.hpp"
@@ -243,10 +245,31 @@ std::string to_string(Stores s) {
   return "?";
 }
 
+std::string to_string(Method m) {
+  switch (m) {
+    case Method::automatic:
+      return "auto";
+    case Method::lsd:
+      return "lsd";
+    case Method::buckets:
+      return "buckets";
+  }
+  return "?";
+}
+
+Method parse_method(const std::string& name) {
+  for (Method m : {Method::automatic, Method::lsd, Method::buckets})
+    if (name == to_string(m)) return m;
+  throw std::invalid_argument("--method '" + name + "': one of auto | lsd | buckets");
+}
+
 void check(const Options& o) {
   if (o.digit_bits < 1 || o.digit_bits > 16)
     throw std::invalid_argument("sort: digit width " + std::to_string(o.digit_bits) +
                                 " bits: allowed 1..16 (8 or 11 are the useful ones)");
+  if (o.method == Method::buckets && o.bucket_bytes < 1024)
+    throw std::invalid_argument("sort: bucket cache of " + std::to_string(o.bucket_bytes) +
+                                " bytes: allowed 1024 or more");
   if (o.begin_bit < 0 || o.end_bit > 32 || o.begin_bit > o.end_bit) {
     std::string msg = "sort: bit range [";
     msg += std::to_string(o.begin_bit);
@@ -265,6 +288,14 @@ std::size_t cache_bytes(const threads::Topology& topo) {
   return total ? static_cast<std::size_t>(total) : std::size_t{32} << 20;
 }
 
+std::size_t bucket_cache_bytes(const threads::Topology& topo) {
+  for (const auto& c : topo.caches())
+    if (c.level == 2 && c.type != "instruction" && c.size_bytes > 0)
+      return static_cast<std::size_t>(c.size_bytes /
+                                      static_cast<std::uint64_t>(std::max(c.shared_by, 1)));
+  return std::size_t{1} << 20;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -276,6 +307,8 @@ struct alignas(64) PerThread {
   std::vector<std::size_t> pos;     // next position of each digit (shifted by the alignment)
   std::vector<std::size_t> start;   // first position of each digit in this thread's share
   std::vector<std::uint32_t> pos32, start32;  // the same, narrower, when the keys allow it
+  std::vector<std::size_t> bucket_begin;      // buckets: where each bucket starts (and the end)
+  std::vector<std::uint32_t> inner;           // buckets: [pass][digit] counts of one bucket
   std::uint32_t* wc = nullptr;  // [digit][kLine] write-combining lines, 64-byte aligned
   std::size_t wc_keys = 0;
   ~PerThread() { std::free(wc); }
@@ -373,7 +406,223 @@ struct Workspace::Impl {
   std::size_t decided_size = 0;
   int decided_threads = 0;
   bool decided_stream = false;
+  std::atomic<std::size_t> next_bucket{0};  // buckets: the next one a thread takes
 };
+
+namespace {
+
+constexpr int kMaxTopBits = 12;  // 4096 write-combining lines: 256 KiB, a quarter of an L2
+
+// Insertion sort by the bits of `mask`, stable (for buckets of a few keys).
+void insertion_sort(std::uint32_t* a, std::size_t n, std::uint32_t mask) {
+  for (std::size_t i = 1; i < n; ++i) {
+    const std::uint32_t k = a[i];
+    std::size_t j = i;
+    for (; j > 0 && (a[j - 1] & mask) > (k & mask); --j) a[j] = a[j - 1];
+    a[j] = k;
+  }
+}
+
+// LSD passes over the bits [begin, begin + bits * passes) capped at `end`, of one bucket that
+// sits in the cache: one read counts every pass, a pass whose digit is the same for every key is
+// skipped, the scatter stores each key straight to its place (the destination is in the cache
+// too). Returns the buffer holding the result: cur or other.
+std::uint32_t* sort_bucket(std::uint32_t* cur, std::uint32_t* other, std::size_t n, int begin,
+                           int end, int bits, int passes, std::vector<std::uint32_t>& hist) {
+  const std::size_t digits = std::size_t{1} << bits;
+  std::fill(hist.begin(), hist.begin() + static_cast<std::ptrdiff_t>(digits * passes), 0u);
+  auto shift_of = [&](int q) { return static_cast<unsigned>(begin + q * bits); };
+  auto mask_of = [&](int q) {
+    const int b = std::min(bits, end - begin - q * bits);
+    return (std::uint32_t{1} << b) - 1;
+  };
+  std::uint32_t* h = hist.data();
+  if (passes == 2) {
+    const unsigned s1 = shift_of(1);
+    const std::uint32_t m0 = mask_of(0), m1 = mask_of(1);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t k = cur[i];
+      ++h[(k >> begin) & m0];
+      ++h[digits + ((k >> s1) & m1)];
+    }
+  } else {
+    for (int q = 0; q < passes; ++q)
+      count_digit(cur, n, shift_of(q), mask_of(q), h + static_cast<std::size_t>(q) * digits);
+  }
+  for (int q = 0; q < passes; ++q) {
+    std::uint32_t* c = h + static_cast<std::size_t>(q) * digits;
+    const unsigned shift = shift_of(q);
+    const std::uint32_t mask = mask_of(q);
+    std::uint32_t sum = 0;
+    bool one_digit = false;
+    for (std::size_t d = 0; d <= mask; ++d) {
+      const std::uint32_t x = c[d];
+      if (x == n) one_digit = true;
+      c[d] = sum;
+      sum += x;
+    }
+    if (one_digit) continue;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t k = cur[i];
+      other[c[(k >> shift) & mask]++] = k;
+    }
+    std::swap(cur, other);
+  }
+  return cur;
+}
+
+}  // namespace
+
+// Method::buckets (sort.hpp). Returns nothing, with the keys untouched, when a bucket would not
+// fit the cache (every thread decides the same from the shared counts); the caller then runs lsd.
+static std::optional<std::span<std::uint32_t>> sort_in_buckets(threads::ThreadCtx& t,
+                                                               std::span<std::uint32_t> keys,
+                                                               std::span<std::uint32_t> tmp,
+                                                               Workspace::Impl& w, PerThread& mine,
+                                                               const Options& o, Stats* stats,
+                                                               std::size_t lo, std::size_t hi) {
+  const std::size_t n = keys.size();
+  const int nt = t.nthreads(), me = t.tid();
+  // The top digit: the average bucket an eighth of the cache (bucket and other half a quarter).
+  // When every key lies in a few neighbouring buckets (a process's share in a distributed sort,
+  // keys that vary only in their low bits), the bits above those buckets' common prefix are the
+  // same in every key: the sort by the bits below them is the same sort, so the top digit is
+  // taken again just below them (one more read, at most twice).
+  const std::size_t target = std::max<std::size_t>(16, o.bucket_bytes / 32);
+  int end = o.end_bit, top = 0, inner = 0, inner_bits = 0;
+  unsigned top_shift = 0;
+  std::uint32_t top_mask = 0;
+  std::size_t nb = 0;
+  for (int round = 0;; ++round) {
+    const int width = end - o.begin_bit;
+    top = 1;
+    while (top < kMaxTopBits && (n >> top) > target) ++top;
+    top = std::min(top, width - 1);
+    top_shift = static_cast<unsigned>(end - top);
+    top_mask = (std::uint32_t{1} << top) - 1;
+    nb = std::size_t{1} << top;
+    const int rest = width - top;
+    inner = (rest + o.digit_bits - 1) / o.digit_bits;
+    inner_bits = (rest + inner - 1) / inner;
+    {
+      COMPAS_REGION(t, "compute");
+      mine.size(1, nb);
+      count_digit(keys.data() + lo, hi - lo, top_shift, top_mask, mine.hist.data());
+    }
+    {
+      COMPAS_REGION(t, "synchronize");
+      t.barrier();
+    }
+    std::size_t first = nb, last = 0;
+    for (std::size_t d = 0; d < nb; ++d) {
+      std::size_t total = 0;
+      for (int u = 0; u < nt; ++u) total += w.threads[u]->hist[d];
+      if (total) {
+        first = std::min(first, d);
+        last = d;
+      }
+    }
+    const int same = first < nb ? top - std::bit_width(first ^ last) : 0;
+    if (round == 2 || same == 0 || end - same - o.begin_bit <= o.digit_bits) break;
+    end -= same;
+    COMPAS_REGION(t, "synchronize");
+    t.barrier();  // everybody has read the counts before they are taken again
+  }
+  mine.bucket_begin.resize(nb + 1);
+  mine.inner.resize(static_cast<std::size_t>(inner) << inner_bits);
+  const int width = end - o.begin_bit;
+  const bool direct = o.stores == Stores::direct;
+  const std::size_t align =
+      direct ? 0 : (reinterpret_cast<std::uintptr_t>(tmp.data()) / sizeof(std::uint32_t)) % kLine;
+  std::size_t biggest = 0;
+  {
+    COMPAS_REGION(t, "compute");
+    std::size_t base = 0;
+    for (std::size_t d = 0; d < nb; ++d) {
+      std::size_t before = 0, total = 0;
+      for (int u = 0; u < nt; ++u) {
+        const std::size_t c = w.threads[u]->hist[d];
+        if (u < me) before += c;
+        total += c;
+      }
+      mine.bucket_begin[d] = base;
+      mine.start[d] = mine.pos[d] = align + base + before;
+      mine.start32[d] = mine.pos32[d] = static_cast<std::uint32_t>(align + base + before);
+      base += total;
+      biggest = std::max(biggest, total);
+    }
+    mine.bucket_begin[nb] = base;
+  }
+  // Bucket and other half within the cache; a skew that breaks it sorts by lsd instead.
+  if (biggest > o.bucket_bytes / (2 * sizeof(std::uint32_t)) && biggest > target) {
+    COMPAS_REGION(t, "synchronize");
+    t.barrier();  // nobody resizes the counts the others still read
+    return std::nullopt;
+  }
+  const bool stream =
+      !direct && (o.stores == Stores::streaming ||
+                  (o.stores == Stores::automatic && n * sizeof(std::uint32_t) > o.calibrate_bytes));
+  {
+    COMPAS_REGION(t, "compute");
+    const std::uint32_t* s = keys.data() + lo;
+    const bool narrow = n + kLine < std::numeric_limits<std::uint32_t>::max();
+    if (direct)
+      scatter_direct(s, hi - lo, tmp.data(), top_shift, top_mask, mine.pos.data());
+    else if (stream && narrow)
+      scatter_wc<true>(s, hi - lo, tmp.data(), align, top_shift, top_mask, mine.pos32.data(),
+                       mine.start32.data(), mine.wc, nb);
+    else if (stream)
+      scatter_wc<true>(s, hi - lo, tmp.data(), align, top_shift, top_mask, mine.pos.data(),
+                       mine.start.data(), mine.wc, nb);
+    else if (narrow)
+      scatter_wc<false>(s, hi - lo, tmp.data(), align, top_shift, top_mask, mine.pos32.data(),
+                        mine.start32.data(), mine.wc, nb);
+    else
+      scatter_wc<false>(s, hi - lo, tmp.data(), align, top_shift, top_mask, mine.pos.data(),
+                        mine.start.data(), mine.wc, nb);
+  }
+  {
+    COMPAS_REGION(t, "synchronize");
+    if (me == 0) w.next_bucket.store(0, std::memory_order_relaxed);
+    t.barrier();
+  }
+  // The scatter wrote tmp; `inner` passes alternate from there, so the result is in keys after
+  // an odd number and in tmp after an even one; a bucket that skipped passes is copied there.
+  std::uint32_t* const result = inner % 2 ? keys.data() : tmp.data();
+  const std::uint32_t bits_mask = width >= 32 ? ~std::uint32_t{0}
+                                              : ((std::uint32_t{1} << width) - 1)
+                                                    << static_cast<unsigned>(o.begin_bit);
+  {
+    COMPAS_REGION(t, "compute");
+    for (;;) {
+      const std::size_t b = w.next_bucket.fetch_add(1, std::memory_order_relaxed);
+      if (b >= nb) break;
+      const std::size_t off = mine.bucket_begin[b], cnt = mine.bucket_begin[b + 1] - off;
+      if (cnt == 0) continue;
+      std::uint32_t* got = tmp.data() + off;
+      if (cnt <= 32)
+        insertion_sort(got, cnt, bits_mask);
+      else
+        got = sort_bucket(got, keys.data() + off, cnt, o.begin_bit, end - top, inner_bits, inner,
+                          mine.inner);
+      if (got != result + off) std::memcpy(result + off, got, cnt * sizeof(std::uint32_t));
+    }
+  }
+  {
+    COMPAS_REGION(t, "synchronize");
+    t.barrier();
+  }
+  if (stats && me == 0) {
+    stats->method = Method::buckets;
+    stats->top_bits = top;
+    stats->passes = 1 + inner;
+    stats->skipped = 0;
+    stats->streaming = stream;
+    stats->calibrated = false;
+    stats->bytes = static_cast<double>(n) * sizeof(std::uint32_t) * 5;
+  }
+  return std::span<std::uint32_t>(result, n);
+}
 
 Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
 Workspace::~Workspace() = default;
@@ -413,10 +662,18 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
   }
   PerThread* mine = nullptr;
   {
-    COMPAS_REGION(t, "compute");
     auto& slot = w.threads[me];
     if (!slot) slot = std::make_unique<PerThread>();
     mine = slot.get();
+  }
+  const bool buckets =
+      width > o.digit_bits && (o.method == Method::buckets ||
+                               (o.method == Method::automatic && o.stores != Stores::direct &&
+                                n * sizeof(std::uint32_t) > o.calibrate_bytes));
+  if (buckets)
+    if (auto r = sort_in_buckets(t, keys, tmp.first(n), w, *mine, o, stats, lo, hi)) return *r;
+  {
+    COMPAS_REGION(t, "compute");
     mine->size(passes, digits);
     // One read counts every pass's digit.
     const std::uint32_t* src = keys.data() + lo;

@@ -171,6 +171,8 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   if (local.cache_bytes == Options{}.cache_bytes) local.cache_bytes = cache_bytes(rt.topology());
   if (local.calibrate_bytes == Options{}.calibrate_bytes)
     local.calibrate_bytes = perf::nt_threshold(rt.topology(), rt.team().placement());
+  if (local.bucket_bytes == Options{}.bucket_bytes)
+    local.bucket_bytes = bucket_cache_bytes(rt.topology());
 
   KeyBuffer keys(nloc), send, tmp;
   std::optional<comm::Window<std::uint32_t>> win;
@@ -609,12 +611,17 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     const int passes = rt.allreduce(t, stats.passes, op::max{});
     const int skipped = rt.allreduce(t, stats.skipped, op::min{});
     const int streaming = rt.allreduce(t, stats.streaming ? 1 : 0, op::max{});
+    // Buckets if every process sorted in buckets, lsd if none did, else both (a skewed share).
+    const int in_buckets = rt.allreduce(t, stats.method == Method::buckets ? 1 : 0, op::sum{});
     if (t.is_leader()) {
       res.bytes = bytes;
       res.cpu_seconds = cpu;
       res.passes = passes;
       res.skipped = skipped;
       res.streaming = streaming != 0;
+      res.method = in_buckets == rt.nodes() * t.nthreads() ? "buckets"
+                   : in_buckets == 0                       ? "lsd"
+                                                           : "buckets and lsd";
     }
   });
 

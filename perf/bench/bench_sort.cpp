@@ -3,8 +3,11 @@
 // run (perf::run_membw, the `compas membw` probe): the roofline of a memory-bound sort is the
 // triad bandwidth, so model GB/s / triad GB/s says how close the passes come to it.
 //
-//   sort/radix<bits>/threads:T  radix sort with 8- or 11-bit digits (4 or 3 passes) on T threads;
+//   sort/radix11/threads:T      radix sort, 11-bit digits, automatic method (buckets here: a pass
+//                               on the top digit, then each bucket sorted in the L2) on T threads;
 //                               counters: Mkeys/s, model GB/s (Stats::bytes / time)
+//   sort/radix11lsd/threads:T   the same with every pass over all keys (LSD, 3 passes)
+//   sort/radix8lsd/threads:T    LSD with 8-bit digits (4 passes)
 //   sort/std/threads:1          std::sort of the same keys
 //   triad/threads:T             triad bandwidth (GB/s) on T threads, 3 x 256 MiB working set
 //
@@ -80,12 +83,19 @@ ct::Team& team_of(int threads) {
 
 using Clock = std::chrono::steady_clock;
 
-void bm_radix(benchmark::State& state, int bits, int threads) {
+const std::tuple<const char*, int, rs::Method> kVariants[] = {
+    {"radix11", 11, rs::Method::automatic},
+    {"radix11lsd", 11, rs::Method::lsd},
+    {"radix8lsd", 8, rs::Method::lsd}};
+
+void bm_radix(benchmark::State& state, int bits, rs::Method method, int threads) {
   Data& d = data();
   ct::Team& team = team_of(threads);
   rs::Workspace ws;
   rs::Options o;
   o.digit_bits = bits;
+  o.method = method;
+  o.bucket_bytes = rs::bucket_cache_bytes(host());
   o.cache_bytes = rs::cache_bytes(host());
   o.calibrate_bytes = compas::perf::nt_threshold(host(), team.placement());
   rs::Stats st;
@@ -234,14 +244,14 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMillisecond);
     });
     for (int t : g_threads) {
-      for (int bits : {8, 11}) {
+      for (const auto& [kind, bits, method] : kVariants) {
         adds.push_back([=] {
-          std::string name = "sort/radix";
-          name += std::to_string(bits);
+          std::string name = "sort/";
+          name += kind;
           name += "/threads:";
           name += std::to_string(t);
           name += round;
-          benchmark::RegisterBenchmark(name.c_str(), bm_radix, bits, t)
+          benchmark::RegisterBenchmark(name.c_str(), bm_radix, bits, method, t)
               ->UseManualTime()
               ->Iterations(3)
               ->Unit(benchmark::kMillisecond);
@@ -265,16 +275,17 @@ int main(int argc, char** argv) {
 
   std::printf("\nmedians over rounds; ratio = median of the per-round ratios a / b\n");
   std::printf("%-44s %10s %10s %8s %10s\n", "a / b", "a", "b", "rounds", "ratio");
-  for (int bits : {8, 11}) {
-    std::string k = "radix";
-    k += std::to_string(bits);
+  for (const auto& v : kVariants) {
+    const std::string k = std::get<0>(v);
     ratio_line(collector, k + " Mkeys/s", 1, "std Mkeys/s", 1,
                (k + " 1 thread / std::sort (Mkeys/s)").c_str());
   }
   for (int t : g_threads)
-    for (int bits : {8, 11}) {
-      std::string k = "radix";
-      k += std::to_string(bits);
+    ratio_line(collector, "radix11 Mkeys/s", t, "radix11lsd Mkeys/s", t,
+               ("radix11 / radix11lsd, " + std::to_string(t) + " thread(s) (Mkeys/s)").c_str());
+  for (int t : g_threads)
+    for (const auto& v : kVariants) {
+      const std::string k = std::get<0>(v);
       ratio_line(collector, k + " GB/s", t, "triad GB/s", t,
                  (k + " model / triad, " + std::to_string(t) + " thread(s) (GB/s)").c_str());
     }

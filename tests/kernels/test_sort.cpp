@@ -264,6 +264,7 @@ TEST(SortPasses, AutomaticStoresCalibrateOnceBetweenTheThresholds) {
     std::vector<std::uint32_t> tmp(n);
     rs::Workspace ws;
     rs::Options o;
+    o.method = rs::Method::lsd;
     o.digit_bits = 8;
     o.calibrate_bytes = 4 * n / 2;
     o.cache_bytes = 4 * n * 2;
@@ -302,6 +303,159 @@ TEST(SortPasses, AutomaticStoresCalibrateOnceBetweenTheThresholds) {
   }
 }
 
+// Method::buckets (a pass on the top digit into buckets, each then sorted in the cache), forced
+// with a small bucket cache so that small inputs make many buckets: the same order as std::sort
+// for every distribution, size, team size, digit width and store kind. Where a bucket would not
+// fit (all keys equal: one bucket of everything) the sort falls back to lsd and says so.
+class SortBuckets : public ::testing::TestWithParam<int> {};
+
+TEST_P(SortBuckets, SameOrderAsStdSortOrAnHonestFallback) {
+  const int threads = GetParam();
+  ct::Team& team = team_of(threads);
+  const std::vector<std::size_t> sizes = {0, 1, 2, 31, 33, 1000, 4099, 65537, 100003};
+  for (rs::Dist d : rs::all_dists()) {
+    for (std::size_t n : sizes) {
+      const auto input = keys_of(d, n, n + 3);
+      auto expect = input;
+      std::sort(expect.begin(), expect.end());
+      for (int bits : {8, 11}) {
+        for (rs::Stores stores : {rs::Stores::streaming, rs::Stores::cached, rs::Stores::direct}) {
+          rs::Options o;
+          o.method = rs::Method::buckets;
+          o.bucket_bytes = 8192;  // buckets of about 256 keys, at most 1024
+          o.digit_bits = bits;
+          o.stores = stores;
+          auto got = input;
+          const rs::Stats st = rs::sort(team, got, o);
+          ASSERT_EQ(got, expect) << rs::to_string(d) << " n=" << n << " bits=" << bits
+                                 << " stores=" << rs::to_string(stores);
+          if (n == 0) continue;
+          if (d == rs::Dist::equal && n > 1024) {
+            EXPECT_EQ(st.method, rs::Method::lsd) << n;  // one bucket of n keys: too big
+          } else if (d == rs::Dist::uniform) {
+            EXPECT_EQ(st.method, rs::Method::buckets) << n;
+            EXPECT_GE(st.top_bits, 1);
+            EXPECT_LE(std::size_t{n} >> st.top_bits, std::size_t{256}) << n;
+            EXPECT_EQ(st.passes, 1 + (32 - st.top_bits + bits - 1) / bits);
+            EXPECT_DOUBLE_EQ(st.bytes, 20.0 * static_cast<double>(n));
+          }
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, SortBuckets, ::testing::Values(1, 2, 3));
+
+// Buckets sort stably by a bit range too (inside a bucket by insertion or LSD passes, which keep
+// the order of equal keys), from buffers at any offset within a cache line.
+TEST(SortBuckets, SortingByBitsKeepsTheOrderOfEqualDigits) {
+  const std::size_t n = 65536 + 77;
+  for (int threads : {1, 2}) {
+    ct::Team& team = team_of(threads);
+    for (auto [begin, end, bits] : {std::tuple{0, 4, 8}, std::tuple{8, 19, 4},
+                                    std::tuple{20, 32, 11}, std::tuple{3, 27, 8}}) {
+      for (std::size_t offset : {std::size_t{0}, std::size_t{5}}) {
+        const auto input = keys_of(rs::Dist::uniform, n, 5);
+        const std::uint32_t mask =
+            static_cast<std::uint32_t>(((std::uint64_t{1} << (end - begin)) - 1) << begin);
+        auto expect = input;
+        std::stable_sort(expect.begin(), expect.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return (a & mask) < (b & mask); });
+        std::vector<std::uint32_t> a(n + 16), b(n + 16);
+        std::copy(input.begin(), input.end(), a.begin() + static_cast<std::ptrdiff_t>(offset));
+        rs::Options o;
+        o.method = rs::Method::buckets;
+        o.bucket_bytes = 16384;
+        o.begin_bit = begin;
+        o.end_bit = end;
+        o.digit_bits = bits;
+        rs::Workspace ws;
+        rs::Stats st;
+        std::span<std::uint32_t> out;
+        team.run([&](ct::ThreadCtx& t) {
+          auto r = rs::sort(t, std::span<std::uint32_t>(a.data() + offset, n),
+                            std::span<std::uint32_t>(b.data() + 16 - offset, n), ws, o, &st);
+          if (t.is_leader()) out = r;
+        });
+        ASSERT_TRUE(std::equal(out.begin(), out.end(), expect.begin(), expect.end()))
+            << "bits [" << begin << ", " << end << ") digit " << bits << " threads " << threads
+            << " offset " << offset;
+        // [0, 4) is narrower than one digit: a single lsd pass, no buckets.
+        EXPECT_EQ(st.method, end - begin == 4 ? rs::Method::lsd : rs::Method::buckets)
+            << "bits [" << begin << ", " << end << ")";
+        // The result is where the last pass left it: tmp after the scatter and an even number of
+        // passes inside the buckets, keys after an odd number.
+        if (st.method == rs::Method::buckets) {
+          const bool in_keys = (st.passes - 1) % 2 == 1;
+          EXPECT_EQ(out.data(), in_keys ? a.data() + offset : b.data() + 16 - offset);
+        }
+      }
+    }
+  }
+}
+
+// Automatic: buckets when the array exceeds the caches below the last level (calibrate_bytes)
+// and spans more than one digit; lsd otherwise.
+TEST(SortBuckets, AutomaticTakesBucketsAboveTheCaches) {
+  ct::Team& team = team_of(2);
+  const std::size_t n = 200000;
+  auto want = keys_of(rs::Dist::npb, n, 3);
+  std::sort(want.begin(), want.end());
+  for (std::size_t calibrate : {std::size_t{4} * n - 1, std::size_t{4} * n}) {
+    for (int bits : {11, 16}) {
+      rs::Options o;
+      o.calibrate_bytes = calibrate;
+      o.cache_bytes = calibrate;
+      o.bucket_bytes = std::size_t{64} << 10;
+      o.digit_bits = bits;
+      auto k = keys_of(rs::Dist::npb, n, 3);
+      const rs::Stats st = rs::sort(team, k, o);
+      EXPECT_EQ(k, want);
+      const bool above = 4 * n > calibrate;
+      EXPECT_EQ(st.method, above ? rs::Method::buckets : rs::Method::lsd)
+          << calibrate << " " << bits;
+      if (above) {
+        // 200000 keys, buckets of at most 2048 keys on average: 7 top bits; npb's bell peaks at
+        // 8/3 of the mean, within the 8192 keys a bucket may hold. The other 25 bits take 3
+        // passes of 11 bits, or 2 of 16.
+        EXPECT_EQ(st.top_bits, 7);
+        EXPECT_EQ(st.passes, bits == 11 ? 4 : 3);
+        EXPECT_TRUE(st.streaming);
+      }
+    }
+  }
+  rs::Options direct;
+  direct.calibrate_bytes = 0;
+  direct.stores = rs::Stores::direct;
+  auto k = keys_of(rs::Dist::npb, n, 3);
+  EXPECT_EQ(rs::sort(team, k, direct).method, rs::Method::lsd);  // direct: no buffers, no buckets
+  EXPECT_EQ(k, want);
+}
+
+// Keys that share their top bits (a process's share of a distributed sort): the top digit is taken
+// below the shared bits, so the buckets stay small and the passes cover only the bits that vary.
+TEST(SortBuckets, SharedTopBitsAreLeftOut) {
+  for (int threads : {1, 2}) {
+    ct::Team& team = team_of(threads);
+    const std::size_t n = 150000;
+    auto input = keys_of(rs::Dist::uniform, n, 17);
+    for (auto& k : input) k = 0x12340000u | (k & 0xFFFFu);  // 16 bits vary
+    auto want = input;
+    std::sort(want.begin(), want.end());
+    rs::Options o;
+    o.method = rs::Method::buckets;
+    o.bucket_bytes = 32768;  // buckets of about 1024 keys: 8 top bits
+    o.digit_bits = 11;
+    auto k = input;
+    const rs::Stats st = rs::sort(team, k, o);
+    EXPECT_EQ(k, want);
+    EXPECT_EQ(st.method, rs::Method::buckets);
+    EXPECT_EQ(st.top_bits, 8);
+    EXPECT_EQ(st.passes, 2);  // the top 8 of the 16 bits that vary, then the other 8 in one pass
+  }
+}
+
 TEST(SortPasses, BadOptionsAreRejected) {
   ct::Team& team = team_of(1);
   std::vector<std::uint32_t> k = {3, 1, 2};
@@ -312,6 +466,20 @@ TEST(SortPasses, BadOptionsAreRejected) {
     o.begin_bit = begin;
     o.end_bit = end;
     EXPECT_THROW(rs::sort(team, k, o), std::invalid_argument);
+  }
+  rs::Options small;
+  small.method = rs::Method::buckets;
+  small.bucket_bytes = 1023;
+  EXPECT_THROW(rs::sort(team, k, small), std::invalid_argument);
+  EXPECT_EQ(rs::parse_method("buckets"), rs::Method::buckets);
+  EXPECT_EQ(rs::parse_method("lsd"), rs::Method::lsd);
+  EXPECT_EQ(rs::parse_method("auto"), rs::Method::automatic);
+  try {
+    rs::parse_method("msd");
+    ADD_FAILURE() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'msd'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("buckets"), std::string::npos) << e.what();
   }
   std::vector<std::uint32_t> tmp(2);
   rs::Workspace ws;
