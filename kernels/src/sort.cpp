@@ -475,12 +475,11 @@ std::uint32_t* sort_bucket(std::uint32_t* cur, std::uint32_t* other, std::size_t
 
 // Method::buckets (sort.hpp). Returns nothing, with the keys untouched, when a bucket would not
 // fit the cache (every thread decides the same from the shared counts); the caller then runs lsd.
-static std::optional<std::span<std::uint32_t>> sort_in_buckets(threads::ThreadCtx& t,
-                                                               std::span<std::uint32_t> keys,
-                                                               std::span<std::uint32_t> tmp,
-                                                               Workspace::Impl& w, PerThread& mine,
-                                                               const Options& o, Stats* stats,
-                                                               std::size_t lo, std::size_t hi) {
+// `reads` counts the reads of the whole array that counted a top digit (for the byte model).
+static std::optional<std::span<std::uint32_t>> sort_in_buckets(
+    threads::ThreadCtx& t, std::span<std::uint32_t> keys, std::span<std::uint32_t> tmp,
+    Workspace::Impl& w, PerThread& mine, const Options& o, Stats* stats, std::size_t lo,
+    std::size_t hi, int& reads) {
   const std::size_t n = keys.size();
   const int nt = t.nthreads(), me = t.tid();
   // The top digit: the average bucket an eighth of the cache (bucket and other half a quarter).
@@ -509,6 +508,7 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(threads::ThreadCt
       mine.size(1, nb);
       count_digit(keys.data() + lo, hi - lo, top_shift, top_mask, mine.hist.data());
     }
+    ++reads;
     {
       COMPAS_REGION(t, "synchronize");
       t.barrier();
@@ -619,7 +619,8 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(threads::ThreadCt
     stats->skipped = 0;
     stats->streaming = stream;
     stats->calibrated = false;
-    stats->bytes = static_cast<double>(n) * sizeof(std::uint32_t) * 5;
+    // The counting reads, the scatter's read and write, each bucket's read and final write.
+    stats->bytes = static_cast<double>(n) * sizeof(std::uint32_t) * (reads + 4);
   }
   return std::span<std::uint32_t>(result, n);
 }
@@ -670,8 +671,10 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
       width > o.digit_bits && (o.method == Method::buckets ||
                                (o.method == Method::automatic && o.stores != Stores::direct &&
                                 n * sizeof(std::uint32_t) > o.calibrate_bytes));
+  int bucket_reads = 0;  // reads of a bucket sort that fell back to lsd
   if (buckets)
-    if (auto r = sort_in_buckets(t, keys, tmp.first(n), w, *mine, o, stats, lo, hi)) return *r;
+    if (auto r = sort_in_buckets(t, keys, tmp.first(n), w, *mine, o, stats, lo, hi, bucket_reads))
+      return *r;
   {
     COMPAS_REGION(t, "compute");
     mine->size(passes, digits);
@@ -823,7 +826,7 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
     stats->streaming = stream && !direct && ran > 0;
     stats->calibrated = calibrating;
     const double nb = static_cast<double>(n) * sizeof(std::uint32_t);
-    stats->bytes = nb * (1 + 2 * ran + (nt > 1 ? std::max(ran - 1, 0) : 0));
+    stats->bytes = nb * (bucket_reads + 1 + 2 * ran + (nt > 1 ? std::max(ran - 1, 0) : 0));
   }
   return src;
 }
