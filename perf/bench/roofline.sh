@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # roofline.sh: the bandwidth-bound kernels against the memory bus, in one run. Each round
-# measures `compas membw` (triad and copy at 1..T threads, 1 GiB) and then, at every job shape
+# measures `compas membw` (load, copy and triad at 1..T threads, 1 GiB) and then, at every job shape
 # P x T' with P * T' <= T (1 x 1, 1 x T, T x 1, ...):
 #
 #   laplace  compas run laplace --n N --iters ITERS          (N = 8192: 1 GiB of fields)
@@ -8,15 +8,17 @@
 #
 # and, at 1 x T, Laplace over a ladder of sizes (LADDER) to show where it leaves the caches.
 # Each kernel's GB/s comes from its own byte model (`model_gbs` in its JSON); the roofline ratio
-# divides it by the triad bandwidth measured at the same total thread count in the same round.
-# The table gives medians over the rounds. A measurement, not a test. Usage:
+# divides it by the triad bandwidth measured at the same total thread count in the same round;
+# /copy and /load divide by the stream kernel whose mix is closest (Laplace: one read stream and
+# one streaming write, like copy; CG: almost only reads, like load), the ceiling each kernel's
+# traffic can reach on this machine. The table gives medians over the rounds. A measurement, not a test. Usage:
 #   perf/bench/roofline.sh [OUTDIR]
 # Environment: BUILD (default build/release), T (2), ROUNDS (3), N (8192), ITERS (40), CLASS (B),
 # LADDER ("640 1024 2048 4096 8192"), KERNELS ("laplace cg").
 set -uo pipefail
 
 if [[ $# -gt 1 || "${1:-}" == -h || "${1:-}" == --help ]]; then
-  sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -49,7 +51,7 @@ job() {  # job P T JSON ARGS...: compas run ARGS on P processes of T threads
 
 threads_list=$(seq -s, 1 "$t")
 for ((r = 0; r < rounds; r++)); do
-  "$bin/compas" membw --threads "$threads_list" --size 1GiB --kernels copy,triad --quiet \
+  "$bin/compas" membw --threads "$threads_list" --size 1GiB --kernels load,copy,triad --quiet \
     --json "$out/membw_$r.json" >/dev/null || echo "roofline.sh: membw failed in round $r" >&2
   for s in "${shapes[@]}"; do
     p=${s%x*} q=${s#*x}
@@ -80,16 +82,16 @@ def load(p):
         return json.load(open(p))
     except Exception:
         return None
-# Triad and copy GB/s per (round, threads).
+# Load, copy and triad GB/s per (round, threads).
 bw = {}
 for r in range(rounds):
     j = load(os.path.join(out, f"membw_{r}.json"))
     if not j:
         continue
     for x in j["results"]:
-        if "bandwidth_gbs" in x and "threads" in x and x.get("kernel") in ("triad", "copy"):
+        if "bandwidth_gbs" in x and "threads" in x and x.get("kernel") in ("triad", "copy", "load"):
             bw[(r, x["kernel"], x["threads"])] = x["bandwidth_gbs"]
-for k in ("copy", "triad"):
+for k in ("load", "copy", "triad"):
     vals = {th: med([v for (r, kk, tt), v in bw.items() if kk == k and tt == th])
             for th in range(1, t + 1) if any(kk == k and tt == th for (_, kk, tt) in bw)}
     print(f"membw {k:5s} GB/s: " + ", ".join(f"{th}T {v:.1f}" for th, v in vals.items()))
@@ -106,16 +108,20 @@ for path in glob.glob(os.path.join(out, "*_*_*x*_*.json")):
     rec = j["results"][0]
     triad = bw.get((r, "triad", p * q))
     copy = bw.get((r, "copy", p * q))
+    rd = bw.get((r, "load", p * q))
+    g = rec["model_gbs"]
+    nan = float("nan")
     rows.setdefault((kernel, size, p, q), []).append(
-        (rec["model_gbs"], rec["model_gbs"] / triad if triad else float("nan"),
-         rec["model_gbs"] / copy if copy else float("nan"), rec["seconds"]))
-print(f"{'kernel':8s} {'size':>6s} {'P x T':>6s} {'GB/s':>7s} {'/triad':>7s} {'/copy':>7s} {'seconds':>8s}  (medians over rounds)")
+        (g, g / triad if triad else nan, g / copy if copy else nan, g / rd if rd else nan,
+         rec["seconds"]))
+print(f"{'kernel':8s} {'size':>6s} {'P x T':>6s} {'GB/s':>7s} {'/triad':>7s} {'/copy':>7s} {'/load':>7s} {'seconds':>8s}  (medians over rounds)")
 summary = []
 for (kernel, size, p, q), v in sorted(rows.items(), key=lambda kv: (kv[0][0], len(kv[0][1]), kv[0][1], kv[0][2], kv[0][3])):
-    g, rt, rc, s = (med([x[i] for x in v]) for i in range(4))
-    print(f"{kernel:8s} {size:>6s} {p:>2d} x {q:<2d} {g:7.2f} {rt:7.3f} {rc:7.3f} {s:8.3f}   ({len(v)} rounds)")
+    g, rt, rc, rl, s = (med([x[i] for x in v]) for i in range(5))
+    print(f"{kernel:8s} {size:>6s} {p:>2d} x {q:<2d} {g:7.2f} {rt:7.3f} {rc:7.3f} {rl:7.3f} {s:8.3f}   ({len(v)} rounds)")
     summary.append({"kernel": kernel, "size": size, "procs": p, "threads": q, "model_gbs": g,
-                    "ratio_to_triad": rt, "ratio_to_copy": rc, "seconds": s, "rounds": len(v)})
+                    "ratio_to_triad": rt, "ratio_to_copy": rc, "ratio_to_load": rl,
+                    "seconds": s, "rounds": len(v)})
 json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
 print(f"raw results and summary.json in {out}")
 EOF
