@@ -2,8 +2,10 @@
 // threads splitting the rows in whole chunks; the serial reference; work models.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -71,7 +73,7 @@ struct Solver::Impl {
   std::array<std::vector<double>, 2> partials;  // 2 values per chunk of the whole matrix
 
   // The bytes of this process's matrix as the solver lays it out (Panels; the split into
-  // threads adds 4 bytes per thread).
+  // threads and their groups adds a few bytes per group).
   double layout_bytes = 0;
 
   Impl(const ClassParams& c, const Csr& m, Exchange& e) : cp(c), a(m), ex(e) {}
@@ -221,14 +223,49 @@ struct Solver::Impl {
     }
   };
 
+  // A thread's rows are cut into up to kGroups groups of whole chunks, each with its own panels
+  // (built by the thread that owns it, so its pages are that thread's). The product is shared
+  // out dynamically: each thread takes its own groups in order from its counter, then the groups
+  // the others have not started, from theirs; a thread whose core runs slower (another job, a
+  // virtual machine's other guests) takes fewer. Which thread computes a row does not change its
+  // sum, so the results stay bit for bit those of any P x T.
+  static constexpr int kGroups = 8;
+  struct Group {
+    std::int64_t lo = 0, hi = 0;  // local rows
+    Panels panels;
+  };
   // What one thread owns: chunks [c0, c1) (numbered over the whole matrix), which are the local
   // rows [lo, hi).
   struct Share {
     std::int64_t c0 = 0, c1 = 0;
     std::int64_t lo = 0, hi = 0;
-    unsigned parity = 0;  // which partials array the next reduction uses
-    Panels panels;        // rows [lo, hi) of the matrix
+    unsigned parity = 0;        // which partials array the next reduction uses
+    std::vector<Group> groups;  // rows [lo, hi) of the matrix
   };
+  struct alignas(64) Counter {
+    std::atomic<int> next{0};  // the owner's next group not yet taken
+  };
+  std::vector<Share*> shares;           // every thread's, for the product
+  std::unique_ptr<Counter[]> counters;  // one per thread
+
+  // out[i] = row i of A times v for every local row (out and v indexed like q and p): each thread
+  // calls it; on return every row is done (team barrier).
+  void times(threads::ThreadCtx& t, const double* v, double* out) {
+    const int nt = t.nthreads(), me = t.tid();
+    for (int k = 0; k < nt; ++k) {
+      const int u = (me + k) % nt;
+      const Share& o = *shares[static_cast<std::size_t>(u)];
+      const int count = static_cast<int>(o.groups.size());
+      for (int g; (g = counters[u].next.fetch_add(1, std::memory_order_relaxed)) < count;) {
+        const Group& gr = o.groups[static_cast<std::size_t>(g)];
+        gr.panels.times(v, out + gr.lo);
+      }
+    }
+    t.barrier();
+    // Nobody takes from this counter again before the next product, which comes after another
+    // barrier of the whole team (a reduction or an exchange).
+    counters[me].next.store(0, std::memory_order_relaxed);
+  }
 
   std::int64_t chunk_end(std::int64_t c) const {  // local index past chunk c's last row
     return std::min(a.row_hi, (c + 1) * kChunkRows) - a.row_lo;
@@ -270,7 +307,7 @@ struct Solver::Impl {
 
     for (int cgit = 1; cgit <= kCgIterations; ++cgit) {
       double* out = partials[s.parity].data();
-      s.panels.times(p.data(), q.data() + s.lo);
+      times(t, p.data(), q.data());
       for (std::int64_t c = s.c0; c < s.c1; ++c) {
         double d = 0.0;
         for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) d = d + pv[i] * q[i];
@@ -301,7 +338,7 @@ struct Solver::Impl {
     for (std::int64_t i = s.lo; i < s.hi; ++i) pv[i] = z[i];
     ex.assemble_vector(t, p);
     double* out = partials[s.parity].data();
-    s.panels.times(p.data(), r.data() + s.lo);
+    times(t, p.data(), r.data());
     for (std::int64_t c = s.c0; c < s.c1; ++c) {
       double sum = 0.0;
       for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) {
@@ -345,7 +382,27 @@ struct Solver::Impl {
       s.lo = chunk_begin(s.c0);
       s.hi = chunk_end(s.c1 - 1);
     }
-    s.panels.build(a, s.lo, s.hi);
+    {
+      const std::size_t chunks = static_cast<std::size_t>(s.c1 - s.c0);
+      // One thread alone takes one group: the split costs it 2-4% (class B) and gains nothing.
+      const std::size_t groups = std::min<std::size_t>(t.nthreads() > 1 ? kGroups : 1, chunks);
+      s.groups.resize(groups);
+      for (std::size_t g = 0; g < groups; ++g) {
+        const auto [g0, g1] =
+            threads::block_range(chunks, static_cast<int>(groups), static_cast<int>(g));
+        Group& gr = s.groups[g];
+        gr.lo = chunk_begin(s.c0 + static_cast<std::int64_t>(g0));
+        gr.hi = chunk_end(s.c0 + static_cast<std::int64_t>(g1) - 1);
+        gr.panels.build(a, gr.lo, gr.hi);
+      }
+    }
+    if (t.tid() == 0) {
+      shares.assign(static_cast<std::size_t>(t.nthreads()), nullptr);
+      counters = std::make_unique<Counter[]>(static_cast<std::size_t>(t.nthreads()));
+    }
+    t.barrier();
+    shares[static_cast<std::size_t>(t.tid())] = &s;
+    t.barrier();
 
     // One untimed iteration (page faults, caches), then x back to ones: the timed part starts
     // from the same state.
