@@ -111,8 +111,9 @@ __attribute__((target("avx2"))) void row_avx2(const double* above, const double*
 // thread 4 rows ran 1.4x faster than 1 with streaming stores. Same expression per point as
 // row_avx2, so the same bits. Needs out + 1 32-byte aligned in every row (the padded layout).
 constexpr int kRows = 4;
-__attribute__((target("avx2"))) void rows_avx2(const double* src, double* dst, std::size_t pitch,
-                                               std::size_t n, double* change, bool stream) {
+template <bool kChange, bool kStream>
+__attribute__((target("avx2"))) void rows_avx2_t(const double* src, double* dst, std::size_t pitch,
+                                                 std::size_t n, double* change) {
   const double* in[kRows + 2];
   double* out[kRows];
   for (int i = 0; i < kRows + 2; ++i) in[i] = src + static_cast<std::size_t>(i) * pitch;
@@ -129,8 +130,9 @@ __attribute__((target("avx2"))) void rows_avx2(const double* src, double* dst, s
       v = _mm256_add_pd(v, _mm256_loadu_pd(in[i + 1] + j - 1));
       v = _mm256_add_pd(v, _mm256_loadu_pd(in[i + 1] + j + 1));
       v = _mm256_mul_pd(quarter, v);
-      if (change) vc = _mm256_max_pd(vc, _mm256_andnot_pd(sign, _mm256_sub_pd(v, c[i + 1])));
-      if (stream)
+      if constexpr (kChange)
+        vc = _mm256_max_pd(vc, _mm256_andnot_pd(sign, _mm256_sub_pd(v, c[i + 1])));
+      if constexpr (kStream)
         _mm256_stream_pd(out[i] + j, v);
       else
         _mm256_store_pd(out[i] + j, v);
@@ -143,15 +145,25 @@ __attribute__((target("avx2"))) void rows_avx2(const double* src, double* dst, s
       const double* m = in[i + 1];
       const double* b = in[i + 2];
       const double v = 0.25 * (a[j] + b[j] + m[j - 1] + m[j + 1]);
-      if (change) cmax = std::max(cmax, std::fabs(v - m[j]));
+      if constexpr (kChange) cmax = std::max(cmax, std::fabs(v - m[j]));
       out[i][j] = v;
     }
-  if (change) {
+  if constexpr (kChange) {
     alignas(32) double lanes[4];
     _mm256_store_pd(lanes, vc);
     for (double l : lanes) cmax = std::max(cmax, l);
     *change = std::max(*change, cmax);
   }
+}
+// The loops compiled once per case: the tests of `change` and `stream` out of the inner loop.
+void rows_avx2(const double* src, double* dst, std::size_t pitch, std::size_t n, double* change,
+               bool stream) {
+  if (change)
+    stream ? rows_avx2_t<true, true>(src, dst, pitch, n, change)
+           : rows_avx2_t<true, false>(src, dst, pitch, n, change);
+  else
+    stream ? rows_avx2_t<false, true>(src, dst, pitch, n, change)
+           : rows_avx2_t<false, false>(src, dst, pitch, n, change);
 }
 void row_avx2_cached(const double* a, const double* m, const double* b, double* o, std::size_t n,
                      double* c) {

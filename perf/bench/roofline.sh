@@ -8,7 +8,8 @@
 #
 # and, at 1 x T, Laplace over a ladder of sizes (LADDER) to show where it leaves the caches.
 # Each kernel's GB/s comes from its own byte model (`model_gbs` in its JSON); the roofline ratio
-# divides it by the triad bandwidth measured at the same total thread count in the same round;
+# divides it by the triad bandwidth measured at the same total thread count right before that run
+# (the machine's bandwidth drifts within minutes; each ratio pairs neighbours in time);
 # /copy and /load divide by the stream kernel whose mix is closest (Laplace: one read stream and
 # one streaming write, like copy; CG: almost only reads, like load), the ceiling each kernel's
 # traffic can reach on this machine. The table gives medians over the rounds. A measurement, not a test. Usage:
@@ -18,7 +19,7 @@
 set -uo pipefail
 
 if [[ $# -gt 1 || "${1:-}" == -h || "${1:-}" == --help ]]; then
-  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -39,9 +40,11 @@ for ((p = 1; p <= t; p++)); do
   done
 done
 
-job() {  # job P T JSON ARGS...: compas run ARGS on P processes of T threads
+job() {  # job P T JSON ARGS...: compas run ARGS on P processes of T threads, after membw at P T
   local p=$1 q=$2 json=$3
   shift 3
+  "$bin/compas" membw --threads $((p * q)) --size 1GiB --kernels load,copy,triad --repeats 3 \
+    --quiet --json "${json%.json}.membw" >/dev/null || echo "roofline.sh: membw failed" >&2
   if ((p == 1)); then
     "$bin/compas" run "$@" --threads "$q" --quiet --json "$json" >/dev/null
   else
@@ -106,9 +109,15 @@ for path in glob.glob(os.path.join(out, "*_*_*x*_*.json")):
         print(f"{os.path.basename(path)}: no verified result")
         continue
     rec = j["results"][0]
-    triad = bw.get((r, "triad", p * q))
-    copy = bw.get((r, "copy", p * q))
-    rd = bw.get((r, "load", p * q))
+    # The membw run right before this job; the round's first one if it is missing.
+    near = {}
+    jb = load(path[:-len(".json")] + ".membw")
+    for x in (jb or {}).get("results", []):
+        if "bandwidth_gbs" in x and x.get("kernel") in ("triad", "copy", "load"):
+            near[x["kernel"]] = x["bandwidth_gbs"]
+    triad = near.get("triad", bw.get((r, "triad", p * q)))
+    copy = near.get("copy", bw.get((r, "copy", p * q)))
+    rd = near.get("load", bw.get((r, "load", p * q)))
     g = rec["model_gbs"]
     nan = float("nan")
     rows.setdefault((kernel, size, p, q), []).append(
