@@ -267,9 +267,9 @@ void check(const Options& o) {
   if (o.digit_bits < 1 || o.digit_bits > 16)
     throw std::invalid_argument("sort: digit width " + std::to_string(o.digit_bits) +
                                 " bits: allowed 1..16 (8 or 11 are the useful ones)");
-  if (o.method == Method::buckets && o.bucket_bytes < 1024)
+  if (o.bucket_bytes < 1024 || o.bucket_bytes > (std::size_t{1} << 30))
     throw std::invalid_argument("sort: bucket cache of " + std::to_string(o.bucket_bytes) +
-                                " bytes: allowed 1024 or more");
+                                " bytes: allowed 1024 .. 2^30");
   if (o.begin_bit < 0 || o.end_bit > 32 || o.begin_bit > o.end_bit) {
     std::string msg = "sort: bit range [";
     msg += std::to_string(o.begin_bit);
@@ -407,11 +407,20 @@ struct Workspace::Impl {
   int decided_threads = 0;
   bool decided_stream = false;
   std::atomic<std::size_t> next_bucket{0};  // buckets: the next one a thread takes
+  // Buckets with automatic stores between the two thresholds: the first sort of a size (the same
+  // power of two) on `bucket_threads` threads scatters cached, the second streaming, later ones
+  // the faster of the two (thread 0 writes these after a sort's last barrier).
+  std::size_t bucket_size = 0;
+  int bucket_threads = 0, bucket_trials = 0;
+  double bucket_seconds[2] = {0, 0};
+  bool bucket_stream = false;
 };
 
 namespace {
 
-constexpr int kMaxTopBits = 12;  // 4096 write-combining lines: 256 KiB, a quarter of an L2
+constexpr int kMaxTopBits = 12;    // 4096 write-combining lines: 256 KiB, a quarter of an L2
+constexpr int kMaxWideBits = 14;   // widened for keys in a narrow range: 16384 lines, few used
+constexpr int kMaxInnerBits = 12;  // digits inside a bucket (counts that stay in the L1)
 
 // Insertion sort by the bits of `mask`, stable (for buckets of a few keys).
 void insertion_sort(std::uint32_t* a, std::size_t n, std::uint32_t mask) {
@@ -482,13 +491,15 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
     std::size_t hi, int& reads) {
   const std::size_t n = keys.size();
   const int nt = t.nthreads(), me = t.tid();
-  // The top digit: the average bucket an eighth of the cache (bucket and other half a quarter).
-  // When every key lies in a few neighbouring buckets (a process's share in a distributed sort,
-  // keys that vary only in their low bits), the bits above those buckets' common prefix are the
-  // same in every key: the sort by the bits below them is the same sort, so the top digit is
-  // taken again just below them (one more read, at most twice).
+  // The top digit: the average bucket's keys an eighth of the cache (bucket and other half a
+  // quarter). When every key lies in a few neighbouring buckets (a process's share in a
+  // distributed sort, keys that vary only in their low bits), it is counted again (at most twice
+  // more): if the used buckets share leading bits, those bits are the same in every key and the
+  // sort by the bits below them is the same sort, so the digit moves below them; if not (a range
+  // that straddles a power of two), the digit widens until the used buckets are about as many as
+  // planned (up to kMaxWideBits; only the used write-combining lines are touched).
   const std::size_t target = std::max<std::size_t>(16, o.bucket_bytes / 32);
-  int end = o.end_bit, top = 0, inner = 0, inner_bits = 0;
+  int end = o.end_bit, top = 0, inner = 0, inner_bits = 0, widen = 0;
   unsigned top_shift = 0;
   std::uint32_t top_mask = 0;
   std::size_t nb = 0;
@@ -496,12 +507,13 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
     const int width = end - o.begin_bit;
     top = 1;
     while (top < kMaxTopBits && (n >> top) > target) ++top;
-    top = std::min(top, width - 1);
+    top = std::min({top + widen, kMaxWideBits, width - 1});
     top_shift = static_cast<unsigned>(end - top);
     top_mask = (std::uint32_t{1} << top) - 1;
     nb = std::size_t{1} << top;
     const int rest = width - top;
-    inner = (rest + o.digit_bits - 1) / o.digit_bits;
+    const int inner_digit = std::min(o.digit_bits, kMaxInnerBits);
+    inner = (rest + inner_digit - 1) / inner_digit;
     inner_bits = (rest + inner - 1) / inner;
     {
       COMPAS_REGION(t, "compute");
@@ -522,9 +534,17 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
         last = d;
       }
     }
-    const int same = first < nb ? top - std::bit_width(first ^ last) : 0;
-    if (round == 2 || same == 0 || end - same - o.begin_bit <= o.digit_bits) break;
-    end -= same;
+    if (round == 2 || first == nb) break;
+    const int same = top - std::bit_width(first ^ last);
+    const std::size_t used = last - first + 1;
+    const int room = std::min(kMaxWideBits, width - 1) - top;  // widening left
+    if (same > 0 && end - same - o.begin_bit > o.digit_bits) {
+      end -= same;
+    } else if (used * 4 <= (nb >> widen) && room > 0) {  // under a quarter of those planned
+      widen += std::min(room, static_cast<int>(std::bit_width((nb >> widen) / used)) - 1);
+    } else {
+      break;
+    }
     COMPAS_REGION(t, "synchronize");
     t.barrier();  // everybody has read the counts before they are taken again
   }
@@ -559,9 +579,25 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
     t.barrier();  // nobody resizes the counts the others still read
     return std::nullopt;
   }
-  const bool stream =
-      !direct && (o.stores == Stores::streaming ||
-                  (o.stores == Stores::automatic && n * sizeof(std::uint32_t) > o.calibrate_bytes));
+  // Stores: streaming past the last-level cache (cache_bytes); below it the scattered keys may
+  // still be in the cache when their bucket is sorted, which only a measurement tells (a virtual
+  // machine's reported last level may not be there): the first sort of the size scatters cached,
+  // the second streaming, and later ones keep the faster.
+  bool stream = false, calibrating = false;
+  const auto size_key = static_cast<std::size_t>(std::bit_width(n));
+  const bool known = w.bucket_size == size_key && w.bucket_threads == nt;
+  const int trials = known ? w.bucket_trials : 0;
+  if (direct || o.stores == Stores::cached) {
+    stream = false;
+  } else if (o.stores == Stores::streaming || n * sizeof(std::uint32_t) > o.cache_bytes) {
+    stream = true;
+  } else if (trials < 2) {
+    calibrating = true;
+    stream = trials == 1;
+  } else {
+    stream = w.bucket_stream;
+  }
+  const Clock::time_point began = Clock::now();  // thread 0's is used
   {
     COMPAS_REGION(t, "compute");
     const std::uint32_t* s = keys.data() + lo;
@@ -612,13 +648,22 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
     COMPAS_REGION(t, "synchronize");
     t.barrier();
   }
+  if (calibrating && me == 0) {  // read by every thread after the next sort's first barrier
+    if (!known) {
+      w.bucket_size = size_key;
+      w.bucket_threads = nt;
+    }
+    w.bucket_seconds[trials] = std::chrono::duration<double>(Clock::now() - began).count();
+    w.bucket_trials = trials + 1;
+    if (trials == 1) w.bucket_stream = w.bucket_seconds[1] < w.bucket_seconds[0];
+  }
   if (stats && me == 0) {
     stats->method = Method::buckets;
     stats->top_bits = top;
     stats->passes = 1 + inner;
     stats->skipped = 0;
     stats->streaming = stream;
-    stats->calibrated = false;
+    stats->calibrated = calibrating;
     // The counting reads, the scatter's read and write, each bucket's read and final write.
     stats->bytes = static_cast<double>(n) * sizeof(std::uint32_t) * (reads + 4);
   }

@@ -99,13 +99,17 @@ std::string to_string(Stores s);
 // How the passes are arranged.
 //   lsd      every pass over the whole array, least significant digit first (above)
 //   buckets  one pass on the most significant digit scatters the keys into buckets that fit a
-//            core's cache (Options::bucket_bytes), then each bucket is LSD-sorted on the rest of
-//            the bits while it sits in that cache; the threads take buckets one at a time
+//            hardware thread's share of the L2 (Options::bucket_bytes), then each bucket is
+//            LSD-sorted on the rest of the bits while it sits there; the threads take buckets
+//            one at a time
 //   automatic  buckets when the array exceeds the caches below the last level
 //            (Options::calibrate_bytes) and the bits span more than one digit, else lsd
 // Buckets read and write the array in memory twice (the scatter, and each bucket once) where lsd
-// does it once per pass: 64M uniform keys sort 1.6x faster on one core here. Skewed keys that
-// leave a bucket larger than Options::bucket_bytes / 8 keys fall back to lsd after the first read.
+// does it once per pass: 64M uniform keys sort 1.7x faster on one core here. Keys in a narrow
+// range may be counted again (at most twice) to choose the digit; skewed keys that leave a bucket
+// larger than Options::bucket_bytes / 8 keys (half the cache in bytes) then fall back to lsd.
+// Automatic stores: streaming past cache_bytes; below it the first two bucket sorts of a size
+// (the same power of two) try cached and streaming scatters, later ones keep the faster.
 enum class Method { automatic, lsd, buckets };
 std::string to_string(Method m);
 // Throws std::invalid_argument naming the value and the allowed names.
@@ -121,8 +125,8 @@ struct Options {
   // automatic: the caches below the last level (perf::nt_threshold; the jobs fill it in)
   std::size_t calibrate_bytes = std::size_t{32} << 20;
   Method method = Method::automatic;
-  // buckets: one core's cache that a bucket and its other half share (bucket_cache_bytes; the
-  // jobs fill it in). The top digit is chosen so that the average bucket is 1/8 of it.
+  // buckets: the cache a bucket and its other half share (bucket_cache_bytes; the jobs fill it
+  // in), 1024 .. 2^30. The top digit is chosen so that the average bucket's keys take 1/8 of it.
   std::size_t bucket_bytes = std::size_t{1} << 20;
 };
 // Throws std::invalid_argument naming a bad digit width or bit range.
@@ -130,8 +134,8 @@ void check(const Options& o);
 // The largest data or unified cache of the topology, times its instances (what automatic stores
 // compare the array against); 32 MiB when the topology shows no cache.
 std::size_t cache_bytes(const threads::Topology& topo);
-// One core's share of its level-2 cache (the bucket size to aim at); 1 MiB when the topology shows
-// none.
+// One hardware thread's share of its level-2 cache (two threads of a core both sort buckets);
+// 1 MiB when the topology shows none.
 std::size_t bucket_cache_bytes(const threads::Topology& topo);
 
 // What a sort did, for the byte model and the report.
@@ -139,7 +143,8 @@ struct Stats {
   int passes = 0;               // passes that moved the keys
   int skipped = 0;              // passes skipped because every key has the same digit there
   bool streaming = false;       // the scatter used non-temporal stores (after calibration, if any)
-  bool calibrated = false;      // automatic stores timed both kinds (first pass cached, second not)
+  bool calibrated = false;      // automatic stores: this sort was a trial (lsd: its first pass
+                                // cached, its second not; buckets: the whole sort, one kind)
   double bytes = 0;             // the byte model: bytes the passes read and wrote
   Method method = Method::lsd;  // what ran (automatic resolved; buckets that fell back: lsd)
   int top_bits = 0;             // buckets: the width of the top digit (2^top_bits buckets)
