@@ -309,6 +309,7 @@ struct alignas(64) PerThread {
   std::vector<std::uint32_t> pos32, start32;  // the same, narrower, when the keys allow it
   std::vector<std::size_t> bucket_begin;      // buckets: where each bucket starts (and the end)
   std::vector<std::uint32_t> inner;           // buckets: [pass][digit] counts of one bucket
+  double outside = 0;  // buckets: keys of this thread's buckets too big for the cache, x passes
   std::uint32_t* wc = nullptr;  // [digit][kLine] write-combining lines, 64-byte aligned
   std::size_t wc_keys = 0;
   ~PerThread() { std::free(wc); }
@@ -573,8 +574,11 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
     }
     mine.bucket_begin[nb] = base;
   }
-  // Bucket and other half within the cache; a skew that breaks it sorts by lsd instead.
-  if (biggest > o.bucket_bytes / (2 * sizeof(std::uint32_t)) && biggest > target) {
+  // A bucket and its other half should fit the cache. A bucket that does not is still sorted by
+  // the thread that takes it (its passes then go to memory), unless it would hold more than half
+  // of one thread's share of the keys: then the team's lsd sorts everything instead.
+  const std::size_t limit = o.bucket_bytes / (2 * sizeof(std::uint32_t));
+  if (biggest > limit && biggest > target && biggest * 2 * static_cast<std::size_t>(nt) > n) {
     COMPAS_REGION(t, "synchronize");
     t.barrier();  // nobody resizes the counts the others still read
     return std::nullopt;
@@ -628,6 +632,7 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
   const std::uint32_t bits_mask = width >= 32 ? ~std::uint32_t{0}
                                               : ((std::uint32_t{1} << width) - 1)
                                                     << static_cast<unsigned>(o.begin_bit);
+  mine.outside = 0;
   {
     COMPAS_REGION(t, "compute");
     for (;;) {
@@ -641,6 +646,7 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
       else
         got = sort_bucket(got, keys.data() + off, cnt, o.begin_bit, end - top, inner_bits, inner,
                           mine.inner);
+      if (cnt > limit) mine.outside += static_cast<double>(cnt) * inner;
       if (got != result + off) std::memcpy(result + off, got, cnt * sizeof(std::uint32_t));
     }
   }
@@ -664,8 +670,13 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
     stats->skipped = 0;
     stats->streaming = stream;
     stats->calibrated = calibrating;
-    // The counting reads, the scatter's read and write, each bucket's read and final write.
-    stats->bytes = static_cast<double>(n) * sizeof(std::uint32_t) * (reads + 4);
+    // The counting reads, the scatter's read and write, each bucket's read and final write; and
+    // the passes of buckets too big for the cache (a count read, then a read and a write each;
+    // counted as 8 bytes a key per pass).
+    double outside = 0;
+    for (int u = 0; u < nt; ++u) outside += w.threads[u]->outside;
+    stats->bytes = static_cast<double>(n) * sizeof(std::uint32_t) * (reads + 4) +
+                   outside * 2 * sizeof(std::uint32_t);
   }
   return std::span<std::uint32_t>(result, n);
 }

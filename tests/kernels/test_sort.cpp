@@ -486,6 +486,37 @@ TEST(SortBuckets, ANarrowRangeAcrossAPowerOfTwoWidensTheTopDigit) {
   EXPECT_DOUBLE_EQ(st.bytes, 4.0 * n * (2 + 4));
 }
 
+// A bucket too big for the cache but not for the team (a value repeated 20000 times among 100000
+// uniform keys) is sorted where it is, out of the cache; the byte model counts its passes. On 3
+// threads the bucket is over half of one thread's share, and lsd sorts everything.
+TEST(SortBuckets, ABucketTooBigForTheCacheIsSortedInPlaceOfAFallBack) {
+  for (int threads : {1, 2, 3}) {
+    ct::Team& team = team_of(threads);
+    auto input = keys_of(rs::Dist::uniform, 120000, 31);
+    for (std::size_t i = 0; i < input.size(); i += 6) input[i] = 0x89ABCDEFu;  // 20000 of them
+    auto want = input;
+    std::sort(want.begin(), want.end());
+    rs::Options o;
+    o.method = rs::Method::buckets;
+    o.bucket_bytes = 16384;  // at most 2048 keys a bucket in the cache
+    o.digit_bits = 11;
+    auto k = input;
+    const rs::Stats st = rs::sort(team, k, o);
+    EXPECT_EQ(k, want) << threads;
+    if (threads == 3) {  // 20390 keys are over half of a thread's 40000: the team's lsd instead
+      EXPECT_EQ(st.method, rs::Method::lsd);
+      continue;
+    }
+    EXPECT_EQ(st.method, rs::Method::buckets) << threads;
+    // 120000 keys, 8 top bits; the bucket of 0x89 holds the 20000 and about 390 others; the other
+    // 24 bits take 3 passes inside it (one skipped for the repeated value's bucket does not
+    // change the model).
+    EXPECT_EQ(st.top_bits, 8);
+    EXPECT_GT(st.bytes, 4.0 * 120000 * 5 + 8.0 * 20000 * 3);
+    EXPECT_LT(st.bytes, 4.0 * 120000 * 5 + 8.0 * 21000 * 3);
+  }
+}
+
 // One workspace through many sorts: bucket sorts of one size calibrate the stores between the
 // thresholds on their first two sorts (cached, then streaming) and keep the faster; a sort that
 // falls back to lsd in between changes nothing; a sort of another size starts its own trials.

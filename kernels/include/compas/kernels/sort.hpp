@@ -106,8 +106,9 @@ std::string to_string(Stores s);
 //            (Options::calibrate_bytes) and the bits span more than one digit, else lsd
 // Buckets read and write the array in memory twice (the scatter, and each bucket once) where lsd
 // does it once per pass: 64M uniform keys sort 1.7x faster on one core here. Keys in a narrow
-// range may be counted again (at most twice) to choose the digit; skewed keys that leave a bucket
-// larger than Options::bucket_bytes / 8 keys (half the cache in bytes) then fall back to lsd.
+// range may be counted again (at most twice) to choose the digit. A bucket larger than
+// Options::bucket_bytes / 8 keys (half the cache in bytes) is sorted out of the cache by the thread
+// that takes it; one over half of a thread's share of the keys sends the whole sort to lsd.
 // Automatic stores: streaming past cache_bytes; below it the first two bucket sorts of a size
 // (the same power of two) try cached and streaming scatters, later ones keep the faster.
 enum class Method { automatic, lsd, buckets };
