@@ -80,6 +80,8 @@ struct Solver::Impl {
   // threads and their groups adds a few bytes per group).
   double layout_bytes = 0;
 
+  bool avx2 = false;  // the product's AVX2 loop
+
   Impl(const ClassParams& c, const Csr& m, Exchange& e) : cp(c), a(m), ex(e) {}
 
   // One thread's rows of the matrix, column panel by column panel, in slices of 8 rows (SELL-8
@@ -202,11 +204,11 @@ struct Solver::Impl {
     }
 
     // out[r] = local row r of A times v for the rows [0, rows), panel by panel.
-    void times(const double* v, double* out) const {
+    void times(const double* v, double* out, bool avx2) const {
 #if defined(__x86_64__)
-      static const bool avx2 = __builtin_cpu_supports("avx2");
       if (avx2) return times_avx2(v, out);
 #endif
+      (void)avx2;
       times_generic(v, out);
     }
 
@@ -310,7 +312,7 @@ struct Solver::Impl {
       const int count = static_cast<int>(o.groups.size());
       for (int g; (g = counters[u].next.fetch_add(1, std::memory_order_relaxed)) < count;) {
         const Group& gr = o.groups[static_cast<std::size_t>(g)];
-        gr.panels.times(v, out + gr.lo);
+        gr.panels.times(v, out + gr.lo, avx2);
       }
     }
     t.barrier();
@@ -487,8 +489,13 @@ struct Solver::Impl {
   }
 };
 
-Solver::Solver(const ClassParams& cp, const Csr& a, Exchange& exchange)
+Solver::Solver(const ClassParams& cp, const Csr& a, Exchange& exchange, Product product)
     : impl_(std::make_unique<Impl>(cp, a, exchange)) {
+#if defined(__x86_64__)
+  impl_->avx2 = product == Product::automatic && __builtin_cpu_supports("avx2");
+#else
+  (void)product;
+#endif
   if (a.n != cp.na)
     throw std::invalid_argument("cg: matrix of order " + std::to_string(a.n) + " for class " +
                                 std::string(1, cp.cls) + " (na " + std::to_string(cp.na) + ")");

@@ -51,13 +51,13 @@ const ct::Topology& host() {
 }
 
 cg::Result run_on(int threads, const cg::ClassParams& cp, const cg::Csr& a,
-                  std::vector<double>* z = nullptr) {
+                  std::vector<double>* z = nullptr, cg::Product product = cg::Product::automatic) {
   ct::TeamOptions o;
   o.threads = threads;
   o.allow_oversubscribe = threads > host().pus();
   ct::Team team(host(), o);
   cg::TeamExchange exchange;
-  cg::Solver solver(cp, a, exchange);
+  cg::Solver solver(cp, a, exchange, product);
   std::vector<cg::Result> per_thread(static_cast<std::size_t>(threads));
   team.run(
       [&](ct::ThreadCtx& t) { per_thread[static_cast<std::size_t>(t.tid())] = solver.run(t); });
@@ -338,6 +338,17 @@ TEST(CgRun, ClassSVerifiedAndBitwiseIdenticalOn1To3Threads) {
     ASSERT_EQ(z.size(), z1.size());
     for (std::size_t i = 0; i < z.size(); ++i)
       ASSERT_EQ(std::bit_cast<std::uint64_t>(z[i]), std::bit_cast<std::uint64_t>(z1[i])) << i;
+  }
+  // The portable product loop gives the bits of the vectorized one (where the CPU has one), on
+  // one thread and on two (whose product is shared out dynamically).
+  for (int threads : {1, 2}) {
+    std::vector<double> z;
+    const cg::Result r = run_on(threads, cp, matrix('S'), &z, cg::Product::generic);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(r.zeta), std::bit_cast<std::uint64_t>(r1.zeta));
+    ASSERT_EQ(z.size(), z1.size());
+    for (std::size_t i = 0; i < z.size(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(z[i]), std::bit_cast<std::uint64_t>(z1[i]))
+          << "generic product, " << threads << " thread(s), row " << i;
   }
   // Same algorithm as the serial reference, other summation order: equal to rounding.
   const cg::Result ref = cg::serial_reference(cp, matrix('S'));

@@ -205,9 +205,14 @@ struct Result {
 // The solver of one process over its rows `a` (a.n = na; a.row_lo and a.row_hi chunk boundaries
 // or na, as row_block gives). Construct outside the team; every thread of the team then calls
 // run(t) (and run may be called again for another repetition).
+// The product's loop: automatic takes AVX2 where the CPU has it; generic is the portable loop.
+// Both give the same bits (tests run both).
+enum class Product { automatic, generic };
+
 class Solver {
  public:
-  Solver(const ClassParams& cp, const Csr& a, Exchange& exchange);
+  Solver(const ClassParams& cp, const Csr& a, Exchange& exchange,
+         Product product = Product::automatic);
   ~Solver();
   Solver(const Solver&) = delete;
   Solver& operator=(const Solver&) = delete;
