@@ -391,6 +391,29 @@ void scatter_direct(const std::uint32_t* src, std::size_t n, std::uint32_t* dst,
   }
 }
 
+// One thread's scatter of src[0, m) into dst (of n keys) with its positions: straight to place,
+// or through its write-combining lines with streaming or cached stores, 32-bit positions where n
+// allows them.
+void scatter(const std::uint32_t* src, std::size_t m, std::uint32_t* dst, std::size_t align,
+             unsigned shift, std::uint32_t mask, PerThread& me, std::size_t digits, bool direct,
+             bool stream, std::size_t n) {
+  const bool narrow = n + kLine < std::numeric_limits<std::uint32_t>::max();
+  if (direct)
+    scatter_direct(src, m, dst, shift, mask, me.pos.data());
+  else if (stream && narrow)
+    scatter_wc<true>(src, m, dst, align, shift, mask, me.pos32.data(), me.start32.data(), me.wc,
+                     digits);
+  else if (stream)
+    scatter_wc<true>(src, m, dst, align, shift, mask, me.pos.data(), me.start.data(), me.wc,
+                     digits);
+  else if (narrow)
+    scatter_wc<false>(src, m, dst, align, shift, mask, me.pos32.data(), me.start32.data(), me.wc,
+                      digits);
+  else
+    scatter_wc<false>(src, m, dst, align, shift, mask, me.pos.data(), me.start.data(), me.wc,
+                      digits);
+}
+
 // Counts of one digit over src[0, n) into hist (added).
 void count_digit(const std::uint32_t* src, std::size_t n, unsigned shift, std::uint32_t mask,
                  std::uint32_t* hist) {
@@ -605,21 +628,7 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
   {
     COMPAS_REGION(t, "compute");
     const std::uint32_t* s = keys.data() + lo;
-    const bool narrow = n + kLine < std::numeric_limits<std::uint32_t>::max();
-    if (direct)
-      scatter_direct(s, hi - lo, tmp.data(), top_shift, top_mask, mine.pos.data());
-    else if (stream && narrow)
-      scatter_wc<true>(s, hi - lo, tmp.data(), align, top_shift, top_mask, mine.pos32.data(),
-                       mine.start32.data(), mine.wc, nb);
-    else if (stream)
-      scatter_wc<true>(s, hi - lo, tmp.data(), align, top_shift, top_mask, mine.pos.data(),
-                       mine.start.data(), mine.wc, nb);
-    else if (narrow)
-      scatter_wc<false>(s, hi - lo, tmp.data(), align, top_shift, top_mask, mine.pos32.data(),
-                        mine.start32.data(), mine.wc, nb);
-    else
-      scatter_wc<false>(s, hi - lo, tmp.data(), align, top_shift, top_mask, mine.pos.data(),
-                        mine.start.data(), mine.wc, nb);
+    scatter(s, hi - lo, tmp.data(), align, top_shift, top_mask, mine, nb, direct, stream, n);
   }
   {
     COMPAS_REGION(t, "synchronize");
@@ -833,7 +842,6 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
         mine->start32[d] = mine->pos32[d] = static_cast<std::uint32_t>(base + before);
         base += total;
       }
-      const bool narrow = n + kLine < std::numeric_limits<std::uint32_t>::max();
       const std::uint32_t* s = src.data() + lo;
       if (calibrating && ran < 2) {
         streaming_used = ran == 1;
@@ -841,20 +849,7 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
       } else {
         streaming_used = stream && !direct;
       }
-      if (direct)
-        scatter_direct(s, hi - lo, dst.data(), shift, mask, mine->pos.data());
-      else if (streaming_used && narrow)
-        scatter_wc<true>(s, hi - lo, dst.data(), align, shift, mask, mine->pos32.data(),
-                         mine->start32.data(), mine->wc, nd);
-      else if (streaming_used)
-        scatter_wc<true>(s, hi - lo, dst.data(), align, shift, mask, mine->pos.data(),
-                         mine->start.data(), mine->wc, nd);
-      else if (narrow)
-        scatter_wc<false>(s, hi - lo, dst.data(), align, shift, mask, mine->pos32.data(),
-                          mine->start32.data(), mine->wc, nd);
-      else
-        scatter_wc<false>(s, hi - lo, dst.data(), align, shift, mask, mine->pos.data(),
-                          mine->start.data(), mine->wc, nd);
+      scatter(s, hi - lo, dst.data(), align, shift, mask, *mine, nd, direct, streaming_used, n);
     }
     {
       COMPAS_REGION(t, "synchronize");
