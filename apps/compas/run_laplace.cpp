@@ -15,12 +15,14 @@ struct LaplaceArgs {
   RunFlags run;
   kernels::laplace::Params p;
   std::string stores = "auto";
+  std::string schedule = "dynamic";
 };
 
 int run_laplace(LaplaceArgs& a) {
   a.p.stores = a.stores == "cached"      ? kernels::laplace::Stores::cached
                : a.stores == "streaming" ? kernels::laplace::Stores::streaming
                                          : kernels::laplace::Stores::automatic;
+  a.p.schedule = kernels::laplace::parse_schedule(a.schedule);
   Runtime rt(runtime_options(a.run));
   kernels::laplace::check(a.p, rt.nodes());
   const bool leader = rt.node() == 0;
@@ -56,6 +58,8 @@ int run_laplace(LaplaceArgs& a) {
                     {"field_hash", fmt::format("{:016x}", r.field_hash)},
                     {"streaming_stores", r.streaming_stores},
                     {"stores_calibrated", r.stores_calibrated},
+                    {"schedule", kernels::laplace::to_string(a.p.schedule)},
+                    {"moved", r.moved},
                     {"regions", regions}};
   report.add(rec);
   write_outputs(report, a.run.out);
@@ -67,6 +71,11 @@ int run_laplace(LaplaceArgs& a) {
         r.seconds > 0 ? r.bytes / r.seconds / 1e9 : 0.0);
     fmt::print("CPU time {:.4f} s over wallclock {:.4f} s; field hash {:016x}\n", r.cpu_seconds,
                r.seconds, r.field_hash);
+    if (a.p.schedule == kernels::laplace::Schedule::dynamic && rt.threads() > 1)
+      fmt::print(
+          "dynamic schedule: {:.1f}% of the point updates made by a thread other than the "
+          "rows' owner\n",
+          100 * r.moved);
   }
   fmt::print("{}: {}\n", r.verified ? "verified" : "VERIFICATION FAILED", r.verification);
   return r.verified ? 0 : 1;
@@ -91,6 +100,10 @@ RunKernel add_run_laplace(CLI::App& run) {
                   "auto (beyond the caches below the last level, time both kinds on sweeps 2-5 and "
                   "keep the faster) | cached | streaming")
       ->check(CLI::IsMember({"auto", "cached", "streaming"}));
+  lap->add_option("--schedule", la->schedule,
+                  "dynamic (threads that finish their rows take groups of rows the others on "
+                  "their socket have not started) | fixed (each thread its own block)")
+      ->check(CLI::IsMember({"dynamic", "fixed", "static"}));
   lap->add_flag("--inject-fault", la->p.inject_fault,
                 "perturb one value before verification (to see verification fail)")
       ->group("");

@@ -280,9 +280,9 @@ struct Solver::Impl {
   // A thread's rows are cut into up to kGroups groups of whole chunks, each with its own panels
   // (built by the thread that owns it, so its pages are that thread's). The product is shared
   // out dynamically: each thread takes its own groups in order from its counter, then the groups
-  // the others have not started, from theirs; a thread whose core runs slower (another job, a
-  // virtual machine's other guests) takes fewer. Which thread computes a row does not change its
-  // sum, so the results stay bit for bit those of any P x T.
+  // the others on its socket have not started, from theirs; a thread whose core runs slower
+  // (another job, a virtual machine's other guests) takes fewer. Which thread computes a row does
+  // not change its sum, so the results stay bit for bit those of any P x T.
   static constexpr int kGroups = 8;
   struct Group {
     std::int64_t lo = 0, hi = 0;  // local rows
@@ -293,6 +293,7 @@ struct Solver::Impl {
   struct Share {
     std::int64_t c0 = 0, c1 = 0;
     std::int64_t lo = 0, hi = 0;
+    int socket = 0;             // the owner's socket
     unsigned parity = 0;        // which partials array the next reduction uses
     std::vector<Group> groups;  // rows [lo, hi) of the matrix
   };
@@ -309,6 +310,8 @@ struct Solver::Impl {
     for (int k = 0; k < nt; ++k) {
       const int u = (me + k) % nt;
       const Share& o = *shares[static_cast<std::size_t>(u)];
+      // Only groups of threads on my socket: their panels are in their owner's memory.
+      if (o.socket != shares[static_cast<std::size_t>(me)]->socket) continue;
       const int count = static_cast<int>(o.groups.size());
       for (int g; (g = counters[u].next.fetch_add(1, std::memory_order_relaxed)) < count;) {
         const Group& gr = o.groups[static_cast<std::size_t>(g)];
@@ -430,6 +433,7 @@ struct Solver::Impl {
 
   Result run(threads::ThreadCtx& t) {
     Share s;
+    s.socket = t.socket();
     const auto [b0, b1] =
         threads::block_range(static_cast<std::size_t>(chunk_hi - chunk_lo), t.nthreads(), t.tid());
     s.c0 = chunk_lo + static_cast<std::int64_t>(b0);

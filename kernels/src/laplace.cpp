@@ -7,12 +7,17 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "compas/perf/membw.hpp"
 #include "compas/perf/region.hpp"
@@ -185,6 +190,17 @@ RowFn choose_row(bool stream) {
 
 }  // namespace
 
+Schedule parse_schedule(const std::string& text) {
+  if (text == "dynamic") return Schedule::dynamic;
+  if (text == "fixed" || text == "static") return Schedule::fixed;
+  throw std::invalid_argument("laplace: --schedule '" + text +
+                              "' is not allowed: dynamic or fixed (static)");
+}
+
+std::string to_string(Schedule s) {
+  return s == Schedule::dynamic ? "dynamic" : "fixed";
+}
+
 double Result::mlups() const {
   return seconds > 0 ? flops / 4.0 / seconds / 1e6 : 0.0;
 }
@@ -264,8 +280,44 @@ Result run(Runtime& rt, const Params& p) {
   // Global grid row of local row r (r = 0 is the halo above the first interior row).
   auto grid_row = [&](std::size_t r) { return row_lo + r; };
 
+  // The rows each thread sweeps (Schedule): thread u owns the local rows block_range(rows, nt, u),
+  // cut into groups of whole kRows blocks (the last one takes the rest). Its counter holds the
+  // next group not yet taken. Two sets of counters, one per parity of the sweep: in sweep k each
+  // owner resets its counter of the set sweep k + 1 uses, which nobody touches between the barrier
+  // that ended sweep k - 1 and the one that ends sweep k; so a thread that starts a sweep late
+  // finds its groups already being taken.
+  const int nt = rt.threads();
+  const bool dynamic = p.schedule == Schedule::dynamic && nt > 1;
+  constexpr std::size_t kGroups = 16;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> groups(
+      static_cast<std::size_t>(nt));
+  for (int u = 0; u < nt; ++u) {
+    const auto [a, b] = threads::block_range(rows, nt, u);
+    const std::size_t blocks = (b - a) / kRows;
+    const std::size_t count = dynamic ? std::clamp<std::size_t>(blocks, 1, kGroups) : 1;
+    for (std::size_t g = 0; g < count; ++g) {
+      const auto [g0, g1] =
+          threads::block_range(blocks, static_cast<int>(count), static_cast<int>(g));
+      groups[static_cast<std::size_t>(u)].emplace_back(a + g0 * kRows,
+                                                       g + 1 == count ? b : a + g1 * kRows);
+    }
+  }
+  struct alignas(64) Counter {
+    std::atomic<std::size_t> next{0};
+  };
+  const std::unique_ptr<Counter[]> counters(new Counter[2 * static_cast<std::size_t>(nt)]);
+  auto counter = [&](int sweep, int u) -> std::atomic<std::size_t>& {
+    return counters[static_cast<std::size_t>(sweep % 2 * nt + u)].next;
+  };
+  const std::vector<int>& socket_of = rt.team().placement().socket_of_thread;
+  auto same_socket = [&](int u, int v) {
+    return socket_of.size() < static_cast<std::size_t>(nt) ||
+           socket_of[static_cast<std::size_t>(u)] == socket_of[static_cast<std::size_t>(v)];
+  };
+
   Result res;
   double t_wall = 0, t_cpu = 0;
+  double moved_points = 0;
   double max_change = 0;
   int sweeps = 0;
   std::uint64_t hash = 0;
@@ -296,6 +348,7 @@ Result run(Runtime& rt, const Params& p) {
     const double c0 = t.is_leader() ? perf::process_cpu_seconds() : 0.0;
     int k = 0;
     double change = 0;
+    double moved = 0;  // rows of other threads swept here, summed over sweeps
     std::array<double, kCalibrateSweeps + 2> started{};  // leader: when sweep k began
     for (k = 1; k <= p.iters; ++k) {
       const int src = (k - 1) % 2, dst = k % 2;
@@ -321,22 +374,49 @@ Result run(Runtime& rt, const Params& p) {
       }
       const bool streaming = calibrate && k <= kCalibrateSweeps ? k % 2 == 0 : stream;
       const RowFn row = streaming ? row_stream : row_cached;
-      {
-        COMPAS_REGION(t, "compute");
-        std::size_t r = 1 + ra;
+      // Local rows [lo, hi) (0-based interior rows; row r of the field is at r + 1).
+      auto sweep_rows = [&](std::size_t lo, std::size_t hi) {
+        std::size_t r = 1 + lo;
 #if defined(__x86_64__)
         // Blocks of kRows rows where the rows allow it (AVX2, aligned interiors), then one by one.
         if (row != row_generic && (reinterpret_cast<std::uintptr_t>(at(dst, 1) + 1) & 31) == 0)
-          for (; r + kRows <= 1 + rb; r += kRows)
+          for (; r + kRows <= 1 + hi; r += kRows)
             rows_avx2(at(src, r - 1), at(dst, r), pitch, n, checking ? &local_change : nullptr,
                       streaming);
 #endif
-        for (; r < 1 + rb; ++r) {
+        for (; r < 1 + hi; ++r) {
           const double* above = at(src, r - 1);
           const double* mid = at(src, r);
           const double* below = at(src, r + 1);
           double* out = at(dst, r);
           row(above, mid, below, out, n, checking ? &local_change : nullptr);
+        }
+      };
+      {
+        COMPAS_REGION(t, "compute");
+        if (!dynamic) {
+          sweep_rows(ra, rb);
+        } else {
+          const int me_t = t.tid();
+          if (me_t == p.slow_thread) {
+            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+            while (counter(k, me_t).load(std::memory_order_relaxed) <
+                       groups[static_cast<std::size_t>(me_t)].size() &&
+                   std::chrono::steady_clock::now() < until)
+              std::this_thread::yield();
+          }
+          counter(k + 1, me_t).store(0, std::memory_order_relaxed);
+          // My groups, then those of the threads on my socket (their first-touched pages).
+          for (int i = 0; i < nt; ++i) {
+            const int u = (me_t + i) % nt;
+            if (!same_socket(u, me_t)) continue;
+            const auto& mine = groups[static_cast<std::size_t>(u)];
+            auto& next = counter(k, u);
+            for (std::size_t g; (g = next.fetch_add(1, std::memory_order_relaxed)) < mine.size();) {
+              sweep_rows(mine[g].first, mine[g].second);
+              if (u != me_t) moved += static_cast<double>(mine[g].second - mine[g].first);
+            }
+          }
         }
 #if defined(__x86_64__)
         if (streaming) _mm_sfence();  // streaming stores are visible before the barrier releases
@@ -404,11 +484,13 @@ Result run(Runtime& rt, const Params& p) {
     hsh = rt.allreduce(t, hsh, op::sum{});
     const double wall = rt.allreduce(t, t_wall, op::max{});
     const double cpu = rt.allreduce(t, t.is_leader() ? t_cpu : 0.0, op::sum{});
+    const double moved_rows = rt.allreduce(t, moved, op::sum{});
     if (t.is_leader()) {
       max_error = err;
       hash = hsh;
       t_wall = wall;
       t_cpu = cpu;
+      moved_points = moved_rows * static_cast<double>(n);
     }
   });
 
@@ -422,6 +504,7 @@ Result run(Runtime& rt, const Params& p) {
   res.field_hash = hash;
   const double points = static_cast<double>(n) * static_cast<double>(n) * sweeps;
   res.flops = 4 * points;
+  res.moved = points > 0 ? moved_points / points : 0.0;
   res.bytes = 16 * points;  // read one value, write one (neighbours come from cache)
   // Rounding: each sweep adds a few ulps of max |u| (<= 1.5) and Jacobi contracts old errors.
   const double rounding = 1e-12 * (1.0 + sweeps * 1e-3);

@@ -681,6 +681,20 @@ TEST_F(Cli, RunLaplaceVerifiesAndReportsEveryField) {
   EXPECT_TRUE(rec["regions"].contains("compute")) << rec.dump();
   EXPECT_EQ(rec["regions"]["compute"].value("threads", 0), 2) << rec.dump();
   EXPECT_EQ(rec.value("field_hash", "").size(), 16u) << rec.dump();
+  EXPECT_EQ(rec.value("schedule", ""), "dynamic") << rec.dump();
+  EXPECT_GE(rec.value("moved", -1.0), 0.0) << rec.dump();
+  EXPECT_LE(rec.value("moved", 2.0), 0.5) << rec.dump();  // at most the other thread's rows
+
+  // The fixed schedule: the same field, no rows moved.
+  const Outcome f =
+      run_compas({"run", "laplace", "--n", "48", "--iters", "30", "--threads", "2",
+                  "--oversubscribe", "--schedule", "fixed", "--json", path("lf.json")});
+  ASSERT_EQ(f.exit_code, 0) << f.describe();
+  const json jf = load_json("lf.json");
+  const json& fixed = jf["results"][0];
+  EXPECT_EQ(fixed.value("schedule", ""), "fixed") << fixed.dump();
+  EXPECT_EQ(fixed.value("moved", -1.0), 0.0) << fixed.dump();
+  EXPECT_EQ(fixed.value("field_hash", ""), rec.value("field_hash", "x"));
 }
 
 TEST_F(Cli, RunLaplaceGivesTheSameFieldOnEveryJobShape) {
@@ -1267,6 +1281,7 @@ std::vector<BadInput> bad_inputs() {
        {"oversubscri"}},
       {"run_laplace_wait_bogus", {"run", "laplace", "--wait", "bogus"}, {"bogus"}},
       {"run_laplace_stores_bogus", {"run", "laplace", "--stores", "bogus"}, {"bogus"}},
+      {"run_laplace_schedule_bogus", {"run", "laplace", "--schedule", "guided"}, {"guided"}},
       {"run_laplace_events_unknown",
        {"run", "laplace", "--events", "NOT_AN_EVENT"},
        {"NOT_AN_EVENT"}},
@@ -1352,6 +1367,7 @@ std::vector<BadInput> hostile_values() {
       {{"run", "laplace"}, "--tol", "enht"},
       {{"run", "laplace"}, "--check-every", "enzht"},
       {{"run", "laplace"}, "--stores", "ent"},
+      {{"run", "laplace"}, "--schedule", "ent"},
       {{"run", "laplace"}, "--threads", "enzht"},
       {{"run", "laplace"}, "--bind", "et"},
       {{"run", "laplace"}, "--wait", "ent"},

@@ -4,11 +4,13 @@
 // the closed form; the tolerance mode must converge to f = x^2 - y^2; a perturbed value must fail.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "compas/compas.hpp"
@@ -72,6 +74,66 @@ TEST(LaplaceJob, FixedSweepsMatchTheSerialReferenceBitForBit) {
       EXPECT_EQ(r.field_hash, serial_hash(n, sweeps)) << "n " << n << " sweeps " << sweeps;
       EXPECT_GT(r.seconds, 0);
       EXPECT_DOUBLE_EQ(r.flops, 4.0 * static_cast<double>(n * n) * sweeps);
+    }
+  }
+}
+
+// Both schedules compute the serial reference's bits. With one thread held back at every sweep
+// until the others have taken all its groups, the dynamic schedule has them sweep exactly its
+// rows (a group swept twice, skipped or never taken changes the hash or the share of moved
+// updates; a group not taken holds the late thread back 1 s); the fixed schedule moves none.
+TEST(LaplaceJob, DynamicScheduleSharesALateThreadsRowsWithTheSameBits) {
+  const int threads = g_rt->threads(), nodes = g_rt->nodes();
+  const auto& socket = g_rt->team().placement().socket_of_thread;
+  const bool one_socket =
+      std::all_of(socket.begin(), socket.end(), [&](int s) { return s == socket.front(); });
+  const std::size_t n = 101;  // rows per thread not a multiple of the 4-row blocks
+  // The last thread's rows on every process, as a share of all rows.
+  double last_share = 0;
+  for (int p = 0; p < nodes; ++p) {
+    const auto [a, b] = compas::threads::block_range(n, nodes, p);
+    const auto [c, d] = compas::threads::block_range(b - a, threads, threads - 1);
+    last_share += static_cast<double>(d - c) / static_cast<double>(n);
+  }
+  for (lp::Schedule schedule : {lp::Schedule::fixed, lp::Schedule::dynamic}) {
+    for (int slow : {-1, threads - 1}) {
+      lp::Params p;
+      p.n = n;
+      p.iters = 9;
+      p.schedule = schedule;
+      p.slow_thread = slow;
+      const auto r = lp::run(*g_rt, p);
+      const std::string what = "schedule " + lp::to_string(schedule) + " slow thread " +
+                               std::to_string(slow) + " of " + std::to_string(threads);
+      EXPECT_TRUE(r.verified) << what << ": " << r.verification;
+      EXPECT_EQ(r.field_hash, serial_hash(n, p.iters)) << what;
+      EXPECT_GE(r.moved, 0.0) << what;
+      EXPECT_LE(r.moved, 1.0) << what;
+      if (schedule == lp::Schedule::fixed || threads == 1) {
+        EXPECT_EQ(r.moved, 0.0) << what;
+      } else if (slow >= 0 && one_socket) {
+        // Two threads: the other one took its own groups before the late one's, so it moved
+        // exactly those. More: the others also share out their own groups among themselves.
+        if (threads == 2)
+          EXPECT_NEAR(r.moved, last_share, 1e-12) << what;
+        else
+          EXPECT_GE(r.moved, last_share - 1e-12) << what;
+      }
+    }
+  }
+}
+
+TEST(LaplaceJob, ScheduleNamesParse) {
+  EXPECT_EQ(lp::parse_schedule("dynamic"), lp::Schedule::dynamic);
+  EXPECT_EQ(lp::parse_schedule("fixed"), lp::Schedule::fixed);
+  EXPECT_EQ(lp::parse_schedule("static"), lp::Schedule::fixed);
+  for (const char* bad : {"", "Dynamic", "guided"}) {
+    try {
+      lp::parse_schedule(bad);
+      ADD_FAILURE() << "'" << bad << "' accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos)
+          << e.what();
     }
   }
 }

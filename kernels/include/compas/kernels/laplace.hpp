@@ -2,7 +2,7 @@
 // square (n x n unknowns, Dirichlet boundary), COMPaS section 5.1.
 //
 // Decomposition: interior rows in blocks over processes (Runtime::node_block), the rows of a block
-// over the threads of the process. Each process holds its rows plus one halo row above and below,
+// over the threads of the process (by default shared out dynamically within a sweep: Schedule). Each process holds its rows plus one halo row above and below,
 // twice (Jacobi reads one copy and writes the other), in one window. After a sweep, thread 0 of
 // each process writes its first and last new rows straight into the neighbours' halo rows with
 // put_signal (no message buffer, no copy at the receiver) and waits for the neighbours' signals.
@@ -33,14 +33,26 @@ namespace compas::kernels::laplace {
 // the last level).
 enum class Stores { automatic, cached, streaming };
 
+// Who sweeps which rows of a process. fixed: each thread its own block, every sweep. dynamic
+// (default): each thread's block is cut into groups of whole 4-row blocks; a thread sweeps its
+// own groups in order, then takes the groups that threads on its socket have not started, so a
+// thread whose core runs slower (another job, interrupts, a virtual machine's other guests)
+// sweeps fewer rows and the team does not wait for it at every sweep's barrier. Which thread
+// computes a point does not change its bits.
+enum class Schedule { dynamic, fixed };
+
 struct Params {
   std::size_t n = 640;   // interior points per side (the paper's size)
   int iters = 100;       // sweeps (the most, when tol > 0)
   double tol = 0;        // > 0: stop when max |change| of a sweep <= tol
   int check_every = 10;  // sweeps between convergence checks (tol > 0)
   Stores stores = Stores::automatic;
+  Schedule schedule = Schedule::dynamic;
   // Test hook: perturb one interior value on process 0 after the sweeps, before verification.
   bool inject_fault = false;
+  // Test hook, dynamic schedule: this thread (of every process) starts each sweep's rows only
+  // once the others have taken all its groups (or after 1 s).
+  int slow_thread = -1;
 };
 
 struct Result {
@@ -57,7 +69,14 @@ struct Result {
   double flops = 0, bytes = 0;     // work model of the timed part, whole job
   bool streaming_stores = false;   // non-temporal stores were used (after calibration, if any)
   bool stores_calibrated = false;  // --stores auto timed both kinds on sweeps 2..5
+  // Share of the point updates made by a thread other than the rows' owner (dynamic schedule),
+  // whole job: 0 when the threads kept pace, up to about 1/2 of a slow thread's share.
+  double moved = 0;
 };
+
+// "dynamic" | "fixed" (also "static"); throws std::invalid_argument naming the value otherwise.
+Schedule parse_schedule(const std::string& text);
+std::string to_string(Schedule s);
 
 // Throws std::invalid_argument for bad parameters (n < processes, iters < 1, ...).
 void check(const Params& p, int processes);
