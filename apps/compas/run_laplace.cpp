@@ -97,7 +97,7 @@ RunKernel add_run_laplace(CLI::App& run) {
   lap->add_option("--check-every", la->p.check_every, "sweeps between convergence checks")
       ->check(CLI::Range(1, 1 << 20));
   lap->add_option("--stores", la->stores,
-                  "auto (beyond the caches below the last level, time both kinds on sweeps 2-5 and "
+                  "auto (beyond the caches below the last level, time both kinds on sweeps 2-9 and "
                   "keep the faster) | cached | streaming")
       ->check(CLI::IsMember({"auto", "cached", "streaming"}));
   lap->add_option("--schedule", la->schedule,

@@ -139,7 +139,7 @@ TEST(LaplaceJob, ScheduleNamesParse) {
 }
 
 // --stores auto on a field beyond the caches below the last level times both store kinds on sweeps
-// 2..5 (runs of at least 12 sweeps) and keeps one; whichever it keeps, the bits are the serial
+// 2..9 (runs of at least 12 sweeps) and keeps one; whichever it keeps, the bits are the serial
 // reference's. Shorter runs do not calibrate.
 TEST(LaplaceJob, AutoStoresCalibrateBeyondTheCachesWithTheSameBits) {
 #if defined(__x86_64__)

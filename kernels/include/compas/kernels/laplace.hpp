@@ -28,7 +28,7 @@
 namespace compas::kernels::laplace {
 
 // Stores of the sweep: ordinary, non-temporal (streaming), or automatic: when both copies of the
-// field exceed the caches below the last level, sweeps 2 to 5 alternate the two kinds and the
+// field exceed the caches below the last level, sweeps 2 to 9 alternate the two kinds and the
 // faster is kept (in runs of at least 12 sweeps; shorter ones stream when the field exceeds twice
 // the last level).
 enum class Stores { automatic, cached, streaming };
@@ -68,7 +68,7 @@ struct Result {
   double mlups() const;            // million point updates per second
   double flops = 0, bytes = 0;     // work model of the timed part, whole job
   bool streaming_stores = false;   // non-temporal stores were used (after calibration, if any)
-  bool stores_calibrated = false;  // --stores auto timed both kinds on sweeps 2..5
+  bool stores_calibrated = false;  // --stores auto timed both kinds on sweeps 2..9
   // Share of the point updates made by a thread other than the rows' owner (dynamic schedule),
   // whole job: 0 when the threads kept pace, up to about 1/2 of a slow thread's share.
   double moved = 0;
