@@ -49,6 +49,19 @@ std::vector<std::uint32_t> keys_of(rs::Dist d, std::size_t n, std::uint64_t seed
   return k;
 }
 
+// One sort of k on the team through a workspace the caller keeps (rs::sort(Team&) makes a new
+// one each time); returns the span that holds the result (k's buffer or tmp's).
+std::span<std::uint32_t> sort_on(ct::Team& team, std::vector<std::uint32_t>& k,
+                                 std::vector<std::uint32_t>& tmp, rs::Workspace& ws,
+                                 const rs::Options& o, rs::Stats* st = nullptr) {
+  std::span<std::uint32_t> out;
+  team.run([&](ct::ThreadCtx& t) {
+    auto r = rs::sort(t, std::span<std::uint32_t>(k), std::span<std::uint32_t>(tmp), ws, o, st);
+    if (t.is_leader()) out = r;
+  });
+  return out;
+}
+
 TEST(SortInput, ParseKeysTakesBinarySuffixes) {
   EXPECT_EQ(rs::parse_keys("1000"), 1000u);
   EXPECT_EQ(rs::parse_keys("64K"), 65536u);
@@ -244,10 +257,7 @@ TEST(SortPasses, TheResultIsInTheBufferTheLastPassWrote) {
     auto k = keys;
     rs::Options o;
     o.digit_bits = bits;
-    std::span<std::uint32_t> out;
-    team.run([&](ct::ThreadCtx& t) {
-      out = rs::sort(t, std::span<std::uint32_t>(k), std::span<std::uint32_t>(tmp), ws, o);
-    });
+    const std::span<std::uint32_t> out = sort_on(team, k, tmp, ws, o);
     EXPECT_EQ(out.data(), bits == 8 ? k.data() : tmp.data());  // 4 passes or 3
     EXPECT_TRUE(std::is_sorted(out.begin(), out.end()));
   }
@@ -276,12 +286,7 @@ TEST(SortPasses, AutomaticStoresCalibrateOnceBetweenTheThresholds) {
     for (int round = 0; round < 3; ++round) {
       auto k = keys_of(rs::Dist::uniform, n, 11);
       rs::Stats st;
-      std::span<std::uint32_t> out;
-      team.run([&](ct::ThreadCtx& t) {
-        auto r =
-            rs::sort(t, std::span<std::uint32_t>(k), std::span<std::uint32_t>(tmp), ws, o, &st);
-        if (t.is_leader()) out = r;
-      });
+      const std::span<std::uint32_t> out = sort_on(team, k, tmp, ws, o, &st);
       EXPECT_EQ(st.calibrated, round == 0) << threads << " threads, sort " << round;
       EXPECT_EQ(st.passes, 4);
       ASSERT_TRUE(std::equal(out.begin(), out.end(), want.begin(), want.end()))
@@ -532,12 +537,7 @@ TEST(SortBuckets, OneWorkspaceCalibratesOnceAndSurvivesFallBacks) {
     auto run = [&](std::vector<std::uint32_t> k) {
       std::vector<std::uint32_t> tmp(k.size());
       rs::Stats st;
-      std::span<std::uint32_t> out;
-      team.run([&](ct::ThreadCtx& t) {
-        auto r =
-            rs::sort(t, std::span<std::uint32_t>(k), std::span<std::uint32_t>(tmp), ws, o, &st);
-        if (t.is_leader()) out = r;
-      });
+      const std::span<std::uint32_t> out = sort_on(team, k, tmp, ws, o, &st);
       auto want = k;
       std::sort(want.begin(), want.end());
       EXPECT_TRUE(std::equal(out.begin(), out.end(), want.begin(), want.end())) << threads;

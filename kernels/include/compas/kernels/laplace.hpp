@@ -2,10 +2,11 @@
 // square (n x n unknowns, Dirichlet boundary), COMPaS section 5.1.
 //
 // Decomposition: interior rows in blocks over processes (Runtime::node_block), the rows of a block
-// over the threads of the process (by default shared out dynamically within a sweep: Schedule). Each process holds its rows plus one halo row above and below,
-// twice (Jacobi reads one copy and writes the other), in one window. After a sweep, thread 0 of
-// each process writes its first and last new rows straight into the neighbours' halo rows with
-// put_signal (no message buffer, no copy at the receiver) and waits for the neighbours' signals.
+// over the threads of the process (by default shared out dynamically within a sweep: Schedule).
+// Each process holds its rows plus one halo row above and below, twice (Jacobi reads one copy and
+// writes the other), in one window. After a sweep, thread 0 of each process writes its first and
+// last new rows straight into the neighbours' halo rows with put_signal (no message buffer, no
+// copy at the receiver) and waits for the neighbours' signals.
 //
 // Problem and verification: boundary values of the harmonic polynomial f(x, y) = x^2 - y^2, whose
 // discrete 5-point Laplacian is exactly zero, so f is the discrete solution. The interior starts
@@ -70,7 +71,7 @@ struct Result {
   bool streaming_stores = false;   // non-temporal stores were used (after calibration, if any)
   bool stores_calibrated = false;  // --stores auto timed both kinds on sweeps 2..9
   // Share of the point updates made by a thread other than the rows' owner (dynamic schedule),
-  // whole job: 0 when the threads kept pace, up to about 1/2 of a slow thread's share.
+  // whole job: 0 when the threads kept pace; a thread that did no rows of its own adds its share.
   double moved = 0;
 };
 
