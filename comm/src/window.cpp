@@ -24,12 +24,57 @@ namespace {
 
 constexpr std::size_t kLine = 64;
 
-std::size_t round_up(std::size_t n, std::size_t to) {
+// n rounded up to a multiple of `to`, or std::length_error naming `what` if that wraps.
+std::size_t round_up(std::size_t n, std::size_t to, const char* what) {
+  if (n > SIZE_MAX - (to - 1))
+    throw std::length_error(std::string(what) + ": " + std::to_string(n) +
+                            " bytes do not fit in memory");
   return (n + to - 1) / to * to;
 }
 
+// Where one process's window lies in its registered memory: data, then (a line further at most)
+// the signal words, then the sleeper count and the freed word on lines of their own. Each
+// process has its own, since sizes may differ between processes.
+struct Layout {
+  std::size_t bytes = 0, signals = 0;
+  std::size_t data_bytes = 0;    // bytes rounded up to a line
+  std::size_t signal_bytes = 0;  // signals * 8 rounded up to a line
+  std::size_t total = 0;
+
+  static Layout of(std::size_t bytes, std::size_t signals) {
+    Layout l;
+    l.bytes = bytes;
+    l.signals = signals;
+    l.data_bytes = round_up(bytes, kLine, "window data");
+    l.signal_bytes =
+        round_up(detail::checked_bytes(signals, 8, "window signals"), kLine, "window signals");
+    if (l.signal_bytes > SIZE_MAX - 2 * kLine - l.data_bytes)
+      throw std::length_error("window of " + std::to_string(bytes) + " bytes and " +
+                              std::to_string(signals) + " signals does not fit in memory");
+    l.total = l.data_bytes + l.signal_bytes + 2 * kLine;
+    return l;
+  }
+  std::uint64_t* signal(std::byte* base, std::size_t i) const {
+    return reinterpret_cast<std::uint64_t*>(base + data_bytes) + i;
+  }
+  // How many threads sleep on a signal of this window (futex): of the owning process, and of
+  // same-host processes waiting on it by load/store (direct_wait_until).
+  std::uint32_t* waiters(std::byte* base) const {
+    return reinterpret_cast<std::uint32_t*>(base + data_bytes + signal_bytes);
+  }
+  // Non-zero once the owner let the window go without meeting everyone: load/store peers read
+  // it (a line of its own, written once) before each operation; others learn by message.
+  std::atomic<std::uint32_t>* freed_word(std::byte* base) const {
+    return reinterpret_cast<std::atomic<std::uint32_t>*>(base + data_bytes + signal_bytes + kLine);
+  }
+};
+
+// What each process publishes at creation: base address, data bytes, signal count, packed rkey.
+constexpr std::size_t kKeyHeader = 3 * sizeof(std::uint64_t);
+
 struct Peer {
   std::atomic<bool> ready{false};
+  Layout layout;            // its sizes (from the key exchange)
   std::uint64_t raddr = 0;  // remote base address
   std::string packed;       // its packed rkey
   ucp_rkey_h rkey = nullptr;
@@ -44,29 +89,15 @@ struct Peer {
 struct WindowBytes::Impl {
   Comm::Impl* comm = nullptr;
   ucp_mem_h memh = nullptr;
-  std::size_t data_bytes = 0;  // data region, rounded up to a line: signals follow it
-  std::size_t total = 0;
+  Layout own;  // this process's sizes
   std::unique_ptr<Peer[]> peers;
   std::mutex mu;
   std::uint32_t id = 0;  // index in the Comm's window table
   std::byte* base = nullptr;
-  std::size_t bytes = 0, signals = 0;
 
   Peer& peer(int rank, WindowBytes& w);
-  std::size_t signal_bytes = 0;  // signals, rounded up to a line: the waiter count follows
-  std::uint64_t* local_signal(std::byte* base, std::size_t i) const {
-    return reinterpret_cast<std::uint64_t*>(base + data_bytes) + i;
-  }
-  // How many threads sleep on a signal of this window (futex): of the owning process, and of
-  // same-host processes waiting on it by load/store (direct_wait_until).
-  std::uint32_t* waiters(std::byte* base) const {
-    return reinterpret_cast<std::uint32_t*>(base + data_bytes + signal_bytes);
-  }
-  // Non-zero once the owner let the window go without meeting everyone: load/store peers read
-  // it (a line of its own, written once) before each operation; others learn by message.
-  std::atomic<std::uint32_t>* freed_word(std::byte* base) const {
-    return reinterpret_cast<std::atomic<std::uint32_t>*>(base + data_bytes + signal_bytes + kLine);
-  }
+  // `rank`'s sizes, known from creation on; std::out_of_range for a rank outside the job.
+  const Layout& layout(int rank) const;
   [[noreturn]] void throw_freed(int rank) const;
 };
 
@@ -91,9 +122,12 @@ std::uint32_t* low_half(std::uint64_t* word) {
 }  // namespace
 
 WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fill fill)
-    : comm_(&comm), bytes_(bytes), signals_(signals), impl_(new Impl) {
+    : comm_(&comm), bytes_(bytes), signals_(signals) {
+  const Layout layout = Layout::of(bytes, signals);  // before anything collective: may throw
+  impl_ = new Impl;
   Impl& w = *impl_;
   w.comm = &comm.impl();
+  w.own = layout;
   // Peers may still be operating on this process's memory through UCX, which (without a progress
   // thread) completes only while this process progresses; the bootstrap below does not.
   if (comm.size() > 1 && w.comm->coll) {
@@ -104,19 +138,16 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
       throw;
     }
   }
-  w.data_bytes = round_up(bytes, kLine);
-  w.signal_bytes = round_up(signals * 8, kLine);
-  w.total = w.data_bytes + w.signal_bytes + 2 * kLine;
 
   ucp_mem_map_params_t mp{};
   mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS |
                   UCP_MEM_MAP_PARAM_FIELD_ADDRESS;
   mp.address = nullptr;
-  mp.length = w.total;
+  mp.length = w.own.total;
   mp.flags = UCP_MEM_MAP_ALLOCATE;
   if (ucs_status_t st = ucp_mem_map(w.comm->ctx, &mp, &w.memh); st != UCS_OK) {
     delete impl_;
-    throw CommError("registering a window of " + std::to_string(w.total) +
+    throw CommError("registering a window of " + std::to_string(w.own.total) +
                     " bytes (ucp_mem_map): " + ucs_status_string(st));
   }
   ucp_mem_attr_t attr{};
@@ -126,12 +157,10 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
   // The signals and the words after them are always zeroed; the data only when asked (zeroing
   // it here would first-touch every page from this thread).
   if (fill == Fill::zero)
-    std::memset(base_, 0, w.total);
+    std::memset(base_, 0, w.own.total);
   else
-    std::memset(base_ + w.data_bytes, 0, w.total - w.data_bytes);
+    std::memset(base_ + w.own.data_bytes, 0, w.own.total - w.own.data_bytes);
   w.base = base_;
-  w.bytes = bytes_;
-  w.signals = signals_;
   // Registered before the keys are exchanged: once a peer has them it may send put_signal
   // messages, and the handler finds the window by this id (windows are created collectively, so
   // ids agree across processes).
@@ -153,9 +182,9 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
     delete impl_;
     throw CommError(std::string("packing a window's remote key: ") + ucs_status_string(st));
   }
-  std::string mine(sizeof(std::uint64_t), '\0');
-  const auto addr = reinterpret_cast<std::uint64_t>(base_);
-  std::memcpy(mine.data(), &addr, sizeof addr);
+  std::string mine(kKeyHeader, '\0');
+  const std::uint64_t header[3] = {reinterpret_cast<std::uint64_t>(base_), bytes_, signals_};
+  std::memcpy(mine.data(), header, kKeyHeader);
   mine.append(static_cast<const char*>(rkey_buf), rkey_len);
   ucp_rkey_buffer_release(rkey_buf);
 
@@ -174,15 +203,20 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
     w.peers = std::make_unique<Peer[]>(all.size());
   }
   for (std::size_t r = 0; r < all.size(); ++r) {
-    if (all[r].size() < sizeof(std::uint64_t)) {
+    std::uint64_t header[3] = {};
+    if (all[r].size() >= kKeyHeader) std::memcpy(header, all[r].data(), kKeyHeader);
+    try {
+      if (all[r].size() < kKeyHeader) throw std::length_error("too short");
+      w.peers[r].layout = Layout::of(header[1], header[2]);
+    } catch (const std::length_error&) {
       unregister();
       ucp_mem_unmap(w.comm->ctx, w.memh);
       delete impl_;
       throw CommError("rank " + std::to_string(r) + " sent a malformed window key",
                       static_cast<int>(r));
     }
-    std::memcpy(&w.peers[r].raddr, all[r].data(), sizeof(std::uint64_t));
-    w.peers[r].packed = all[r].substr(sizeof(std::uint64_t));
+    w.peers[r].raddr = header[0];
+    w.peers[r].packed = all[r].substr(kKeyHeader);
   }
   Peer& me = w.peers[comm.rank()];
   me.direct = base_;
@@ -257,7 +291,7 @@ WindowBytes::~WindowBytes() {
     // Some peer may still be using this window: it must learn that it is gone (load/store peers
     // from the word in the memory itself, the others by message), and its late operations must
     // land in memory still registered, not in memory reused for something else.
-    w.freed_word(base_)->store(1, std::memory_order_release);
+    w.own.freed_word(base_)->store(1, std::memory_order_release);
     if (!why.empty() && this != c.coll.get())
       std::fprintf(stderr,
                    "compas: rank %d: window %u destroyed without every process (%s): peers still "
@@ -298,14 +332,28 @@ void on_window_freed(Comm::Impl& m, const WindowFreedMessage& msg) {
   if (w.peers) w.peers[msg.rank].freed.store(true, std::memory_order_relaxed);
 }
 
-Peer& WindowBytes::Impl::peer(int rank, WindowBytes& win) {
+const Layout& WindowBytes::Impl::layout(int rank) const {
   if (rank < 0 || rank >= comm->size)
     throw std::out_of_range("rank " + std::to_string(rank) + " is outside the job: ranks are 0.." +
                             std::to_string(comm->size - 1));
+  return peers[rank].layout;
+}
+
+std::size_t WindowBytes::bytes(int rank) const {
+  return impl_->layout(rank).bytes;
+}
+
+std::size_t WindowBytes::signals(int rank) const {
+  return impl_->layout(rank).signals;
+}
+
+Peer& WindowBytes::Impl::peer(int rank, WindowBytes& win) {
+  (void)layout(rank);  // checks the rank
   Peer& p = peers[rank];
   if (p.ready.load(std::memory_order_acquire)) {
     if (p.freed.load(std::memory_order_relaxed) ||
-        (p.direct && freed_word(p.direct)->load(std::memory_order_acquire) != 0)) [[unlikely]]
+        (p.direct && p.layout.freed_word(p.direct)->load(std::memory_order_acquire) != 0))
+        [[unlikely]]
       throw_freed(rank);
     return p;
   }
@@ -335,7 +383,7 @@ namespace {
                                 std::size_t bytes) {
   throw std::out_of_range(std::string(op) + " to rank " + std::to_string(rank) +
                           " at byte offset " + std::to_string(offset) + " of " + std::to_string(n) +
-                          " bytes is outside the window (" + std::to_string(bytes) + " bytes)");
+                          " bytes is outside its window (" + std::to_string(bytes) + " bytes)");
 }
 
 void check_range(const char* op, int rank, std::size_t offset, std::size_t n, std::size_t bytes) {
@@ -349,6 +397,13 @@ void check_signal(const char* op, std::size_t index, std::size_t signals) {
                             " signals)");
 }
 
+void check_signal(const char* op, int rank, std::size_t index, std::size_t signals) {
+  if (index >= signals)
+    throw std::out_of_range(std::string(op) + " to rank " + std::to_string(rank) + ": signal " +
+                            std::to_string(index) + " does not exist (its window has " +
+                            std::to_string(signals) + " signals)");
+}
+
 ucp_request_param_t no_callback() {
   ucp_request_param_t p{};
   p.op_attr_mask = 0;
@@ -358,7 +413,7 @@ ucp_request_param_t no_callback() {
 }  // namespace
 
 Request WindowBytes::put_nb(int rank, std::size_t offset, const void* src, std::size_t n) {
-  check_range("put", rank, offset, n, bytes_);
+  check_range("put", rank, offset, n, impl_->layout(rank).bytes);
   Peer& p = impl_->peer(rank, *this);
   Comm::Impl& c = *impl_->comm;
   c.counts().put(n);
@@ -379,7 +434,7 @@ void WindowBytes::put(int rank, std::size_t offset, const void* src, std::size_t
 }
 
 Request WindowBytes::get_nb(int rank, std::size_t offset, void* dst, std::size_t n) {
-  check_range("get", rank, offset, n, bytes_);
+  check_range("get", rank, offset, n, impl_->layout(rank).bytes);
   Peer& p = impl_->peer(rank, *this);
   Comm::Impl& c = *impl_->comm;
   c.counts().get(n);
@@ -401,15 +456,15 @@ void WindowBytes::get(int rank, std::size_t offset, void* dst, std::size_t n) {
 }
 
 void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
-  check_signal("signal_add", signal, signals_);
+  check_signal("signal_add", rank, signal, impl_->layout(rank).signals);
   Peer& p = impl_->peer(rank, *this);
   Comm::Impl& c = *impl_->comm;
   c.counts().signal();
   if (p.direct) {
-    std::uint64_t* word = impl_->local_signal(p.direct, signal);
+    std::uint64_t* word = p.layout.signal(p.direct, signal);
     std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
     // Dekker with wait_until: the add is seen, or the sleeper's registration is.
-    if (std::atomic_ref<std::uint32_t>(*impl_->waiters(p.direct)).load(std::memory_order_seq_cst))
+    if (std::atomic_ref<std::uint32_t>(*p.layout.waiters(p.direct)).load(std::memory_order_seq_cst))
       futex_wake_all(low_half(word));
     return;
   }
@@ -420,7 +475,7 @@ void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
   ucp_request_param_t prm{};
   prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
   prm.datatype = ucp_dt_make_contig(8);
-  const std::uint64_t raddr = p.raddr + impl_->data_bytes + signal * 8;
+  const std::uint64_t raddr = p.raddr + p.layout.data_bytes + signal * 8;
   c.complete(ucp_atomic_op_nbx(c.ep(rank), UCP_ATOMIC_OP_ADD, &add, 1, raddr, p.rkey, &prm), rank,
              "signal");
   c.count_ucx_op(rank);
@@ -428,8 +483,9 @@ void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
 
 Request WindowBytes::put_signal_nb(int rank, std::size_t offset, const void* src, std::size_t n,
                                    std::size_t signal, std::uint64_t add) {
-  check_range("put_signal", rank, offset, n, bytes_);
-  check_signal("put_signal", signal, signals_);
+  const Layout& target = impl_->layout(rank);
+  check_range("put_signal", rank, offset, n, target.bytes);
+  check_signal("put_signal", rank, signal, target.signals);
   Peer& p = impl_->peer(rank, *this);
   Comm::Impl& c = *impl_->comm;
   if (p.direct) {
@@ -488,9 +544,9 @@ namespace {
 
 // Adds to a signal word of this process and wakes its sleepers (see wait_until).
 void apply_signal(WindowBytes::Impl& w, std::uint32_t signal, std::uint64_t add) {
-  std::uint64_t* word = w.local_signal(w.base, signal);
+  std::uint64_t* word = w.own.signal(w.base, signal);
   std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
-  if (std::atomic_ref<std::uint32_t>(*w.waiters(w.base)).load(std::memory_order_seq_cst))
+  if (std::atomic_ref<std::uint32_t>(*w.own.waiters(w.base)).load(std::memory_order_seq_cst))
     futex_wake_all(low_half(word));
 }
 
@@ -522,7 +578,7 @@ ucs_status_t deliver_put_signal(Comm::Impl& m, const PutSignalHeader& h, void* d
                  h.origin);
     return UCS_OK;
   }
-  if (h.offset > w.bytes || length > w.bytes - h.offset || h.signal >= w.signals) {
+  if (h.offset > w.own.bytes || length > w.own.bytes - h.offset || h.signal >= w.own.signals) {
     std::fprintf(stderr, "compas: rank %d: put_signal outside window %u dropped\n", m.rank,
                  h.window);
     return UCS_OK;
@@ -591,7 +647,7 @@ static Request window_atomic_nb(WindowBytes& win, WindowBytes::Impl& w, Comm& co
   if (width != 4 && width != 8)
     throw std::invalid_argument(std::string(name) + ": width " + std::to_string(width) +
                                 " is not allowed: atomics are 4 or 8 bytes wide");
-  check_range(name, rank, offset, width, win.bytes());
+  check_range(name, rank, offset, width, win.bytes(rank));
   if (offset % width != 0)
     throw std::invalid_argument(std::string(name) + " at byte offset " + std::to_string(offset) +
                                 " is not aligned to its width (" + std::to_string(width) + ")");
@@ -670,13 +726,13 @@ Request WindowBytes::compare_swap_nb(int rank, std::size_t offset, std::uint64_t
 
 std::uint64_t WindowBytes::signal(std::size_t index) const {
   check_signal("signal", index, signals_);
-  return std::atomic_ref<std::uint64_t>(*impl_->local_signal(base_, index))
+  return std::atomic_ref<std::uint64_t>(*impl_->own.signal(base_, index))
       .load(std::memory_order_acquire);
 }
 
 void WindowBytes::reset_signal(std::size_t index, std::uint64_t value) {
   check_signal("reset_signal", index, signals_);
-  std::atomic_ref<std::uint64_t>(*impl_->local_signal(base_, index))
+  std::atomic_ref<std::uint64_t>(*impl_->own.signal(base_, index))
       .store(value, std::memory_order_release);
 }
 
@@ -713,37 +769,51 @@ void WindowBytes::wait_until(std::size_t index, std::uint64_t at_least, int from
   // Oversubscribed: sleep on the signal's futex. A same-host sender doing load/store wakes it; a
   // UCX sender does not, so then the sleep is short and the loop progresses the worker.
   const bool woken = from_rank >= 0 && from_rank < comm_->size() && direct(from_rank);
-  wait_for_word(*impl_->comm, impl_->local_signal(base_, index), impl_->waiters(base_), at_least,
+  wait_for_word(*impl_->comm, impl_->own.signal(base_, index), impl_->own.waiters(base_), at_least,
                 from_rank, woken, [&] { return "signal " + std::to_string(index); });
 }
 
 std::uint64_t WindowBytes::direct_fetch_add_signal(int rank, std::size_t index, std::uint64_t add,
                                                    bool wake) {
-  check_signal("direct_fetch_add_signal", index, signals_);
+  check_signal("direct_fetch_add_signal", rank, index, impl_->layout(rank).signals);
   Peer& p = impl_->peer(rank, *this);
   if (!p.direct)
     throw std::logic_error("direct_fetch_add_signal: rank " + std::to_string(rank) +
                            " is not reached by load/store");
   impl_->comm->counts().signal();
-  std::uint64_t* word = impl_->local_signal(p.direct, index);
+  std::uint64_t* word = p.layout.signal(p.direct, index);
   const std::uint64_t old =
       std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
   // Dekker with wait_for_word: the add is seen, or the sleeper's registration is.
   if (wake &&
-      std::atomic_ref<std::uint32_t>(*impl_->waiters(p.direct)).load(std::memory_order_seq_cst))
+      std::atomic_ref<std::uint32_t>(*p.layout.waiters(p.direct)).load(std::memory_order_seq_cst))
     futex_wake_all(low_half(word));
   return old;
 }
 
 void WindowBytes::direct_wait_until(int rank, std::size_t index, std::uint64_t at_least,
                                     const char* what, int from_rank) {
-  check_signal("direct_wait_until", index, signals_);
+  check_signal("direct_wait_until", rank, index, impl_->layout(rank).signals);
   Peer& p = impl_->peer(rank, *this);
   if (!p.direct)
     throw std::logic_error("direct_wait_until: rank " + std::to_string(rank) +
                            " is not reached by load/store");
-  wait_for_word(*impl_->comm, impl_->local_signal(p.direct, index), impl_->waiters(p.direct),
+  wait_for_word(*impl_->comm, p.layout.signal(p.direct, index), p.layout.waiters(p.direct),
                 at_least, from_rank, /*woken=*/true, [&] { return std::string(what); });
 }
+
+namespace detail {
+
+void throw_bytes_overflow(std::size_t count, std::size_t size, const char* what) {
+  throw std::length_error(std::string(what) + ": " + std::to_string(count) + " of " +
+                          std::to_string(size) + " bytes do not fit in memory");
+}
+
+void throw_offset_overflow(std::size_t offset) {
+  throw std::out_of_range("element offset " + std::to_string(offset) +
+                          " is outside every window (its byte offset does not fit a size_t)");
+}
+
+}  // namespace detail
 
 }  // namespace compas::comm

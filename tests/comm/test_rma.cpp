@@ -204,6 +204,68 @@ TEST(Rma, OutOfBoundsIsAnErrorAndWritesNothing) {
   comm().barrier();
 }
 
+// Windows may differ in size between processes (as MPI allows): every access is checked against
+// the target's own data size and signal count, never the caller's. Rank r makes 96 + 64 r bytes
+// and 2 + r signals, so a rank's previous rank (r - 1) has the smaller window: a put inside the
+// caller's window but past the target's end must throw and write nothing, not land in the
+// target's signals (which follow its data).
+TEST(Rma, AccessIsCheckedAgainstTheTargetsOwnSize) {
+  const int p = nranks(), me = rank();
+  const auto bytes_of = [](int r) { return std::size_t{96} + 64 * static_cast<std::size_t>(r); };
+  const auto signals_of = [](int r) { return std::size_t{2} + static_cast<std::size_t>(r); };
+  WindowBytes w(comm(), bytes_of(me), signals_of(me));
+  for (int r = 0; r < p; ++r) {
+    EXPECT_EQ(w.bytes(r), bytes_of(r)) << "rank " << r;
+    EXPECT_EQ(w.signals(r), signals_of(r)) << "rank " << r;
+  }
+  EXPECT_EQ(w.bytes(), bytes_of(me));
+  EXPECT_THROW((void)w.bytes(p), std::out_of_range);
+  std::vector<char> buf(bytes_of(p), 'x');
+  for (int t = 0; t < p; ++t) {
+    if (bytes_of(t) >= bytes_of(me)) continue;  // only targets smaller than this process
+    const std::size_t end = bytes_of(t);
+    EXPECT_THROW(w.put(t, end, buf.data(), 8), std::out_of_range) << "to rank " << t;
+    EXPECT_THROW(w.put(t, end - 4, buf.data(), 8), std::out_of_range) << "to rank " << t;
+    EXPECT_THROW(w.put_signal(t, end, buf.data(), 8, 0), std::out_of_range) << "to rank " << t;
+    EXPECT_THROW(w.get(t, end - 8, buf.data(), 16), std::out_of_range) << "from rank " << t;
+    EXPECT_THROW(w.fetch_add(t, end, 1, 8), std::out_of_range) << "to rank " << t;
+    EXPECT_THROW(w.compare_swap(t, end, 0, 1, 8), std::out_of_range) << "to rank " << t;
+    // The target's signal words start a line past its data: a put aimed there must not land.
+    EXPECT_THROW(w.put(t, (end + 63) / 64 * 64, buf.data(), 8), std::out_of_range);
+    // Signal indices beyond the target's count (inside the caller's) are refused as well.
+    EXPECT_THROW(w.signal_add(t, signals_of(t)), std::out_of_range) << "to rank " << t;
+    EXPECT_THROW(w.put_signal(t, 0, buf.data(), 1, signals_of(t)), std::out_of_range);
+    // Inside the target's window the operations work.
+    w.put(t, end - 8, buf.data(), 8);
+    w.signal_add(t, signals_of(t) - 1);
+  }
+  comm().flush_all();
+  comm().barrier();
+  // Each rank received one put and one signal from every larger rank, nothing else.
+  const auto larger = static_cast<std::uint64_t>(p - 1 - me);
+  EXPECT_EQ(w.signal(signals_of(me) - 1), larger);
+  for (std::size_t s = 0; s + 1 < signals_of(me); ++s) EXPECT_EQ(w.signal(s), 0u) << s;
+  for (std::size_t i = 0; i < bytes_of(me); ++i)
+    ASSERT_EQ(w.local()[i], i >= bytes_of(me) - 8 && larger > 0 ? std::byte{'x'} : std::byte{0})
+        << "byte " << i;
+  comm().barrier();
+}
+
+// A window whose size in bytes does not fit a size_t is refused, not wrapped around.
+TEST(Window, SizesThatWrapAreRefused) {
+  EXPECT_THROW(Window<double>(comm(), SIZE_MAX / 4), std::length_error);
+  EXPECT_THROW(WindowBytes(comm(), SIZE_MAX - 10), std::length_error);
+  EXPECT_THROW(WindowBytes(comm(), 64, SIZE_MAX / 4), std::length_error);
+  Window<std::uint64_t> w(comm(), 16, 1);
+  const std::uint64_t one = 1;
+  // offset * sizeof(T) would wrap to a small offset inside the window.
+  const std::size_t wraps = (SIZE_MAX / 8) + 2;  // * 8 wraps to 8
+  EXPECT_THROW(w.put(rank(), wraps, std::span<const std::uint64_t>(&one, 1)), std::out_of_range);
+  EXPECT_THROW(w.fetch_add(rank(), wraps, 1), std::out_of_range);
+  for (auto v : w.local()) EXPECT_EQ(v, 0u);
+  comm().barrier();
+}
+
 TEST(Rma, PutSignalDataVisibleWhenSignalIs) {
   // Ring: rank r streams rounds of a growing payload to r+1; the receiver checks the whole
   // payload of round k as soon as its signal reaches k, before acknowledging.

@@ -6,8 +6,12 @@
 // sees the data (the halo-exchange building block).
 //
 // Every remote access is bounds-checked at the initiator: an access outside the target's window
-// throws std::out_of_range and touches nothing. Peers on the same host whose memory UCX can map
-// are accessed by direct load/store (memcpy, CPU atomics); others by UCX RMA.
+// throws std::out_of_range and touches nothing. Processes may create a window with different sizes
+// and signal counts (as MPI_Win_create allows): the sizes are exchanged at creation and each
+// access is checked against its target's own, never the caller's (bytes(rank), signals(rank)).
+// Sizes whose byte count does not fit a size_t throw std::length_error. Peers on the same host
+// whose memory UCX can map are accessed by direct load/store (memcpy, CPU atomics); others by UCX
+// RMA.
 //
 // Completion: a blocking put returns when the source may be reused; the data is guaranteed to be
 // in the target's memory after flush(rank) / flush_all(), or when the target sees a later
@@ -49,6 +53,9 @@ class WindowBytes {
   Comm& comm() { return *comm_; }
   std::size_t bytes() const { return bytes_; }
   std::size_t signals() const { return signals_; }
+  // `rank`'s data bytes and signal count (std::out_of_range for a rank outside the job).
+  std::size_t bytes(int rank) const;
+  std::size_t signals(int rank) const;
   std::byte* local() { return base_; }
   const std::byte* local() const { return base_; }
   // True when `rank`'s window is reached by load/store (same host and mappable, or self).
@@ -108,38 +115,58 @@ class WindowBytes {
   Impl* impl_ = nullptr;
 };
 
+namespace detail {
+[[noreturn]] void throw_bytes_overflow(std::size_t count, std::size_t size, const char* what);
+[[noreturn]] void throw_offset_overflow(std::size_t offset);
+// count * size, or std::length_error naming `what` when it does not fit a size_t.
+inline std::size_t checked_bytes(std::size_t count, std::size_t size, const char* what) {
+  if (size != 0 && count > SIZE_MAX / size) [[unlikely]]
+    throw_bytes_overflow(count, size, what);
+  return count * size;
+}
+// offset * size for an element offset; one that does not fit can only lie outside every window,
+// so it throws std::out_of_range.
+inline std::size_t element_offset_bytes(std::size_t offset, std::size_t size) {
+  if (size != 0 && offset > SIZE_MAX / size) [[unlikely]]
+    throw_offset_overflow(offset);
+  return offset * size;
+}
+}  // namespace detail
+
 template <class T>
 class Window {
   static_assert(std::is_trivially_copyable_v<T>, "Window<T> needs a trivially copyable T");
 
  public:
   Window(Comm& comm, std::size_t count, std::size_t signals = 64, Fill fill = Fill::zero)
-      : w_(comm, count * sizeof(T), signals, fill), count_(count) {}
+      : w_(comm, detail::checked_bytes(count, sizeof(T), "window elements"), signals, fill),
+        count_(count) {}
 
   std::size_t size() const { return count_; }
+  std::size_t size(int rank) const { return w_.bytes(rank) / sizeof(T); }
   std::span<T> local() { return {reinterpret_cast<T*>(w_.local()), count_}; }
   WindowBytes& bytes() { return w_; }
   bool direct(int rank) { return w_.direct(rank); }
 
   void put(int rank, std::size_t offset, std::span<const T> src) {
-    w_.put(rank, offset * sizeof(T), src.data(), src.size_bytes());
+    w_.put(rank, at(offset), src.data(), src.size_bytes());
   }
   Request put_nb(int rank, std::size_t offset, std::span<const T> src) {
-    return w_.put_nb(rank, offset * sizeof(T), src.data(), src.size_bytes());
+    return w_.put_nb(rank, at(offset), src.data(), src.size_bytes());
   }
   void get(int rank, std::size_t offset, std::span<T> dst) {
-    w_.get(rank, offset * sizeof(T), dst.data(), dst.size_bytes());
+    w_.get(rank, at(offset), dst.data(), dst.size_bytes());
   }
   Request get_nb(int rank, std::size_t offset, std::span<T> dst) {
-    return w_.get_nb(rank, offset * sizeof(T), dst.data(), dst.size_bytes());
+    return w_.get_nb(rank, at(offset), dst.data(), dst.size_bytes());
   }
   void put_signal(int rank, std::size_t offset, std::span<const T> src, std::size_t signal,
                   std::uint64_t add = 1) {
-    w_.put_signal(rank, offset * sizeof(T), src.data(), src.size_bytes(), signal, add);
+    w_.put_signal(rank, at(offset), src.data(), src.size_bytes(), signal, add);
   }
   Request put_signal_nb(int rank, std::size_t offset, std::span<const T> src, std::size_t signal,
                         std::uint64_t add = 1) {
-    return w_.put_signal_nb(rank, offset * sizeof(T), src.data(), src.size_bytes(), signal, add);
+    return w_.put_signal_nb(rank, at(offset), src.data(), src.size_bytes(), signal, add);
   }
   void signal_add(int rank, std::size_t signal, std::uint64_t add = 1) {
     w_.signal_add(rank, signal, add);
@@ -147,24 +174,22 @@ class Window {
   Request fetch_add_nb(int rank, std::size_t offset, T value,
                        T* result) requires(std::is_integral_v<T> &&
                                            (sizeof(T) == 4 || sizeof(T) == 8)) {
-    return w_.fetch_add_nb(rank, offset * sizeof(T), static_cast<std::uint64_t>(value), sizeof(T),
-                           result);
+    return w_.fetch_add_nb(rank, at(offset), static_cast<std::uint64_t>(value), sizeof(T), result);
   }
   Request compare_swap_nb(int rank, std::size_t offset, T expected, T desired,
                           T* result) requires(std::is_integral_v<T> &&
                                               (sizeof(T) == 4 || sizeof(T) == 8)) {
-    return w_.compare_swap_nb(rank, offset * sizeof(T), static_cast<std::uint64_t>(expected),
+    return w_.compare_swap_nb(rank, at(offset), static_cast<std::uint64_t>(expected),
                               static_cast<std::uint64_t>(desired), sizeof(T), result);
   }
   T fetch_add(int rank, std::size_t offset,
               T value) requires(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
     return static_cast<T>(
-        w_.fetch_add(rank, offset * sizeof(T), static_cast<std::uint64_t>(value), sizeof(T)));
+        w_.fetch_add(rank, at(offset), static_cast<std::uint64_t>(value), sizeof(T)));
   }
   T compare_swap(int rank, std::size_t offset, T expected,
                  T desired) requires(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
-    return static_cast<T>(w_.compare_swap(rank, offset * sizeof(T),
-                                          static_cast<std::uint64_t>(expected),
+    return static_cast<T>(w_.compare_swap(rank, at(offset), static_cast<std::uint64_t>(expected),
                                           static_cast<std::uint64_t>(desired), sizeof(T)));
   }
   std::uint64_t signal(std::size_t index) const { return w_.signal(index); }
@@ -174,6 +199,9 @@ class Window {
   void reset_signal(std::size_t index, std::uint64_t value = 0) { w_.reset_signal(index, value); }
 
  private:
+  static std::size_t at(std::size_t offset) {
+    return detail::element_offset_bytes(offset, sizeof(T));
+  }
   WindowBytes w_;
   std::size_t count_;
 };
