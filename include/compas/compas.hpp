@@ -6,6 +6,8 @@
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
+#include "compas/runtime/dist_array.hpp"
+#include "compas/runtime/range.hpp"
 #include "compas/runtime/runtime.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/ops.hpp"

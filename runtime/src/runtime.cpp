@@ -1,15 +1,18 @@
 #include "compas/runtime/runtime.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/wait.hpp"
+#include "openmp.hpp"
 
 namespace compas {
 
@@ -30,6 +33,13 @@ bool parse_flag01(const std::string& what, const std::string& text) {
   throw std::invalid_argument(what + " '" + text + "' is not allowed: 0 or 1");
 }
 
+OpenMP parse_openmp(const std::string& what, const std::string& text) {
+  if (text == "auto") return OpenMP::automatic;
+  if (text == "pin") return OpenMP::pin;
+  if (text == "leave") return OpenMP::leave;
+  throw std::invalid_argument(what + " '" + text + "' is not allowed: auto, pin or leave");
+}
+
 // Applies one option by its flag name (without dashes); `source` names it in errors.
 void apply(RuntimeOptions& o, const std::string& name, const std::string& value,
            const std::string& source) {
@@ -46,6 +56,8 @@ void apply(RuntimeOptions& o, const std::string& name, const std::string& value,
     o.oversubscribe = parse_flag01(source, value);
   } else if (name == "events") {
     o.events = value;
+  } else if (name == "openmp") {
+    o.openmp = parse_openmp(source, value);
   }
 }
 
@@ -54,19 +66,44 @@ const char* const kEnv[][2] = {{"threads", "COMPAS_THREADS"},
                                {"wait", "COMPAS_WAIT"},
                                {"barrier", "COMPAS_BARRIER"},
                                {"oversubscribe", "COMPAS_OVERSUBSCRIBE"},
-                               {"events", "COMPAS_EVENTS"}};
+                               {"events", "COMPAS_EVENTS"},
+                               {"openmp", "COMPAS_OPENMP"}};
 
-}  // namespace
-
-RuntimeOptions RuntimeOptions::from_environment() {
+RuntimeOptions environment_options() {
   RuntimeOptions o;
   for (const auto& [name, var] : kEnv)
     if (const char* v = std::getenv(var); v && *v) apply(o, name, v, var);
   return o;
 }
 
+// Without --threads and COMPAS_THREADS, OMP_NUM_THREADS gives the team size: a program ported
+// from OpenMP keeps its environment. Its first value counts (a list "4,2" sets nested levels).
+void threads_from_openmp(RuntimeOptions& o) {
+  const char* v = std::getenv("OMP_NUM_THREADS");
+  if (o.threads > 0 || !v || !*v) return;
+  const std::string text = v;
+  std::string first = text.substr(0, text.find(','));
+  first.erase(0, first.find_first_not_of(" \t"));
+  first.erase(first.find_last_not_of(" \t") + 1);
+  try {
+    o.threads = parse_threads("OMP_NUM_THREADS", first);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("OMP_NUM_THREADS '" + text +
+                                "' is not allowed: a whole number 1..4096 (the first of a comma "
+                                "list is the number of threads)");
+  }
+}
+
+}  // namespace
+
+RuntimeOptions RuntimeOptions::from_environment() {
+  RuntimeOptions o = environment_options();
+  threads_from_openmp(o);
+  return o;
+}
+
 RuntimeOptions RuntimeOptions::from_args(int& argc, char** argv) {
-  RuntimeOptions o = from_environment();
+  RuntimeOptions o = environment_options();
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -94,6 +131,7 @@ RuntimeOptions RuntimeOptions::from_args(int& argc, char** argv) {
   }
   argc = out;
   if (argc >= 0) argv[argc] = nullptr;
+  threads_from_openmp(o);
   return o;
 }
 
@@ -105,6 +143,8 @@ struct Runtime::Impl {
   threads::Topology topo;
   std::unique_ptr<threads::Team> team;
   std::unique_ptr<perf::Profile> profile;
+  std::thread::id main_thread = std::this_thread::get_id();
+  std::atomic<bool> running{false};
 
   explicit Impl(RuntimeOptions o) : opt(std::move(o)), topo(threads::Topology::host()) {}
 };
@@ -134,6 +174,12 @@ Runtime::Runtime(int& argc, char** argv) : Runtime(RuntimeOptions::from_args(arg
 
 Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
   Impl& m = *impl_;
+  // When OpenMP binds (OMP_PROC_BIND, OMP_PLACES), libgomp has put this thread on its first place
+  // before main(): the topology must see all of OpenMP's places, the CPUs the process started
+  // with. (If the constructor fails, this thread stays on all of them.)
+  detail::OpenMpSetup omp;
+  omp.start = detail::widen_to_openmp_places();
+  if (!omp.start.empty()) m.topo = threads::Topology::host();
   threads::PuSet within = pus_of_process(m.topo);
   // Validate everything local before the job forms, so bad input fails at once on every rank.
   const auto spec = threads::BindSpec::parse(m.opt.bind);
@@ -161,14 +207,24 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   to.node = m.boot->rank();
   to.nnodes = m.boot->size();
   m.opt.threads = nthreads;
+  // Where this thread may run before the team pins it: OpenMP's threads go back there at the end.
+  omp.original = m.topo.current_thread_binding();
   m.team = std::make_unique<threads::Team>(m.topo, to);
   m.profile = std::make_unique<perf::Profile>(*m.team, std::move(events), m.boot->rank());
+  omp.requested = m.opt.openmp;
+  omp.cpu_of_thread = m.team->placement().pu_of_thread;
+  for (int i : within.pu_indices)
+    omp.process_cpus.push_back(m.topo.pu_list()[static_cast<std::size_t>(i)].os_index);
+  omp.rank = m.boot->rank();
+  openmp_ = std::make_unique<detail::OpenMpThreads>(m.topo, std::move(omp));
+  openmp_->start();  // once openmp_ is set: the OpenMP threads it makes may read it
 }
 
 Runtime::~Runtime() {
   Impl& m = *impl_;
   m.profile.reset();
   m.team.reset();
+  openmp_.reset();  // after the team put this thread back: OpenMP's threads back where they were
   m.coll.reset();
   m.comm.reset();
   m.boot.reset();
@@ -209,7 +265,23 @@ comm::NodeCollectives& Runtime::collectives() {
 }
 
 void Runtime::run(const std::function<void(threads::ThreadCtx&)>& body) {
+  if (impl_->running.exchange(true))
+    throw std::logic_error(
+        "Runtime::run: called while run() is already running (run() does not nest; inside it, "
+        "every thread already takes part)");
+  struct Done {
+    std::atomic<bool>& flag;
+    ~Done() { flag.store(false); }
+  } done{impl_->running};
   impl_->team->run(body);
+}
+
+bool Runtime::in_run() const {
+  return impl_->running.load();
+}
+
+bool Runtime::on_main_thread() const {
+  return std::this_thread::get_id() == impl_->main_thread;
 }
 
 std::vector<perf::RegionSample> Runtime::job_samples() {

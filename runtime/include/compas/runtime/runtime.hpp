@@ -17,13 +17,22 @@
 // section 4): a team step among the threads, one node step by thread 0 of each process across
 // processes, and a team step that hands the result to every thread. Results are deterministic
 // for a given P x T: operands are combined in (process, thread) order.
+//
+// OpenMP in the same program: the Runtime gives OpenMP its thread count T and pins OpenMP's
+// threads like its team (RuntimeOptions::openmp), so `#pragma omp parallel for` after the Runtime
+// runs one thread per CPU of this process; allreduce(value, op) reduces across the job from every
+// thread of such a region, or from one thread per process outside of one.
 #pragma once
 
+#include <algorithm>
+#include <concepts>
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -34,28 +43,63 @@
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
+#include "compas/runtime/range.hpp"
 #include "compas/threads/ops.hpp"
 #include "compas/threads/team.hpp"
 #include "compas/threads/topology.hpp"
 
 namespace compas {
 
+// What the Runtime does with OpenMP's threads. OpenMP's threads are made by the thread that made
+// the Runtime, which its team pinned to one CPU (team thread 0); unbound, they would inherit that
+// one CPU and every `#pragma omp parallel` would run on it.
+enum class OpenMP {
+  automatic,  // pin, unless the environment makes OpenMP bind its threads itself (OMP_PROC_BIND
+              // other than false; without OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY): then
+              // leave, and say once on stderr if an OpenMP thread is bound outside this process's
+              // CPUs
+  pin,        // OpenMP thread i on the OS CPU of team thread i (team().placement().pu_of_thread)
+  leave,      // OpenMP's binding is not touched
+};
+
 struct RuntimeOptions {
-  int threads = 0;  // per process; 0: COMPAS_THREADS, else one per core of this process's cores
+  int threads = 0;  // per process; 0: COMPAS_THREADS, else OMP_NUM_THREADS (its first value),
+                    // else one per core of this process's cores
   std::string bind = "compact";  // compact | scatter | sockets | cpu list
   threads::WaitPolicy wait = threads::WaitPolicy::auto_;
   threads::BarrierAlgorithm barrier = threads::BarrierAlgorithm::dissemination;
   bool oversubscribe = false;  // allow more threads than this process's PUs
   std::string events;          // PAPI events or group for the Profile ("" = time only)
+  // OpenMP's threads (auto | pin | leave). In every mode the Runtime sets OpenMP's thread count to
+  // its team size T (omp_set_num_threads, omp_set_dynamic(0)), so `#pragma omp parallel` runs T
+  // threads. `pin` binds OpenMP's threads 0..T-1 in one parallel region at construction, thread i
+  // to the team's CPU of thread i (openmp_binding() reads them back); libgomp keeps its threads
+  // and gives team id i to the same thread in every later region of up to T threads started by
+  // the same thread, so the binding holds. A later region of MORE than T threads gets its extra
+  // threads unpinned: new ones are made by the thread that made the Runtime and inherit its one
+  // CPU, so they share the CPU of OpenMP thread 0. Regions started from another thread use
+  // another pool and are not pinned. When the Runtime ends, the threads it pinned go back to the
+  // CPUs the process had before it, and the thread count and dynamic setting to their old values.
+  // When OpenMP binds (OMP_PROC_BIND, OMP_PLACES), libgomp has moved the main thread to its first
+  // place before main(); the Runtime takes all of OpenMP's places as the process's CPUs (what it
+  // started with) and puts the main thread back on the first place at the end.
+  OpenMP openmp = OpenMP::automatic;
 
   // Environment only: COMPAS_THREADS, COMPAS_BIND, COMPAS_WAIT, COMPAS_BARRIER,
-  // COMPAS_OVERSUBSCRIBE (0|1), COMPAS_EVENTS. Throws std::invalid_argument naming a bad value.
+  // COMPAS_OVERSUBSCRIBE (0|1), COMPAS_EVENTS, COMPAS_OPENMP; without COMPAS_THREADS,
+  // OMP_NUM_THREADS (a program ported from OpenMP keeps its environment). Throws
+  // std::invalid_argument naming a bad value.
   static RuntimeOptions from_environment();
   // The environment, then the flags --threads N, --bind B, --wait W, --barrier A,
-  // --oversubscribe, --events E (also --flag=value), which win. Recognised flags are removed from
+  // --oversubscribe, --events E, --openmp M (also --flag=value), which win; OMP_NUM_THREADS counts
+  // only when neither --threads nor COMPAS_THREADS is given. Recognised flags are removed from
   // argv (argc updated) so the program sees only its own. Throws std::invalid_argument.
   static RuntimeOptions from_args(int& argc, char** argv);
 };
+
+namespace detail {
+class OpenMpThreads;  // runtime/src/openmp.hpp
+}
 
 class Runtime {
  public:
@@ -76,6 +120,11 @@ class Runtime {
   threads::Team& team();
   const threads::Topology& topology() const;
   perf::Profile& profile();
+
+  // Whether the Runtime pinned OpenMP's threads (options().openmp resolved), and the OS CPUs each
+  // of OpenMP's threads 0..T-1 was bound to, as read back on it (empty when not pinned).
+  bool openmp_pinned() const;
+  const std::vector<std::vector<int>>& openmp_binding() const;
 
   // Collective over processes (call from one thread per process, outside run() or from thread 0
   // between team barriers): a symmetric window of n elements and `signals` signal words.
@@ -105,6 +154,45 @@ class Runtime {
     return t.broadcast(mine, 0);
   }
 
+  // The same reduction without a ThreadCtx, for programs that keep OpenMP (or one thread) and use
+  // the Runtime for the processes. Two forms, told apart by where it is called:
+  //  - outside any OpenMP parallel region, by one thread of every process (funneled): op over the
+  //    processes' values in rank order;
+  //  - inside `#pragma omp parallel`, by EVERY thread of the region: op over all threads of all
+  //    processes, in thread order within each process and then over processes in rank order
+  //    (as allreduce(t, ...)), on every thread. The regions may have any thread count.
+  // Every process calls the same sequence. Same bits for the same processes x threads. An
+  // exception in op or in comm is rethrown on thread 0 of the region; the other threads throw
+  // std::runtime_error with its message (an exception must not leave an OpenMP region: catch it
+  // inside). Throws std::logic_error inside run() (the team's threads use allreduce(t, ...)) and
+  // from a parallel region nested in another active one.
+  template <class T, class Op>
+  T allreduce(const T& value, Op op) {
+    static_assert(std::is_trivially_copyable_v<T>, "allreduce needs a trivially copyable T");
+    if (!openmp_region_call()) {
+      if (nodes() == 1) return value;
+      return fold_nodes(value, op, static_cast<T*>(nullptr));
+    }
+    const ErasedOp erased{
+        sizeof(T), &op,
+        [](void* acc, const void* x, const void* o) {  // acc = op(acc, x): thread 0's op
+          T a, b;
+          std::memcpy(&a, acc, sizeof(T));
+          std::memcpy(&b, x, sizeof(T));
+          a = (*const_cast<Op*>(static_cast<const Op*>(o)))(a, b);
+          std::memcpy(acc, &a, sizeof(T));
+        },
+        [](Runtime& rt, void* acc, const void* o) {  // over the processes, in rank order
+          T a;
+          std::memcpy(&a, acc, sizeof(T));
+          a = rt.fold_nodes(a, *static_cast<const Op*>(o), static_cast<T*>(nullptr));
+          std::memcpy(acc, &a, sizeof(T));
+        }};
+    T out = value;
+    openmp_allreduce(&value, &out, erased);
+    return out;
+  }
+
   // root_thread of process root_node's value, on every thread.
   template <class T>
   T broadcast(threads::ThreadCtx& t, const T& value, int root_node = 0, int root_thread = 0) {
@@ -130,7 +218,39 @@ class Runtime {
     return op(before, in_team);
   }
 
+  // Funneled forms (one thread of every process, outside parallel regions): op over the values of
+  // the processes before this one in rank order (`identity` on process 0); and element by element
+  // over equal-length arrays of every process, in rank order, into `out` (which may be `in`).
+  template <class T, class Op>
+  T exclusive_scan(const T& value, Op op, const T& identity) {
+    static_assert(std::is_trivially_copyable_v<T>, "exclusive_scan needs a trivially copyable T");
+    if (nodes() == 1) return identity;
+    T before = identity;
+    fold_nodes(value, op, &before, identity);
+    return before;
+  }
+  template <class T, std::size_t N, class Op>
+  void allreduce(std::span<T, N> in, std::span<T, N> out, Op op) {
+    static_assert(std::is_trivially_copyable_v<T>, "allreduce needs a trivially copyable T");
+    if (in.size() != out.size())
+      throw std::invalid_argument("allreduce: " + std::to_string(in.size()) + " values in, " +
+                                  std::to_string(out.size()) + " out: the same length is needed");
+    std::vector<T> all(in.size() * static_cast<std::size_t>(nodes()));
+    if (nodes() == 1)
+      std::copy(in.begin(), in.end(), all.begin());
+    else
+      collectives().allgather(std::span<const T>(in.data(), in.size()), std::span<T>(all));
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      T acc = all[i];
+      for (std::size_t r = 1; r < static_cast<std::size_t>(nodes()); ++r)
+        acc = op(acc, all[r * in.size() + i]);
+      out[i] = acc;
+    }
+  }
+
   // ---- partitioning: over processes first, then over the threads of each ----
+  // This process's block of a global index range (the split DistArray and parallel_for use).
+  Range part(Range r) const { return split(r, nodes(), node()); }
   // This process's [lo, hi) of n items.
   std::pair<std::size_t, std::size_t> node_block(std::size_t n) const;
   // This thread's [lo, hi) of n items of the whole job (inside node_block(n)).
@@ -142,11 +262,88 @@ class Runtime {
   };
   Grid process_grid() const;
 
+  // ---- loops over index ranges (the porting layer; see range.hpp and dist_array.hpp) ----
+  // Inside run(): every thread of the team calls it with the same range (typically the owned
+  // part of a DistArray); each runs f(i) (f(i, j) for a Range2, rows split over the threads) for
+  // its block, then the team meets, like the barrier that ends `#pragma omp parallel for`.
+  template <class F>
+  void parallel_for(threads::ThreadCtx& t, Range r, F&& f) {
+    const Range mine = split(r, t.nthreads(), t.tid());
+    for (index i = mine.lo; i < mine.hi; ++i) f(i);
+    t.barrier();
+  }
+  template <class F>
+  void parallel_for(threads::ThreadCtx& t, Range2 r, F&& f) {
+    const Range mine = split(r.rows, t.nthreads(), t.tid());
+    for (index i = mine.lo; i < mine.hi; ++i)
+      for (index j = r.cols.lo; j < r.cols.hi; ++j) f(i, j);
+    t.barrier();
+  }
+  // Outside run(), from the thread that made the Runtime: the team runs the loop (fork-join).
+  template <class R, class F>
+  requires std::same_as<R, Range> || std::same_as<R, Range2>
+  void parallel_for(R r, F&& f) {
+    run([&](threads::ThreadCtx& t) { parallel_for(t, r, f); });
+  }
+
+  // Job-wide reduction: every thread of every process calls it with its process's range; returns
+  // on every thread op over f(i) for every index of every process's range, combined in (process,
+  // thread) order, so the bits are the same for every run of a given P x T. `identity` is op's
+  // identity (each thread's partial result starts from it: 0 for a sum, -inf for a max).
+  template <class T, class Op, class F>
+  T reduce(threads::ThreadCtx& t, Range r, T identity, Op op, F&& f) {
+    const Range mine = split(r, t.nthreads(), t.tid());
+    T acc = identity;
+    for (index i = mine.lo; i < mine.hi; ++i) acc = op(acc, f(i));
+    return allreduce(t, acc, op);
+  }
+  template <class T, class Op, class F>
+  T reduce(threads::ThreadCtx& t, Range2 r, T identity, Op op, F&& f) {
+    const Range mine = split(r.rows, t.nthreads(), t.tid());
+    T acc = identity;
+    for (index i = mine.lo; i < mine.hi; ++i)
+      for (index j = r.cols.lo; j < r.cols.hi; ++j) acc = op(acc, f(i, j));
+    return allreduce(t, acc, op);
+  }
+  // Outside run(): every process calls it (a collective); the team computes, the result is
+  // returned to the caller.
+  template <class R, class T, class Op, class F>
+  requires std::same_as<R, Range> || std::same_as<R, Range2> T reduce(R r, T identity, Op op,
+                                                                      F&& f) {
+    T out = identity;
+    run([&](threads::ThreadCtx& t) {
+      const T all = reduce(t, r, identity, op, f);
+      if (t.is_leader()) out = all;
+    });
+    return out;
+  }
+
+  // True while run() executes; and whether the calling thread is the one that made the Runtime
+  // (the only one allowed to call the funneled forms: DistArray::exchange_halos(), ...).
+  bool in_run() const;
+  bool on_main_thread() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<detail::OpenMpThreads> openmp_;  // OpenMP's threads (runtime/src/openmp.cpp)
 
   void check_root(int root_node, int root_thread) const;
+
+  // allreduce(value, op), type-erased for openmp.cpp: `combine` sets acc = op(acc, x) on values of
+  // `size` bytes; `across` folds acc over the processes in rank order (fold_nodes).
+  struct ErasedOp {
+    std::size_t size;
+    const void* op;
+    void (*combine)(void* acc, const void* x, const void* op);
+    void (*across)(Runtime& rt, void* acc, const void* op);
+  };
+  // Which form of allreduce(value, op) the calling thread is in: true inside an active OpenMP
+  // parallel region of more than one thread, false outside any. Throws std::logic_error inside
+  // run() and in a region nested in another active one.
+  bool openmp_region_call() const;
+  // Every thread of the region: the core of the in-region form.
+  void openmp_allreduce(const void* value, void* result, const ErasedOp& op);
 
   // Thread 0 of each process: the op-fold of `mine` over all processes in rank order (returned),
   // and if `before` is set, the fold over the processes before this one (identity for rank 0).

@@ -1,0 +1,291 @@
+// DistArray<T, 1> and DistArray<T, 2>: block-distributed arrays with halos, the porting layer's
+// data structure. A port from OpenMP keeps its loops and indices; from MPI it drops the halo
+// messages:
+//
+//   compas::Runtime rt(argc, argv);
+//   compas::DistArray<double> u(rt, {1, n + 1}), v(rt, {1, n + 1});  // global indices 1..n
+//   for (int s = 0; s < steps; ++s) {
+//     u.exchange_halos();                    // neighbours' edges into u's halo cells
+//   #pragma omp parallel for
+//     for (long i = u.lo(); i < u.hi(); ++i) v[i] = u[i] + r * (u[i - 1] - 2 * u[i] + u[i + 1]);
+//     swap(u, v);
+//   }
+//
+// Distribution: a 1-D array's global index range is split into P near-equal blocks, one per
+// process in rank order (Runtime::node_block's split). A 2-D array's rows are split over the
+// processes (Decomposition::rows), or rows and columns over the near-square process grid of
+// Runtime::process_grid() (Decomposition::grid). Each process holds its block plus `halo` cells
+// on every side that has a neighbour or a domain boundary. Halo cells beyond the domain (no
+// neighbour, not periodic) are never written by exchange_halos(): they hold the boundary values
+// the program puts there.
+//
+// Storage: one symmetric window per array (every process allocates the largest part's size, so
+// window sizes agree even when parts do not). Rows are padded to whole 64-byte lines and the
+// first owned element of every row starts on one (streaming stores then write whole lines).
+// Fill::none leaves the data untouched for first touch by the threads that compute on it.
+//
+// exchange_halos(): each process puts its edge cells into its neighbours' receive areas with
+// put_signal (one-sided; on one host a plain memcpy), waits for its neighbours' signals, and
+// copies what arrived into its halo cells. A 2-D grid exchanges columns first, then whole rows
+// including the halo columns just received, so corner cells are right too (9-point stencils).
+// The receive areas alternate between two copies by exchange parity, so a fast neighbour can
+// run one exchange ahead without overwriting cells still being read: no extra synchronisation.
+// Two call styles: (a) exchange_halos(t) by every thread of the team inside Runtime::run (the
+// team meets before and after; thread 0 communicates); (b) exchange_halos() by the thread that
+// made the Runtime, outside run() (funneled, like MPI_THREAD_FUNNELED; around OpenMP loops).
+// Every process calls it the same number of times on the same array (a collective). swap(u, v)
+// swaps two arrays' contents in O(1), on every process alike.
+//
+// Errors (std::invalid_argument, the same on every process, at construction): shapes, halos or
+// decompositions that differ between processes (naming both ranks and values), a halo wider than
+// the smallest part, a part that would be empty. std::logic_error: exchange_halos() from another
+// thread than the Runtime's or from inside run(). Indexing is not bounds-checked (it is the inner
+// loop); owned(), with_halos() and contains() say what is valid.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include "compas/comm/window.hpp"
+#include "compas/runtime/range.hpp"
+#include "compas/runtime/runtime.hpp"
+
+namespace compas {
+
+enum class Decomposition {
+  rows,  // 2-D: rows over processes, every process holds whole rows
+  grid,  // 2-D: rows and columns over Runtime::process_grid()
+};
+
+// exchange_halos(t, ...) inside Runtime::run: with `barriers` the team meets before (every edge
+// written) and after (every halo there to read); with `none` thread 0 alone exchanges and the
+// caller's own team barriers (or collectives) must stand on both sides.
+enum class TeamSync { barriers, none };
+
+struct DistOptions {
+  index halo = 1;         // halo cells on each side (rows and columns for 2-D)
+  bool periodic = false;  // every distributed dimension wraps around (2-D: rows and columns)
+  comm::Fill fill = comm::Fill::zero;
+  Decomposition decomposition = Decomposition::rows;  // 2-D only
+};
+
+namespace detail {
+
+// What every process must agree on, and what it gets: the untyped halo machinery behind
+// DistArray (one window, its geometry, the exchange). In elements of `elem_bytes`.
+struct DistShape {
+  int dims = 1;
+  Range rows{0, 1}, cols{0, 1};  // the global domain (1-D: cols, with one row)
+  index halo = 1;
+  bool periodic = false;
+  comm::Fill fill = comm::Fill::zero;
+  Decomposition decomposition = Decomposition::rows;
+  std::size_t elem_bytes = 0;
+};
+
+class Halo {
+ public:
+  // Collective over processes: checks that every process passed the same shape, allocates.
+  Halo(Runtime& rt, const DistShape& shape);
+  ~Halo();
+  Halo(const Halo&) = delete;
+  Halo& operator=(const Halo&) = delete;
+
+  Range2 owned() const;     // this process's part, global indices
+  index halo_rows() const;  // halo depth above and below (0 for 1-D)
+  index halo_cols() const;
+  index pitch() const;  // elements from one local row to the next
+  std::byte* origin();  // local element (0, 0): the first halo row's first halo column
+
+  // Funneled: the thread that made the Runtime, outside run(). Checked.
+  void exchange_funneled(const char* who);
+  // Thread 0 of the team inside run(), between team barriers.
+  void exchange();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The shape every process must agree on, from a DistArray's arguments.
+inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::size_t elem_bytes) {
+  DistShape s;
+  s.dims = dims;
+  s.rows = dims == 1 ? Range{0, 1} : domain.rows;
+  s.cols = domain.cols;
+  s.halo = o.halo;
+  s.periodic = o.periodic;
+  s.fill = o.fill;
+  s.decomposition = o.decomposition;
+  s.elem_bytes = elem_bytes;
+  return s;
+}
+
+// What DistArray<T, 1> and DistArray<T, 2> share: the Runtime, the options, the halo machinery
+// and the exchange.
+class DistBase {
+ public:
+  void exchange_halos() { halo_->exchange_funneled("DistArray::exchange_halos()"); }
+  void exchange_halos(threads::ThreadCtx& t, TeamSync sync = TeamSync::barriers) {
+    if (sync == TeamSync::barriers) t.barrier();
+    if (t.is_leader()) halo_->exchange();
+    if (sync == TeamSync::barriers) t.barrier();
+  }
+
+ protected:
+  DistBase(Runtime& rt, const DistOptions& o, const DistShape& shape)
+      : rt_(&rt), opts_(o), halo_(std::make_unique<Halo>(rt, shape)) {}
+  void swap_base(DistBase& o) noexcept {
+    std::swap(rt_, o.rt_);
+    std::swap(opts_, o.opts_);
+    std::swap(halo_, o.halo_);
+  }
+
+  Runtime* rt_;
+  DistOptions opts_;
+  std::unique_ptr<Halo> halo_;
+};
+
+}  // namespace detail
+
+template <class T, int Dims = 1>
+class DistArray;
+
+// The owned part of a 2-D array as a strided view, local indices: (r, c) is global
+// (rows().lo + r, cols().lo + c); row(r) is one owned row as a span.
+template <class T>
+struct LocalView2 {
+  T* data = nullptr;  // element (0, 0)
+  index rows = 0, cols = 0, stride = 0;
+
+  T& operator()(index r, index c) const { return data[r * stride + c]; }
+  std::span<T> row(index r) const { return {data + r * stride, static_cast<std::size_t>(cols)}; }
+  index extent(int d) const { return d == 0 ? rows : cols; }
+};
+
+// A 1-D block-distributed array over a global index range, with `halo` cells on each side.
+template <class T>
+class DistArray<T, 1> : public detail::DistBase {
+  static_assert(std::is_trivially_copyable_v<T>, "DistArray<T> needs a trivially copyable T");
+
+ public:
+  // Collective. `domain`: the global indices [lo, hi); a plain n means [0, n).
+  DistArray(Runtime& rt, Range domain, DistOptions options = {})
+      : DistBase(rt, options, detail::shape_of(1, {{0, 1}, domain}, options, sizeof(T))) {
+    const Range2 own = halo_->owned();
+    domain_ = domain;
+    owned_ = own.cols;
+    h_ = halo_->halo_cols();
+    first_ = owned_.lo - h_;
+    origin_ = reinterpret_cast<T*>(halo_->origin());
+  }
+  DistArray(Runtime& rt, index n, DistOptions options = {}) : DistArray(rt, Range{0, n}, options) {}
+  DistArray(DistArray&&) noexcept = default;
+  DistArray& operator=(DistArray&&) noexcept = default;
+  // Collective: a new array of the same domain and options (its contents as options.fill says).
+  DistArray like() const { return DistArray(*rt_, domain_, opts_); }
+
+  Range domain() const { return domain_; }
+  index size() const { return domain_.size(); }
+  Range owned() const { return owned_; }  // this process's part
+  index lo() const { return owned_.lo; }
+  index hi() const { return owned_.hi; }
+  index halo() const { return h_; }
+  Range with_halos() const { return {owned_.lo - h_, owned_.hi + h_}; }
+
+  // Global index, valid on with_halos().
+  T& operator[](index i) { return origin_[i - first_]; }
+  const T& operator[](index i) const { return origin_[i - first_]; }
+  std::span<T> local() { return {origin_ + h_, static_cast<std::size_t>(owned_.size())}; }
+  std::span<T> local_with_halos() {
+    return {origin_, static_cast<std::size_t>(owned_.size() + 2 * h_)};
+  }
+
+  void swap(DistArray& o) noexcept {
+    swap_base(o);
+    std::swap(domain_, o.domain_);
+    std::swap(owned_, o.owned_);
+    std::swap(h_, o.h_);
+    std::swap(first_, o.first_);
+    std::swap(origin_, o.origin_);
+  }
+  friend void swap(DistArray& a, DistArray& b) noexcept { a.swap(b); }
+
+ private:
+  Range domain_{}, owned_{};
+  index h_ = 0, first_ = 0;
+  T* origin_ = nullptr;
+};
+
+// A 2-D block-distributed array over global rows x columns, with `halo` cells on every side.
+template <class T>
+class DistArray<T, 2> : public detail::DistBase {
+  static_assert(std::is_trivially_copyable_v<T>, "DistArray<T, 2> needs a trivially copyable T");
+
+ public:
+  // Collective. `domain`: global rows and columns; (rows, cols) means [0, rows) x [0, cols).
+  DistArray(Runtime& rt, Range2 domain, DistOptions options = {})
+      : DistBase(rt, options, detail::shape_of(2, domain, options, sizeof(T))) {
+    domain_ = domain;
+    owned_ = halo_->owned();
+    hr_ = halo_->halo_rows();
+    hc_ = halo_->halo_cols();
+    pitch_ = halo_->pitch();
+    row0_ = owned_.rows.lo - hr_;
+    col0_ = owned_.cols.lo - hc_;
+    origin_ = reinterpret_cast<T*>(halo_->origin());
+  }
+  DistArray(Runtime& rt, index rows, index cols, DistOptions options = {})
+      : DistArray(rt, Range2{{0, rows}, {0, cols}}, options) {}
+  DistArray(DistArray&&) noexcept = default;
+  DistArray& operator=(DistArray&&) noexcept = default;
+  // Collective: a new array of the same domain and options (its contents as options.fill says).
+  DistArray like() const { return DistArray(*rt_, domain_, opts_); }
+
+  Range2 domain() const { return domain_; }
+  Range2 owned() const { return owned_; }
+  Range rows() const { return owned_.rows; }
+  Range cols() const { return owned_.cols; }
+  index halo() const { return hr_ > hc_ ? hr_ : hc_; }
+  Range2 with_halos() const {
+    return {{owned_.rows.lo - hr_, owned_.rows.hi + hr_},
+            {owned_.cols.lo - hc_, owned_.cols.hi + hc_}};
+  }
+  index pitch() const { return pitch_; }  // elements between consecutive rows
+
+  // Global indices, valid on with_halos().
+  T& operator()(index i, index j) { return origin_[(i - row0_) * pitch_ + (j - col0_)]; }
+  const T& operator()(index i, index j) const {
+    return origin_[(i - row0_) * pitch_ + (j - col0_)];
+  }
+  // Global row i (of with_halos()) from its first halo column: row(i)[k] is column
+  // with_halos().cols.lo + k.
+  T* row(index i) { return origin_ + (i - row0_) * pitch_; }
+  const T* row(index i) const { return origin_ + (i - row0_) * pitch_; }
+  LocalView2<T> local() {
+    return {origin_ + hr_ * pitch_ + hc_, owned_.rows.size(), owned_.cols.size(), pitch_};
+  }
+
+  void swap(DistArray& o) noexcept {
+    swap_base(o);
+    std::swap(domain_, o.domain_);
+    std::swap(owned_, o.owned_);
+    std::swap(hr_, o.hr_);
+    std::swap(hc_, o.hc_);
+    std::swap(pitch_, o.pitch_);
+    std::swap(row0_, o.row0_);
+    std::swap(col0_, o.col0_);
+    std::swap(origin_, o.origin_);
+  }
+  friend void swap(DistArray& a, DistArray& b) noexcept { a.swap(b); }
+
+ private:
+  Range2 domain_{}, owned_{};
+  index hr_ = 0, hc_ = 0, pitch_ = 0, row0_ = 0, col0_ = 0;
+  T* origin_ = nullptr;
+};
+
+}  // namespace compas

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Lines of code of each ported example beside its original: non-blank lines that are not only a
+# comment (// lines and /* */ blocks), and the port's size over the original's.
+# Usage: scripts/port-lines.sh [ORIGINAL PORT ...]   (default: the pairs in apps/examples/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+count() {
+  # Drop /* ... */ blocks, then // comments, then blank lines.
+  sed -e ':a' -e 's|/\*[^*]*\*\+\([^/*][^*]*\*\+\)*/||g' -e '/\/\*/{N;ba' -e '}' "$1" |
+    sed -e 's|^\([^"]*\)//.*$|\1|' | grep -cv '^[[:space:]]*$' || true
+}
+pairs=("$@")
+if [[ ${#pairs[@]} -eq 0 ]]; then
+  for port in apps/examples/*_hybrid.cpp; do
+    pairs+=("${port%_hybrid.cpp}_openmp.cpp" "$port")
+  done
+  for port in apps/examples/*_mpi_hybrid.cpp; do
+    [[ -f "${port%_hybrid.cpp}.cpp" ]] && pairs+=("${port%_hybrid.cpp}.cpp" "$port")
+  done
+fi
+printf '| original | lines | port | lines | port / original |\n|---|---|---|---|---|\n'
+for ((i = 0; i + 1 < ${#pairs[@]}; i += 2)); do
+  a=${pairs[i]} b=${pairs[i + 1]}
+  [[ -f "$a" && -f "$b" ]] || continue
+  la=$(count "$a") lb=$(count "$b")
+  printf '| %s | %d | %s | %d | %.2f |\n' "$(basename "$a")" "$la" "$(basename "$b")" "$lb" \
+    "$(echo "$lb / $la" | bc -l)"
+done

@@ -1,0 +1,350 @@
+// DistArray and the range loops, across real processes: every rank of a compas-run job runs this
+// program (P x T from the CTest variant; alone it is P = 1), every test is collective. Halo cells
+// are checked against the global function every owner wrote, for 1-D and 2-D arrays, halos of 1
+// and 2, uneven parts, periodic or not, exchanged funneled and from every thread.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "compas/compas.hpp"
+
+namespace {
+
+using compas::DistArray;
+using compas::DistOptions;
+using compas::index;
+using compas::Range;
+using compas::Range2;
+
+compas::Runtime* g_rt = nullptr;
+compas::Runtime& rt() {
+  return *g_rt;
+}
+
+constexpr double kUnset = -1.0;  // halo cells nobody should write
+
+// The value a cell holds after exchange k: distinct per global index and per exchange.
+double f1(index i, int k) {
+  return static_cast<double>(i) * 10 + k * 1e6;
+}
+double f2(index i, index j, int k) {
+  return static_cast<double>(i) * 1000 + static_cast<double>(j) + k * 1e7;
+}
+
+index wrap(index i, Range d) {
+  return d.lo + ((i - d.lo) % d.size() + d.size()) % d.size();
+}
+
+// What halo cell i must hold after exchange k: the owner's value, or kUnset past a boundary.
+double expected1(index i, Range d, bool periodic, int k) {
+  if (d.contains(i)) return f1(i, k);
+  return periodic ? f1(wrap(i, d), k) : kUnset;
+}
+
+void fill1(DistArray<double>& u, int k) {
+  for (index i = u.with_halos().lo; i < u.with_halos().hi; ++i)
+    u[i] = u.owned().contains(i) ? f1(i, k) : kUnset;
+}
+
+// Checks every cell of u's local part and halos; returns the number of wrong cells.
+int check1(DistArray<double>& u, bool periodic, int k) {
+  int wrong = 0;
+  for (index i = u.with_halos().lo; i < u.with_halos().hi; ++i) {
+    const double want = expected1(i, u.domain(), periodic, k);
+    if (u[i] != want && ++wrong <= 3)
+      ADD_FAILURE() << "rank " << rt().node() << " cell " << i << " holds " << u[i] << ", want "
+                    << want << " (exchange " << k << ")";
+  }
+  return wrong;
+}
+
+struct Case1 {
+  Range domain;
+  index halo;
+  bool periodic;
+};
+
+TEST(DistArray1, HalosHoldTheNeighboursCellsFunneled) {
+  const index p = rt().nodes();
+  for (const Case1& c : {Case1{{0, 10 * p + 3}, 1, false}, Case1{{1, 10 * p + 1}, 1, true},
+                         Case1{{-5, 4 * p + 1}, 2, false}, Case1{{3, 2 * p + 4}, 2, true}}) {
+    DistArray<double> u(rt(), c.domain, {.halo = c.halo, .periodic = c.periodic});
+    EXPECT_EQ(u.domain(), c.domain);
+    EXPECT_EQ(u.owned(), compas::split(c.domain, p, rt().node()));
+    for (int k = 1; k <= 3; ++k) {  // values change every exchange: stale cells are caught
+      fill1(u, k);
+      u.exchange_halos();
+      ASSERT_EQ(check1(u, c.periodic, k), 0) << "domain [" << c.domain.lo << ", " << c.domain.hi
+                                             << ") halo " << c.halo << " periodic " << c.periodic;
+    }
+  }
+}
+
+TEST(DistArray1, HalosHoldTheNeighboursCellsFromEveryThread) {
+  const index p = rt().nodes();
+  for (bool periodic : {false, true}) {
+    DistArray<double> u(rt(), 7 * p + 2, {.halo = 2, .periodic = periodic});
+    for (int k = 1; k <= 4; ++k) {
+      int wrong = 0;
+      rt().run([&](compas::ThreadCtx& t) {
+        rt().parallel_for(t, u.owned(), [&](index i) { u[i] = f1(i, k); });
+        if (t.is_leader())
+          for (index i = u.with_halos().lo; i < u.with_halos().hi; ++i)
+            if (!u.owned().contains(i)) u[i] = kUnset;
+        u.exchange_halos(t);
+        if (t.is_leader()) wrong = check1(u, periodic, k);
+      });
+      ASSERT_EQ(wrong, 0) << "periodic " << periodic << " exchange " << k;
+    }
+  }
+}
+
+// A process may run one exchange ahead of its neighbour (it has what it needs once the neighbour
+// has sent): its next edge must not overwrite cells the neighbour has not taken yet. Many
+// exchanges of one array in place, values changing every time, ranks at different speeds.
+TEST(DistArray1, ManyExchangesInPlaceNeverMixEpochs) {
+  DistArray<double> u(rt(), 3 * rt().nodes(), {.periodic = true});
+  for (int k = 1; k <= 300; ++k) {
+    fill1(u, k);
+    if ((k + rt().node()) % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    u.exchange_halos();
+    ASSERT_EQ(check1(u, true, k), 0) << "exchange " << k;
+  }
+}
+
+// Two arrays swapped in a time loop keep their own halos and epochs: a 3-point average whose
+// result is compared with the same loop run serially over the whole domain.
+TEST(DistArray1, SwappedArraysInATimeLoopMatchTheSerialLoop) {
+  const index n = 13 * rt().nodes() + 5;
+  for (bool periodic : {false, true}) {
+    DistArray<double> u(rt(), n, {.periodic = periodic}), v(rt(), n, {.periodic = periodic});
+    std::vector<double> su(static_cast<std::size_t>(n + 2), 0.0), sv = su;  // serial, 1 halo
+    for (index i = 0; i < n; ++i) su[static_cast<std::size_t>(i + 1)] = std::sin(0.3 * i) + 2;
+    for (index i = u.lo(); i < u.hi(); ++i) u[i] = su[static_cast<std::size_t>(i + 1)];
+    u[u.lo() - 1] = u[u.hi()] = 0;  // the fixed boundary when not periodic
+    for (int s = 0; s < 9; ++s) {
+      u.exchange_halos();
+      rt().parallel_for(u.owned(), [&](index i) { v[i] = (u[i - 1] + 2 * u[i] + u[i + 1]) / 4; });
+      swap(u, v);
+      if (periodic) {
+        su[0] = su[static_cast<std::size_t>(n)];
+        su[static_cast<std::size_t>(n + 1)] = su[1];
+      }
+      for (std::size_t i = 1; i <= static_cast<std::size_t>(n); ++i)
+        sv[i] = (su[i - 1] + 2 * su[i] + su[i + 1]) / 4;
+      std::swap(su, sv);
+    }
+    for (index i = u.lo(); i < u.hi(); ++i)
+      ASSERT_EQ(u[i], su[static_cast<std::size_t>(i + 1)]) << "periodic " << periodic << " i " << i;
+    const double sum =
+        rt().reduce(u.owned(), 0.0, compas::op::sum{}, [&](index i) { return u[i]; });
+    double want = 0;
+    for (std::size_t i = 1; i <= static_cast<std::size_t>(n); ++i) want += su[i];
+    EXPECT_NEAR(sum, want, 1e-12 * std::fabs(want));
+  }
+}
+
+double expected2(index i, index j, Range2 d, bool periodic, int k) {
+  if (d.contains(i, j)) return f2(i, j, k);
+  if (!periodic) return kUnset;
+  return f2(wrap(i, d.rows), wrap(j, d.cols), k);
+}
+
+int run2(DistArray<double, 2>& u, bool periodic, int k, compas::ThreadCtx* t) {
+  const Range2 all = u.with_halos();
+  auto fill = [&] {
+    for (index i = all.rows.lo; i < all.rows.hi; ++i)
+      for (index j = all.cols.lo; j < all.cols.hi; ++j)
+        u(i, j) = u.owned().contains(i, j) ? f2(i, j, k) : kUnset;
+  };
+  if (t) {
+    if (t->is_leader()) fill();
+    u.exchange_halos(*t);
+    if (!t->is_leader()) return 0;
+  } else {
+    fill();
+    u.exchange_halos();
+  }
+  int wrong = 0;
+  for (index i = all.rows.lo; i < all.rows.hi; ++i)
+    for (index j = all.cols.lo; j < all.cols.hi; ++j) {
+      // Corners past a non-periodic boundary in one direction only are the neighbour's halo: the
+      // value there is what the neighbour holds, kUnset.
+      const double want = expected2(i, j, u.domain(), periodic, k);
+      if (u(i, j) != want && ++wrong <= 3)
+        ADD_FAILURE() << "rank " << rt().node() << " cell (" << i << ", " << j << ") holds "
+                      << u(i, j) << ", want " << want << " (exchange " << k << ")";
+    }
+  return wrong;
+}
+
+TEST(DistArray2, HalosAndCornersHoldTheNeighboursCells) {
+  const index p = rt().nodes();
+  for (auto dec : {compas::Decomposition::rows, compas::Decomposition::grid})
+    for (index halo : {1, 2})
+      for (bool periodic : {false, true}) {
+        const Range2 d{{2, 2 + 3 * p + 1}, {-1, 3 * p + 4}};
+        DistArray<double, 2> u(rt(), d, {.halo = halo, .periodic = periodic, .decomposition = dec});
+        const std::string what = std::string(dec == compas::Decomposition::rows ? "rows" : "grid") +
+                                 " halo " + std::to_string(halo) + (periodic ? " periodic" : "");
+        EXPECT_EQ(u.domain(), d);
+        EXPECT_EQ(u.with_halos().rows.size(), u.rows().size() + 2 * halo) << what;
+        // The first owned element of every row starts a 64-byte line.
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(&u(u.rows().lo, u.cols().lo)) % 64, 0u) << what;
+        EXPECT_EQ(u.pitch() % 8, 0) << what;
+        for (int k = 1; k <= 3; ++k) ASSERT_EQ(run2(u, periodic, k, nullptr), 0) << what;
+        for (int k = 4; k <= 5; ++k) {
+          int wrong = 0;
+          rt().run([&](compas::ThreadCtx& t) {
+            const int w = run2(u, periodic, k, &t);
+            if (t.is_leader()) wrong = w;
+          });
+          ASSERT_EQ(wrong, 0) << what << " (from every thread)";
+        }
+      }
+}
+
+TEST(DistArray2, LocalViewAndRowsAddressTheSameCells) {
+  DistArray<int, 2> u(rt(), 5 * rt().nodes(), 11, {.decomposition = compas::Decomposition::grid});
+  auto v = u.local();
+  EXPECT_EQ(v.extent(0), u.rows().size());
+  EXPECT_EQ(v.extent(1), u.cols().size());
+  for (index r = 0; r < v.rows; ++r)
+    for (index c = 0; c < v.cols; ++c) v(r, c) = static_cast<int>(r * 100 + c);
+  for (index i = u.rows().lo; i < u.rows().hi; ++i) {
+    auto row = v.row(i - u.rows().lo);
+    for (index j = u.cols().lo; j < u.cols().hi; ++j) {
+      ASSERT_EQ(u(i, j), (i - u.rows().lo) * 100 + (j - u.cols().lo));
+      ASSERT_EQ(&row[static_cast<std::size_t>(j - u.cols().lo)], &u(i, j));
+      ASSERT_EQ(&u.row(i)[j - u.with_halos().cols.lo], &u(i, j));
+    }
+  }
+}
+
+TEST(Loops, ParallelForCoversTheRangeOnceAndReduceIsJobWide) {
+  const index n = 1000 * rt().nodes() + 17;
+  const Range mine = compas::split(Range{0, n}, rt().nodes(), rt().node());
+  std::vector<int> hits(static_cast<std::size_t>(mine.size()), 0);
+  rt().parallel_for(mine, [&](index i) { ++hits[static_cast<std::size_t>(i - mine.lo)]; });
+  for (int h : hits) ASSERT_EQ(h, 1);
+  const auto sum = rt().reduce(mine, index{0}, compas::op::sum{}, [](index i) { return i; });
+  EXPECT_EQ(sum, n * (n - 1) / 2);
+  const Range2 grid{{0, 3 * rt().nodes()}, {0, 5}};
+  const Range2 part{compas::split(grid.rows, rt().nodes(), rt().node()), grid.cols};
+  const auto top =
+      rt().reduce(part, index{-1}, compas::op::max{}, [](index i, index j) { return i * 10 + j; });
+  EXPECT_EQ(top, (3 * rt().nodes() - 1) * 10 + 4);
+  index inside = 0;
+  rt().run([&](compas::ThreadCtx& t) {
+    const index c =
+        rt().reduce(t, part, index{0}, compas::op::sum{}, [](index, index) { return index{1}; });
+    if (t.is_leader()) inside = c;
+  });
+  EXPECT_EQ(inside, grid.size());
+}
+
+// The funneled process-level forms: part() is the DistArray split, exclusive_scan sums the
+// processes before this one, the array allreduce folds element by element in rank order (a
+// non-commutative op shows the order).
+TEST(Loops, FunneledScanPartAndArrayAllreduce) {
+  const int p = rt().nodes(), me = rt().node();
+  EXPECT_EQ(rt().part({5, 5 + 7 * p + 3}), compas::split({5, 5 + 7 * p + 3}, p, me));
+  const index before = rt().exclusive_scan(index{me + 1}, compas::op::sum{}, index{0});
+  EXPECT_EQ(before, index{me} * (me + 1) / 2);
+  std::array<index, 5> in{}, out{};
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = me * 10 + static_cast<index>(i);
+  rt().allreduce(std::span(in), std::span(out), compas::op::sum{});
+  for (std::size_t i = 0; i < in.size(); ++i)
+    EXPECT_EQ(out[i], 10 * index{p} * (p - 1) / 2 + static_cast<index>(i) * p) << i;
+  // op(a, b) = 2a + b is not commutative nor associative: rank order is visible.
+  auto lean = [](index a, index b) { return 2 * a + b; };
+  rt().allreduce(std::span(in), std::span(out), lean);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    index want = static_cast<index>(i);
+    for (int r = 1; r < p; ++r) want = lean(want, r * 10 + static_cast<index>(i));
+    EXPECT_EQ(out[i], want) << i;
+  }
+}
+
+TEST(DistArrayErrors, AHaloWiderThanAPartIsRefusedEverywhere) {
+  const index p = rt().nodes();
+  try {
+    DistArray<double> u(rt(), 2 * p, {.halo = 3, .periodic = true});
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("halo 3 is wider than the smallest part (2 elements)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((DistArray<double, 2>(rt(), p, 4, {.halo = 2, .periodic = true})),
+               std::invalid_argument);
+  EXPECT_THROW((DistArray<double>(rt(), p - 1)), std::invalid_argument);
+  EXPECT_THROW((DistArray<double>(rt(), 4 * p, {.halo = -1})), std::invalid_argument);
+}
+
+TEST(DistArrayErrors, ShapesThatDifferBetweenProcessesAreRefusedEverywhere) {
+  if (rt().nodes() == 1) GTEST_SKIP() << "needs two processes";
+  const index n = 10 * rt().nodes() + (rt().node() == 1 ? 1 : 0);
+  try {
+    DistArray<double> u(rt(), n);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("rank 0 a 1-D [0, " + std::to_string(10 * rt().nodes()) + ")"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("rank 1 a 1-D [0, " + std::to_string(10 * rt().nodes() + 1) + ")"),
+              std::string::npos)
+        << msg;
+  }
+  // The job goes on: the next array is made alike everywhere.
+  DistArray<double> ok(rt(), 4 * rt().nodes());
+  ok.exchange_halos();
+}
+
+TEST(DistArrayErrors, FunneledExchangeFromAnotherThreadOrInsideRunIsRefused) {
+  DistArray<double> u(rt(), 4 * rt().nodes());
+  std::string error;
+  std::thread other([&] {
+    try {
+      u.exchange_halos();
+    } catch (const std::logic_error& e) {
+      error = e.what();
+    }
+  });
+  other.join();
+  EXPECT_NE(error.find("other than the one that made the Runtime"), std::string::npos) << error;
+  rt().run([&](compas::ThreadCtx& t) {
+    if (t.is_leader()) {
+      EXPECT_THROW(u.exchange_halos(), std::logic_error);
+    }
+  });
+  u.exchange_halos();  // and the job is still in step
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  try {
+    compas::Runtime runtime(argc, argv);
+    g_rt = &runtime;
+    const int rc = RUN_ALL_TESTS();
+    int failed = rc != 0;
+    runtime.run([&](compas::ThreadCtx& t) {
+      const int any = runtime.allreduce(t, failed, compas::op::max{});
+      if (t.is_leader()) failed = any;
+    });
+    g_rt = nullptr;
+    return failed;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "test_dist_array: %s\n", e.what());
+    return 1;
+  }
+}
