@@ -98,6 +98,15 @@ std::string affinity_hex() {
   return hex;
 }
 
+// The cpus of a mask as affinity_hex writes it, ascending.
+std::vector<int> cpus_of_hex(const std::string& mask) {
+  std::vector<int> cpus;
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    for (int b = 0; b < 4; ++b)
+      if (hex_digit(mask[i]) >> b & 1) cpus.push_back(static_cast<int>(i) * 4 + b);
+  return cpus;
+}
+
 // How many cpus the union of affinity masks (as affinity_hex writes them) holds.
 int cpus_in_union(const std::vector<std::string>& masks) {
   std::vector<int> u;
@@ -298,6 +307,8 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
       continue;
     m.local_pid[r] = std::atol(pids[r].c_str());
   }
+  m.cpus_of.resize(static_cast<std::size_t>(m.size));
+  for (int r = 0; r < m.size; ++r) m.cpus_of[static_cast<std::size_t>(r)] = cpus_of_hex(masks[r]);
   if (!m.opt.oversubscribed_given) {
     std::vector<std::string> local_masks;
     int want = 0;
@@ -495,6 +506,9 @@ int Comm::host_of(int r) const {
 }
 bool Comm::same_host(int r) const {
   return host_of(r) == host_of(impl_->rank);
+}
+const std::vector<int>& Comm::cpus_of(int r) const {
+  return impl_->cpus_of.at(static_cast<std::size_t>(r));
 }
 bool Comm::progress() {
   // A thread that progresses by itself keeps the progress thread standing down, as a wait does.

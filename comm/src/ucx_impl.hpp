@@ -73,6 +73,7 @@ struct Comm::Impl {
   std::vector<std::string> addresses;  // worker address of every rank
   std::vector<std::vector<int>> hosts;
   std::vector<int> host_of;
+  std::vector<std::vector<int>> cpus_of;  // each rank's affinity mask when the job formed
   // Same-host peers in this pid namespace: their pid, to notice death without a timeout
   // (0: not checkable). Checked at most every 20 ms per peer.
   std::vector<long> local_pid;

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/wait.hpp"
+#include "host_share.hpp"
 #include "openmp.hpp"
 
 namespace compas {
@@ -183,7 +185,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   threads::PuSet within = pus_of_process(m.topo);
   // Validate everything local before the job forms, so bad input fails at once on every rank.
   const auto spec = threads::BindSpec::parse(m.opt.bind);
-  const int nthreads =
+  int nthreads =
       m.opt.threads > 0 ? m.opt.threads : std::max(1, static_cast<int>(within.pu_indices.size()));
   // A launcher that shares cores on purpose (compas-run -n P -t T with P*T above the cores) says
   // so; its user asked for it.
@@ -195,6 +197,23 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   m.boot = comm::Bootstrap::from_environment();
   m.comm = std::make_unique<comm::Comm>(*m.boot);
   if (m.boot->size() > 1) m.coll = std::make_unique<comm::NodeCollectives>(*m.comm);
+  // Processes of this host that the launcher left on the same cpus take a share each.
+  const char* given = std::getenv("COMPAS_CPUS");
+  auto share = detail::share_host_cpus(m.topo, *m.comm, within, given && *given);
+  if (share.within.pu_indices != within.pu_indices) {
+    within = std::move(share.within);
+    const auto pus = static_cast<int>(within.pu_indices.size());
+    if (m.opt.threads == 0) nthreads = std::max(1, pus);
+    // More threads than the share: the processes asked for more than the host has, as
+    // compas-run -t T above the cores; it runs, oversubscribed (the Comm found so too).
+    if (nthreads > pus || within.shared) {
+      m.opt.oversubscribe = true;
+      if (!share.notice.empty() && nthreads > pus)
+        share.notice += "; " + std::to_string(nthreads) +
+                        " threads each on fewer cpus: oversubscribed, waits back off";
+    }
+  }
+  if (!share.notice.empty()) std::fprintf(stderr, "%s\n", share.notice.c_str());
 
   threads::TeamOptions to;
   to.threads = nthreads;

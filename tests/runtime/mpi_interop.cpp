@@ -7,8 +7,12 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "compas/compas.hpp"
 
@@ -36,6 +40,23 @@ int main(int argc, char** argv) {
                                   std::to_string(rank));
     expect(rt.nodes() == size, "the Runtime's size " + std::to_string(rt.nodes()) +
                                    " is not MPI's " + std::to_string(size));
+    // mpirun --bind-to none gives every process the whole machine: the Runtime splits the cores
+    // between the processes of the host, so no two threads of the job share a cpu unless the
+    // job has more threads than the host has cpus.
+    std::vector<int> mine;
+    for (const auto& cpus : rt.team().binding()) mine.push_back(cpus.size() == 1 ? cpus[0] : -1);
+    std::vector<int> all(mine.size() * static_cast<std::size_t>(size));
+    MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_INT, all.data(),
+                  static_cast<int>(mine.size()), MPI_INT, MPI_COMM_WORLD);
+    const auto cpus = static_cast<std::size_t>(sysconf(_SC_NPROCESSORS_ONLN));
+    if (all.size() <= cpus) {
+      const std::set<int> distinct(all.begin(), all.end());
+      std::string list;
+      for (int c : all) list += std::to_string(c) + " ";
+      expect(distinct.size() == all.size() && !distinct.count(-1),
+             "threads of different processes share cpus (by rank, thread: " + list + ") on " +
+                 std::to_string(cpus) + " cpus");
+    }
     compas::DistArray<long> u(rt, 10L * size + 3, {.periodic = true});
     const compas::Range d = u.domain();
     for (long k = 1; k <= 20; ++k) {

@@ -118,6 +118,9 @@ class Comm {
   const std::vector<std::vector<int>>& hosts() const;
   int host_of(int rank) const;  // index into hosts()
   bool same_host(int rank) const;
+  // The OS cpus `rank`'s affinity mask held when the job formed (what its launcher gave it; a
+  // cpu number means something only among the ranks of one host).
+  const std::vector<int>& cpus_of(int rank) const;
 
   // Progresses the worker once (completes arrived operations); returns whether anything happened.
   bool progress();

@@ -1,0 +1,67 @@
+#include "host_share.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+namespace compas::detail {
+
+namespace {
+
+std::string os_cpus(const threads::Topology& topo, const threads::PuSet& set) {
+  std::vector<int> os;
+  for (int i : set.pu_indices) os.push_back(topo.pu_list()[static_cast<std::size_t>(i)].os_index);
+  std::sort(os.begin(), os.end());
+  return threads::format_cpu_list(os);
+}
+
+bool overlap(const std::vector<int>& a, const std::vector<int>& b) {
+  std::vector<int> both;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both));
+  return !both.empty();
+}
+
+}  // namespace
+
+HostShare share_host_cpus(const threads::Topology& topo, const comm::Comm& comm,
+                          threads::PuSet within, bool explicit_cpus) {
+  HostShare out{std::move(within), {}};
+  const int me = comm.rank();
+  const auto& local = comm.hosts()[static_cast<std::size_t>(comm.host_of(me))];
+  if (explicit_cpus || local.size() < 2) return out;
+  const std::vector<int>& mine = comm.cpus_of(me);
+  const bool all_same =
+      std::all_of(local.begin(), local.end(), [&](int r) { return comm.cpus_of(r) == mine; });
+  const bool first_here = local.front() == me;
+  if (!all_same) {
+    for (int r : local)
+      if (r != me && overlap(comm.cpus_of(r), mine) && r < me) return out;  // a lower one says it
+    for (int r : local)
+      if (r != me && overlap(comm.cpus_of(r), mine)) {
+        out.notice = "compas: rank " + std::to_string(me) + " and rank " + std::to_string(r) +
+                     " were given overlapping cpus (" + threads::format_cpu_list(mine) + " and " +
+                     threads::format_cpu_list(comm.cpus_of(r)) +
+                     "): their threads may share cores; bind the processes apart with the "
+                     "launcher";
+        break;
+      }
+    return out;
+  }
+  const int count = static_cast<int>(local.size());
+  const int index = static_cast<int>(std::find(local.begin(), local.end(), me) - local.begin());
+  out.within = threads::process_slice(topo, index, count);
+  if (first_here) {
+    std::string shares;
+    for (int i = 0; i < count; ++i)
+      shares += (i ? ", rank " : "rank ") + std::to_string(local[static_cast<std::size_t>(i)]) +
+                " on " + os_cpus(topo, threads::process_slice(topo, i, count));
+    out.notice = "compas: the " + std::to_string(count) +
+                 " processes on this host were all given cpus " + threads::format_cpu_list(mine) +
+                 " (the launcher bound none of them): each takes its own share, as compas-run "
+                 "does (" +
+                 shares + ")" +
+                 (out.within.shared ? "; more processes than cores: oversubscribed" : "");
+  }
+  return out;
+}
+
+}  // namespace compas::detail
