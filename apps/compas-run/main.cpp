@@ -604,6 +604,9 @@ int main(int argc, char** argv) {
     o.processes = parse_count("-n", n_text, kMaxProcesses, "a process count");
     o.threads = parse_count("-t", t_text, kMaxThreads, "a thread count");
     o.timeout_s = parse_seconds("--timeout", timeout_text);
+    if (app.count("--bind") && o.bind.empty())
+      throw std::invalid_argument(
+          "--bind '': an empty value is not allowed: compact, scatter, sockets or a cpu list");
     if (!o.bind.empty()) {
       compas::threads::BindSpec spec;
       try {

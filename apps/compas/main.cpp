@@ -19,6 +19,20 @@ int main(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   for (auto& setup : compas::app::all_commands()) commands.push_back(setup(app));
 
+  // An empty value (`--size ""`: a script's unset variable) is never meaningful: refused with
+  // exit 2 naming the flag, instead of silently meaning the default.
+  const CLI::Validator non_empty(
+      [](std::string& value) {
+        return value.empty() ? std::string("an empty value is not allowed") : std::string();
+      },
+      "", "non-empty");
+  std::function<void(CLI::App*)> refuse_empty = [&](CLI::App* a) {
+    for (CLI::Option* o : a->get_options())
+      if (o->get_items_expected_max() > 0) o->check(non_empty);
+    for (CLI::App* sub : a->get_subcommands([](CLI::App*) { return true; })) refuse_empty(sub);
+  };
+  refuse_empty(&app);
+
   std::string names;
   for (auto& [cmd, run] : commands)
     if (!cmd->get_group().empty()) names += (names.empty() ? "" : ", ") + cmd->get_name();

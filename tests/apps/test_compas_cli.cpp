@@ -1422,6 +1422,14 @@ std::vector<BadInput> hostile_values() {
       b.mention = {f.flag, "'" + value + "'"};
       if (value.size() >= 3) b.mention.push_back(value);
       b.json = f.command[0] != "study";
+      if (kind == 'e') {
+        // The same empty value as a word of its own (`--size ""`: a script's unset variable).
+        BadInput word = b;
+        word.name += "_word";
+        word.args.back() = f.flag;
+        word.args.push_back("");
+        out.push_back(std::move(word));
+      }
       out.push_back(std::move(b));
     }
   return out;
