@@ -158,10 +158,42 @@ void say(const std::string& line) {
   write_all(STDERR_FILENO, "compas-run: " + line + "\n");
 }
 
-// One output pipe of one rank, for --tag-output: complete lines are written with the prefix.
+// Output waiting for compas-run's stdout or stderr (--tag-output). Written only as far as the
+// reader takes it without blocking, so a reader that stops reading (`| sleep 30`) never stalls the
+// supervision loop (timeouts, signals, the first failure); above kMaxPendingBytes the ranks' pipes
+// are not read until it drains, so the ranks wait on their own writes instead.
+constexpr std::size_t kMaxPendingBytes = 4 << 20;
+struct Outlet {
+  int fd = STDOUT_FILENO;
+  std::string pending;
+  bool gone = false;  // the reader went away (EPIPE, ...): output is dropped
+
+  // Writes what the reader takes now, PIPE_BUF bytes at a time (a pipe that polls writable
+  // takes that many without blocking).
+  void flush() {
+    std::size_t done = 0;
+    while (done < pending.size() && !gone) {
+      pollfd p{fd, POLLOUT, 0};
+      if (::poll(&p, 1, 0) <= 0 || !(p.revents & POLLOUT)) break;
+      const std::size_t chunk = std::min<std::size_t>(pending.size() - done, PIPE_BUF);
+      const ssize_t n = ::write(fd, pending.data() + done, chunk);
+      if (n > 0)
+        done += static_cast<std::size_t>(n);
+      else if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      else
+        gone = true;
+    }
+    pending.erase(0, done);
+    if (gone) pending.clear();
+  }
+  bool full() const { return pending.size() >= kMaxPendingBytes; }
+};
+
+// One output pipe of one rank, for --tag-output: complete lines are queued with the prefix.
 struct Stream {
   int fd = -1;
-  int target = STDOUT_FILENO;
+  Outlet* target = nullptr;
   std::string prefix;
   std::string partial;
 
@@ -183,11 +215,11 @@ struct Stream {
       out += prefix + partial + "\n";
       partial.clear();
     }
-    if (!out.empty()) write_all(target, out);
+    if (!out.empty() && !target->gone) target->pending += out;
   }
   // At the end of the stream, the last line even if it has no newline.
   void finish() {
-    if (!partial.empty()) write_all(target, prefix + partial + "\n");
+    if (!partial.empty() && !target->gone) target->pending += prefix + partial + "\n";
     partial.clear();
     if (fd >= 0) ::close(fd);
     fd = -1;
@@ -357,6 +389,7 @@ int run_job(const Options& o) {
   const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   const bool stdin_is_tty = ::isatty(STDIN_FILENO);
   std::vector<Stream> streams;
+  Outlet outlets[2] = {{STDOUT_FILENO, {}, false}, {STDERR_FILENO, {}, false}};
   std::vector<Rank> ranks(static_cast<std::size_t>(P));
   const pid_t parent = ::getpid();
   pid_t pgid = 0;
@@ -386,7 +419,8 @@ int run_job(const Options& o) {
     if (o.tag_output) {
       ::close(out_pipe[1]);
       ::close(err_pipe[1]);
-      const int fds[2][2] = {{out_pipe[0], STDOUT_FILENO}, {err_pipe[0], STDERR_FILENO}};
+      const std::pair<int, Outlet*> fds[2] = {{out_pipe[0], &outlets[0]},
+                                              {err_pipe[0], &outlets[1]}};
       for (const auto& [fd, target] : fds) {
         ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
         streams.push_back({fd, target, fmt::format("[{}] ", i), {}});
@@ -481,7 +515,8 @@ int run_job(const Options& o) {
       }
       const bool open =
           std::any_of(streams.begin(), streams.end(), [](const Stream& s) { return s.fd >= 0; });
-      if (!open || now >= drain_until) break;
+      const bool queued = !outlets[0].pending.empty() || !outlets[1].pending.empty();
+      if ((!open && !queued) || now >= drain_until) break;
     }
     if (stop == Stop::none && now >= job_deadline) {
       say(fmt::format("timed out after {:g} s; stopping {}", o.timeout_s,
@@ -508,7 +543,9 @@ int run_job(const Options& o) {
     pfds.clear();
     pfds.push_back({sig_fd, POLLIN, 0});
     for (const auto& s : streams)
-      if (s.fd >= 0) pfds.push_back({s.fd, POLLIN, 0});
+      if (s.fd >= 0 && !s.target->full()) pfds.push_back({s.fd, POLLIN, 0});
+    for (const auto& out : outlets)
+      if (!out.pending.empty()) pfds.push_back({out.fd, POLLOUT, 0});
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count() + 1;
     const int n =
         ::poll(pfds.data(), pfds.size(), static_cast<int>(std::clamp<long long>(ms, 0, 1000)));
@@ -531,12 +568,12 @@ int run_job(const Options& o) {
       }
     }
     for (auto& s : streams) {
-      if (s.fd < 0) continue;
+      if (s.fd < 0 || s.target->full()) continue;
       for (;;) {
         const ssize_t got = ::read(s.fd, buf, sizeof buf);
         if (got > 0) {
           s.take(buf, static_cast<std::size_t>(got));
-          if (static_cast<std::size_t>(got) < sizeof buf) break;
+          if (static_cast<std::size_t>(got) < sizeof buf || s.target->full()) break;
           continue;
         }
         if (got < 0 && errno == EINTR) continue;
@@ -545,8 +582,13 @@ int run_job(const Options& o) {
         break;
       }
     }
+    for (auto& out : outlets) out.flush();
   }
   for (auto& s : streams) s.finish();
+  // What the readers did not take by now is dropped, said in one line (bounded, like the drain).
+  for (auto& out : outlets) out.flush();
+  const std::size_t lost = outlets[0].pending.size() + outlets[1].pending.size();
+  if (lost) say(fmt::format("{} bytes of the job's output were not taken by the reader", lost));
   if (started > 0) {
     int status = 0;
     ::waitpid(ranks[0].pid, &status, 0);  // rank 0, kept as a zombie until now

@@ -353,6 +353,41 @@ TEST(Launch, TimeoutStopsTheJob) {
   EXPECT_TRUE(none_left(marker, 2));
 }
 
+// --tag-output relays the ranks' lines through compas-run: a reader that stops reading
+// (`compas-run --tag-output ... | sleep 30`) must not stall its supervision. Ranks that print
+// without end, a stdout pipe nobody reads: the timeout still ends the job in time.
+TEST(Launch, TagOutputToAReaderThatStopsReadingDoesNotStallTheTimeout) {
+  int out[2];
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, STDERR_FILENO);
+    ::execl(COMPAS_RUN_EXE, COMPAS_RUN_EXE, "--tag-output", "--timeout", "2", "-n", "2", "yes",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out[1]);  // the read end stays open and unread: the pipe fills, writes would block
+  int status = 0;
+  pid_t done = 0;
+  while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (done == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
+  ::close(out[0]);
+  EXPECT_NE(done, 0) << "compas-run still running after 30 s: its timeout of 2 s was stalled";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 124) << "status " << status;
+  EXPECT_LT(seconds, 10.0);
+}
+
 TEST(Launch, BadInputExitsTwoNamingTheValue) {
   char not_executable[] = "/tmp/compas-run-test-XXXXXX";
   const int fd = ::mkstemp(not_executable);
