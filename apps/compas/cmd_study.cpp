@@ -325,27 +325,49 @@ std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
 
 // ---- runs.jsonl --------------------------------------------------------------------------------
 
+// A record as append_run writes it: anything else (a line torn by a kill mid-write, a line edited
+// by hand into other types) counts as a run not finished, said once per line, and is run again.
+bool is_run_record(const json& j) {
+  auto has = [&](const char* key, auto check) { return j.contains(key) && check(j[key]); };
+  return j.is_object() && has("id", [](const json& v) { return v.is_string(); }) &&
+         has("title", [](const json& v) { return v.is_string(); }) &&
+         has("kind", [](const json& v) { return v.is_string(); }) &&
+         has("exit", [](const json& v) { return v.is_number_integer(); }) &&
+         has("seconds", [](const json& v) { return v.is_number(); }) &&
+         has("json", [](const json& v) { return v.is_string(); });
+}
+
 std::map<std::string, json> read_runs(const fs::path& file) {
   std::map<std::string, json> done;
   std::ifstream in(file);
+  int number = 0;
   for (std::string line; std::getline(in, line);) {
+    ++number;
     if (line.empty()) continue;
-    try {
-      json j = json::parse(line);
-      if (!j.contains("id")) continue;
-      const std::string id = j["id"].get<std::string>();  // before j is moved from
-      done[id] = std::move(j);
-    } catch (const std::exception&) {
-      // A line torn by a kill mid-write: that run counts as not finished.
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!is_run_record(j)) {
+      fmt::print(stderr,
+                 "compas study: {} line {} is not a whole run record: that run runs again\n",
+                 file.string(), number);
+      continue;
     }
+    const std::string id = j["id"].get<std::string>();  // before j is moved from
+    done[id] = std::move(j);
   }
   return done;
 }
 
+// Appends one record and syncs it. A last line torn by a kill mid-write has no newline: the
+// record then starts on a line of its own, so the torn line cannot swallow it.
 void append_run(const fs::path& file, const json& record) {
-  const std::string line = record.dump() + "\n";
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  std::string line = record.dump() + "\n";
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) throw std::runtime_error("cannot append to " + file.string());
+  struct stat st {};
+  char last = '\n';
+  if (::fstat(fd, &st) == 0 && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) == 1 &&
+      last != '\n')
+    line.insert(0, "\n");
   const ssize_t n = ::write(fd, line.data(), line.size());
   ::fsync(fd);
   ::close(fd);

@@ -1,6 +1,7 @@
 #include "compas/perf/report.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -56,22 +57,29 @@ json machine_json(const threads::Topology& topo) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A fresh name next to the target, made with O_EXCL (mkostemp): never another process's file,
+  // never a link planted under a predictable name.
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
   if (fd < 0) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+  auto fail = [&](const char* what) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(std::string(what) + " '" + path + "': " + std::strerror(err));
+  };
+  if (::fchmod(fd, 0644) != 0) fail("cannot write");
   std::size_t done = 0;
   while (done < contents.size()) {
     const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error("cannot write '" + path + "': " + std::strerror(err));
+      fail("cannot write");
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if (::fsync(fd) != 0) fail("cannot write");
+  if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
     throw std::runtime_error("cannot write '" + path + "': " + std::strerror(err));
@@ -80,6 +88,13 @@ void write_file_atomic(const std::string& path, const std::string& contents) {
     const int err = errno;
     ::unlink(tmp.c_str());
     throw std::runtime_error("cannot rename onto '" + path + "': " + std::strerror(err));
+  }
+  // The rename lives in the directory: sync it too, or a crash can bring back the old file.
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
   }
 }
 

@@ -1087,6 +1087,54 @@ TEST_F(Cli, StudyKilledMidRunResumesAndEveryFileIsWhole) {
   EXPECT_EQ(read_file(out + "/report.md").find("Partial report"), std::string::npos);
 }
 
+// runs.jsonl after damage: a last line torn by a kill mid-write (no newline) and a well-formed
+// line whose fields have other types. Both runs count as not finished and run again; the next
+// record is not appended onto the torn line (which would lose both); nothing throws.
+TEST_F(Cli, StudyRerunsTornAndMistypedRecordsAndLosesNoNewOne) {
+  const std::string out = path("study");
+  const std::vector<std::string> args = {"study", "--out",   out,         "--budget",
+                                         "1",     "--quiet", "--kernels", "laplace"};
+  const Outcome first = run_compas(args);
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  const auto runs = jsonl(out + "/runs.jsonl");
+  ASSERT_EQ(runs.size(), 14u);
+  std::string text;
+  for (std::size_t i = 0; i + 1 < runs.size(); ++i) {
+    json j = runs[i];
+    if (i == 3) j["exit"] = "zero";  // well-formed, wrong type
+    text += j.dump() + "\n";
+  }
+  const std::string last = runs.back().dump();
+  text += last.substr(0, last.size() / 2);  // torn: half a record, no newline
+  {
+    std::ofstream f(out + "/runs.jsonl", std::ios::trunc);
+    f << text;
+  }
+  const Outcome again = run_compas(args);
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_NE(again.err.find("line 4 is not a whole run record"), std::string::npos)
+      << again.describe();
+  EXPECT_NE(again.err.find("line 14 is not a whole run record"), std::string::npos)
+      << again.describe();
+  // Every line but the torn one parses; the two damaged runs are recorded again, whole.
+  std::ifstream in(out + "/runs.jsonl");
+  std::set<std::string> whole;
+  int torn = 0;
+  for (std::string line; std::getline(in, line);) {
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded()) {
+      ++torn;
+      EXPECT_EQ(line, last.substr(0, last.size() / 2));
+      continue;
+    }
+    if (j.value("exit", json()).is_number_integer()) whole.insert(j.value("id", ""));
+  }
+  EXPECT_EQ(torn, 1);
+  EXPECT_EQ(whole.size(), 14u);
+  EXPECT_TRUE(whole.count(runs[3].value("id", "")));
+  EXPECT_TRUE(whole.count(runs.back().value("id", "")));
+}
+
 TEST_F(Cli, StudyDryRunPrintsThePlanAndRunsNothing) {
   const std::string out = path("plan");
   const Outcome r = run_compas({"study", "--out", out, "--dry-run", "--grid", "1x1,2x1"});
