@@ -779,6 +779,14 @@ int run_study(const StudyArgs& a) {
     return 0;
   }
   std::error_code ec;
+  // --fresh deletes raw/ and logs/: only in a directory a study made (its marker, or the
+  // runs.jsonl of a study from before the marker), never in one that merely has such folders.
+  const fs::path marker = dir / ".compas-study";
+  if (a.fresh && fs::is_directory(dir) && !fs::is_empty(dir, ec) && !fs::exists(marker) &&
+      !fs::exists(dir / "runs.jsonl"))
+    throw std::invalid_argument("--out '" + a.out +
+                                "' is not a compas study directory (no .compas-study in it): "
+                                "--fresh deletes files only in a study's own directory");
   if (a.fresh) {
     fs::remove(dir / "runs.jsonl", ec);
     fs::remove_all(dir / "raw", ec);
@@ -788,6 +796,7 @@ int run_study(const StudyArgs& a) {
   fs::create_directories(dir / "logs", ec);
   if (ec || !fs::is_directory(dir / "raw"))
     throw std::invalid_argument("--out '" + a.out + "' cannot be created as a directory");
+  if (!fs::exists(marker)) std::ofstream(marker) << "compas study\n";
   auto runs = read_runs(dir / "runs.jsonl");
 
   struct sigaction sa {};

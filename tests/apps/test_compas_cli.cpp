@@ -1135,6 +1135,20 @@ TEST_F(Cli, StudyRerunsTornAndMistypedRecordsAndLosesNoNewOne) {
   EXPECT_TRUE(whole.count(runs.back().value("id", "")));
 }
 
+// --fresh deletes raw/ and logs/ in --out: never in a directory that is not a study's.
+TEST_F(Cli, StudyFreshRefusesADirectoryThatIsNotAStudys) {
+  const std::string out = path("mine");
+  fs::create_directories(out + "/raw");
+  fs::create_directories(out + "/logs");
+  { std::ofstream(out + "/raw/thesis.tex") << "keep me"; }
+  { std::ofstream(out + "/logs/notes") << "keep me too"; }
+  const Outcome r = run_compas({"study", "--out", out, "--fresh", "--budget", "1"});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_NE(r.err.find("not a compas study directory"), std::string::npos) << r.describe();
+  EXPECT_EQ(read_file(out + "/raw/thesis.tex"), "keep me");
+  EXPECT_EQ(read_file(out + "/logs/notes"), "keep me too");
+}
+
 TEST_F(Cli, StudyDryRunPrintsThePlanAndRunsNothing) {
   const std::string out = path("plan");
   const Outcome r = run_compas({"study", "--out", out, "--dry-run", "--grid", "1x1,2x1"});
