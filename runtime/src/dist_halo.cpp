@@ -1,5 +1,6 @@
 // The untyped machinery behind DistArray: agreement on the shape, the geometry of one process's
 // part (a 2-D block; a 1-D array is one row), its window, and the halo exchange.
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -11,6 +12,8 @@
 namespace compas::detail {
 
 namespace {
+
+constexpr index kStaggers = 8;  // arrays' starts cycle through 8 offsets of 4 lines
 
 // Signal words of an array's window: which side the data came from.
 enum : std::size_t { kFromWest = 0, kFromEast = 1, kFromNorth = 2, kFromSouth = 3, kSignals = 4 };
@@ -193,7 +196,9 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
   const index line = 64 % s.elem_bytes == 0 ? static_cast<index>(64 / s.elem_bytes) : 1;
   const index width = add(m.cols_max, 2 * m.hc, "a row");
   m.pitch = ceil_div(add(width, line - 1, "a row"), line) * line;
-  m.field = add(line, mul(add(m.rows_max, 2 * m.hr, "the rows"), m.pitch, "the field"), "field");
+  // Room before the field for the alignment and a stagger of up to kStaggers * 4 lines.
+  m.field = add(line * (1 + 4 * kStaggers),
+                mul(add(m.rows_max, 2 * m.hr, "the rows"), m.pitch, "the field"), "field");
   m.col_box = mul(m.hc, m.rows_max, "the column halos");
   m.row_box = mul(m.hr, m.pitch, "the row halos");
   const index total = add(m.field, mul(4, add(m.col_box, m.row_box, "halos"), "halos"), "array");
@@ -205,6 +210,12 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
   const auto first_owned = reinterpret_cast<std::uintptr_t>(base) + m.bytes(m.hc);
   const auto line_bytes = static_cast<std::uintptr_t>(line) * s.elem_bytes;
   m.lead = static_cast<index>((line_bytes - first_owned % line_bytes) % line_bytes / s.elem_bytes);
+  // Windows start on pages, so two arrays would otherwise have the same address bits below 4 KiB
+  // at the same index: a sweep loading one and storing the other then stalls on false store-to-
+  // load dependencies (4K aliasing). Arrays made one after another start 4 lines (256 bytes)
+  // apart instead, as the two copies of Laplace's field did in one window before.
+  static std::atomic<unsigned> made{0};
+  m.lead += static_cast<index>(made.fetch_add(1) % kStaggers) * 4 * line;
   m.origin = base + m.bytes(m.lead);
   m.pack_west.resize(m.bytes(m.col_box));
   m.pack_east.resize(m.bytes(m.col_box));
