@@ -302,17 +302,17 @@ void Halo::exchange() {
   if (m.hr > 0 && (m.north >= 0 || m.south >= 0)) m.exchange_rows(parity);
 }
 
-void Halo::exchange_funneled(const char* who) {
+void Halo::exchange_funneled() {
   Runtime& rt = *impl_->rt;
   if (!rt.on_main_thread())
-    throw std::logic_error(std::string(who) +
-                           ": called from a thread other than the one that made the Runtime. "
-                           "Outside parallel regions that thread exchanges (funneled); inside "
-                           "Runtime::run every thread calls exchange_halos(t)");
+    throw std::logic_error(
+        "DistArray::exchange_halos(): called from a thread other than the one that made the "
+        "Runtime. Outside parallel regions that thread exchanges (funneled); inside Runtime::run "
+        "every thread calls exchange_halos(t)");
   if (rt.in_run())
-    throw std::logic_error(std::string(who) +
-                           ": called inside Runtime::run, where every thread of the team calls "
-                           "exchange_halos(t) instead");
+    throw std::logic_error(
+        "DistArray::exchange_halos(): called inside Runtime::run, where every thread of the team "
+        "calls exchange_halos(t) instead");
   exchange();
 }
 

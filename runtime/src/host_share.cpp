@@ -31,25 +31,22 @@ HostShare share_host_cpus(const threads::Topology& topo, const comm::Comm& comm,
   const std::vector<int>& mine = comm.cpus_of(me);
   const bool all_same =
       std::all_of(local.begin(), local.end(), [&](int r) { return comm.cpus_of(r) == mine; });
-  const bool first_here = local.front() == me;
   if (!all_same) {
-    for (int r : local)
-      if (r != me && overlap(comm.cpus_of(r), mine) && r < me) return out;  // a lower one says it
-    for (int r : local)
-      if (r != me && overlap(comm.cpus_of(r), mine)) {
-        out.notice = "compas: rank " + std::to_string(me) + " and rank " + std::to_string(r) +
-                     " were given overlapping cpus (" + threads::format_cpu_list(mine) + " and " +
-                     threads::format_cpu_list(comm.cpus_of(r)) +
-                     "): their threads may share cores; bind the processes apart with the "
-                     "launcher";
-        break;
-      }
+    // The lowest rank of the first overlapping pair says it.
+    const auto other = std::find_if(local.begin(), local.end(), [&](int r) {
+      return r != me && overlap(comm.cpus_of(r), mine);
+    });
+    if (other != local.end() && *other > me)
+      out.notice = "compas: rank " + std::to_string(me) + " and rank " + std::to_string(*other) +
+                   " were given overlapping cpus (" + threads::format_cpu_list(mine) + " and " +
+                   threads::format_cpu_list(comm.cpus_of(*other)) +
+                   "): their threads may share cores; bind the processes apart with the launcher";
     return out;
   }
   const int count = static_cast<int>(local.size());
   const int index = static_cast<int>(std::find(local.begin(), local.end(), me) - local.begin());
   out.within = threads::process_slice(topo, index, count);
-  if (first_here) {
+  if (local.front() == me) {
     std::string shares;
     for (int i = 0; i < count; ++i)
       shares += (i ? ", rank " : "rank ") + std::to_string(local[static_cast<std::size_t>(i)]) +

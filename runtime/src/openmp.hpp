@@ -79,7 +79,6 @@ class OpenMpThreads {
   void check_inside(const std::string& why) const;
   void restore() noexcept;
 
-  // One pointer per thread of the region, each on its own cache line.
   // One per thread of the region, each on its own cache line: the thread's value for this call,
   // and the number of the last call whose result it has copied out (for thread 0 to know, in
   // ThreadSanitizer's terms too, that it may overwrite that result).

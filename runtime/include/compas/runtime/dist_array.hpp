@@ -101,7 +101,7 @@ class Halo {
   std::byte* origin();  // local element (0, 0): the first halo row's first halo column
 
   // Funneled: the thread that made the Runtime, outside run(). Checked.
-  void exchange_funneled(const char* who);
+  void exchange_funneled();
   // Thread 0 of the team inside run(), between team barriers.
   void exchange();
 
@@ -128,7 +128,7 @@ inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::si
 // and the exchange.
 class DistBase {
  public:
-  void exchange_halos() { halo_->exchange_funneled("DistArray::exchange_halos()"); }
+  void exchange_halos() { halo_->exchange_funneled(); }
   void exchange_halos(threads::ThreadCtx& t, TeamSync sync = TeamSync::barriers) {
     if (sync == TeamSync::barriers) t.barrier();
     if (t.is_leader()) halo_->exchange();
@@ -138,11 +138,6 @@ class DistBase {
  protected:
   DistBase(Runtime& rt, const DistOptions& o, const DistShape& shape)
       : rt_(&rt), opts_(o), halo_(std::make_unique<Halo>(rt, shape)) {}
-  void swap_base(DistBase& o) noexcept {
-    std::swap(rt_, o.rt_);
-    std::swap(opts_, o.opts_);
-    std::swap(halo_, o.halo_);
-  }
 
   Runtime* rt_;
   DistOptions opts_;
@@ -204,15 +199,8 @@ class DistArray<T, 1> : public detail::DistBase {
     return {origin_, static_cast<std::size_t>(owned_.size() + 2 * h_)};
   }
 
-  void swap(DistArray& o) noexcept {
-    swap_base(o);
-    std::swap(domain_, o.domain_);
-    std::swap(owned_, o.owned_);
-    std::swap(h_, o.h_);
-    std::swap(first_, o.first_);
-    std::swap(origin_, o.origin_);
-  }
-  friend void swap(DistArray& a, DistArray& b) noexcept { a.swap(b); }
+  // O(1): the two arrays trade their windows (every process alike, in a time loop).
+  friend void swap(DistArray& a, DistArray& b) noexcept { std::swap(a, b); }
 
  private:
   Range domain_{}, owned_{};
@@ -269,18 +257,8 @@ class DistArray<T, 2> : public detail::DistBase {
     return {origin_ + hr_ * pitch_ + hc_, owned_.rows.size(), owned_.cols.size(), pitch_};
   }
 
-  void swap(DistArray& o) noexcept {
-    swap_base(o);
-    std::swap(domain_, o.domain_);
-    std::swap(owned_, o.owned_);
-    std::swap(hr_, o.hr_);
-    std::swap(hc_, o.hc_);
-    std::swap(pitch_, o.pitch_);
-    std::swap(row0_, o.row0_);
-    std::swap(col0_, o.col0_);
-    std::swap(origin_, o.origin_);
-  }
-  friend void swap(DistArray& a, DistArray& b) noexcept { a.swap(b); }
+  // O(1): the two arrays trade their windows (every process alike, in a time loop).
+  friend void swap(DistArray& a, DistArray& b) noexcept { std::swap(a, b); }
 
  private:
   Range2 domain_{}, owned_{};

@@ -266,17 +266,10 @@ class Runtime {
   // Inside run(): every thread of the team calls it with the same range (typically the owned
   // part of a DistArray); each runs f(i) (f(i, j) for a Range2, rows split over the threads) for
   // its block, then the team meets, like the barrier that ends `#pragma omp parallel for`.
-  template <class F>
-  void parallel_for(threads::ThreadCtx& t, Range r, F&& f) {
-    const Range mine = split(r, t.nthreads(), t.tid());
-    for (index i = mine.lo; i < mine.hi; ++i) f(i);
-    t.barrier();
-  }
-  template <class F>
-  void parallel_for(threads::ThreadCtx& t, Range2 r, F&& f) {
-    const Range mine = split(r.rows, t.nthreads(), t.tid());
-    for (index i = mine.lo; i < mine.hi; ++i)
-      for (index j = r.cols.lo; j < r.cols.hi; ++j) f(i, j);
+  template <class R, class F>
+  requires std::same_as<R, Range> || std::same_as<R, Range2>
+  void parallel_for(threads::ThreadCtx& t, R r, F&& f) {
+    for_share(t, r, f);
     t.barrier();
   }
   // Outside run(), from the thread that made the Runtime: the team runs the loop (fork-join).
@@ -290,19 +283,11 @@ class Runtime {
   // on every thread op over f(i) for every index of every process's range, combined in (process,
   // thread) order, so the bits are the same for every run of a given P x T. `identity` is op's
   // identity (each thread's partial result starts from it: 0 for a sum, -inf for a max).
-  template <class T, class Op, class F>
-  T reduce(threads::ThreadCtx& t, Range r, T identity, Op op, F&& f) {
-    const Range mine = split(r, t.nthreads(), t.tid());
+  template <class R, class T, class Op, class F>
+  requires std::same_as<R, Range> || std::same_as<R, Range2> T reduce(threads::ThreadCtx& t, R r,
+                                                                      T identity, Op op, F&& f) {
     T acc = identity;
-    for (index i = mine.lo; i < mine.hi; ++i) acc = op(acc, f(i));
-    return allreduce(t, acc, op);
-  }
-  template <class T, class Op, class F>
-  T reduce(threads::ThreadCtx& t, Range2 r, T identity, Op op, F&& f) {
-    const Range mine = split(r.rows, t.nthreads(), t.tid());
-    T acc = identity;
-    for (index i = mine.lo; i < mine.hi; ++i)
-      for (index j = r.cols.lo; j < r.cols.hi; ++j) acc = op(acc, f(i, j));
+    for_share(t, r, [&](auto... i) { acc = op(acc, f(i...)); });
     return allreduce(t, acc, op);
   }
   // Outside run(): every process calls it (a collective); the team computes, the result is
@@ -329,6 +314,19 @@ class Runtime {
   std::unique_ptr<detail::OpenMpThreads> openmp_;  // OpenMP's threads (runtime/src/openmp.cpp)
 
   void check_root(int root_node, int root_thread) const;
+
+  // This thread's block of r (rows of a Range2), f(i) or f(i, j) for each index of it.
+  template <class F>
+  static void for_share(const threads::ThreadCtx& t, Range r, F&& f) {
+    const Range mine = split(r, t.nthreads(), t.tid());
+    for (index i = mine.lo; i < mine.hi; ++i) f(i);
+  }
+  template <class F>
+  static void for_share(const threads::ThreadCtx& t, Range2 r, F&& f) {
+    const Range mine = split(r.rows, t.nthreads(), t.tid());
+    for (index i = mine.lo; i < mine.hi; ++i)
+      for (index j = r.cols.lo; j < r.cols.hi; ++j) f(i, j);
+  }
 
   // allreduce(value, op), type-erased for openmp.cpp: `combine` sets acc = op(acc, x) on values of
   // `size` bytes; `across` folds acc over the processes in rank order (fold_nodes).
