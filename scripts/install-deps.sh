@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build pkg-config git
   libhwloc-dev hwloc
   libucx-dev ucx-utils
+  libssl-dev  # libcrypto: the bootstrap proves the job token with HMAC-SHA256
   libpapi-dev papi-tools
   libbenchmark-dev libgtest-dev libgmock-dev
   libopenmpi-dev openmpi-bin

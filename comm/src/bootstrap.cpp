@@ -13,6 +13,7 @@
 
 #include "bootstrap_impl.hpp"
 #include "compas/comm/bootstrap.hpp"
+#include "handshake.hpp"
 #include "net.hpp"
 
 namespace compas::comm {
@@ -152,10 +153,13 @@ TcpOptions TcpOptions::from_environment() {
         "(compas-run sets a random one; for a manual launch share e.g. the output of "
         "`openssl rand -hex 16`)");
   o.token = token;
-  if (o.token.size() > wire::kMaxTokenBytes)
-    throw std::invalid_argument("COMPAS_JOB_TOKEN is " + std::to_string(o.token.size()) +
-                                " bytes long: at most " + std::to_string(wire::kMaxTokenBytes) +
-                                " are allowed");
+  if (o.token.size() > wire::kMaxTokenBytes || o.token.size() < handshake::kMinTokenBytes)
+    throw std::invalid_argument(
+        "COMPAS_JOB_TOKEN is " + std::to_string(o.token.size()) + " bytes long: at least " +
+        std::to_string(handshake::kMinTokenBytes) + " and at most " +
+        std::to_string(wire::kMaxTokenBytes) +
+        " are allowed (a short token could be found by trying them all; share e.g. the output "
+        "of `openssl rand -hex 16`)");
 
   if (const char* fd_s = env("COMPAS_RENDEZVOUS_FD"); fd_s && o.rank == 0) {
     const auto fd = parse_count(fd_s, INT_MAX);

@@ -24,7 +24,9 @@
 #include <thread>
 
 #include "bootstrap_impl.hpp"
+#include "handshake.hpp"
 #include "net.hpp"
+#include "tcp_admission.hpp"
 
 namespace compas::comm {
 
@@ -33,8 +35,6 @@ namespace {
 using net::Clock;
 using wire::FrameType;
 
-// Connections that have not yet presented a HELLO; beyond this the oldest is dropped.
-constexpr std::size_t kMaxPending = 256;
 // A client waits this much longer than its own timeout for rank 0's verdict, so that the message
 // naming the culprit, which only rank 0 knows, arrives before the client gives up on its own.
 constexpr double kClientGraceS = 2.0;
@@ -81,8 +81,18 @@ class TcpBootstrap final : public Bootstrap {
 
   void listen_or_adopt();
   void serve_connect();
+  std::string refusal(std::uint32_t r, std::uint32_t size) const;
+  void accept_all(detail::Admission& admission, Clock::time_point& pause_until);
+  [[noreturn]] void fail_missing_ranks();
+  void send_welcome();
   std::vector<std::string> serve_collective(FrameType type, const std::string& mine);
   void join();
+  net::Fd connect_to_rank0(const sockaddr_in& sa, Clock::time_point deadline);
+  static bool connect_within(int fd, const sockaddr_in& sa, Clock::time_point deadline,
+                             std::string& error);
+  bool handshake_with_rank0(Clock::time_point deadline);
+  void check_verdict(const wire::Frame& f, FrameType want);
+  [[noreturn]] void fail_impostor(const std::string& how);
   std::vector<std::string> client_collective(FrameType type, const std::string& mine);
   wire::Frame client_receive(Clock::time_point deadline, const std::string& timeout_message);
   std::vector<std::string> collective(FrameType type, const std::string& mine);
@@ -111,9 +121,12 @@ TcpBootstrap::TcpBootstrap(const TcpOptions& options) : o_(options), where_(opti
   if (o_.rank < 0 || o_.rank >= o_.size)
     throw std::invalid_argument("tcp bootstrap: rank " + std::to_string(o_.rank) +
                                 " is out of range 0.." + std::to_string(o_.size - 1));
-  if (o_.token.size() > wire::kMaxTokenBytes)
-    throw std::invalid_argument("tcp bootstrap: job token of " + std::to_string(o_.token.size()) +
-                                " bytes is longer than " + std::to_string(wire::kMaxTokenBytes));
+  if (o_.size > 1 &&
+      (o_.token.size() < handshake::kMinTokenBytes || o_.token.size() > wire::kMaxTokenBytes))
+    throw std::invalid_argument("tcp bootstrap: a job token of " + std::to_string(o_.token.size()) +
+                                " bytes: it must have at least " +
+                                std::to_string(handshake::kMinTokenBytes) + " and at most " +
+                                std::to_string(wire::kMaxTokenBytes));
   if (!(o_.timeout_s > 0))
     throw std::invalid_argument("tcp bootstrap: timeout must be a positive number of seconds");
   if (o_.size == 1) return;
@@ -185,129 +198,92 @@ void TcpBootstrap::listen_or_adopt() {
 }
 
 void TcpBootstrap::serve_connect() {
-  struct Pending {
-    net::Fd fd;
-    std::string in;
-    Clock::time_point hello_deadline;
-  };
   const auto deadline = net::deadline_after(o_.timeout_s);
-  const auto hello_time = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(std::max(o_.hello_timeout_s, 0.001)));
   peers_.resize(static_cast<std::size_t>(o_.size));
-  std::vector<Pending> pending;
   int arrived = 0;
+  detail::Admission admission(
+      o_, [this](std::uint32_t r, std::uint32_t size) { return refusal(r, size); },
+      [&](int r, net::Fd fd, std::string in) {
+        peers_[static_cast<std::size_t>(r)].fd = std::move(fd);
+        peers_[static_cast<std::size_t>(r)].in = std::move(in);
+        ++arrived;
+      });
   Clock::time_point listen_pause_until{};
   std::vector<pollfd> pfds;
-  std::vector<int> who;  // per pfd: 0 listener, r > 0 admitted rank, -(i+1) pending[i]
-
-  auto reject = [](Pending& p, const std::string& reason) {
-    net::send_now(p.fd.get(), wire::encode(FrameType::reject, 0, reason));
-    ::shutdown(p.fd.get(), SHUT_WR);
-    net::drain(p.fd.get());
-    p.fd.reset();
-  };
-  // Looks at what a pending connection has sent: nothing complete yet, a HELLO to admit, or
-  // anything else to reject.
-  auto examine = [&](Pending& p) {
-    const auto res = wire::parse_frame(p.in, wire::kMaxHelloPayloadBytes);
-    if (res.status == wire::ParseStatus::need_more) return;
-    if (res.status == wire::ParseStatus::error) return reject(p, "bad frame: " + res.error);
-    if (res.frame.type != FrameType::hello)
-      return reject(
-          p, std::string("the first frame must be hello, not ") + wire::to_string(res.frame.type));
-    std::string why;
-    const auto hello = wire::decode_hello(res.frame.payload, &why);
-    if (!hello) return reject(p, why);
-    // The token first: a peer without it learns nothing about the job.
-    if (!wire::tokens_equal(o_.token, hello->token))
-      return reject(p, "wrong job token (COMPAS_JOB_TOKEN differs from rank 0's)");
-    const auto r = hello->rank;
-    if (r == 0 || r >= static_cast<std::uint32_t>(o_.size))
-      return reject(p, "rank " + std::to_string(r) + " is out of range 1.." +
-                           std::to_string(o_.size - 1) + " of this job");
-    if (hello->size != static_cast<std::uint32_t>(o_.size))
-      return reject(p, "job size mismatch: this rank has COMPAS_SIZE=" +
-                           std::to_string(hello->size) + ", rank 0 has " + std::to_string(o_.size));
-    if (peers_[r].fd)
-      return reject(p, "rank " + std::to_string(r) + " is already connected (two processes with " +
-                           "COMPAS_RANK=" + std::to_string(r) + "?)");
-    peers_[r].fd = std::move(p.fd);
-    peers_[r].in = p.in.substr(res.consumed);
-    net::set_nodelay(peers_[r].fd.get());
-    ++arrived;
-  };
-
+  std::vector<int> ranks;  // the rank of each pfd after the listener's and before admission's
   while (arrived < o_.size - 1) {
-    auto now = Clock::now();
-    if (now >= deadline) {
-      std::vector<int> missing;
-      for (int r = 1; r < o_.size; ++r)
-        if (!peers_[static_cast<std::size_t>(r)].fd) missing.push_back(r);
-      fail("bootstrap: timed out after " + seconds_text(o_.timeout_s) +
-               " s: " + rank_list(missing) + " never connected to " + where_,
-           missing.front());
-    }
-    std::erase_if(pending, [&](const Pending& p) { return !p.fd || p.hello_deadline <= now; });
-
-    auto wake = deadline;
-    for (const auto& p : pending) wake = std::min(wake, p.hello_deadline);
+    const auto now = Clock::now();
+    if (now >= deadline) fail_missing_ranks();
+    auto wake = admission.expire(now, deadline);
     pfds.clear();
-    who.clear();
-    if (now >= listen_pause_until) {
-      pfds.push_back({listener_.get(), POLLIN, 0});
-      who.push_back(0);
-    } else {
-      wake = std::min(wake, listen_pause_until);
-    }
+    ranks.clear();
+    const bool listening = now >= listen_pause_until;
+    pfds.push_back({listening ? listener_.get() : -1, POLLIN, 0});
+    if (!listening) wake = std::min(wake, listen_pause_until);
     for (int r = 1; r < o_.size; ++r)
       if (peers_[static_cast<std::size_t>(r)].fd) {
         pfds.push_back({peers_[static_cast<std::size_t>(r)].fd.get(), POLLIN, 0});
-        who.push_back(r);
+        ranks.push_back(r);
       }
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      pfds.push_back({pending[i].fd.get(), POLLIN, 0});
-      who.push_back(-static_cast<int>(i) - 1);
-    }
+    const std::size_t first_pending = pfds.size();
+    admission.add_to(pfds);
     const int n = ::poll(pfds.data(), pfds.size(), net::ms_until(wake));
     if (n < 0 && errno != EINTR)
       fail("bootstrap: rank 0 cannot wait for connections: " + net::errno_text(errno), -1);
     if (n <= 0) continue;
-
-    bool accept_ready = false;
-    for (std::size_t k = 0; k < pfds.size(); ++k) {
-      if (!pfds[k].revents) continue;
-      const int w = who[k];
-      if (w == 0) {
-        accept_ready = true;
-      } else if (w > 0) {
-        // An admitted rank has nothing to say before WELCOME; closing means it died.
-        auto& peer = peers_[static_cast<std::size_t>(w)];
-        if (net::read_available(peer.fd.get(), peer.in) == net::IoStatus::closed)
-          fail(disconnected(w), w);
-      } else {
-        auto& p = pending[static_cast<std::size_t>(-w - 1)];
-        const auto st = net::read_available(p.fd.get(), p.in, wire::kMaxHelloPayloadBytes * 2);
-        examine(p);
-        if (p.fd && st == net::IoStatus::closed) p.fd.reset();  // left without a HELLO
-      }
+    for (std::size_t k = 0; k < ranks.size(); ++k) {
+      // An admitted rank has nothing to say before WELCOME; closing means it died.
+      auto& peer = peers_[static_cast<std::size_t>(ranks[k])];
+      if (pfds[k + 1].revents &&
+          net::read_available(peer.fd.get(), peer.in) == net::IoStatus::closed)
+        fail(disconnected(ranks[k]), ranks[k]);
     }
-    if (accept_ready) {
-      for (;;) {
-        const int c = ::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (c < 0) {
-          if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;
-          if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-            listen_pause_until = Clock::now() + std::chrono::milliseconds(100);
-          break;
-        }
-        if (pending.size() >= kMaxPending) pending.erase(pending.begin());  // the oldest goes
-        pending.push_back({net::Fd(c), {}, Clock::now() + hello_time});
-      }
-    }
+    admission.service(pfds.data() + first_pending);
+    if (pfds[0].revents) accept_all(admission, listen_pause_until);
   }
   // Everyone is here: no one else may join.
   listener_.reset();
-  pending.clear();
+  admission.clear();
+  send_welcome();
+}
+
+// Why rank `r` claiming a job of `size` cannot join, or "".
+std::string TcpBootstrap::refusal(std::uint32_t r, std::uint32_t size) const {
+  if (r == 0 || r >= static_cast<std::uint32_t>(o_.size))
+    return "rank " + std::to_string(r) + " is out of range 1.." + std::to_string(o_.size - 1) +
+           " of this job";
+  if (size != static_cast<std::uint32_t>(o_.size))
+    return "job size mismatch: this rank has COMPAS_SIZE=" + std::to_string(size) +
+           ", rank 0 has " + std::to_string(o_.size);
+  if (peers_[r].fd)
+    return "rank " + std::to_string(r) + " is already connected (two processes with " +
+           "COMPAS_RANK=" + std::to_string(r) + "?)";
+  return {};
+}
+
+void TcpBootstrap::accept_all(detail::Admission& admission, Clock::time_point& pause_until) {
+  for (;;) {
+    const int c = ::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (c < 0) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+        pause_until = Clock::now() + std::chrono::milliseconds(100);
+      return;
+    }
+    admission.offer(net::Fd(c));
+  }
+}
+
+void TcpBootstrap::fail_missing_ranks() {
+  std::vector<int> missing;
+  for (int r = 1; r < o_.size; ++r)
+    if (!peers_[static_cast<std::size_t>(r)].fd) missing.push_back(r);
+  fail("bootstrap: timed out after " + seconds_text(o_.timeout_s) + " s: " + rank_list(missing) +
+           " never connected to " + where_,
+       missing.front());
+}
+
+void TcpBootstrap::send_welcome() {
   const std::string welcome = wire::encode(FrameType::welcome, 0, {});
   const auto send_deadline = net::deadline_after(o_.timeout_s);
   for (int r = 1; r < o_.size; ++r) {
@@ -327,11 +303,23 @@ void TcpBootstrap::join() {
   sa.sin_family = AF_INET;
   sa.sin_addr = addr;
   sa.sin_port = htons(static_cast<std::uint16_t>(o_.port));
+  peers_.resize(1);
+  // Rank 0 may start after us, or drop us as BUSY while flooded: retry until the deadline,
+  // backing off to 250 ms.
+  int delay_ms = 10;
+  for (;;) {
+    peers_[0] = Peer{connect_to_rank0(sa, deadline), {}, false};
+    if (handshake_with_rank0(deadline)) return;
+    peers_[0] = Peer{};
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::min(delay_ms, net::ms_until(deadline))));
+    delay_ms = std::min(delay_ms * 2, 250);
+  }
+}
 
-  // Rank 0 may start after us: retry until the deadline, backing off to 250 ms.
+net::Fd TcpBootstrap::connect_to_rank0(const sockaddr_in& sa, Clock::time_point deadline) {
   std::string last_error = "no attempt made";
   int delay_ms = 10;
-  net::Fd fd;
   for (;;) {
     if (Clock::now() >= deadline)
       throw BootstrapError("bootstrap: timed out after " + seconds_text(o_.timeout_s) +
@@ -339,60 +327,95 @@ void TcpBootstrap::join() {
                                " could not connect to rank 0 at " + where_ + " (" + last_error +
                                ")",
                            0);
-    fd.reset(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    net::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd)
       throw BootstrapError("bootstrap: rank " + std::to_string(o_.rank) +
                            " cannot create a socket: " + net::errno_text(errno));
-    bool connected = false;
-    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0) {
-      connected = true;
-    } else if (errno == EINPROGRESS) {
-      pollfd p{fd.get(), POLLOUT, 0};
-      const int n = ::poll(&p, 1, std::min(net::ms_until(deadline), 1000));
-      if (n > 0) {
-        int err = 0;
-        socklen_t len = sizeof err;
-        ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-        if (err == 0)
-          connected = true;
-        else
-          last_error = net::errno_text(err);
-      } else {
-        last_error = "connection attempt timed out";
-      }
-    } else {
-      last_error = net::errno_text(errno);
+    if (connect_within(fd.get(), sa, deadline, last_error)) {
+      net::set_nodelay(fd.get());
+      return fd;
     }
-    if (connected) break;
     fd.reset();
     std::this_thread::sleep_for(
         std::chrono::milliseconds(std::min(delay_ms, net::ms_until(deadline))));
     delay_ms = std::min(delay_ms * 2, 250);
   }
-  net::set_nodelay(fd.get());
-  peers_.resize(1);
-  peers_[0].fd = std::move(fd);
+}
 
+// One connection attempt on a non-blocking socket; `error` says why it failed.
+bool TcpBootstrap::connect_within(int fd, const sockaddr_in& sa, Clock::time_point deadline,
+                                  std::string& error) {
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) == 0) return true;
+  if (errno != EINPROGRESS) {
+    error = net::errno_text(errno);
+    return false;
+  }
+  pollfd p{fd, POLLOUT, 0};
+  if (::poll(&p, 1, std::min(net::ms_until(deadline), 1000)) <= 0) {
+    error = "connection attempt timed out";
+    return false;
+  }
+  int err = 0;
+  socklen_t len = sizeof err;
+  ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+  if (err == 0) return true;
+  error = net::errno_text(err);
+  return false;
+}
+
+// HELLO, rank 0's CHALLENGE checked, PROOF, then the wait for WELCOME. False when rank 0 said
+// BUSY (try again); throws on anything else that is not admission.
+bool TcpBootstrap::handshake_with_rank0(Clock::time_point deadline) {
+  const auto rank = static_cast<std::uint32_t>(o_.rank);
+  const auto size = static_cast<std::uint32_t>(o_.size);
+  const std::string nonce = handshake::fresh_nonce();
   const std::string hello =
-      wire::encode(FrameType::hello, 0,
-                   wire::encode_hello({static_cast<std::uint32_t>(o_.rank),
-                                       static_cast<std::uint32_t>(o_.size), o_.token}));
+      wire::encode(FrameType::hello, 0, wire::encode_hello({rank, size, nonce}));
   if (net::send_all(peers_[0].fd.get(), hello, deadline) != net::IoStatus::ok)
     fail(disconnected(0), 0);
-  const auto verdict = client_receive(
-      deadline +
-          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kClientGraceS)),
-      "bootstrap: timed out after " + seconds_text(o_.timeout_s) + " s: rank " +
-          std::to_string(o_.rank) + " connected to rank 0 at " + where_ +
-          " but was not admitted (rank 0 hung?)");
-  if (verdict.type == FrameType::reject)
+  const auto verdict_deadline = deadline + std::chrono::duration_cast<Clock::duration>(
+                                               std::chrono::duration<double>(kClientGraceS));
+  const std::string timeout_message = "bootstrap: timed out after " + seconds_text(o_.timeout_s) +
+                                      " s: rank " + std::to_string(o_.rank) +
+                                      " connected to rank 0 at " + where_ +
+                                      " but was not admitted (rank 0 hung?)";
+  auto challenge = client_receive(verdict_deadline, timeout_message);
+  if (challenge.type == FrameType::busy) return false;
+  check_verdict(challenge, FrameType::challenge);
+  const auto c = wire::decode_challenge(challenge.payload);
+  if (!c || !handshake::proofs_equal(handshake::rank0_proof(o_.token, nonce, c->nonce), c->proof))
+    fail_impostor("its proof of the token is wrong");
+  const std::string proof = wire::encode(
+      FrameType::proof, 0, handshake::joiner_proof(o_.token, c->nonce, nonce, rank, size));
+  if (net::send_all(peers_[0].fd.get(), proof, deadline) != net::IoStatus::ok)
+    fail(disconnected(0), 0);
+  const auto verdict = client_receive(verdict_deadline, timeout_message);
+  if (verdict.type == FrameType::busy) return false;
+  check_verdict(verdict, FrameType::welcome);
+  return true;
+}
+
+void TcpBootstrap::check_verdict(const wire::Frame& f, FrameType want) {
+  if (f.type == FrameType::reject)
     fail("bootstrap: rank 0 at " + where_ + " rejected rank " + std::to_string(o_.rank) + ": " +
-             verdict.payload,
+             f.payload,
          -1);
-  if (verdict.type != FrameType::welcome)
-    fail(std::string("bootstrap: protocol error: expected welcome from rank 0 at ") + where_ +
-             ", got " + wire::to_string(verdict.type),
-         0);
+  if (f.type == want) return;
+  if (want == FrameType::challenge)
+    fail_impostor(std::string("it answered with ") + wire::to_string(f.type) +
+                  " instead of a challenge");
+  fail(std::string("bootstrap: protocol error: expected ") + wire::to_string(want) +
+           " from rank 0 at " + where_ + ", got " + wire::to_string(f.type),
+       0);
+}
+
+void TcpBootstrap::fail_impostor(const std::string& how) {
+  // Both sides prove the token, so a rank cannot tell a listener that is not its rank 0 from a
+  // rank 0 given another token: it names both. It has not sent its token either way.
+  fail("bootstrap: the process listening at " + where_ + " did not prove it knows the job token (" +
+           how + "): COMPAS_JOB_TOKEN differs from " +
+           "rank 0's, or that process is not this job's rank 0 (another job on the same port?)",
+       0);
 }
 
 wire::Frame TcpBootstrap::client_receive(Clock::time_point deadline,

@@ -62,6 +62,12 @@ const char* to_string(FrameType type) {
       return "gather_part";
     case FrameType::bye:
       return "bye";
+    case FrameType::challenge:
+      return "challenge";
+    case FrameType::proof:
+      return "proof";
+    case FrameType::busy:
+      return "busy";
   }
   return "unknown";
 }
@@ -132,26 +138,44 @@ std::string encode_hello(const Hello& hello) {
   std::string out;
   put32(out, hello.rank);
   put32(out, hello.size);
-  out.append(hello.token);
+  out.append(hello.nonce);
   return out;
 }
 
 std::optional<Hello> decode_hello(std::string_view payload, std::string* error) {
-  if (payload.size() < 8) {
-    set_error(error, "HELLO payload of " + std::to_string(payload.size()) +
-                         " bytes is shorter than 8 (rank, size)");
-    return std::nullopt;
-  }
-  if (payload.size() - 8 > kMaxTokenBytes) {
-    set_error(error, "HELLO token of " + std::to_string(payload.size() - 8) +
-                         " bytes is longer than " + std::to_string(kMaxTokenBytes));
+  if (payload.size() != 8 + kNonceBytes) {
+    set_error(error, "HELLO payload of " + std::to_string(payload.size()) + " bytes, not " +
+                         std::to_string(8 + kNonceBytes) + " (rank, size, nonce)");
     return std::nullopt;
   }
   Hello h;
   h.rank = get32(payload, 0);
   h.size = get32(payload, 4);
-  h.token.assign(payload.substr(8));
+  h.nonce.assign(payload.substr(8));
   return h;
+}
+
+std::string encode_challenge(const Challenge& challenge) {
+  return challenge.nonce + challenge.proof;
+}
+
+std::optional<Challenge> decode_challenge(std::string_view payload, std::string* error) {
+  if (payload.size() != kNonceBytes + kProofBytes) {
+    set_error(error, "CHALLENGE payload of " + std::to_string(payload.size()) + " bytes, not " +
+                         std::to_string(kNonceBytes + kProofBytes) + " (nonce, proof)");
+    return std::nullopt;
+  }
+  return Challenge{std::string(payload.substr(0, kNonceBytes)),
+                   std::string(payload.substr(kNonceBytes))};
+}
+
+std::optional<std::string> decode_proof(std::string_view payload, std::string* error) {
+  if (payload.size() != kProofBytes) {
+    set_error(error, "PROOF payload of " + std::to_string(payload.size()) + " bytes, not " +
+                         std::to_string(kProofBytes));
+    return std::nullopt;
+  }
+  return std::string(payload);
 }
 
 std::string encode_gather_part(std::uint32_t rank, std::string_view blob) {
@@ -191,16 +215,6 @@ std::optional<Abort> decode_abort(std::string_view payload, std::string* error) 
   a.culprit = get32(payload, 0);
   a.message.assign(payload.substr(4));
   return a;
-}
-
-bool tokens_equal(std::string_view expected, std::string_view presented) {
-  // Every byte of `expected` is looked at whatever the presented bytes are; no early exit.
-  unsigned diff = expected.size() != presented.size() ? 1u : 0u;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const unsigned char p = i < presented.size() ? static_cast<unsigned char>(presented[i]) : 0;
-    diff |= static_cast<unsigned>(static_cast<unsigned char>(expected[i]) ^ p);
-  }
-  return diff == 0;
 }
 
 }  // namespace compas::comm::wire

@@ -625,15 +625,22 @@ TEST(TcpRanks, IntrudersAreRejectedAndDoNotDisturbTheJob) {
   // Wait until rank 0 accepts connections (it adopts the listener at once).
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
 
-  // 1. A HELLO with a wrong token claiming rank 1: a REJECT frame, then the connection closes.
+  // 1. A HELLO claiming rank 1 from a connection without the token: rank 0's CHALLENGE (which
+  // tells nothing about the job), a PROOF that is wrong, then a REJECT and the connection closes.
   const int bad = connect_to(job.port());
   ASSERT_GE(bad, 0);
-  const auto hello =
-      wire::encode(wire::FrameType::hello, 0, wire::encode_hello({1, 2, "wrong-token"}));
+  const auto hello = wire::encode(wire::FrameType::hello, 0,
+                                  wire::encode_hello({1, 2, std::string(wire::kNonceBytes, 'n')}));
   ASSERT_EQ(::write(bad, hello.data(), hello.size()), static_cast<ssize_t>(hello.size()));
-  const std::string reply = read_until_closed(bad, 5);
+  const auto proof =
+      wire::encode(wire::FrameType::proof, 0, std::string(wire::kProofBytes, 'p'));
+  ASSERT_EQ(::write(bad, proof.data(), proof.size()), static_cast<ssize_t>(proof.size()));
+  std::string reply = read_until_closed(bad, 5);
   ::close(bad);
-  const auto verdict = wire::decode_frame(reply);
+  const auto challenge = wire::parse_frame(reply);
+  ASSERT_EQ(challenge.status, wire::ParseStatus::ok) << reply;
+  EXPECT_EQ(challenge.frame.type, wire::FrameType::challenge);
+  const auto verdict = wire::decode_frame(reply.substr(challenge.consumed));
   ASSERT_EQ(verdict.status, wire::ParseStatus::ok) << reply;
   EXPECT_EQ(verdict.frame.type, wire::FrameType::reject);
   EXPECT_TRUE(contains(verdict.frame.payload, "wrong job token")) << verdict.frame.payload;
@@ -649,11 +656,13 @@ TEST(TcpRanks, IntrudersAreRejectedAndDoNotDisturbTheJob) {
   std::vector<int> silent;
   for (int i = 0; i < 100; ++i) silent.push_back(connect_to(job.port()));
 
-  // 4. A real process with the wrong token is turned away with a clear message.
+  // 4. A real process with the wrong token stops with a clear message: rank 0 cannot prove it
+  // knows that token.
   auto impostor = job.start(1, {}, {{"COMPAS_JOB_TOKEN", "not-the-job-token"}});
   ASSERT_TRUE(impostor->wait(10)) << impostor->describe();
   EXPECT_EQ(impostor->exit_code, 1) << impostor->describe();
-  EXPECT_TRUE(contains(impostor->err, "rejected rank 1: wrong job token")) << impostor->describe();
+  EXPECT_TRUE(contains(impostor->err, "COMPAS_JOB_TOKEN differs from rank 0's"))
+      << impostor->describe();
 
   // The real rank 1 still forms the job with rank 0, without waiting for the silent ones.
   const auto start = Clock::now();
@@ -675,7 +684,9 @@ TEST(TcpRanks, BadEnvironmentExitsTwoNamingTheVariable) {
     std::string expect;
   };
   const Env base = {
-      {"COMPAS_SIZE", "2"}, {"COMPAS_RENDEZVOUS", "127.0.0.1:4000"}, {"COMPAS_JOB_TOKEN", "t"}};
+      {"COMPAS_SIZE", "2"},
+      {"COMPAS_RENDEZVOUS", "127.0.0.1:4000"},
+      {"COMPAS_JOB_TOKEN", "0123456789abcdef0123456789abcdef"}};
   auto with = [&](Env more) {
     Env e = base;
     for (auto& kv : more) {
@@ -701,6 +712,8 @@ TEST(TcpRanks, BadEnvironmentExitsTwoNamingTheVariable) {
       {{{"COMPAS_RANK", "1"}, {"COMPAS_SIZE", "2"}, {"COMPAS_RENDEZVOUS", ":4000"}},
        "COMPAS_JOB_TOKEN is not set"},
       {with({{"COMPAS_RANK", "0"}, {"COMPAS_RENDEZVOUS_FD", "77"}}), "COMPAS_RENDEZVOUS_FD='77'"},
+      {with({{"COMPAS_RANK", "1"}, {"COMPAS_JOB_TOKEN", "secret"}}),
+       "COMPAS_JOB_TOKEN is 6 bytes long: at least 16"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> argv = {kProbe};

@@ -39,7 +39,7 @@ TEST(Wire, RoundTripEveryType) {
 TEST(Wire, HeaderLayoutIsBigEndian) {
   const std::string b = encode(FrameType::gather, 0x01020304u, "xyz");
   EXPECT_EQ(b.substr(0, 4), "CMPS");
-  EXPECT_EQ(b.substr(4, 4), std::string("\x00\x01\x00\x07", 4));  // version 1, type 7
+  EXPECT_EQ(b.substr(4, 4), std::string("\x00\x02\x00\x07", 4));  // version 2, type 7
   EXPECT_EQ(b.substr(8, 4), "\x01\x02\x03\x04");
   EXPECT_EQ(b.substr(12, 4), std::string("\x00\x00\x00\x03", 4));
   EXPECT_EQ(b.substr(16), "xyz");
@@ -75,7 +75,8 @@ TEST(Wire, StreamingByteByByteAndBackToBack) {
 }
 
 TEST(Wire, TruncatedFrameIsRejected) {
-  const std::string bytes = encode(FrameType::hello, 0, encode_hello({1, 4, "token"}));
+  const std::string bytes =
+      encode(FrameType::hello, 0, encode_hello({1, 4, std::string(kNonceBytes, 'n')}));
   for (std::size_t n = 0; n < bytes.size(); ++n) {
     const std::string_view prefix(bytes.data(), n);
     EXPECT_EQ(parse_frame(prefix).status, ParseStatus::need_more) << n;
@@ -110,10 +111,10 @@ TEST(Wire, BadMagicIsRejectedAtTheFirstWrongByte) {
 
 TEST(Wire, BadVersionAndUnknownTypeAreRejected) {
   std::string b = encode(FrameType::barrier, 1, "");
-  b[5] = 2;  // version 2
+  b[5] = 1;  // version 1 sent the token itself: it must not be spoken to
   auto r = parse_frame(b.substr(0, 6));
   ASSERT_EQ(r.status, ParseStatus::error);
-  EXPECT_NE(r.error.find("version 2"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("version 1"), std::string::npos) << r.error;
 
   for (std::uint16_t t : {0, kMaxFrameType + 1, 0xffff}) {
     std::string c = encode(FrameType::barrier, 1, "");
@@ -126,16 +127,27 @@ TEST(Wire, BadVersionAndUnknownTypeAreRejected) {
 }
 
 TEST(Wire, PayloadCodecs) {
-  const auto h = decode_hello(encode_hello({3, 8, "secret"}));
+  const std::string nonce(kNonceBytes, '\x5a');
+  const auto h = decode_hello(encode_hello({3, 8, nonce}));
   ASSERT_TRUE(h);
   EXPECT_EQ(h->rank, 3u);
   EXPECT_EQ(h->size, 8u);
-  EXPECT_EQ(h->token, "secret");
+  EXPECT_EQ(h->nonce, nonce);
   std::string error;
   EXPECT_FALSE(decode_hello("short", &error));
-  EXPECT_NE(error.find("shorter"), std::string::npos) << error;
-  EXPECT_FALSE(decode_hello(encode_hello({1, 2, std::string(kMaxTokenBytes + 1, 't')}), &error));
-  EXPECT_NE(error.find("longer"), std::string::npos) << error;
+  EXPECT_NE(error.find("not 24"), std::string::npos) << error;
+  EXPECT_FALSE(decode_hello(encode_hello({1, 2, nonce + "x"}), &error));
+
+  const std::string proof(kProofBytes, '\x11');
+  const auto c = decode_challenge(encode_challenge({nonce, proof}));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->nonce, nonce);
+  EXPECT_EQ(c->proof, proof);
+  EXPECT_FALSE(decode_challenge(nonce, &error));
+  EXPECT_NE(error.find("CHALLENGE"), std::string::npos) << error;
+  EXPECT_EQ(decode_proof(proof), proof);
+  EXPECT_FALSE(decode_proof(proof.substr(1), &error));
+  EXPECT_NE(error.find("PROOF"), std::string::npos) << error;
 
   const auto p = decode_gather_part(encode_gather_part(5, std::string("a\0b", 3)));
   ASSERT_TRUE(p);
@@ -148,17 +160,6 @@ TEST(Wire, PayloadCodecs) {
   EXPECT_EQ(a->culprit, 2u);
   EXPECT_EQ(a->message, "rank 2 disconnected");
   EXPECT_FALSE(decode_abort("ab"));
-}
-
-TEST(Wire, TokensEqual) {
-  EXPECT_TRUE(tokens_equal("abc", "abc"));
-  EXPECT_TRUE(tokens_equal("", ""));
-  EXPECT_FALSE(tokens_equal("abc", "abd"));
-  EXPECT_FALSE(tokens_equal("abc", "ab"));
-  EXPECT_FALSE(tokens_equal("abc", "abcd"));
-  EXPECT_FALSE(tokens_equal("abc", ""));
-  EXPECT_FALSE(tokens_equal("", "x"));
-  EXPECT_FALSE(tokens_equal(std::string("ab\0", 3), "ab"));
 }
 
 // The parser's contract on any input: no crash, and an ok result is a frame that re-encodes to
@@ -184,6 +185,8 @@ void check_any(std::string_view bytes, std::size_t limit) {
   }
   std::string error;
   (void)decode_hello(bytes, &error);
+  (void)decode_challenge(bytes, &error);
+  (void)decode_proof(bytes, &error);
   (void)decode_gather_part(bytes, &error);
   (void)decode_abort(bytes, &error);
 }
@@ -196,7 +199,7 @@ TEST(Wire, RandomBuffersNeverCrash) {
     for (auto& c : b) c = static_cast<char>(rng() & 0xff);
     // Half of them start like a frame, so the parser gets past the magic.
     if (i % 2 && n >= 4) b.replace(0, 4, "CMPS");
-    if (i % 4 == 1 && n >= 6) b[4] = 0, b[5] = 1;
+    if (i % 4 == 1 && n >= 6) b[4] = 0, b[5] = static_cast<char>(kVersion);
     check_any(b, 1 + rng() % 64);
   }
 }

@@ -41,9 +41,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::string error;
   if (auto h = wire::decode_hello(bytes, &error)) {
-    CHECK(h->token.size() <= wire::kMaxTokenBytes);
-    CHECK(wire::decode_hello(wire::encode_hello(*h))->token == h->token);
+    CHECK(h->nonce.size() == wire::kNonceBytes);
+    const auto again = wire::decode_hello(wire::encode_hello(*h));
+    CHECK(again && again->rank == h->rank && again->size == h->size && again->nonce == h->nonce);
   }
+  if (auto c = wire::decode_challenge(bytes, &error)) {
+    const auto again = wire::decode_challenge(wire::encode_challenge(*c));
+    CHECK(again && again->nonce == c->nonce && again->proof == c->proof);
+  }
+  if (auto p = wire::decode_proof(bytes, &error)) CHECK(p->size() == wire::kProofBytes);
   if (auto g = wire::decode_gather_part(bytes, &error)) {
     const auto again = wire::decode_gather_part(wire::encode_gather_part(g->rank, g->blob));
     CHECK(again && again->rank == g->rank && again->blob == g->blob);

@@ -14,16 +14,21 @@
 namespace compas::comm::wire {
 
 inline constexpr char kMagic[4] = {'C', 'M', 'P', 'S'};
-inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::uint16_t kVersion = 2;  // 2: the token is proven, never sent
 inline constexpr std::size_t kHeaderBytes = 16;
 // Default bound on one payload (a rank's allgather blob); COMPAS_BOOTSTRAP_MAX_FRAME changes it.
 inline constexpr std::size_t kDefaultMaxPayloadBytes = std::size_t{16} << 20;
 // Bound on the payload of a connection's first frame, before it has proven it belongs to the job.
 inline constexpr std::size_t kMaxHelloPayloadBytes = 1024;
-inline constexpr std::size_t kMaxTokenBytes = 256;
+inline constexpr std::size_t kMaxTokenBytes = 256;  // the longest COMPAS_JOB_TOKEN accepted
+inline constexpr std::size_t kNonceBytes = 16;      // a side's fresh random bytes in a handshake
+inline constexpr std::size_t kProofBytes = 32;      // an HMAC-SHA256 proof of the job token
 
+// Joining: rank -> HELLO; rank 0 -> CHALLENGE (its proof of the token over the rank's nonce);
+// rank -> PROOF (its proof over rank 0's nonce); rank 0 admits it silently or says REJECT. When
+// every rank is in, rank 0 sends WELCOME to all. BUSY means "dropped before admission, try again".
 enum class FrameType : std::uint16_t {
-  hello = 1,         // rank -> rank 0, first frame: rank, size, job token
+  hello = 1,         // rank -> rank 0, first frame: rank, size, nonce
   welcome = 2,       // rank 0 -> rank: every rank has arrived
   reject = 3,        // rank 0 -> connection: refused; payload is the reason
   abort = 4,         // rank 0 -> ranks: the job failed; payload names the culprit rank and why
@@ -32,8 +37,11 @@ enum class FrameType : std::uint16_t {
   gather = 7,        // rank -> rank 0: its blob for allgather `seq`
   gather_part = 8,   // rank 0 -> rank: one rank's blob for allgather `seq` (size frames in order)
   bye = 9,           // either way: orderly shutdown of the bootstrap
+  challenge = 10,    // rank 0 -> rank: rank 0's nonce and its proof of the token
+  proof = 11,        // rank -> rank 0: the rank's proof of the token
+  busy = 12,         // rank 0 -> connection: dropped before admission (too many pending); retry
 };
-inline constexpr std::uint16_t kMaxFrameType = 9;
+inline constexpr std::uint16_t kMaxFrameType = 12;
 
 // "hello", "barrier", ...; "unknown" for other values.
 const char* to_string(FrameType type);
@@ -76,11 +84,21 @@ ParseResult decode_frame(std::string_view message,
 struct Hello {
   std::uint32_t rank = 0;
   std::uint32_t size = 0;
-  std::string token;  // at most kMaxTokenBytes
+  std::string nonce;  // kNonceBytes
 };
 std::string encode_hello(const Hello& hello);
 // nullopt and `error` set when the payload is malformed.
 std::optional<Hello> decode_hello(std::string_view payload, std::string* error = nullptr);
+
+struct Challenge {
+  std::string nonce;  // kNonceBytes
+  std::string proof;  // kProofBytes
+};
+std::string encode_challenge(const Challenge& challenge);
+std::optional<Challenge> decode_challenge(std::string_view payload, std::string* error = nullptr);
+
+// A PROOF frame's payload is the proof itself: kProofBytes.
+std::optional<std::string> decode_proof(std::string_view payload, std::string* error = nullptr);
 
 struct GatherPart {
   std::uint32_t rank = 0;
@@ -97,9 +115,5 @@ struct Abort {
 };
 std::string encode_abort(const Abort& abort);
 std::optional<Abort> decode_abort(std::string_view payload, std::string* error = nullptr);
-
-// Compares a presented token with the expected one in time that depends only on the expected
-// token's length, so a peer cannot guess it byte by byte from response times.
-bool tokens_equal(std::string_view expected, std::string_view presented);
 
 }  // namespace compas::comm::wire
