@@ -19,6 +19,7 @@
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
 #include "ucx_impl.hpp"
+#include "ucx_tls.hpp"
 
 namespace compas::comm {
 
@@ -322,6 +323,7 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
   }
 
   m.eps = std::make_unique<std::atomic<ucp_ep_h>[]>(m.size);
+  m.shared_memory_allowed = detail::shared_memory_allowed(std::getenv("UCX_TLS"));
   m.dead = std::make_unique<std::atomic<bool>[]>(m.size);
   for (int r = 0; r < m.size; ++r) {
     m.eps[r].store(nullptr);
@@ -482,6 +484,7 @@ void Comm::close() noexcept {
   } catch (...) {
   }
   ucp_worker_destroy(m.worker);
+  m.abandoned.clear();  // no UCX request can touch them any more
   for (ucp_mem_h memh : m.orphaned) ucp_mem_unmap(m.ctx, memh);
   ucp_cleanup(m.ctx);
 }
@@ -715,6 +718,8 @@ ucp_ep_h Comm::Impl::ep(int r) {
   std::lock_guard lock(mu);
   e = eps[r].load(std::memory_order_acquire);
   if (e) return e;
+  // Never reconnect to a peer whose endpoint was closed (sever): it stays unreachable.
+  if (dead[r].load(std::memory_order_acquire)) check_alive(r);
   ucp_ep_params_t p{};
   p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                  UCP_EP_PARAM_FIELD_ERR_HANDLER;
@@ -722,8 +727,11 @@ ucp_ep_h Comm::Impl::ep(int r) {
   // UCX's shared-memory transports cannot report a dead peer (UCX 1.13): asking for peer error
   // handling silently moves same-host traffic to tcp loopback, 100x slower. Same-host peers get
   // no UCX error handling; their death is reported by the waits' timeouts (naming the rank) and
-  // by the launcher, which ends the job when a process dies.
-  p.err_mode = same_host_as_me(r) ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER;
+  // by the launcher, which ends the job when a process dies. Where UCX_TLS leaves no shared
+  // memory, same-host traffic goes over a network transport anyway and gets error handling like
+  // any other: an endpoint can then be closed at once when an operation times out (abandon).
+  p.err_mode = same_host_as_me(r) && shared_memory_allowed ? UCP_ERR_HANDLING_MODE_NONE
+                                                           : UCP_ERR_HANDLING_MODE_PEER;
   p.err_handler.cb = on_ep_error;
   p.err_handler.arg = &err_args[r];
   const ucs_status_t st = ucp_ep_create(worker, &p, &e);
@@ -806,7 +814,8 @@ void Comm::Impl::leave_wait() {
   waiting_threads.fetch_sub(1, std::memory_order_seq_cst);
 }
 
-void Comm::Impl::complete(ucs_status_ptr_t sp, int peer, const char* op) {
+void Comm::Impl::complete(ucs_status_ptr_t sp, int peer, const char* op,
+                          std::unique_ptr<std::uint64_t[]>* hold) {
   if (sp == nullptr) return;
   if (UCS_PTR_IS_ERR(sp)) fail(peer, op, UCS_PTR_STATUS(sp));
   ucs_status_t st = UCS_INPROGRESS;
@@ -814,8 +823,7 @@ void Comm::Impl::complete(ucs_status_ptr_t sp, int peer, const char* op) {
     wait([&] { return (st = ucp_request_check_status(sp)) != UCS_INPROGRESS; },
          [&] { return std::string(op) + " to complete"; }, peer);
   } catch (...) {
-    ucp_request_cancel(worker, sp);
-    ucp_request_free(sp);
+    abandon(sp, peer, op, hold ? std::move(*hold) : nullptr);
     throw;
   }
   ucp_request_free(sp);
@@ -1093,7 +1101,7 @@ void Request::wait() {
   void* r = req_;
   req_ = nullptr;
   try {
-    comm_->impl().complete(r, peer_, op_);
+    comm_->impl().complete(r, peer_, op_, &hold_);
   } catch (...) {
     hold_.reset();
     throw;

@@ -162,6 +162,8 @@ struct Comm::Impl {
   std::mutex barrier_mu;
 
   bool same_host_as_me(int r) const;
+  // UCX_TLS lets UCX use shared memory between processes of a host (see ep()).
+  bool shared_memory_allowed = true;
   ucp_ep_h ep(int r);  // connects lazily; throws CommError for a dead peer
   // Throws CommError when rank r is known dead or, on this host, its process is gone (looked at
   // at most every 20 ms, or at once with `immediately`).
@@ -175,8 +177,22 @@ struct Comm::Impl {
   // the worker (costly: its lock) only every few polls; otherwise progress on every iteration.
   void wait(const std::function<bool()>& done, const std::function<std::string()>& what, int peer,
             const std::function<void()>& block = {}, bool poll_often = false);
-  // Waits for a UCX request (or status) to complete locally and frees it.
-  void complete(ucs_status_ptr_t sp, int peer, const char* op);
+  // Waits for a UCX request (or status) to complete locally and frees it. On a timeout the
+  // request is abandoned (below) with `hold`, the memory it may still touch.
+  void complete(ucs_status_ptr_t sp, int peer, const char* op,
+                std::unique_ptr<std::uint64_t[]>* hold = nullptr);
+  // A request whose wait timed out: UCX may still write its reply into our buffers or read its
+  // source, so it is made to let go before the error reaches the caller. The endpoint to `peer`
+  // is closed (UCX then completes its requests with an error) and `peer` marked unreachable; the
+  // worker is progressed until the request is released, for at most kAbandonGrace. A request
+  // UCX still holds after that keeps `hold` alive until the worker is destroyed (abandoned); a
+  // get (`op`), whose destination is the caller's memory, then ends the process.
+  void abandon(ucs_status_ptr_t sp, int peer, const char* op,
+               std::unique_ptr<std::uint64_t[]> hold);
+  // Closes the endpoint to `r` at once and marks `r` unreachable for `why`.
+  void sever(int r, const std::string& why);
+  std::mutex abandoned_mu;
+  std::vector<std::unique_ptr<std::uint64_t[]>> abandoned;  // freed after ucp_worker_destroy
   void run_progress_thread();
   // Sleeps until the worker has an event (or timeout_ms passes).
   void sleep_on_worker(int timeout_ms);

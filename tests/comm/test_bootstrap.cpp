@@ -24,6 +24,7 @@
 #include "compas/comm/bootstrap.hpp"
 #include "compas/comm/comm.hpp"
 #include "handshake.hpp"
+#include "ucx_tls.hpp"
 
 namespace {
 
@@ -602,6 +603,17 @@ TEST(Handshake, ProofsAreHmacSha256OverEverythingTheyBind) {
         hs::rank0_proof(kToken, b, a)})
     EXPECT_FALSE(hs::proofs_equal(p, other));
   EXPECT_FALSE(hs::proofs_equal(p, p.substr(1)));
+}
+
+// Same-host endpoints get UCX error handling (and can be closed when an operation times out)
+// only where UCX_TLS leaves no shared memory.
+TEST(UcxTls, SharedMemoryAllowedFollowsUcxTls) {
+  using compas::comm::detail::shared_memory_allowed;
+  for (const char* yes : {static_cast<const char*>(nullptr), "", "all", "sm", "shm", "posix,tcp",
+                          "tcp,cma", "sysv", "^tcp", "^posix", "self,mm"})
+    EXPECT_TRUE(shared_memory_allowed(yes)) << (yes ? yes : "(unset)");
+  for (const char* no : {"tcp", "tcp,self", "rc,ud", "self", "^sm", "^shm,tcp", "tcp,smx"})
+    EXPECT_FALSE(shared_memory_allowed(no)) << no;
 }
 
 TEST(TcpJob, ShortOrEmptyTokensAreRefused) {
