@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
@@ -38,6 +39,7 @@
 
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
+#include "job_shm.hpp"
 
 extern char** environ;
 
@@ -329,6 +331,7 @@ int run_job(const Options& o) {
     port = ntohs(sa.sin_port);
   }
   const std::string token = random_token();
+  compas::run::JobShm shm;
 
   // Environments and argv, all built before the first fork.
   std::set<std::string> ours = {"COMPAS_RANK",          "COMPAS_SIZE",       "COMPAS_RENDEZVOUS",
@@ -594,6 +597,17 @@ int run_job(const Options& o) {
     ::waitpid(ranks[0].pid, &status, 0);  // rank 0, kept as a zombie until now
   }
   ::close(sig_fd);
+  // What killed ranks left of their shared memory (none of them runs any more).
+  if (exit_code != 0) {
+    std::vector<pid_t> pids;
+    for (int i = 0; i < started; ++i) pids.push_back(ranks[static_cast<std::size_t>(i)].pid);
+    const auto removed = shm.clean_up(pids);
+    if (!removed.empty())
+      say(fmt::format("removed {} the killed ranks left: {}",
+                      plural(static_cast<int>(removed.size()), "piece of shared memory",
+                             "pieces of shared memory"),
+                      fmt::join(removed, ", ")));
+  }
   return exit_code;
 }
 

@@ -8,6 +8,10 @@
 // plus "stderr rank R" on stderr. Modes (arguments, in any order; unknown words are ignored,
 // so a unique marker argument can tag the processes):
 //   die-at-barrier R      rank R kills itself with SIGKILL at the 5th barrier
+//   leak-shm-at-barrier R as die-at-barrier, but rank R first makes shared memory the way UCX
+//                         does and dies before removing it: an attached IPC_PRIVATE SysV segment
+//                         not marked for removal, and a file ucx_shm_posix_<pid> in
+//                         $UCX_POSIX_DIR (or /dev/shm) not unlinked
 //   sleep-forever R|all   rank R (or every rank) sleeps at the 1st barrier; the others wait in it
 //   exit-code R CODE      after the checks rank R exits with CODE; the others sleep
 //   ignore-term           SIGTERM is ignored (to test the launcher's SIGKILL after the grace)
@@ -20,7 +24,9 @@
 //                         Comm's scope at the 100th barrier (its Comm is destroyed while the
 //                         others wait for it) and exits 1 with "bootstrap_probe: failed: ...".
 // Exit codes: 0 ok, 1 bootstrap failure (message on stderr), 2 bad environment, 3 wrong result.
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/shm.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -69,6 +75,22 @@ std::string blob_of(int r, int round) {
          std::string(len, static_cast<char>('a' + r % 26));
 }
 
+// What a rank killed in the middle of UCX's shared-memory set-up leaves (see the mode above).
+[[noreturn]] void leak_shm_and_die(int rank) {
+  const int shmid = ::shmget(IPC_PRIVATE, 12288, IPC_CREAT | 0600);
+  const bool attached = shmid >= 0 && ::shmat(shmid, nullptr, 0) != reinterpret_cast<void*>(-1);
+  const char* dir = std::getenv("UCX_POSIX_DIR");
+  const std::string path =
+      std::string(dir && *dir ? dir : "/dev/shm") + "/ucx_shm_posix_" + std::to_string(::getpid());
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  const bool filled = fd >= 0 && ::ftruncate(fd, 8192) == 0;
+  std::printf("rank %d made shared memory: segment %s, file %s\n", rank, attached ? "yes" : "no",
+              filled ? "yes" : "no");
+  std::fflush(stdout);
+  std::raise(SIGKILL);
+  for (;;) ::pause();
+}
+
 [[noreturn]] void sleep_forever(int rank) {
   std::printf("sleeping rank %d\n", rank);
   std::fflush(stdout);
@@ -79,6 +101,7 @@ std::string blob_of(int r, int round) {
 
 int main(int argc, char** argv) {
   int die_rank = -1, sleep_rank = -1, exit_rank = -1, exit_code = 0, comm_die_rank = -1;
+  int leak_rank = -1;
   bool comm_throw = false;
   bool partial = false;
   for (int i = 1; i < argc; ++i) {
@@ -88,6 +111,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a == "die-at-barrier" && i + 1 < argc) die_rank = parse_rank_arg(argv[++i]);
+    if (a == "leak-shm-at-barrier" && i + 1 < argc) leak_rank = parse_rank_arg(argv[++i]);
     if (a == "sleep-forever" && i + 1 < argc) sleep_rank = parse_rank_arg(argv[++i]);
     if (a == "exit-code" && i + 2 < argc) {
       exit_rank = parse_rank_arg(argv[++i]);
@@ -128,6 +152,7 @@ int main(int argc, char** argv) {
     for (int b = 1; b <= 50; ++b) {
       if (b == 1 && (sleep_rank == R || sleep_rank == -2)) sleep_forever(R);
       if (b == 5 && die_rank == R) std::raise(SIGKILL);
+      if (b == 5 && leak_rank == R) leak_shm_and_die(R);
       bs->barrier();
     }
     check_gather(2);

@@ -71,6 +71,27 @@ std::unique_ptr<Proc> run_to_end(const std::vector<std::string>& args, const Env
   return p;
 }
 
+// A compas-run job run to the end (as run_to_end) with its processes recorded while it runs, and
+// the shared memory there was before it: what the job left behind can then be told
+// (shm.leftovers(pids)), even of ranks long dead.
+struct WatchedRun {
+  ShmSnapshot shm;
+  std::unique_ptr<Proc> p;
+  std::set<pid_t> pids;
+};
+
+WatchedRun run_watched(const std::vector<std::string>& args, const Env& env = {},
+                       double seconds = 30) {
+  WatchedRun w;
+  w.p = compas_run(args, env);
+  JobPids job(w.p->pid());
+  EXPECT_TRUE(w.p->wait(seconds)) << "compas-run did not finish in " << seconds << " s\n"
+                                  << w.p->describe();
+  job.stop();
+  w.pids = job.pids();
+  return w;
+}
+
 // The rank that survivor `rank` of a comm-die-at-barrier job names in its CommError line
 // ("bootstrap_probe: rank S: comm: rank X is unreachable ...", "... comm: rank X left the job: ..."
 // or "... comm: timed out after N s
@@ -253,13 +274,28 @@ TEST(Launch, ArgumentsReachTheProgramUntouched) {
 }
 
 TEST(Launch, KilledRankStopsTheJobAndIsNamed) {
-  auto p = run_to_end({"-n", "4", kProbe, "die-at-barrier", "1"}, {{"COMPAS_TIMEOUT", "10"}}, 20);
+  auto w = run_watched({"-n", "4", kProbe, "die-at-barrier", "1"}, {{"COMPAS_TIMEOUT", "10"}}, 20);
+  const auto& p = w.p;
   EXPECT_EQ(p->exit_code, 128 + SIGKILL) << p->describe();
   EXPECT_LT(p->seconds, 8.0) << "the job must end long before COMPAS_TIMEOUT\n" << p->describe();
   // The others may have seen rank 1 die (and exited) before compas-run stops them: whether
   // "; stopping the other N processes" follows, and N, depend on timing.
   EXPECT_TRUE(contains(p->err, "compas-run: rank 1 was killed by signal 9 (Killed)"))
       << p->describe();
+  EXPECT_EQ(w.shm.leftovers(w.pids), "") << "shared memory left by the job\n" << p->describe();
+}
+
+// A rank killed in the middle of UCX's shared-memory set-up (between making a segment or a file
+// and marking or unlinking it) leaves them behind for good unless compas-run removes them: the
+// probe makes both the way UCX does, then dies.
+TEST(Launch, SharedMemoryOfARankKilledMidSetUpIsRemoved) {
+  auto w =
+      run_watched({"-n", "3", kProbe, "leak-shm-at-barrier", "1"}, {{"COMPAS_TIMEOUT", "10"}}, 20);
+  const auto& p = w.p;
+  EXPECT_EQ(p->exit_code, 128 + SIGKILL) << p->describe();
+  EXPECT_TRUE(contains(p->out, "rank 1 made shared memory: segment yes, file yes"))
+      << p->describe();
+  EXPECT_EQ(w.shm.leftovers(w.pids), "") << "shared memory left by the job\n" << p->describe();
 }
 
 TEST(Launch, RankKilledInACommBarrierEndsTheJobAndNothingIsLeft) {
@@ -270,9 +306,10 @@ TEST(Launch, RankKilledInACommBarrierEndsTheJobAndNothingIsLeft) {
     for (int killed : {0, 1}) {
       SCOPED_TRACE("P = " + std::to_string(P) + ", rank " + std::to_string(killed) + " killed");
       const std::string marker = unique_marker();
-      auto p = run_to_end(
+      auto w = run_watched(
           {"-n", std::to_string(P), kProbe, "comm-die-at-barrier", std::to_string(killed), marker},
           {{"COMPAS_TIMEOUT", "10"}}, 30);
+      const auto& p = w.p;
       EXPECT_EQ(p->exit_code, 128 + SIGKILL) << p->describe();
       EXPECT_TRUE(contains(p->err, "compas-run: rank " + std::to_string(killed) +
                                        " was killed by signal 9 (Killed)"))
@@ -285,31 +322,41 @@ TEST(Launch, RankKilledInACommBarrierEndsTheJobAndNothingIsLeft) {
                 "")
           << p->describe();
       EXPECT_TRUE(none_left(marker, 5)) << "ranks of the job are still running\n" << p->describe();
+      // The launcher and its P ranks, each seen (they live through their Comm's setup).
+      EXPECT_EQ(w.pids.size(), static_cast<std::size_t>(P + 1)) << p->describe();
+      EXPECT_EQ(w.shm.leftovers(w.pids), "") << "shared memory left by the job\n" << p->describe();
     }
   }
 }
 
+// The others are stopped by a signal (SIGTERM).
 TEST(Launch, FailingRankExitStatusIsTheJobs) {
-  auto p = run_to_end({"-n", "4", kProbe, "exit-code", "2", "3"});
+  auto w = run_watched({"-n", "4", kProbe, "exit-code", "2", "3"});
+  const auto& p = w.p;
   EXPECT_EQ(p->exit_code, 3) << p->describe();
   EXPECT_TRUE(contains(p->err,
                        "compas-run: rank 2 exited with status 3; stopping the other 3 "
                        "processes"))
       << p->describe();
+  EXPECT_EQ(w.shm.leftovers(w.pids), "") << "shared memory left by the job\n" << p->describe();
 }
 
 TEST(Launch, RanksIgnoringSigtermAreKilledAfterTheGrace) {
-  auto p = run_to_end({"-n", "3", kProbe, "exit-code", "0", "5", "ignore-term"}, {}, 20);
+  auto w = run_watched({"-n", "3", kProbe, "exit-code", "0", "5", "ignore-term"}, {}, 20);
+  const auto& p = w.p;
   EXPECT_EQ(p->exit_code, 5) << p->describe();
   EXPECT_TRUE(contains(p->err, "2 processes still running 2 s after SIGTERM; killing them"))
       << p->describe();
   EXPECT_GT(p->seconds, 1.5) << p->describe();
   EXPECT_LT(p->seconds, 10.0) << p->describe();
+  EXPECT_EQ(w.shm.leftovers(w.pids), "") << "shared memory left by the job\n" << p->describe();
 }
 
 TEST(Launch, SigtermIsForwardedAndNothingIsLeft) {
   const std::string marker = unique_marker();
+  const ShmSnapshot shm;
   auto p = compas_run({"-n", "3", kProbe, "sleep-forever", "all", marker});
+  JobPids job(p->pid());
   ASSERT_TRUE(p->wait_for_output("sleeping rank", 3, 20)) << p->describe();
   EXPECT_EQ(processes_with(marker).size(), 4u);  // compas-run and its 3 ranks
   const auto start = Clock::now();
@@ -320,37 +367,47 @@ TEST(Launch, SigtermIsForwardedAndNothingIsLeft) {
   EXPECT_TRUE(contains(p->err, "received signal 15 (Terminated); forwarding it to 3 processes"))
       << p->describe();
   EXPECT_TRUE(none_left(marker, 2)) << "ranks left behind";
+  EXPECT_EQ(shm.leftovers(job.pids()), "") << "shared memory left by the job\n" << p->describe();
 }
 
 TEST(Launch, SigintIsForwarded) {
   const std::string marker = unique_marker();
+  const ShmSnapshot shm;
   auto p = compas_run({"-n", "2", kProbe, "sleep-forever", "all", marker});
+  JobPids job(p->pid());
   ASSERT_TRUE(p->wait_for_output("sleeping rank", 2, 20)) << p->describe();
   p->signal(SIGINT);
   ASSERT_TRUE(p->wait(10)) << p->describe();
   EXPECT_EQ(p->exit_code, 128 + SIGINT) << p->describe();
   EXPECT_TRUE(none_left(marker, 2)) << "ranks left behind";
+  EXPECT_EQ(shm.leftovers(job.pids()), "") << "shared memory left by the job\n" << p->describe();
 }
 
 TEST(Launch, KilledLauncherTakesTheJobAlong) {
   const std::string marker = unique_marker();
+  const ShmSnapshot shm;
   auto p = compas_run({"-n", "3", kProbe, "sleep-forever", "all", marker});
+  JobPids job(p->pid());
   ASSERT_TRUE(p->wait_for_output("sleeping rank", 3, 20)) << p->describe();
+  EXPECT_TRUE(job.wait_for(4, 5)) << "compas-run and its 3 ranks were not all seen";
   p->signal(SIGKILL);
   ASSERT_TRUE(p->wait(10)) << p->describe();
   EXPECT_EQ(p->term_signal, SIGKILL);
   EXPECT_TRUE(none_left(marker, 3)) << "ranks outlived a killed compas-run";
+  EXPECT_EQ(shm.leftovers(job.pids()), "") << "shared memory left by the job\n" << p->describe();
 }
 
 TEST(Launch, TimeoutStopsTheJob) {
   const std::string marker = unique_marker();
-  auto p =
-      run_to_end({"--timeout", "1", "-n", "2", kProbe, "sleep-forever", "all", marker}, {}, 20);
+  auto w =
+      run_watched({"--timeout", "1", "-n", "2", kProbe, "sleep-forever", "all", marker}, {}, 20);
+  const auto& p = w.p;
   EXPECT_EQ(p->exit_code, 124) << p->describe();
   EXPECT_TRUE(contains(p->err, "compas-run: timed out after 1 s; stopping 2 processes"))
       << p->describe();
   EXPECT_LT(p->seconds, 6.0) << p->describe();
   EXPECT_TRUE(none_left(marker, 2));
+  EXPECT_EQ(w.shm.leftovers(w.pids), "") << "shared memory left by the job\n" << p->describe();
 }
 
 // --tag-output relays the ranks' lines through compas-run: a reader that stops reading
@@ -359,6 +416,7 @@ TEST(Launch, TimeoutStopsTheJob) {
 TEST(Launch, TagOutputToAReaderThatStopsReadingDoesNotStallTheTimeout) {
   int out[2];
   ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  const ShmSnapshot shm;
   const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
@@ -371,6 +429,7 @@ TEST(Launch, TagOutputToAReaderThatStopsReadingDoesNotStallTheTimeout) {
     ::_exit(127);
   }
   ::close(out[1]);  // the read end stays open and unread: the pipe fills, writes would block
+  JobPids job(pid);
   int status = 0;
   pid_t done = 0;
   while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 &&
@@ -386,6 +445,7 @@ TEST(Launch, TagOutputToAReaderThatStopsReadingDoesNotStallTheTimeout) {
   EXPECT_NE(done, 0) << "compas-run still running after 30 s: its timeout of 2 s was stalled";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 124) << "status " << status;
   EXPECT_LT(seconds, 10.0);
+  EXPECT_EQ(shm.leftovers(job.pids()), "") << "shared memory left by the job";
 }
 
 TEST(Launch, BadInputExitsTwoNamingTheValue) {
@@ -466,6 +526,7 @@ std::string read_until_closed(int fd, double seconds) {
 
 TEST(TcpRanks, DeadRankIsReportedToEveryRankPromptly) {
   ProbeJob job(3, {{"COMPAS_TIMEOUT", "10"}});
+  const ShmSnapshot shm;
   std::vector<std::unique_ptr<Proc>> ranks;
   for (int r = 0; r < 3; ++r) ranks.push_back(job.start(r, {"die-at-barrier", "2"}));
   for (auto& p : ranks) ASSERT_TRUE(p->wait(15)) << p->describe();
@@ -476,6 +537,7 @@ TEST(TcpRanks, DeadRankIsReportedToEveryRankPromptly) {
     EXPECT_TRUE(contains(p.err, "bootstrap: rank 2 disconnected (process died?)")) << p.describe();
     EXPECT_LT(p.seconds, 6.0) << "told by rank 0, not by the 10 s timeout\n" << p.describe();
   }
+  EXPECT_EQ(shm.leftovers(pids_of(ranks)), "") << "shared memory left by the job";
 }
 
 // No launcher to stop the others: each must find out by itself (the dead rank's process is gone,
@@ -485,6 +547,7 @@ void expect_comm_death_named(int P, int killed, const Env& env) {
   Env all = {{"COMPAS_TIMEOUT", "20"}};
   all.insert(all.end(), env.begin(), env.end());
   ProbeJob job(P, all);
+  const ShmSnapshot shm;
   std::vector<std::unique_ptr<Proc>> ranks;
   for (int r = 0; r < P; ++r)
     ranks.push_back(job.start(r, {"comm-die-at-barrier", std::to_string(killed)}));
@@ -502,6 +565,7 @@ void expect_comm_death_named(int P, int killed, const Env& env) {
     EXPECT_LT(p.seconds, 15.0) << "noticed, not timed out\n" << p.describe();
   }
   EXPECT_EQ(check_dead_rank_named(errs, P, killed, /*launched=*/false), "") << all_output;
+  EXPECT_EQ(shm.leftovers(pids_of(ranks)), "") << "shared memory left by the job\n" << all_output;
 }
 
 TEST(TcpRanks, RankKilledInACommBarrierIsNamedByTheOthers) {
@@ -556,6 +620,7 @@ TEST(TcpRanks, RankThrowingOutOfItsCommIsNamedByTheOthers) {
 
 TEST(TcpRanks, DeadRankZeroIsNamed) {
   ProbeJob job(3, {{"COMPAS_TIMEOUT", "10"}});
+  const ShmSnapshot shm;
   std::vector<std::unique_ptr<Proc>> ranks;
   for (int r = 0; r < 3; ++r) ranks.push_back(job.start(r, {"die-at-barrier", "0"}));
   for (auto& p : ranks) ASSERT_TRUE(p->wait(15)) << p->describe();
@@ -565,6 +630,7 @@ TEST(TcpRanks, DeadRankZeroIsNamed) {
     EXPECT_TRUE(contains(p.err, "bootstrap: rank 0 disconnected (process died?)")) << p.describe();
     EXPECT_LT(p.seconds, 6.0) << p.describe();
   }
+  EXPECT_EQ(shm.leftovers(pids_of(ranks)), "") << "shared memory left by the job";
 }
 
 TEST(TcpRanks, RankThatNeverStartsTimesOutNamingIt) {
@@ -632,8 +698,7 @@ TEST(TcpRanks, IntrudersAreRejectedAndDoNotDisturbTheJob) {
   const auto hello = wire::encode(wire::FrameType::hello, 0,
                                   wire::encode_hello({1, 2, std::string(wire::kNonceBytes, 'n')}));
   ASSERT_EQ(::write(bad, hello.data(), hello.size()), static_cast<ssize_t>(hello.size()));
-  const auto proof =
-      wire::encode(wire::FrameType::proof, 0, std::string(wire::kProofBytes, 'p'));
+  const auto proof = wire::encode(wire::FrameType::proof, 0, std::string(wire::kProofBytes, 'p'));
   ASSERT_EQ(::write(bad, proof.data(), proof.size()), static_cast<ssize_t>(proof.size()));
   std::string reply = read_until_closed(bad, 5);
   ::close(bad);
@@ -683,10 +748,9 @@ TEST(TcpRanks, BadEnvironmentExitsTwoNamingTheVariable) {
     Env env;
     std::string expect;
   };
-  const Env base = {
-      {"COMPAS_SIZE", "2"},
-      {"COMPAS_RENDEZVOUS", "127.0.0.1:4000"},
-      {"COMPAS_JOB_TOKEN", "0123456789abcdef0123456789abcdef"}};
+  const Env base = {{"COMPAS_SIZE", "2"},
+                    {"COMPAS_RENDEZVOUS", "127.0.0.1:4000"},
+                    {"COMPAS_JOB_TOKEN", "0123456789abcdef0123456789abcdef"}};
   auto with = [&](Env more) {
     Env e = base;
     for (auto& kv : more) {

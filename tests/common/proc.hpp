@@ -1,6 +1,7 @@
 // Test helpers for jobs of real processes: a child process with its output captured (Proc), a
-// job whose ranks a test starts by hand with the variables a launcher would set (ManualJob), and
-// looks at the process table. Header-only; every function is inline.
+// job whose ranks a test starts by hand with the variables a launcher would set (ManualJob), looks
+// at the process table, the processes of a launcher's job (JobPids) and the shared memory a job
+// left behind (ShmSnapshot). Header-only; every function is inline.
 #pragma once
 
 #include <arpa/inet.h>
@@ -12,17 +13,24 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -238,6 +246,275 @@ inline std::string unique_marker() {
   std::random_device rd;
   return "marker-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
 }
+
+// The contents of a /proc file, by plain read(2) (see processes_with); empty when unreadable.
+inline std::string read_proc_file(const std::string& path) {
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return text;
+}
+
+// When process `pid` started (field 22 of /proc/PID/stat, clock ticks since boot), 0 when there
+// is none: with its pid, it names one process and never a later one given the same pid.
+inline unsigned long long start_time_of(pid_t pid) {
+  const std::string stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
+  const auto paren = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (paren == std::string::npos) return 0;
+  std::istringstream in(stat.substr(paren + 1));
+  std::string field;
+  for (int i = 3; i < 22 && in >> field; ++i) {
+  }
+  unsigned long long ticks = 0;
+  in >> ticks;
+  return ticks;
+}
+
+// The children of process `pid`, every thread's (/proc/PID/task/TID/children).
+inline std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> found;
+  const std::string task = "/proc/" + std::to_string(pid) + "/task";
+  DIR* dir = ::opendir(task.c_str());
+  if (!dir) return found;
+  while (dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::istringstream in(read_proc_file(task + "/" + e->d_name + "/children"));
+    for (pid_t child; in >> child;) found.push_back(child);
+  }
+  ::closedir(dir);
+  return found;
+}
+
+// The processes of a job started by a launcher (a child of this process): the launcher and every
+// descendant of it seen while it runs, sampled every 2 ms by a thread until the launcher is gone
+// (reaped) or stop(). Long after a rank died its pid still names what it made: the SysV
+// segments it created carry it (cpid). A process that lives less than the sampling period may be
+// missed; such a process has not got as far as making shared memory (UCX's setup takes longer).
+class JobPids {
+ public:
+  explicit JobPids(pid_t launcher) : launcher_(launcher), started_(start_time_of(launcher)) {
+    pids_.insert(launcher);
+    thread_ = std::thread([this] {
+      while (!done_.load()) {
+        sample();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    });
+  }
+  JobPids(const JobPids&) = delete;
+  JobPids& operator=(const JobPids&) = delete;
+  ~JobPids() { stop(); }
+
+  void stop() {
+    done_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+  // Every process of the job seen so far (all of them once the launcher has been waited for).
+  std::set<pid_t> pids() const {
+    std::lock_guard lock(mu_);
+    return pids_;
+  }
+  // Waits up to `seconds` until `n` processes (the launcher counts) have been seen.
+  bool wait_for(std::size_t n, double seconds) const {
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(seconds));
+    while (pids().size() < n) {
+      if (Clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+  }
+
+ private:
+  void sample() {
+    // Checked before and after the walk: the children read belong to the launcher, not to a
+    // later process given its pid.
+    if (started_ == 0 || start_time_of(launcher_) != started_) {
+      done_.store(true);
+      return;
+    }
+    std::set<pid_t> seen;
+    std::vector<pid_t> todo = {launcher_};
+    while (!todo.empty()) {
+      const pid_t at = todo.back();
+      todo.pop_back();
+      for (const pid_t child : children_of(at))
+        if (seen.insert(child).second) todo.push_back(child);
+    }
+    if (start_time_of(launcher_) != started_) return;
+    std::lock_guard lock(mu_);
+    pids_.insert(seen.begin(), seen.end());
+  }
+
+  pid_t launcher_;
+  unsigned long long started_;
+  std::atomic<bool> done_{false};
+  mutable std::mutex mu_;
+  std::set<pid_t> pids_;
+  std::thread thread_;
+};
+
+// The pids of processes a test started itself (the ranks of a ManualJob).
+inline std::set<pid_t> pids_of(const std::vector<std::unique_ptr<Proc>>& procs) {
+  std::set<pid_t> pids;
+  for (const auto& p : procs)
+    if (p && p->pid() > 0) pids.insert(p->pid());
+  return pids;
+}
+
+// One SysV shared-memory segment, as /proc/sysvipc/shm lists it.
+struct SysvSegment {
+  long long key = 0;
+  int shmid = -1;
+  unsigned perms = 0;  // with SHM_DEST (01000) once marked for removal (IPC_RMID)
+  unsigned long long size = 0;
+  pid_t cpid = 0, lpid = 0;  // creator, last to attach or detach
+  unsigned long long nattch = 0;
+
+  std::string describe() const {
+    char key_hex[16];
+    std::snprintf(key_hex, sizeof key_hex, "0x%08x", static_cast<unsigned>(key));
+    std::ostringstream s;
+    s << "SysV segment shmid " << shmid << " key " << key_hex << " size " << size
+      << " created by pid " << cpid << " (nattch " << nattch << ", perms 0" << std::oct
+      << (perms & 0777) << std::dec << ((perms & 01000) ? ", marked for removal" : "")
+      << ", last used by pid " << lpid << ")";
+    return s.str();
+  }
+};
+
+inline std::vector<SysvSegment> sysv_segments() {
+  std::vector<SysvSegment> found;
+  std::istringstream in(read_proc_file("/proc/sysvipc/shm"));
+  std::string line;
+  std::getline(in, line);  // the header: key shmid perms size cpid lpid nattch uid ...
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    SysvSegment s;
+    std::string perms;
+    if (fields >> s.key >> s.shmid >> perms >> s.size >> s.cpid >> s.lpid >> s.nattch) {
+      s.perms = static_cast<unsigned>(std::stoul(perms, nullptr, 8));
+      found.push_back(s);
+    }
+  }
+  return found;
+}
+
+// Paths among `paths` that a live process holds open or mapped (/proc/*/fd, /proc/*/maps).
+inline std::set<std::string> in_use(const std::set<std::string>& paths) {
+  std::set<std::string> used;
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return used;
+  while (dirent* e = ::readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    const std::string dir = std::string("/proc/") + e->d_name;
+    if (DIR* fds = ::opendir((dir + "/fd").c_str())) {
+      while (dirent* f = ::readdir(fds)) {
+        char target[4096];
+        const ssize_t n = ::readlink((dir + "/fd/" + f->d_name).c_str(), target, sizeof target - 1);
+        if (n <= 0) continue;
+        const std::string link(target, static_cast<std::size_t>(n));
+        if (paths.count(link)) used.insert(link);
+      }
+      ::closedir(fds);
+    }
+    for (const auto& line : lines_of(read_proc_file(dir + "/maps"))) {
+      const auto slash = line.find('/');
+      if (slash != std::string::npos && paths.count(line.substr(slash)))
+        used.insert(line.substr(slash));
+    }
+  }
+  ::closedir(proc);
+  return used;
+}
+
+// The shared memory there is now, to tell afterwards what a job left behind:
+//  - SysV segments not there before and created by one of the job's processes (their cpid);
+//  - files in /dev/shm not there before, created (ctime) between the snapshot and the check, owned
+//    by this user, and that no live process holds open or mapped.
+// UCX (1.13 here) shares memory between the processes of a host through its sysv transport
+// (segments of key IPC_PRIVATE, marked for removal right after they are attached, so they go with
+// the last process that maps them) and its posix transport (/dev/shm/ucx_shm_posix_<hex>,
+// unlinked right after it is created; the peers open it through /proc/PID/fd): a job that is
+// killed leaves nothing unless a process dies between creating one and marking or unlinking it.
+// /dev/shm names carry no pid: under ctest -j, a file another test's job left in the same window
+// would be counted too (segments cannot be mistaken: they are told apart by their creator).
+class ShmSnapshot {
+ public:
+  explicit ShmSnapshot(std::string dir = "/dev/shm") : dir_(std::move(dir)) {
+    for (const auto& s : sysv_segments()) shmids_.insert(s.shmid);
+    for (const auto& [path, st] : files()) files_.insert({path, st.st_ino});
+    ::clock_gettime(CLOCK_REALTIME, &start_);
+  }
+
+  // What the job of processes `pids` left, one line each naming it; empty when nothing. Waits up
+  // to `seconds` for the leftovers to go: a segment goes at its last detach, once every process
+  // of the job has exited, which may come a moment after the launcher's end.
+  std::string leftovers(const std::set<pid_t>& pids, double seconds = 5) const {
+    timespec end{};
+    ::clock_gettime(CLOCK_REALTIME, &end);
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(seconds));
+    std::string left = find(pids, end);
+    while (!left.empty() && Clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      left = find(pids, end);
+    }
+    return left;
+  }
+
+ private:
+  std::vector<std::pair<std::string, struct stat>> files() const {
+    std::vector<std::pair<std::string, struct stat>> found;
+    DIR* dir = ::opendir(dir_.c_str());
+    if (!dir) return found;
+    while (dirent* e = ::readdir(dir)) {
+      const std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      struct stat st {};
+      if (::lstat((dir_ + "/" + name).c_str(), &st) == 0) found.push_back({dir_ + "/" + name, st});
+    }
+    ::closedir(dir);
+    return found;
+  }
+
+  std::string find(const std::set<pid_t>& pids, const timespec& end) const {
+    std::string left;
+    for (const auto& s : sysv_segments())
+      if (!shmids_.count(s.shmid) && pids.count(s.cpid)) left += s.describe() + "\n";
+    // File times come from a coarse clock, a tick behind CLOCK_REALTIME: a second of slack.
+    const auto seconds = [](const timespec& t) { return t.tv_sec + t.tv_nsec * 1e-9; };
+    const double from = seconds(start_) - 1, to = seconds(end) + 1;
+    std::map<std::string, struct stat> fresh;
+    for (const auto& [path, st] : files()) {
+      const double created = seconds(st.st_ctim);
+      if (!files_.count({path, st.st_ino}) && st.st_uid == ::geteuid() && created >= from &&
+          created <= to)
+        fresh[path] = st;
+    }
+    if (fresh.empty()) return left;
+    std::set<std::string> paths;
+    for (const auto& entry : fresh) paths.insert(entry.first);
+    const auto used = in_use(paths);
+    for (const auto& [path, st] : fresh) {
+      if (used.count(path)) continue;
+      std::ostringstream s;
+      s << "file " << path << " (size " << st.st_size << ", created "
+        << seconds(st.st_ctim) - seconds(start_) << " s after the snapshot)\n";
+      left += s.str();
+    }
+    return left;
+  }
+
+  std::string dir_;
+  std::set<int> shmids_;
+  std::set<std::pair<std::string, ino_t>> files_;
+  timespec start_{};
+};
 
 // A job whose ranks the test starts itself. Rank 0 is handed a listening socket (as compas-run
 // does) unless `own_port`, in which case it binds the port itself.

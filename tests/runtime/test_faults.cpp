@@ -2,7 +2,8 @@
 // barriers, a put stream, hybrid allreduces, a kernel): every other rank must end non-zero within
 // COMPAS_TIMEOUT + 5 s naming the rank it gave up on (the dead one, or a survivor that gave up on
 // it first), never hang; under compas-run the launcher names the dead rank and no process of
-// the job is left. fault_probe is the program every rank runs.
+// the job is left. Either way the job leaves no shared memory (SysV segment, /dev/shm file)
+// behind. fault_probe is the program every rank runs.
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -69,6 +70,7 @@ TEST_P(Fault, EverySurvivorNamesTheRankItGaveUpOn) {
                 {{"COMPAS_TIMEOUT", std::to_string(kTimeout)},
                  {"COMPAS_THREADS", "2"},
                  {"COMPAS_OVERSUBSCRIBED", "1"}});
+  const ShmSnapshot shm;
   std::vector<std::unique_ptr<Proc>> ranks;
   for (int r = 0; r < P; ++r) ranks.push_back(job.start(r, {c.phase, std::to_string(c.victim)}));
   std::string all;
@@ -95,15 +97,18 @@ TEST_P(Fault, EverySurvivorNamesTheRankItGaveUpOn) {
     EXPECT_EQ(at, c.victim) << "rank " << r << "'s chain of names does not reach the dead rank\n"
                             << all;
   }
+  EXPECT_EQ(shm.leftovers(pids_of(ranks)), "") << "shared memory left by the job\n" << all;
 }
 
 // Under compas-run: the launcher names the dead rank and takes the rest of the job along.
 TEST_P(Fault, LauncherNamesTheDeadRankAndNothingIsLeft) {
   const Case c = GetParam();
   const std::string marker = unique_marker();
+  const ShmSnapshot shm;
   Proc run({COMPAS_RUN_EXE, "-n", "3", "-t", "2", FAULT_PROBE_EXE, c.phase,
             std::to_string(c.victim), marker},
            {{"COMPAS_TIMEOUT", std::to_string(kTimeout)}});
+  JobPids job(run.pid());
   ASSERT_TRUE(run.wait(kTimeout + 20)) << run.describe();
   EXPECT_EQ(run.exit_code, 128 + SIGKILL) << run.describe();
   EXPECT_TRUE(contains(
@@ -111,6 +116,11 @@ TEST_P(Fault, LauncherNamesTheDeadRankAndNothingIsLeft) {
       << run.describe();
   EXPECT_LT(run.seconds, kTimeout + 5.0) << run.describe();
   EXPECT_TRUE(none_left(marker, 5)) << "ranks of the job are still running\n" << run.describe();
+  // The launcher and its 3 ranks (past the bootstrap, each has lived long enough to be seen).
+  if (c.phase != "bootstrap") {
+    EXPECT_EQ(job.pids().size(), 4u) << "the job's ranks were not seen";
+  }
+  EXPECT_EQ(shm.leftovers(job.pids()), "") << "shared memory left by the job\n" << run.describe();
 }
 
 INSTANTIATE_TEST_SUITE_P(, Fault,
