@@ -97,8 +97,9 @@ RunKernel add_run_laplace(CLI::App& run) {
   lap->add_option("--check-every", la->p.check_every, "sweeps between convergence checks")
       ->check(CLI::Range(1, 1 << 20));
   lap->add_option("--stores", la->stores,
-                  "auto (beyond the caches below the last level, time both kinds on sweeps 2-9 and "
-                  "keep the faster) | cached | streaming")
+                  "auto (beyond the caches below the last level, time both kinds over the first 25 "
+                  "sweeps, in blocks of 6 with the first 3 untimed, and keep the one with the "
+                  "faster median sweep) | cached | streaming")
       ->check(CLI::IsMember({"auto", "cached", "streaming"}));
   lap->add_option("--schedule", la->schedule,
                   "dynamic (threads that finish their rows take groups of rows the others on "

@@ -23,15 +23,16 @@
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
 #include "compas/runtime/dist_array.hpp"
+#include "store_calibration.hpp"
 
 namespace compas::kernels::laplace {
 
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-// --stores auto times sweeps 2..kCalibrateSweeps (streaming on even ones: 4 pairs) in runs of at
+// --stores auto times sweeps calibration::kFirst..kLast (store_calibration.hpp) in runs of at
 // least kCalibrateFrom sweeps.
-constexpr int kCalibrateSweeps = 9, kCalibrateFrom = 12;
+constexpr int kCalibrateSweeps = calibration::kLast, kCalibrateFrom = calibration::kMinSweeps;
 constexpr double kAmpA = 0.5, kAmpB = 0.25;  // the two eigenmodes' amplitudes
 constexpr int kModeA[2] = {1, 1}, kModeB[2] = {3, 2};
 
@@ -249,10 +250,11 @@ Result run(Runtime& rt, const Params& p) {
   // Streaming stores pay when the two copies do not fit the caches: then every sweep goes to
   // memory anyway, and skipping the destination's read saves a third of the traffic. Whether they
   // fit is not always knowable (virtual machines report last-level caches that are not there), so
-  // `auto` times both kinds when the field exceeds the caches below the last level: sweeps 2, 4, 6
-  // and 8 stream, 3, 5, 7 and 9 do not; each process takes the median of its 4 pairs' differences
-  // (one sweep slowed by the machine does not decide), and the job keeps the kind that took less
-  // time summed over processes.
+  // `auto` times both kinds when the field exceeds the caches below the last level, in blocks of
+  // sweeps of one kind (store_calibration.hpp: a sweep right after the other kind pays for it);
+  // each process takes the difference of the two kinds' median sweeps (one sweep slowed by the
+  // machine does not decide), and the job keeps the kind that took less time summed over
+  // processes.
   // Runs too short to calibrate stream when the field exceeds twice the last level.
   const std::uint64_t field_bytes =
       2 * static_cast<std::uint64_t>(field[0].with_halos().rows.size()) * pitch * sizeof(double);
@@ -357,23 +359,20 @@ Result run(Runtime& rt, const Params& p) {
               std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
         if (k == kCalibrateSweeps + 1) {
           COMPAS_REGION(t, "synchronize");
-          auto took = [&](int s) {
-            return started[static_cast<std::size_t>(s + 1)] - started[static_cast<std::size_t>(s)];
-          };
-          std::array<double, (kCalibrateSweeps - 1) / 2> pairs{};
-          for (int s = 2; s + 1 <= kCalibrateSweeps; s += 2)
-            pairs[static_cast<std::size_t>(s / 2 - 1)] = took(s) - took(s + 1);
-          std::sort(pairs.begin(), pairs.end());
-          const double streaming_minus_cached =
-              pairs.size() % 2 ? pairs[pairs.size() / 2]
-                               : 0.5 * (pairs[pairs.size() / 2 - 1] + pairs[pairs.size() / 2]);
+          std::array<double, kCalibrateSweeps + 1> took{};
+          for (int s = 1; s <= kCalibrateSweeps; ++s)
+            took[static_cast<std::size_t>(s)] =
+                started[static_cast<std::size_t>(s + 1)] - started[static_cast<std::size_t>(s)];
+          const double streaming_minus_cached = calibration::streaming_minus_cached(took);
           const double sum =
               rt.allreduce(t, t.is_leader() ? streaming_minus_cached : 0.0, op::sum{});
           if (t.is_leader()) stream = sum < 0;
           t.barrier();
         }
       }
-      const bool streaming = calibrate && k <= kCalibrateSweeps ? k % 2 == 0 : stream;
+      const bool streaming = calibrate && k <= kCalibrateSweeps
+                                 ? k >= calibration::kFirst && calibration::streams(k)
+                                 : stream;
       const RowFn row = streaming ? row_stream : row_cached;
       // Local rows [lo, hi) (0-based interior rows; row r of the field is at r + 1).
       auto sweep_rows = [&](std::size_t lo, std::size_t hi) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../../kernels/src/store_calibration.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/laplace.hpp"
 #include "compas/perf/membw.hpp"
@@ -138,9 +139,9 @@ TEST(LaplaceJob, ScheduleNamesParse) {
   }
 }
 
-// --stores auto on a field beyond the caches below the last level times both store kinds on sweeps
-// 2..9 (runs of at least 12 sweeps) and keeps one; whichever it keeps, the bits are the serial
-// reference's. Shorter runs do not calibrate.
+// --stores auto on a field beyond the caches below the last level times both store kinds on its
+// first sweeps (runs of at least calibration::kMinSweeps) and keeps one; whichever it keeps, the
+// bits are the serial reference's. Shorter runs do not calibrate.
 TEST(LaplaceJob, AutoStoresCalibrateBeyondTheCachesWithTheSameBits) {
 #if defined(__x86_64__)
   if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "streaming sweeps need AVX2";
@@ -154,19 +155,20 @@ TEST(LaplaceJob, AutoStoresCalibrateBeyondTheCachesWithTheSameBits) {
   const auto nodes = static_cast<std::size_t>(g_rt->nodes());
   while (2 * (n / nodes + 3) * (n + 2) * 8 <= threshold) n += n / 2;
   if (n > 4096) GTEST_SKIP() << "caches below the last level of " << threshold << " bytes";
-  for (int sweeps : {12, 11}) {
+  constexpr int kMin = compas::kernels::calibration::kMinSweeps;
+  for (int sweeps : {kMin, kMin - 1}) {
     lp::Params p;
     p.n = n;
     p.iters = sweeps;
     const auto r = lp::run(*g_rt, p);
-    EXPECT_EQ(r.stores_calibrated, sweeps >= 12) << "n " << n << " sweeps " << sweeps;
+    EXPECT_EQ(r.stores_calibrated, sweeps >= kMin) << "n " << n << " sweeps " << sweeps;
     EXPECT_TRUE(r.verified) << r.verification;
     EXPECT_EQ(r.field_hash, serial_hash(n, sweeps)) << "n " << n << " sweeps " << sweeps;
   }
   // A field inside the caches is not calibrated.
   lp::Params small;
   small.n = 16;
-  small.iters = 12;
+  small.iters = kMin;
   EXPECT_FALSE(lp::run(*g_rt, small).stores_calibrated);
 }
 

@@ -1,0 +1,36 @@
+// How `--stores auto` times streaming against cached stores over a kernel's first sweeps.
+//
+// A sweep that follows one of the other kind pays for it: after streaming stores the next sweep
+// reads its source from memory (the stores bypassed the caches), after cached ones the source is
+// in the cache. Alternating single sweeps therefore charges each kind for the other, and favours
+// streaming on a field that fits the cache (Laplace n = 640 ran 2.4x slower with the choice it
+// made). The two copies of the field alternate, so the change takes at least two sweeps to wash
+// out (the first reads one copy as the other kind left it, the second the other copy), and three
+// on one thread of this machine (cached sweeps after streaming ones at n = 640: 285, 301, 221,
+// then 102 us). So the kinds run in blocks of kBlock sweeps, the first kUntimed of each block are
+// not timed, and the kind with the smaller median of its timed sweeps wins (a sweep stalled by
+// the machine, seen at 4-8 ms among 0.1-0.3 ms ones, does not decide).
+#pragma once
+
+#include <span>
+
+namespace compas::kernels::calibration {
+
+inline constexpr int kBlock = 6;                             // sweeps of one kind in a row
+inline constexpr int kUntimed = 3;                           // the first ones of a block, not timed
+inline constexpr int kBlocks = 4;                            // streaming, cached, streaming, cached
+inline constexpr int kFirst = 2;                             // sweep 1 only warms up
+inline constexpr int kLast = kFirst + kBlock * kBlocks - 1;  // the last calibration sweep
+// Shorter runs do not calibrate: the calibration would be most of the run.
+inline constexpr int kMinSweeps = kLast + 3;
+inline constexpr int kTimedPerKind = (kBlock - kUntimed) * kBlocks / 2;
+
+// Whether calibration sweep `sweep` (kFirst..kLast) uses streaming stores, and is timed.
+bool streams(int sweep);
+bool timed(int sweep);
+
+// `took[s]` is how long sweep s took (indices kFirst..kLast used): the median of the timed
+// streaming sweeps minus that of the timed cached ones (negative: streaming is faster).
+double streaming_minus_cached(std::span<const double> took);
+
+}  // namespace compas::kernels::calibration
