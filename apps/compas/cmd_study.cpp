@@ -7,21 +7,18 @@
 //   study.json      the numbers behind report.md; study.csv: the kernel tables, one row per run;
 //   plots/*.png when matplotlib is present
 // Every run is a child process: this program itself, or compas-run / the user's launcher around
-// it. A rerun skips the runs runs.jsonl already holds (--fresh starts over); Ctrl-C stops the
-// running child and the sweep, and leaves a report of what finished.
-#include <fcntl.h>
+// it, supervised by study_child.cpp (a timeout per run; nothing outlives the study). A run that
+// fails is recorded as failed and the sweep goes on; a rerun skips the runs runs.jsonl holds as
+// finished (study_runs.cpp) and tries the failed ones again (--fresh starts over). Ctrl-C stops
+// the running child and the sweep (a second Ctrl-C kills the child at once), and leaves a report
+// of what finished.
 #include <fmt/core.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
-#include <cstring>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -39,8 +36,8 @@
 #include "compas/perf/scaling.hpp"
 #include "compas/threads/topology.hpp"
 #include "plot.hpp"
-
-extern char** environ;
+#include "study_child.hpp"
+#include "study_runs.hpp"
 
 namespace compas::app {
 
@@ -50,17 +47,14 @@ namespace fs = std::filesystem;
 using json = perf::json;
 using Clock = std::chrono::steady_clock;
 
-volatile std::sig_atomic_t g_stop = 0;
-void on_stop(int) {
-  g_stop = 1;
-}
-
 struct StudyArgs {
   std::string out = "compas-study";
   std::string kernels = "laplace,gemm,cg,sort";
   std::string grid = "auto";
   std::string launcher;
-  double budget = 10;  // minutes
+  double budget = 10;        // minutes
+  double run_timeout_s = 0;  // 0: derived from each run's estimate
+  bool oversubscribe = false;
   bool fresh = false;
   bool dry_run = false;
   bool quiet = false;
@@ -79,6 +73,7 @@ struct Step {
   std::string kind;   // "characterize" or "kernel"
   std::vector<std::string> argv;
   double estimate_s = 1;
+  double timeout_s = 0;
   // kernel runs
   std::string kernel;
   int procs = 1, threads = 1;
@@ -191,6 +186,35 @@ void check_launcher(const std::string& launcher) {
                                 "\"mpirun -n {P}\" or \"srun -n {P} -c {T}\"");
 }
 
+int host_cores(const threads::Topology& topo) {
+  return std::max(1, topo.cores());
+}
+
+// Under a cluster launcher a P x T beyond this host's cores would oversubscribe nodes like this
+// one, and its times would measure the oversubscription: such points run only when asked for.
+// Here (compas-run) the one oversubscribed point of an auto grid is part of the study.
+bool leaves_out(const StudyArgs& a, const Shape& sh) {
+  return sh.over && !a.launcher.empty() && !a.oversubscribe;
+}
+
+// The grid points the plan leaves out, each with why.
+std::vector<std::string> left_out_points(const StudyArgs& a, int cores) {
+  std::vector<std::string> lines;
+  for (const auto& sh : parse_grid(a.grid, cores))
+    if (leaves_out(a, sh))
+      lines.push_back(fmt::format(
+          "left out {} x {}: P x T = {} is more than the {} cores of this host (oversubscribed; "
+          "--oversubscribe runs it under --launcher)",
+          sh.p, sh.t, sh.p * sh.t, cores));
+  return lines;
+}
+
+// A run far beyond its estimate is stuck: by default it gets 20 times the estimate, 2 minutes
+// at least.
+double run_timeout(const StudyArgs& a, double estimate_s) {
+  return a.run_timeout_s > 0 ? a.run_timeout_s : std::max(120.0, std::ceil(20 * estimate_s));
+}
+
 // The command that runs `args` (a compas subcommand) on a P x T job.
 std::vector<std::string> job_argv(const StudyArgs& a, const std::string& compas,
                                   const std::string& compas_run, int p, int t,
@@ -208,7 +232,7 @@ std::vector<std::string> job_argv(const StudyArgs& a, const std::string& compas,
 }
 
 std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
-  const int cores = std::max(1, topo.cores());
+  const int cores = host_cores(topo);
   const auto shapes = parse_grid(a.grid, cores);
   const auto kernels = kernel_list(a.kernels);
   const std::string compas = self_exe();
@@ -296,6 +320,7 @@ std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
     }
     for (const auto& sz : sizes)
       for (const auto& sh : shapes) {
+        if (leaves_out(a, sh)) continue;
         Step s;
         s.id = k + "_" + replace_all(sz.label, "=", "") + "_p" + std::to_string(sh.p) + "t" +
                std::to_string(sh.t);
@@ -320,101 +345,8 @@ std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
         plan.push_back(std::move(s));
       }
   }
+  for (auto& s : plan) s.timeout_s = run_timeout(a, s.estimate_s);
   return plan;
-}
-
-// ---- runs.jsonl --------------------------------------------------------------------------------
-
-// A record as append_run writes it: anything else (a line torn by a kill mid-write, a line edited
-// by hand into other types) counts as a run not finished, said once per line, and is run again.
-bool is_run_record(const json& j) {
-  auto has = [&](const char* key, auto check) { return j.contains(key) && check(j[key]); };
-  return j.is_object() && has("id", [](const json& v) { return v.is_string(); }) &&
-         has("title", [](const json& v) { return v.is_string(); }) &&
-         has("kind", [](const json& v) { return v.is_string(); }) &&
-         has("exit", [](const json& v) { return v.is_number_integer(); }) &&
-         has("seconds", [](const json& v) { return v.is_number(); }) &&
-         has("json", [](const json& v) { return v.is_string(); });
-}
-
-std::map<std::string, json> read_runs(const fs::path& file) {
-  std::map<std::string, json> done;
-  std::ifstream in(file);
-  int number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    if (line.empty()) continue;
-    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!is_run_record(j)) {
-      fmt::print(stderr,
-                 "compas study: {} line {} is not a whole run record: that run runs again\n",
-                 file.string(), number);
-      continue;
-    }
-    const std::string id = j["id"].get<std::string>();  // before j is moved from
-    done[id] = std::move(j);
-  }
-  return done;
-}
-
-// Appends one record and syncs it. A last line torn by a kill mid-write has no newline: the
-// record then starts on a line of its own, so the torn line cannot swallow it.
-void append_run(const fs::path& file, const json& record) {
-  std::string line = record.dump() + "\n";
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) throw std::runtime_error("cannot append to " + file.string());
-  struct stat st {};
-  char last = '\n';
-  if (::fstat(fd, &st) == 0 && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) == 1 &&
-      last != '\n')
-    line.insert(0, "\n");
-  const ssize_t n = ::write(fd, line.data(), line.size());
-  ::fsync(fd);
-  ::close(fd);
-  if (n != static_cast<ssize_t>(line.size()))
-    throw std::runtime_error("short write appending to " + file.string());
-}
-
-// Runs argv with output to `log`, in its own process group; SIGINT to this program goes to the
-// group. Returns the exit status (128 + signal when killed).
-int run_child(const std::vector<std::string>& argv, const fs::path& log, bool* interrupted) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawnattr_t at;
-  posix_spawnattr_init(&at);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&at, 0);
-  std::vector<char*> args;
-  for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = ::posix_spawnp(&pid, args[0], &fa, &at, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  if (rc != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
-  bool forwarded = false;
-  int status = 0;
-  for (;;) {
-    const pid_t w = ::waitpid(pid, &status, 0);
-    if (w == pid) break;
-    if (w < 0 && errno == EINTR) {
-      if (g_stop && !forwarded) {
-        ::kill(-pid, SIGINT);
-        forwarded = true;
-        *interrupted = true;
-      }
-      continue;
-    }
-    if (w < 0) break;
-  }
-  if (g_stop) *interrupted = true;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
 }
 
 // ---- the report
@@ -439,9 +371,55 @@ struct KernelRow {
   json rec;
 };
 
-void write_report(const StudyArgs& a, const std::vector<Step>& plan,
-                  const std::map<std::string, json>& runs, bool complete) {
+fs::path log_path(const fs::path& dir, const std::string& id) {
+  return dir / "logs" / (id + ".log");
+}
+
+// `text` in a fenced code block, its fence longer than any run of backticks in it.
+std::string code_block(const std::string& text) {
+  std::size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<std::size_t>(3, longest + 1), '`');
+  return fence + "\n" + text + (text.empty() || text.back() != '\n' ? "\n" : "") + fence + "\n";
+}
+
+std::string failed_run_entry(const std::string& title, const std::string& reason,
+                             const std::string& log, const std::string& tail) {
+  return fmt::format("### {}\n\n{}; log: `{}`\n\n{}\n", title, reason, log,
+                     code_block(tail.empty() ? "(the log is empty)" : tail));
+}
+
+// The runs that did not finish (their failure records) and those that failed verification.
+std::string failed_runs_section(const fs::path& dir, const std::vector<Step>& plan,
+                                const RunBook& book) {
+  std::string md;
+  for (const auto& s : plan) {
+    const std::string log = "logs/" + s.id + ".log";
+    if (const auto f = book.failed.find(s.id); f != book.failed.end()) {
+      md += failed_run_entry(s.title, f->second.value("reason", std::string()),
+                             f->second.value("log", log), f->second.value("log_tail", ""));
+    } else if (const auto d = book.done.find(s.id);
+               d != book.done.end() && d->second.value("exit", 0) != 0) {
+      md += failed_run_entry(
+          s.title, fmt::format("verification failed (exit {})", d->second.value("exit", 0)), log,
+          log_tail(log_path(dir, s.id)));
+    }
+  }
+  return md.empty() ? md : "## Failed runs\n\n" + md;
+}
+
+int count_in(const std::vector<Step>& plan, const std::map<std::string, json>& runs) {
+  return static_cast<int>(
+      std::count_if(plan.begin(), plan.end(), [&](const Step& s) { return runs.count(s.id) > 0; }));
+}
+
+void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book,
+                  bool complete) {
   const fs::path dir = a.out;
+  const auto& runs = book.done;
   std::ostringstream md;
   json study = {
       {"command", "study"},
@@ -454,12 +432,12 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
   md << (complete ? "All planned runs finished.\n\n"
                   : "**Partial report**: the study was stopped or some runs failed; rerun "
                     "`compas study` with the same --out to finish it.\n\n");
-  int finished = 0;
-  for (const auto& s : plan) finished += runs.count(s.id) ? 1 : 0;
+  const int failed = count_in(plan, book.failed);
   md << fmt::format(
-      "{} of {} runs finished. Raw JSON in `raw/`, logs in `logs/`, the run list in "
+      "{} of {} runs finished{}. Raw JSON in `raw/`, logs in `logs/`, the run list in "
       "`runs.jsonl`.\n\n",
-      finished, plan.size());
+      count_in(plan, runs), plan.size(),
+      failed ? fmt::format("; {} failed (see Failed runs)", failed) : "");
 
   auto raw = [&](const std::string& id) -> std::optional<json> {
     if (!runs.count(id)) return std::nullopt;
@@ -747,37 +725,36 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan,
     md << "COMPaS 1998, CG class T (about 1 MB) against a larger class: Fig. 11 shows the small "
           "problem's superlinear speedup once each thread's share fits in cache.\n";
 
-  std::vector<std::string> failed;
-  for (const auto& [id, r] : runs)
-    if (r.value("exit", 0) != 0)
-      failed.push_back(id + " (exit " + std::to_string(r.value("exit", 0)) + ")");
-  if (!failed.empty()) {
-    md << "\n## Runs that failed\n\n";
-    for (const auto& f : failed) md << "- " << f << " (see logs/)\n";
-  }
+  if (const std::string section = failed_runs_section(dir, plan, book); !section.empty())
+    md << "\n" << section;
   perf::write_file_atomic((dir / "report.md").string(), md.str());
   perf::write_file_atomic((dir / "study.json").string(), study.dump(2) + "\n");
   perf::write_file_atomic((dir / "study.csv").string(), csv.str());
 }
 
-int run_study(const StudyArgs& a) {
-  check_launcher(a.launcher);
-  if (!(a.budget > 0)) throw std::invalid_argument("--budget must be > 0 minutes");
-  const auto topo = threads::Topology::host();
-  const auto plan = make_plan(a, topo);
-  const fs::path dir = a.out;
+// ---- the sweep -------------------------------------------------------------------------------
+
+void print_plan(const StudyArgs& a, const std::vector<Step>& plan,
+                const std::vector<std::string>& left_out) {
   double total = 0;
   for (const auto& s : plan) total += s.estimate_s;
-  if (a.dry_run) {
-    fmt::print("compas study plan: {} runs, about {:.0f} s, results in {}/\n", plan.size(), total,
-               a.out);
-    for (const auto& s : plan) {
-      std::string cmd;
-      for (const auto& w : s.argv) cmd += (cmd.empty() ? "" : " ") + w;
-      fmt::print("  {:<36} ~{:>5.1f} s  {}\n", s.id, s.estimate_s, cmd);
-    }
-    return 0;
+  fmt::print("compas study plan: {} runs, about {:.0f} s, results in {}/\n", plan.size(), total,
+             a.out);
+  for (const auto& s : plan) {
+    std::string cmd;
+    for (const auto& w : s.argv) cmd += (cmd.empty() ? "" : " ") + w;
+    fmt::print("  {:<36} ~{:>5.1f} s  {}\n", s.id, s.estimate_s, cmd);
   }
+  fmt::print("Each run is stopped after {}.\n",
+             a.run_timeout_s > 0 ? fmt::format("{:g} s (--run-timeout)", a.run_timeout_s)
+                                 : std::string("20 times its estimate, 120 s at least"));
+  for (const auto& line : left_out) fmt::print("{}\n", line);
+}
+
+// Makes --out, or readies it for another pass. Throws std::invalid_argument when it cannot be
+// used.
+void prepare_out_dir(const StudyArgs& a) {
+  const fs::path dir = a.out;
   std::error_code ec;
   // --fresh deletes raw/ and logs/: only in a directory a study made (its marker, or the
   // runs.jsonl of a study from before the marker), never in one that merely has such folders.
@@ -797,56 +774,102 @@ int run_study(const StudyArgs& a) {
   if (ec || !fs::is_directory(dir / "raw"))
     throw std::invalid_argument("--out '" + a.out + "' cannot be created as a directory");
   if (!fs::exists(marker)) std::ofstream(marker) << "compas study\n";
-  auto runs = read_runs(dir / "runs.jsonl");
+}
 
-  struct sigaction sa {};
-  sa.sa_handler = on_stop;  // no SA_RESTART: waitpid returns EINTR so the child hears of it
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  const bool tty = ::isatty(STDERR_FILENO) && !a.quiet;
-  const auto t0 = Clock::now();
-  int todo = 0, done_now = 0;
-  double left = 0;
-  for (const auto& s : plan)
-    if (!runs.count(s.id)) ++todo, left += s.estimate_s;
-  bool interrupted = false;
-  for (const auto& s : plan) {
-    if (runs.count(s.id)) continue;
-    if (g_stop) {
-      interrupted = true;
-      break;
-    }
-    const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (tty)
-      fmt::print(stderr, "\r\033[K[{}/{}] {}  (elapsed {:.0f} s, about {:.0f} s left)",
-                 done_now + 1, todo, s.title, elapsed, left);
-    const auto r0 = Clock::now();
-    const int code = run_child(s.argv, dir / "logs" / (s.id + ".log"), &interrupted);
-    const double secs = std::chrono::duration<double>(Clock::now() - r0).count();
-    left = std::max(0.0, left - s.estimate_s);
-    if (interrupted) break;
-    // Exit 1 from `compas run` is a verification failure: a finished run, reported as such.
-    json rec = {{"id", s.id},   {"title", s.title}, {"kind", s.kind},
-                {"exit", code}, {"seconds", secs},  {"json", "raw/" + s.id + ".json"}};
-    if (code == 0 ||
-        (s.kind == "kernel" && code == 1 && fs::exists(dir / "raw" / (s.id + ".json")))) {
-      append_run(dir / "runs.jsonl", rec);
-      runs[s.id] = rec;
-    } else if (!a.quiet) {
-      fmt::print(stderr, "{}compas study: {} failed (exit {}); see {}\n", tty ? "\n" : "", s.id,
-                 code, (dir / "logs" / (s.id + ".log")).string());
-    }
-    ++done_now;
+// The progress line on a terminal: which run, how far, about how long is left.
+class Progress {
+ public:
+  Progress(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book)
+      : tty_(::isatty(STDERR_FILENO) && !a.quiet), t0_(Clock::now()) {
+    for (const auto& s : plan)
+      if (!book.done.count(s.id)) ++todo_, left_s_ += s.estimate_s;
   }
-  if (tty) fmt::print(stderr, "\n");
-  bool complete = !interrupted;
-  for (const auto& s : plan)
-    complete = complete && runs.count(s.id) && runs[s.id].value("exit", 0) == 0;
-  write_report(a, plan, runs, complete);
-  // Plots: every raw report and the study summary, when matplotlib is there.
+  ~Progress() {
+    if (tty_) fmt::print(stderr, "\n");
+  }
+  void starting(const Step& s) {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - t0_).count();
+    if (tty_)
+      fmt::print(stderr, "\r\033[K[{}/{}] {}  (elapsed {:.0f} s, about {:.0f} s left)", ++started_,
+                 todo_, s.title, elapsed, left_s_);
+  }
+  void ended(const Step& s) { left_s_ = std::max(0.0, left_s_ - s.estimate_s); }
+  // What goes before a line of its own on stderr: the end of the progress line.
+  const char* line_break() const { return tty_ ? "\n" : ""; }
+
+ private:
+  bool tty_;
+  Clock::time_point t0_;
+  int todo_ = 0, started_ = 0;
+  double left_s_ = 0;
+};
+
+// Exit 1 from `compas run` with its JSON written is a verification failure: a finished run,
+// reported as such.
+bool finished(const fs::path& dir, const Step& s, const ChildOutcome& o) {
+  const bool verification_failed = s.kind == "kernel" && o.started && !o.timed_out &&
+                                   o.signal == 0 && o.exit_code == 1 &&
+                                   fs::exists(dir / "raw" / (s.id + ".json"));
+  return o.ok() || verification_failed;
+}
+
+json run_record(const Step& s, const ChildOutcome& o) {
+  return {{"id", s.id},         {"title", s.title},     {"kind", s.kind},
+          {"exit", o.status()}, {"seconds", o.seconds}, {"json", "raw/" + s.id + ".json"}};
+}
+
+json failure_record(const fs::path& dir, const Step& s, const ChildOutcome& o) {
+  json rec = run_record(s, o);
+  rec["failed"] = true;
+  rec["reason"] = o.reason();
+  rec["log"] = "logs/" + s.id + ".log";
+  rec["log_tail"] = log_tail(log_path(dir, s.id));
+  return rec;
+}
+
+ChildOutcome run_step(const fs::path& dir, const Step& s, ChildSupervisor& children) {
+  // The "exit 1 with its JSON" rule must see this attempt's JSON, never one an earlier left.
+  std::error_code ec;
+  fs::remove(dir / "raw" / (s.id + ".json"), ec);
+  return children.run(s.argv, log_path(dir, s.id), s.timeout_s);
+}
+
+void record_outcome(const StudyArgs& a, const Step& s, const ChildOutcome& o, RunBook& book,
+                    const Progress& progress) {
+  const fs::path dir = a.out;
+  const bool ok = finished(dir, s, o);
+  const json rec = ok ? run_record(s, o) : failure_record(dir, s, o);
+  append_run(dir / "runs.jsonl", rec);
+  book.record(rec);
+  if (!ok && !a.quiet)
+    fmt::print(stderr, "{}compas study: {} failed ({}); see {}\n", progress.line_break(), s.id,
+               o.reason(), log_path(dir, s.id).string());
+}
+
+// Runs what is not done yet, in plan order. Returns true when a stop request ended it.
+bool sweep(const StudyArgs& a, const std::vector<Step>& plan, RunBook& book,
+           ChildSupervisor& children) {
+  Progress progress(a, plan, book);
+  for (const auto& s : plan) {
+    if (book.done.count(s.id)) continue;
+    if (children.stop_requests() > 0) return true;
+    progress.starting(s);
+    const ChildOutcome o = run_step(a.out, s, children);
+    progress.ended(s);
+    if (o.interrupted) return true;  // stopped on request: not a failure, run again next time
+    record_outcome(a, s, o, book, progress);
+  }
+  return false;
+}
+
+// Plots: every raw report and the study summary, when matplotlib is there.
+void make_plots(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book,
+                ChildSupervisor& children, bool interrupted) {
+  constexpr double kPlotTimeoutS = 300;
+  const fs::path dir = a.out;
   std::vector<std::string> files;
   for (const auto& s : plan)
-    if (runs.count(s.id) && s.kind == "characterize")
+    if (book.done.count(s.id) && s.kind == "characterize")
       files.push_back((dir / "raw" / (s.id + ".json")).string());
   files.push_back((dir / "study.json").string());
   const std::string python = plot_python();
@@ -854,24 +877,79 @@ int run_study(const StudyArgs& a) {
     fmt::print(stderr,
                "compas study: no plots: python3 with matplotlib is needed (Debian: "
                "apt-get install python3-matplotlib)\n");
-  if (!python.empty() && !interrupted) {
-    std::vector<std::string> argv = {python, plot_script_path()};
-    argv.insert(argv.end(), files.begin(), files.end());
-    argv.push_back("--out");
-    argv.push_back((dir / "plots").string());
-    bool dummy = false;
-    const int rc = run_child(argv, dir / "logs" / "plots.log", &dummy);
-    if (rc != 0 && !a.quiet)
-      fmt::print(stderr, "compas study: no plots (see {}; plots need python3-matplotlib)\n",
-                 (dir / "logs" / "plots.log").string());
+  if (python.empty() || interrupted) return;
+  std::vector<std::string> argv = {python, plot_script_path()};
+  argv.insert(argv.end(), files.begin(), files.end());
+  argv.push_back("--out");
+  argv.push_back((dir / "plots").string());
+  const fs::path log = dir / "logs" / "plots.log";
+  if (!children.run(argv, log, kPlotTimeoutS).ok() && !a.quiet)
+    fmt::print(stderr, "compas study: no plots (see {}; plots need python3-matplotlib)\n",
+               log.string());
+}
+
+// Whether every run of the plan finished and passed.
+bool all_passed(const std::vector<Step>& plan, const RunBook& book) {
+  return std::all_of(plan.begin(), plan.end(), [&](const Step& s) {
+    const auto d = book.done.find(s.id);
+    return d != book.done.end() && d->second.value("exit", 0) == 0;
+  });
+}
+
+// The last lines: where the report is, how much of the plan is done, what failed. A study whose
+// runs failed still wrote its report: it exits 0 and says so on stderr.
+void print_summary(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book,
+                   bool interrupted) {
+  if (a.quiet) return;
+  const int failed = count_in(plan, book.failed);
+  fmt::print("compas study: {} in {}/report.md ({} of {} runs done{}{})\n",
+             interrupted ? "stopped; partial report" : "report", a.out, count_in(plan, book.done),
+             plan.size(), failed ? fmt::format("; {} failed", failed) : "",
+             interrupted ? "; rerun to finish" : "");
+  if (failed)
+    fmt::print(stderr, "compas study: {} {} failed; see {}/report.md (a rerun tries {} again)\n",
+               failed, failed == 1 ? "run" : "runs", a.out, failed == 1 ? "it" : "them");
+}
+
+int run_study(const StudyArgs& a) {
+  check_launcher(a.launcher);
+  if (!(a.budget > 0)) throw std::invalid_argument("--budget must be > 0 minutes");
+  const auto topo = threads::Topology::host();
+  const auto plan = make_plan(a, topo);
+  const auto left_out = left_out_points(a, host_cores(topo));
+  if (a.dry_run) {
+    print_plan(a, plan, left_out);
+    return 0;
   }
+  prepare_out_dir(a);
   if (!a.quiet)
-    fmt::print("compas study: {} in {}/report.md ({} of {} runs done{})\n",
-               interrupted ? "stopped; partial report" : "report", a.out,
-               std::count_if(plan.begin(), plan.end(),
-                             [&](const Step& s) { return runs.count(s.id) > 0; }),
-               plan.size(), interrupted ? "; rerun to finish" : "");
+    for (const auto& line : left_out) fmt::print(stderr, "compas study: {}\n", line);
+  RunBook book = read_runs(fs::path(a.out) / "runs.jsonl");
+  ChildSupervisor children;
+  const bool interrupted = sweep(a, plan, book, children);
+  write_report(a, plan, book, !interrupted && all_passed(plan, book));
+  make_plots(a, plan, book, children, interrupted);
+  print_summary(a, plan, book, interrupted);
   return interrupted ? 130 : 0;
+}
+
+// --run-timeout: seconds, more than 0; at most 1e6 (11 days), which keeps the deadline
+// arithmetic in range.
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& v) {
+        double s = 0;
+        std::size_t used = 0;
+        try {
+          s = std::stod(v, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (v.empty() || used != v.size() || !(s > 0) || s > 1e6)
+          return "'" + v + "' is not allowed: a number of seconds > 0 (at most 1000000)";
+        return std::string();
+      },
+      "SECONDS>0", "positive seconds");
 }
 
 }  // namespace
@@ -884,12 +962,21 @@ Command setup_study(CLI::App& app) {
   cmd->add_option("--kernels", a->kernels,
                   "kernels to sweep, comma-separated: " + study_kernel_names());
   cmd->add_option("--grid", a->grid,
-                  "auto (every P x T <= cores, plus one oversubscribed point) or PxT,PxT,...");
+                  "auto (every P x T <= cores, plus one oversubscribed point) or PxT,PxT,...; "
+                  "under --launcher, points beyond this host's cores need --oversubscribe");
   cmd->add_option("--launcher", a->launcher,
                   "launcher template for a cluster, e.g. \"mpirun -n {P} --map-by ppr:1:node\" or "
                   "\"srun -n {P} -c {T}\" (default: compas-run on this host)");
+  cmd->add_flag("--oversubscribe", a->oversubscribe,
+                "with --launcher: also run grid points whose P x T exceeds this host's cores "
+                "(left out by default)");
   cmd->add_option("--budget", a->budget, "minutes the study should take (scales sizes and repeats)")
       ->check(CLI::Range(0.1, 10000.0));
+  cmd->add_option("--run-timeout", a->run_timeout_s,
+                  "seconds a run may take; then it gets SIGTERM (SIGKILL 3 s later), is recorded "
+                  "as failed and the sweep goes on (default: 20 times the run's estimate, 120 s "
+                  "at least)")
+      ->check(positive_seconds());
   cmd->add_flag("--fresh", a->fresh, "forget earlier runs in --out and start over");
   cmd->add_flag("--dry-run", a->dry_run, "print the plan and its estimated time, run nothing");
   cmd->add_flag("--quiet", a->quiet, "no progress or summary lines");

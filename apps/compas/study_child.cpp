@@ -1,0 +1,315 @@
+#include "study_child.hpp"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace compas::app {
+
+namespace {
+
+using ChildClock = std::chrono::steady_clock;
+
+sigset_t supervised_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGINT, SIGTERM, SIGCHLD}) sigaddset(&set, s);
+  return set;
+}
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// The path execve needs for `name`, looked up in PATH as execvp would ("" when not found). Done
+// before the fork: the child may only make async-signal-safe calls.
+std::string find_in_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* env = std::getenv("PATH");
+  const std::string path = env && *env ? env : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t colon = path.find(':', from);
+    const std::string dir = path.substr(from, colon - from);
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (is_executable_file(candidate)) return candidate;
+    if (colon == std::string::npos) return "";
+    from = colon + 1;
+  }
+}
+
+// A descriptor closed when it goes out of scope.
+struct Fd {
+  explicit Fd(int f = -1) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  void reset() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+  int fd;
+};
+
+// Everything the child uses between fork and exec, made before the fork.
+struct ExecPlan {
+  std::string path;
+  std::vector<char*> argv;
+  int log_fd = -1, null_fd = -1, error_fd = -1;
+  pid_t parent = 0;
+  struct sigaction default_action {};
+  sigset_t empty_mask{};
+};
+
+// The child, between fork and exec: async-signal-safe calls only.
+[[noreturn]] void exec_child(const ExecPlan& p) {
+  ::setpgid(0, 0);
+  // Die with the study even when it is killed without a chance to stop its run.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != p.parent) ::_exit(127);  // the study died before prctl took effect
+  ::dup2(p.null_fd, STDIN_FILENO);
+  ::dup2(p.log_fd, STDOUT_FILENO);
+  ::dup2(p.log_fd, STDERR_FILENO);
+  // A clean signal state, so that the SIGINT and SIGTERM the study sends reach the run.
+  for (int s = 1; s < NSIG; ++s)
+    if (s != SIGKILL && s != SIGSTOP) ::sigaction(s, &p.default_action, nullptr);
+  ::sigprocmask(SIG_SETMASK, &p.empty_mask, nullptr);
+  ::execve(p.path.c_str(), p.argv.data(), environ);
+  const int err = errno;
+  [[maybe_unused]] const ssize_t n = ::write(p.error_fd, &err, sizeof err);
+  ::_exit(127);
+}
+
+void note_in_log(int log_fd, const std::string& line) {
+  const std::string text = "compas study: " + line + "\n";
+  [[maybe_unused]] const ssize_t n = ::write(log_fd, text.data(), text.size());
+}
+
+// Signals the run's process group; the run itself only when it left the group (a launcher that
+// counts requests, as compas-run does, must get one signal per request).
+void signal_run(pid_t pid, int sig) {
+  if (::kill(-pid, sig) != 0 || ::getpgid(pid) != pid) ::kill(pid, sig);
+}
+
+// Whether the run has ended. It is left a zombie (WNOWAIT): its pid, which is also its group's
+// id, cannot be reused while the study may still signal the group.
+bool has_ended(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+    return errno != EINTR;
+  return info.si_pid == pid;
+}
+
+void reap(pid_t pid, ChildOutcome& out) {
+  int status = 0;
+  pid_t got;
+  while ((got = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (got != pid) return;
+  if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
+}
+
+// The errno of a failed exec, or 0 once the exec succeeded (the pipe closed on exec).
+int exec_error(int read_fd) {
+  int err = 0;
+  ssize_t n;
+  while ((n = ::read(read_fd, &err, sizeof err)) < 0 && errno == EINTR) {
+  }
+  return n == static_cast<ssize_t>(sizeof err) ? err : 0;
+}
+
+ChildClock::time_point after(ChildClock::time_point t, double seconds) {
+  return t +
+         std::chrono::duration_cast<ChildClock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// Forks and execs argv. Returns the child's pid, or -1 with out.error set.
+pid_t start_child(const std::vector<std::string>& argv, const std::filesystem::path& log,
+                  ChildOutcome& out) {
+  const Fd log_fd(::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (log_fd.fd < 0)
+    throw std::runtime_error("cannot write " + log.string() + ": " + std::strerror(errno));
+  const Fd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  std::vector<std::string> args = argv;
+  ExecPlan plan;
+  plan.path = find_in_path(args.at(0));
+  if (plan.path.empty()) {
+    out.error = "cannot start '" + args[0] + "': not found in PATH";
+    note_in_log(log_fd.fd, out.error);
+    return -1;
+  }
+  for (auto& s : args) plan.argv.push_back(s.data());
+  plan.argv.push_back(nullptr);
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  Fd error_read(pipe_fds[0]), error_write(pipe_fds[1]);
+  plan.log_fd = log_fd.fd;
+  plan.null_fd = null_fd.fd;
+  plan.error_fd = error_write.fd;
+  plan.parent = ::getpid();
+  plan.default_action.sa_handler = SIG_DFL;
+  sigemptyset(&plan.empty_mask);
+  const pid_t pid = ::fork();
+  if (pid == 0) exec_child(plan);
+  if (pid < 0) {
+    out.error = "cannot start '" + args[0] + "': fork: " + std::strerror(errno);
+    note_in_log(log_fd.fd, out.error);
+    return -1;
+  }
+  ::setpgid(pid, pid);  // also done by the child: the group exists whichever runs first
+  error_write.reset();
+  if (const int err = exec_error(error_read.fd)) {
+    reap(pid, out);
+    out.exit_code = -1;
+    out.error = "cannot start '" + args[0] + "': " + std::strerror(err);
+    note_in_log(log_fd.fd, out.error);
+    return -1;
+  }
+  out.started = true;
+  return pid;
+}
+
+// When a run gets SIGTERM (its timeout) and SIGKILL (the grace after it, or a second stop request).
+class RunClock {
+ public:
+  explicit RunClock(double timeout_s)
+      : deadline_(timeout_s > 0 ? after(ChildClock::now(), timeout_s) : kNever) {}
+
+  void enforce(pid_t pid, ChildOutcome& out) {
+    const auto now = ChildClock::now();
+    if (now >= deadline_) {
+      out.timed_out = true;
+      deadline_ = kNever;
+      signal_run(pid, SIGTERM);
+      kill_at_ = after(now, ChildSupervisor::kGraceSeconds);
+    }
+    if (now >= kill_at_) kill(pid);
+  }
+
+  // The first request lets the run stop on its own; one more while stopping ends it at once.
+  void on_stop_request(int number, pid_t pid, ChildOutcome& out) {
+    out.interrupted = true;
+    if (number == 1)
+      signal_run(pid, SIGINT);
+    else
+      kill(pid);
+  }
+
+  // Milliseconds until the next thing to do, at most 1000 (1 at least: no busy loop).
+  int wait_ms() const {
+    const auto now = ChildClock::now();
+    const auto next = std::min({deadline_, kill_at_, now + std::chrono::seconds(1)});
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(next - now).count();
+    return static_cast<int>(std::clamp<long long>(ms, 1, 1000));
+  }
+
+ private:
+  void kill(pid_t pid) {
+    kill_at_ = kNever;
+    if (killed_) return;
+    signal_run(pid, SIGKILL);
+    killed_ = true;
+  }
+  static constexpr ChildClock::time_point kNever = ChildClock::time_point::max();
+  ChildClock::time_point deadline_;
+  ChildClock::time_point kill_at_ = kNever;
+  bool killed_ = false;
+};
+
+}  // namespace
+
+int ChildOutcome::status() const {
+  if (!started) return 127;
+  return signal ? 128 + signal : exit_code;
+}
+
+std::string ChildOutcome::reason() const {
+  if (!started) return error;
+  if (timed_out) return fmt::format("timed out after {:g} s", timeout_s);
+  if (signal) return fmt::format("killed by signal {}", signal);
+  return fmt::format("exit {}", exit_code);
+}
+
+ChildSupervisor::ChildSupervisor() {
+  const sigset_t set = supervised_signals();
+  fd_ = ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (fd_ < 0)
+    throw std::runtime_error(std::string("cannot create a signalfd: ") + std::strerror(errno));
+  ::sigprocmask(SIG_BLOCK, &set, &old_mask_);
+  // Blocked signals whose action is "ignore" are discarded instead of held for the signalfd, and
+  // an ignored SIGCHLD reaps children before they can be waited for.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(SIGINT, &dfl, &old_int_);
+  ::sigaction(SIGTERM, &dfl, &old_term_);
+  ::sigaction(SIGCHLD, &dfl, &old_chld_);
+}
+
+ChildSupervisor::~ChildSupervisor() {
+  stop_requests();
+  ::close(fd_);
+  ::sigaction(SIGINT, &old_int_, nullptr);
+  ::sigaction(SIGTERM, &old_term_, nullptr);
+  ::sigaction(SIGCHLD, &old_chld_, nullptr);
+  ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+}
+
+int ChildSupervisor::stop_requests() {
+  read_stop_requests(0);
+  return stops_;
+}
+
+int ChildSupervisor::read_stop_requests(int ms) {
+  pollfd p{fd_, POLLIN, 0};
+  if (ms > 0) ::poll(&p, 1, ms);
+  int n = 0;
+  signalfd_siginfo si;
+  while (::read(fd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si))
+    if (si.ssi_signo != SIGCHLD) ++n;  // a child's end is looked at by the caller
+  stops_ += n;
+  return n;
+}
+
+ChildOutcome ChildSupervisor::run(const std::vector<std::string>& argv,
+                                  const std::filesystem::path& log, double timeout_s) {
+  const auto t0 = ChildClock::now();
+  ChildOutcome out;
+  out.timeout_s = timeout_s;
+  const pid_t pid = start_child(argv, log, out);
+  if (pid > 0) supervise(pid, out);
+  out.seconds = std::chrono::duration<double>(ChildClock::now() - t0).count();
+  return out;
+}
+
+void ChildSupervisor::supervise(pid_t pid, ChildOutcome& out) {
+  RunClock clock(out.timeout_s);
+  while (!has_ended(pid)) {
+    clock.enforce(pid, out);
+    const int before = stops_;
+    const int n = read_stop_requests(clock.wait_ms());
+    for (int number = before + 1; number <= before + n; ++number)
+      clock.on_stop_request(number, pid, out);
+  }
+  // Nothing the run started may outlive it in its group.
+  signal_run(pid, SIGKILL);
+  reap(pid, out);
+}
+
+}  // namespace compas::app
