@@ -20,10 +20,12 @@ Command setup_cache(CLI::App& app);
 Command setup_pingpong(CLI::App& app);
 Command setup_run(CLI::App& app);
 Command setup_study(CLI::App& app);
+Command setup_compare(CLI::App& app);
 
 inline std::vector<CommandSetup> all_commands() {
-  return {setup_topology, setup_barrier, setup_membw, setup_cache,
-          setup_pingpong, setup_run,     setup_study, setup_omp_barrier_worker};
+  return {setup_topology, setup_barrier,  setup_membw,
+          setup_cache,    setup_pingpong, setup_run,
+          setup_study,    setup_compare,  setup_omp_barrier_worker};
 }
 
 }  // namespace compas::app

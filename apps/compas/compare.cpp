@@ -1,0 +1,554 @@
+#include "compare.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "common.hpp"
+#include "compas/perf/membw.hpp"
+
+namespace compas::app::comparison {
+
+namespace fs = std::filesystem;
+
+const char* const kRules =
+    "A and B are two study directories (compas study --out DIR, or their study.json) or two JSON "
+    "files of one command (the --json of membw, cache, barrier, pingpong, run KERNEL). Points of "
+    "a study: each kernel's rows, by kernel and P x T, compared on seconds. Points of a command's "
+    "file: each record, matched by a key made of its string, boolean and integer fields except "
+    "measurements, the bounds of a field X the record has (min_X, max_X, X_min, X_max), *_hash "
+    "and what a run found or how long it tried (verified, verification, passes, skipped_passes, "
+    "sweeps, iterations, repeats, loads, disturbed_repeats, stores, isa, cpus, method, "
+    "streaming_stores, stores_calibrated, transport, saturated, saturation_threads, peak_threads, "
+    "digit_bits, official_zeta; in membw also bytes); and each of its measurements: numbers "
+    "named as times (*seconds, *_ns, *_us, *_ms, ns_per_*, us_per_*, cycles_per_*, latency*: "
+    "lower is better) or rates (*gbs, *_mbs, *_per_s, mlups, gflops, mops, rate, bandwidth: "
+    "higher is better); other numbers are neither key nor compared. Spread of a side: (max - "
+    "min) / median of its repetitions, from samples (X_samples; for seconds also samples, "
+    "iter_seconds, iteration_seconds), else from X_min and X_max or min_X and max_X; unknown for "
+    "a single run. Verdict: real difference when the two ranges do not overlap and the values "
+    "differ by more than the larger spread (by more than 5% when neither spread is known: single "
+    "runs); the difference is |B - A| / max(A, B), i.e. 1 - min(B/A, A/B), so swapping A and B "
+    "keeps every verdict. Else within noise.";
+
+namespace {
+
+constexpr double kNoSpreadLimit = 0.05;
+
+// Integer and string fields that say what a run found or how long it tried, not which point it
+// measured: two runs of one point may differ in them, so they stay out of the key.
+const std::set<std::string> kOutcomes = {"verified",
+                                         "verification",
+                                         "passes",
+                                         "skipped_passes",
+                                         "sweeps",
+                                         "iterations",
+                                         "repeats",
+                                         "loads",
+                                         "disturbed_repeats",
+                                         "stores",
+                                         "isa",
+                                         "cpus",
+                                         "method",
+                                         "streaming_stores",
+                                         "stores_calibrated",
+                                         "transport",
+                                         "saturated",
+                                         "saturation_threads",
+                                         "peak_threads",
+                                         "digit_bits",
+                                         "official_zeta"};
+
+[[noreturn]] void refuse(const std::string& label, const std::string& path,
+                         const std::string& what) {
+  throw std::invalid_argument(label + " '" + path + "': " + what);
+}
+
+bool starts_with(const std::string& s, const char* p) {
+  return s.rfind(p, 0) == 0;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// ---- loading ----------------------------------------------------------------------------------
+
+std::string read_text(const std::string& label, const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) refuse(label, file, std::string("cannot read: ") + std::strerror(errno));
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) refuse(label, file, std::string("cannot read: ") + std::strerror(errno));
+  return s.str();
+}
+
+json parse_json(const std::string& label, const std::string& file) {
+  const std::string text = read_text(label, file);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    refuse(label, file, "the file is empty, not a compas JSON file");
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    refuse(label, file, std::string("not valid JSON: ") + e.what());
+  }
+}
+
+void check_study(const Input& in) {
+  if (!in.doc.contains("kernels") || !in.doc["kernels"].is_object())
+    refuse(in.label, in.file, "a study without a \"kernels\" object (a damaged study.json?)");
+}
+
+void check_records(const Input& in) {
+  if (!in.doc.contains("results") || !in.doc["results"].is_array())
+    refuse(in.label, in.file, "a '" + in.kind + "' file without a \"results\" list");
+  const json& results = in.doc["results"];
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (!results[i].is_object())
+      refuse(in.label, in.file, fmt::format("results[{}] is not an object", i));
+}
+
+// "run" files of different kernels measure different things: the kernel is part of the kind.
+std::string command_kind(const json& doc) {
+  std::string kind = doc["command"].get<std::string>();
+  if (kind != "run" || !doc.contains("results") || !doc["results"].is_array()) return kind;
+  std::set<std::string> kernels;
+  for (const auto& r : doc["results"])
+    if (r.is_object() && r.contains("kernel") && r["kernel"].is_string())
+      kernels.insert(r["kernel"].get<std::string>());
+  return kernels.size() == 1 ? kind + " " + *kernels.begin() : kind;
+}
+
+void classify(Input& in, bool directory) {
+  if (!in.doc.is_object() || !in.doc.contains("command") || !in.doc["command"].is_string())
+    refuse(in.label, in.file, "not a compas JSON file (no \"command\" string at the top)");
+  const std::string command = in.doc["command"].get<std::string>();
+  if (directory && command != "study")
+    refuse(in.label, in.file, "says command '" + command + "', not 'study'");
+  if (command == "compare")
+    refuse(in.label, in.file, "a comparison (compas compare --json), not measurements");
+  if (command == "study") {
+    in.kind = "study";
+    in.what = directory ? "a study directory" : "a study JSON file";
+    check_study(in);
+    return;
+  }
+  in.kind = command_kind(in.doc);
+  in.what = "a '" + in.kind + "' JSON file";
+  check_records(in);
+}
+
+// ---- points -----------------------------------------------------------------------------------
+
+// min_X / max_X / X_min / X_max of a field X the record has: X's range, not a quantity of its own
+// (membw's max_threads, with no "threads" beside it, is one).
+bool is_bound(const json& rec, const std::string& name) {
+  for (const char* p : {"min_", "max_"})
+    if (starts_with(name, p) && rec.contains(name.substr(4))) return true;
+  for (const char* p : {"_min", "_max"})
+    if (ends_with(name, p) && rec.contains(name.substr(0, name.size() - 4))) return true;
+  return false;
+}
+
+std::optional<Better> direction_of(const std::string& name) {
+  if (ends_with(name, "seconds") || ends_with(name, "_ns") || ends_with(name, "_us") ||
+      ends_with(name, "_ms") || starts_with(name, "ns_per_") || starts_with(name, "us_per_") ||
+      starts_with(name, "cycles_per_") || starts_with(name, "latency"))
+    return Better::lower;
+  if (ends_with(name, "gbs") || ends_with(name, "_mbs") || ends_with(name, "_per_s") ||
+      name == "mlups" || name == "gflops" || name == "mops" || name == "rate" ||
+      name == "bandwidth")
+    return Better::higher;
+  return std::nullopt;
+}
+
+bool is_key_field(const std::string& command, const json& rec, const std::string& name) {
+  const json& v = rec[name];
+  if (!v.is_string() && !v.is_boolean() && !v.is_number_integer()) return false;
+  if (direction_of(name) || is_bound(rec, name) || ends_with(name, "_hash")) return false;
+  if (kOutcomes.count(name)) return false;
+  // membw's "bytes" are the bytes moved over all passes; working_set_bytes names the point.
+  return !(command == "membw" && name == "bytes");
+}
+
+std::string text_of(const json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::vector<double> samples_of(const json& rec, const std::string& field,
+                               const std::string& where) {
+  std::vector<std::string> names = {field + "_samples"};
+  if (field == "seconds" || field == "median_seconds")
+    names.insert(names.end(), {"samples", "iter_seconds", "iteration_seconds"});
+  for (const auto& name : names) {
+    if (!rec.contains(name)) continue;
+    const json& s = rec[name];
+    const bool numbers = s.is_array() && std::all_of(s.begin(), s.end(),
+                                                     [](const json& x) { return x.is_number(); });
+    if (!numbers)
+      throw std::invalid_argument(where + ": \"" + name + "\" is not a list of numbers");
+    if (!s.empty()) return s.get<std::vector<double>>();
+  }
+  return {};
+}
+
+std::optional<std::pair<double, double>> range_of(const json& rec, const std::string& field) {
+  const std::pair<std::string, std::string> names[] = {{field + "_min", field + "_max"},
+                                                       {"min_" + field, "max_" + field}};
+  for (const auto& [lo, hi] : names)
+    if (rec.contains(lo) && rec.contains(hi) && rec[lo].is_number() && rec[hi].is_number())
+      return std::pair{rec[lo].get<double>(), rec[hi].get<double>()};
+  return std::nullopt;
+}
+
+Value value_of(const json& rec, const std::string& field, const std::string& where) {
+  Value v;
+  v.value = v.lo = v.hi = v.center = rec[field].get<double>();
+  if (const auto s = samples_of(rec, field, where); !s.empty()) {
+    v.lo = std::min(v.value, *std::min_element(s.begin(), s.end()));
+    v.hi = std::max(v.value, *std::max_element(s.begin(), s.end()));
+    v.center = median(s);
+    v.runs = static_cast<int>(s.size());
+    v.spread_known = s.size() > 1;
+  } else if (const auto r = range_of(rec, field)) {
+    v.lo = std::min(v.value, r->first);
+    v.hi = std::max(v.value, r->second);
+    v.runs = 0;
+    v.spread_known = true;
+  }
+  return v;
+}
+
+Point study_point(const std::string& kernel, const json& row, const std::string& where) {
+  if (!row.is_object()) throw std::invalid_argument(where + " is not an object");
+  for (const char* f : {"procs", "threads"})
+    if (!row.contains(f) || !row[f].is_number_integer())
+      throw std::invalid_argument(where + ": no integer \"" + f + "\"");
+  if (!row.contains("seconds") || !row["seconds"].is_number())
+    throw std::invalid_argument(where + ": no number \"seconds\"");
+  const int procs = row["procs"].get<int>(), threads = row["threads"].get<int>();
+  const bool over = row.value("oversubscribed", false);
+  Point p;
+  p.key = fmt::format("{} | {} x {}{}", kernel, procs, threads, over ? " (over)" : "");
+  p.key_fields = {
+      {"kernel", kernel}, {"procs", procs}, {"threads", threads}, {"oversubscribed", over}};
+  p.measurement = "seconds";
+  p.better = Better::lower;
+  p.value = value_of(row, "seconds", where);
+  return p;
+}
+
+std::vector<Point> study_points(const Input& in) {
+  std::vector<Point> out;
+  const json& kernels = in.doc["kernels"];
+  for (auto it = kernels.begin(); it != kernels.end(); ++it) {
+    const std::string where = fmt::format("{} '{}': kernels.\"{}\"", in.label, in.file, it.key());
+    if (!it.value().is_object() || !it.value().contains("rows") || !it.value()["rows"].is_array())
+      throw std::invalid_argument(where + " has no \"rows\" list");
+    const json& rows = it.value()["rows"];
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      out.push_back(study_point(it.key(), rows[i], fmt::format("{}.rows[{}]", where, i)));
+  }
+  return out;
+}
+
+std::pair<std::string, json> record_key(const std::string& command, const json& rec) {
+  std::string key;
+  json fields = json::object();
+  for (auto it = rec.begin(); it != rec.end(); ++it) {
+    if (!is_key_field(command, rec, it.key())) continue;
+    key += (key.empty() ? "" : " ") + it.key() + "=" + text_of(it.value());
+    fields[it.key()] = it.value();
+  }
+  return {key.empty() ? std::string("(no key)") : key, fields};
+}
+
+std::vector<Point> record_points(const Input& in) {
+  std::vector<Point> out;
+  const std::string command = in.doc["command"].get<std::string>();
+  const json& results = in.doc["results"];
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const json& rec = results[i];
+    const auto [key, fields] = record_key(command, rec);
+    const std::string where = fmt::format("{} '{}': results[{}]", in.label, in.file, i);
+    for (auto it = rec.begin(); it != rec.end(); ++it) {
+      const auto better = direction_of(it.key());
+      if (!better || !it.value().is_number() || is_bound(rec, it.key())) continue;
+      out.push_back({key, fields, it.key(), *better, value_of(rec, it.key(), where)});
+    }
+  }
+  return out;
+}
+
+// Two points of one input with one key and measurement (records alike in every key field) stay
+// apart as "#2", "#3", ... in input order, so that each is matched with its counterpart.
+void number_repeated_keys(std::vector<Point>& points) {
+  std::map<std::string, int> seen;
+  for (auto& p : points)
+    if (const int n = ++seen[p.key + '\n' + p.measurement]; n > 1) {
+      p.key += fmt::format(" #{}", n);
+      p.key_fields["occurrence"] = n;
+    }
+}
+
+// ---- machines ---------------------------------------------------------------------------------
+
+bool is_cache_entry(const json& c) {
+  auto integer = [&](const char* k) { return c.contains(k) && c[k].is_number_unsigned(); };
+  return c.is_object() && integer("level") && integer("size_bytes") && integer("count") &&
+         (!c.contains("type") || c["type"].is_string());
+}
+
+// "L1d 32 KiB x2"
+std::string cache_text(const json& c) {
+  const std::string type = c.value("type", "");
+  return fmt::format("L{}{} {} x{}", c["level"].get<int>(),
+                     type == "data"          ? "d"
+                     : type == "instruction" ? "i"
+                                             : "",
+                     perf::format_size(c["size_bytes"].get<std::size_t>()), c["count"].get<int>());
+}
+
+// "L1d 32 KiB x2, L2 1 MiB x2, ...", or the JSON when the list is not what machine_json writes.
+std::string caches_text(const json& caches) {
+  if (!std::all_of(caches.begin(), caches.end(), is_cache_entry)) return caches.dump();
+  std::string out;
+  for (const auto& c : caches) out += (out.empty() ? "" : ", ") + cache_text(c);
+  return out.empty() ? "none" : out;
+}
+
+void flatten(const std::string& prefix, const json& v,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      flatten(prefix.empty() ? it.key() : prefix + "." + it.key(), it.value(), out);
+    return;
+  }
+  out.push_back({prefix, prefix == "caches" && v.is_array() ? caches_text(v) : text_of(v)});
+}
+
+std::vector<std::pair<std::string, std::string>> machine_fields(const Input& in) {
+  std::vector<std::pair<std::string, std::string>> out = {
+      {"compas version", in.doc.contains("version") ? text_of(in.doc["version"]) : "-"}};
+  if (in.doc.contains("machine")) flatten("", in.doc["machine"], out);
+  return out;
+}
+
+json side_json(const std::optional<Value>& v) {
+  if (!v) return nullptr;
+  return {{"value", v->value}, {"min", v->lo},
+          {"max", v->hi},      {"median", v->center},
+          {"runs", v->runs},   {"spread", v->spread_known ? json(v->spread()) : json(nullptr)}};
+}
+
+json input_json(const Input& in) {
+  return {{"path", in.path},
+          {"file", in.file},
+          {"kind", in.kind},
+          {"what", in.what},
+          {"version", in.doc.contains("version") ? in.doc["version"] : json(nullptr)}};
+}
+
+}  // namespace
+
+// ---- public -----------------------------------------------------------------------------------
+
+Input load_input(const std::string& label, const std::string& path) {
+  if (path.empty())
+    throw std::invalid_argument(label + " is empty: give a study directory or a compas JSON file");
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (!fs::exists(status)) refuse(label, path, "no such file or directory");
+  const bool directory = fs::is_directory(status);
+  Input in{label, path, path, "", "", json()};
+  if (directory) {
+    in.file = (fs::path(path) / "study.json").string();
+    if (!fs::exists(in.file, ec))
+      refuse(label, path,
+             "a directory without study.json, not a study directory (compas study --out DIR "
+             "makes one)");
+  }
+  in.doc = parse_json(label, in.file);
+  classify(in, directory);
+  return in;
+}
+
+void check_same_kind(const Input& a, const Input& b) {
+  if (a.kind == b.kind) return;
+  throw std::invalid_argument(fmt::format(
+      "A '{}' is {}, B '{}' is {}: compare needs two of one kind (two study directories, or two "
+      "JSON files of the same command)",
+      a.path, a.what, b.path, b.what));
+}
+
+double Value::spread() const {
+  return spread_known && center > 0 ? (hi - lo) / center : 0;
+}
+
+std::vector<Point> points_of(const Input& in) {
+  std::vector<Point> points;
+  try {
+    points = in.kind == "study" ? study_points(in) : record_points(in);
+  } catch (const json::exception& e) {  // a field of an unexpected type: a damaged input
+    refuse(in.label, in.file, std::string("a field of the wrong type: ") + e.what());
+  }
+  number_repeated_keys(points);
+  return points;
+}
+
+Verdict judge(const Value& a, const Value& b, Better better) {
+  Verdict v;
+  if (!(a.value > 0 && b.value > 0)) {
+    v.note = "a value is zero or negative";
+    return v;
+  }
+  v.comparable = true;
+  v.ratio = b.value / a.value;
+  v.speedup = better == Better::lower ? 1 / v.ratio : v.ratio;
+  const bool known = a.spread_known || b.spread_known;
+  const double limit = known ? std::max(a.spread(), b.spread()) : kNoSpreadLimit;
+  const bool apart = a.hi < b.lo || b.hi < a.lo;
+  // Equal to 1 - min(B/A, A/B), computed alike either way round.
+  const double difference = std::abs(b.value - a.value) / std::max(a.value, b.value);
+  v.real = apart && difference > limit;
+  if (!known)
+    v.note = "no spread known (single runs)";
+  else if (!apart)
+    v.note = "ranges overlap";
+  else if (!v.real)
+    v.note = fmt::format("ranges apart, but the difference {:.1f}% is within the spread {:.1f}%",
+                         100 * difference, 100 * limit);
+  return v;
+}
+
+std::vector<Row> match(const std::vector<Point>& a, const std::vector<Point>& b) {
+  std::map<std::string, const Point*> in_b;
+  for (const auto& p : b) in_b[p.key + '\n' + p.measurement] = &p;
+  std::set<std::string> matched;
+  std::vector<Row> rows;
+  for (const auto& p : a) {
+    const std::string id = p.key + '\n' + p.measurement;
+    Row r{p, p.value, std::nullopt, {}};
+    if (const auto it = in_b.find(id); it != in_b.end()) {
+      r.b = it->second->value;
+      r.verdict = judge(*r.a, *r.b, p.better);
+      matched.insert(id);
+    }
+    rows.push_back(std::move(r));
+  }
+  for (const auto& p : b)
+    if (!matched.count(p.key + '\n' + p.measurement))
+      rows.push_back({p, std::nullopt, p.value, {}});
+  return rows;
+}
+
+std::string verdict_name(const Row& r) {
+  if (!r.b) return "only in A";
+  if (!r.a) return "only in B";
+  if (!r.verdict.comparable) return "not comparable";
+  return r.verdict.real ? "real difference" : "within noise";
+}
+
+Summary summarize(const std::vector<Row>& rows) {
+  Summary s;
+  double log_speedup = 0, log_ratio = 0;
+  std::set<Better> directions;
+  for (const auto& r : rows) {
+    if (!r.a) ++s.only_b;
+    if (!r.b) ++s.only_a;
+    if (!r.a || !r.b) continue;
+    ++s.both;
+    const Verdict& v = r.verdict;
+    if (!v.comparable) {
+      ++s.not_comparable;
+      continue;
+    }
+    if (!v.real) ++s.noise;
+    if (v.real) ++(v.speedup > 1 ? s.faster : s.slower);
+    ++s.ratios;
+    log_speedup += std::log(v.speedup);
+    log_ratio += std::log(v.ratio);
+    directions.insert(r.point.better);
+  }
+  if (s.ratios > 0) s.geomean_speedup = std::exp(log_speedup / s.ratios);
+  if (s.ratios > 0 && directions.size() == 1) s.geomean_ratio = std::exp(log_ratio / s.ratios);
+  return s;
+}
+
+std::vector<MachineLine> machine_lines(const Input& a, const Input& b) {
+  const auto fa = machine_fields(a), fb = machine_fields(b);
+  std::vector<std::string> names;
+  for (const auto* f : {&fa, &fb})
+    for (const auto& [name, value] : *f)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  auto find = [](const auto& fields, const std::string& name) -> std::string {
+    for (const auto& [n, v] : fields)
+      if (n == name) return v;
+    return "-";
+  };
+  std::vector<MachineLine> lines;
+  for (const auto& name : names) {
+    MachineLine l{name, find(fa, name), find(fb, name), false};
+    l.differs = l.a != l.b;
+    lines.push_back(std::move(l));
+  }
+  return lines;
+}
+
+json row_json(const Row& r) {
+  const bool both = r.a && r.b, comparable = both && r.verdict.comparable;
+  const double speedup = r.verdict.speedup;
+  return {{"point", r.point.key},
+          {"key", r.point.key_fields},
+          {"measurement", r.point.measurement},
+          {"better", r.point.better == Better::lower ? "lower" : "higher"},
+          {"in", both  ? "both"
+                 : r.a ? "A"
+                       : "B"},
+          {"a", side_json(r.a)},
+          {"b", side_json(r.b)},
+          {"ratio", comparable ? json(r.verdict.ratio) : json(nullptr)},
+          {"speedup", comparable ? json(speedup) : json(nullptr)},
+          {"direction", !comparable   ? json(nullptr)
+                        : speedup > 1 ? json("faster")
+                        : speedup < 1 ? json("slower")
+                                      : json("same")},
+          {"verdict", verdict_name(r)},
+          {"note", r.verdict.note}};
+}
+
+json comparison_json(const Input& a, const Input& b, const std::vector<MachineLine>& machines,
+                     const std::vector<Row>& rows, const Summary& s) {
+  json m = json::array();
+  for (const auto& l : machines)
+    m.push_back({{"field", l.field}, {"a", l.a}, {"b", l.b}, {"differs", l.differs}});
+  json results = json::array();
+  for (const auto& r : rows) results.push_back(row_json(r));
+  return {{"command", "compare"},
+          {"version", perf::version()},
+          {"params", {{"a", input_json(a)}, {"b", input_json(b)}, {"rules", kRules}}},
+          {"machines", m},
+          {"results", results},
+          {"summary",
+           {{"points_in_both", s.both},
+            {"faster", s.faster},
+            {"slower", s.slower},
+            {"within_noise", s.noise},
+            {"not_comparable", s.not_comparable},
+            {"only_in_a", s.only_a},
+            {"only_in_b", s.only_b},
+            {"geomean_speedup", s.ratios ? json(s.geomean_speedup) : json(nullptr)},
+            {"geomean_ratio", s.geomean_ratio ? json(*s.geomean_ratio) : json(nullptr)}}}};
+}
+
+}  // namespace compas::app::comparison
