@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -37,6 +38,7 @@
 #include "compas/threads/topology.hpp"
 #include "plot.hpp"
 #include "study_child.hpp"
+#include "study_models.hpp"
 #include "study_runs.hpp"
 
 namespace compas::app {
@@ -416,6 +418,41 @@ int count_in(const std::vector<Step>& plan, const std::map<std::string, json>& r
       std::count_if(plan.begin(), plan.end(), [&](const Step& s) { return runs.count(s.id) > 0; }));
 }
 
+// Each repetition's seconds of a kernel timed several times (GEMM, sort), else none.
+std::vector<double> repetitions_of(const json& r) {
+  for (const char* k : {"iter_seconds", "iteration_seconds"})
+    if (r.contains(k) && r[k].is_array() && r[k].size() > 1) {
+      std::vector<double> v;
+      for (const auto& x : r[k])
+        if (x.is_number()) v.push_back(x.get<double>());
+      return v;
+    }
+  return {};
+}
+
+// "laplace n=640" -> "laplace_n640"
+std::string file_name_of(const std::string& kernel_size) {
+  std::string out;
+  for (char c : kernel_size)
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += c;
+    else if (c == ' ')
+      out += '_';
+  return out;
+}
+
+// The measurements in Extra-P's text format, one file per kernel size in extrap/, and a line in
+// the report saying where.
+void write_extrap_files(const fs::path& dir, const std::map<std::string, std::string>& files,
+                        std::ostringstream& md) {
+  if (files.empty()) return;
+  fs::create_directories(dir / "extrap");
+  for (const auto& [name, text] : files)
+    perf::write_file_atomic((dir / "extrap" / (name + ".txt")).string(), text);
+  md << "\nThe kernels' times are in `extrap/` in Extra-P's text format (parameters processes "
+        "and threads, metric time), one file per kernel size, to model them there.\n";
+}
+
 void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book,
                   bool complete) {
   const fs::path dir = a.out;
@@ -572,6 +609,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
 
   // Kernels.
   std::map<std::string, std::vector<KernelRow>> by_kernel_size;
+  std::map<std::string, std::string> extrap_files;  // file name -> Extra-P text
   std::ostringstream csv;
   csv << "kernel,size,procs,threads,oversubscribed,seconds,speedup,efficiency,rate_field,rate,"
          "compute_s,communicate_s,synchronize_s,cpu_seconds,verified\n";
@@ -604,6 +642,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
     bool repeated = false;
     for (const auto& kr : rows) repeated = repeated || reps_of(kr.rec) > 1;
     std::vector<std::pair<double, double>> points;
+    std::vector<ScalingPoint> scaling;
     json jrows = json::array();
     bool superlinear = false;
     double best_gbs = 0, best_rate = 0;
@@ -634,6 +673,8 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
           f2(speedup), f2(eff), rate, comp, com, syn, sec > 0 ? f2(cpu / sec) : "-",
           r.value("verified", false) ? "yes" : "NO");
       if (!kr.step->oversubscribed && n > 1 && speedup > 0) points.push_back({n, speedup});
+      scaling.push_back(
+          {kr.step->procs, kr.step->threads, kr.step->oversubscribed, sec, repetitions_of(r)});
       if (!kr.step->oversubscribed && eff > 1.05 && n > 1) superlinear = true;
       best_gbs = std::max(best_gbs, r.value("model_gbs", 0.0) * scale);
       if (!kr.step->oversubscribed) best_rate = std::max(best_rate, rate);
@@ -665,11 +706,10 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
     if (repeated)
       md << "; seconds is the median of the repetitions, region and CPU times are per repetition";
     md << ". CPU / wall: CPU time of all processes over wallclock.\n";
-    const auto fit = perf::fit_amdahl(points);
-    md << fmt::format(
-        "\nAmdahl fit over {} points: serial fraction {:.3f} (rms error of the "
-        "fitted speedups {:.3f}).\n",
-        fit.points, fit.serial_fraction, fit.rms_error);
+    const auto summary = scaling_summary(points, scaling);
+    md << summary.markdown;
+    if (const auto text = extrap_export(name, scaling); !text.empty())
+      extrap_files[file_name_of(name)] = text;
     std::sort(comm_share.begin(), comm_share.end());
     const bool comm_grows = comm_share.size() >= 2 && comm_share.back().second > 0.2 &&
                             comm_share.back().second > comm_share.front().second;
@@ -703,11 +743,8 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
           "stays at or below 1, communication stays small",
           best_rate, rate_name);
     md << "\nVerdict: " << verdict << ".\n\n";
-    study["kernels"][name] = {{"rows", jrows},
-                              {"rate_field", rate_name},
-                              {"amdahl_serial_fraction", fit.serial_fraction},
-                              {"amdahl_points", fit.points},
-                              {"verdict", verdict}};
+    study["kernels"][name] = {{"rows", jrows}, {"rate_field", rate_name}, {"verdict", verdict}};
+    study["kernels"][name].update(summary.json);
   }
   if (by_kernel_size.count("laplace n=640") || by_kernel_size.count("laplace n=4096"))
     md << "COMPaS 1998, Laplace n=640 on 4 nodes x 4 threads: see the paper's Figs. 5-6 (speedup "
@@ -727,6 +764,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
 
   if (const std::string section = failed_runs_section(dir, plan, book); !section.empty())
     md << "\n" << section;
+  write_extrap_files(dir, extrap_files, md);
   perf::write_file_atomic((dir / "report.md").string(), md.str());
   perf::write_file_atomic((dir / "study.json").string(), study.dump(2) + "\n");
   perf::write_file_atomic((dir / "study.csv").string(), csv.str());

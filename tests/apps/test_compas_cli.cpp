@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "../common/proc.hpp"
+#include "compas/perf/extrap.hpp"
 
 extern char** environ;
 
@@ -950,12 +951,27 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   ASSERT_EQ(runs.size(), 38u) << r.describe();
   for (const auto& j : runs) EXPECT_EQ(j.value("exit", -1), 0) << j.dump();
   const std::string md = read_file(out + "/report.md");
-  for (const char* section :
-       {"## Machine", "## Memory bandwidth", "## Cache working sets", "## Thread barrier",
-        "## Process barrier", "## Put latency", "## laplace n=640", "Amdahl fit over",
-        "## cg class=T", "## cg class=W", "| mops |", "## sort keys=4M", "| mkeys_per_s |",
-        "## gemm n=256", "| gflops |", "Table 6", "Verdict: ", "COMPaS 1998",
-        "All planned runs finished"})
+  for (const char* section : {"## Machine",
+                              "## Memory bandwidth",
+                              "## Cache working sets",
+                              "## Thread barrier",
+                              "## Process barrier",
+                              "## Put latency",
+                              "## laplace n=640",
+                              "Amdahl fit",
+                              "Performance model of time against p = P x T",
+                              "Extra-P's text format",
+                              "## cg class=T",
+                              "## cg class=W",
+                              "| mops |",
+                              "## sort keys=4M",
+                              "| mkeys_per_s |",
+                              "## gemm n=256",
+                              "| gflops |",
+                              "Table 6",
+                              "Verdict: ",
+                              "COMPaS 1998",
+                              "All planned runs finished"})
     EXPECT_NE(md.find(section), std::string::npos) << section << " missing\n" << md;
   EXPECT_EQ(md.find("nan"), std::string::npos) << md;
   EXPECT_EQ(md.find("Partial report"), std::string::npos) << md;
@@ -967,6 +983,22 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
     EXPECT_GT(row.value("speedup", 0.0), 0) << row.dump();
     EXPECT_TRUE(row.value("verified", false)) << row.dump();
   }
+  // Scaling conclusions need 3 points at least: with fewer, no fraction and the reason.
+  const json& lap = study["kernels"]["laplace n=640"];
+  if (lap.value("amdahl_points", 0) < 3) {
+    EXPECT_TRUE(lap["amdahl_serial_fraction"].is_null()) << lap.dump();
+    EXPECT_NE(lap.value("amdahl_reason", "").find("at least 3 are needed"), std::string::npos)
+        << lap.dump();
+  }
+  ASSERT_TRUE(lap.contains("model")) << lap.dump();
+  EXPECT_TRUE(lap["model"].contains("formula") || lap["model"].contains("reason")) << lap.dump();
+  // The times in Extra-P's text format, one file per kernel size: a DATA line per P x T.
+  const auto extrap = compas::perf::parse_extrap_text(read_file(out + "/extrap/laplace_n640.txt"));
+  EXPECT_EQ(extrap.parameters, (std::vector<std::string>{"processes", "threads"}));
+  EXPECT_EQ(extrap.points.size(), 4u);
+  ASSERT_EQ(extrap.series.size(), 1u);
+  EXPECT_EQ(extrap.series[0].region, "laplace n=640");
+  EXPECT_EQ(extrap.series[0].values.size(), 4u);
   ASSERT_TRUE(study["kernels"].contains("cg class=W")) << study.dump();
   EXPECT_EQ(study["kernels"]["cg class=W"].value("rate_field", ""), "mops");
   for (const auto& row : study["kernels"]["cg class=W"]["rows"]) {

@@ -1,0 +1,67 @@
+// Amdahl's-law fit (scaling.hpp).
+#include "compas/perf/scaling.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace compas::perf {
+namespace {
+
+using Points = std::vector<std::pair<double, double>>;
+
+bool informative(double n, double s) {
+  return std::isfinite(n) && std::isfinite(s) && n > 1 && s > 0;
+}
+
+Points usable_points(const Points& n_speedup) {
+  Points out;
+  for (const auto& [n, s] : n_speedup)
+    if (informative(n, s)) out.push_back({n, s});
+  return out;
+}
+
+// Unclamped least-squares f of y = f x (y = 1/S - 1/N, x = 1 - 1/N); every x is > 0.
+double least_squares_fraction(const Points& pts) {
+  double sxy = 0, sxx = 0;
+  for (const auto& [n, s] : pts) {
+    const double x = 1 - 1 / n, y = 1 / s - 1 / n;
+    sxy += x * y;
+    sxx += x * x;
+  }
+  return sxy / sxx;
+}
+
+double relative_rms(const Points& pts, double f) {
+  double se = 0;
+  for (const auto& [n, s] : pts) {
+    const double r = (1 / (f + (1 - f) / n) - s) / s;
+    se += r * r;
+  }
+  return std::sqrt(se / static_cast<double>(pts.size()));
+}
+
+}  // namespace
+
+AmdahlFit fit_amdahl(const Points& n_speedup) {
+  AmdahlFit fit;
+  const Points pts = usable_points(n_speedup);
+  fit.points = static_cast<int>(pts.size());
+  if (pts.empty()) {
+    fit.reason = "no usable point (N > 1 and speedup > 0)";
+    return fit;
+  }
+  const double raw = least_squares_fraction(pts);
+  const double f = std::clamp(raw, 0.0, 1.0);
+  fit.clamped = f != raw;
+  fit.rms_error = relative_rms(pts, f);
+  if (fit.points < amdahl_min_points) {
+    fit.reason = std::to_string(fit.points) + (fit.points == 1 ? " point" : " points") +
+                 ": at least " + std::to_string(amdahl_min_points) + " are needed";
+    return fit;
+  }
+  fit.serial_fraction = f;
+  return fit;
+}
+
+}  // namespace compas::perf
