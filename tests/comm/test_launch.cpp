@@ -322,8 +322,9 @@ TEST(Launch, RankKilledInACommBarrierEndsTheJobAndNothingIsLeft) {
                 "")
           << p->describe();
       EXPECT_TRUE(none_left(marker, 5)) << "ranks of the job are still running\n" << p->describe();
-      // The launcher and its P ranks, each seen (they live through their Comm's setup).
-      EXPECT_EQ(w.pids.size(), static_cast<std::size_t>(P + 1)) << p->describe();
+      // The launcher and its P ranks, each seen (they live through their Comm's setup); at
+      // least: under LeakSanitizer a rank's exit check runs in a task of its own, a child too.
+      EXPECT_GE(w.pids.size(), static_cast<std::size_t>(P + 1)) << p->describe();
       EXPECT_EQ(w.shm.leftovers(w.pids), "") << "shared memory left by the job\n" << p->describe();
     }
   }

@@ -117,8 +117,9 @@ TEST_P(Fault, LauncherNamesTheDeadRankAndNothingIsLeft) {
   EXPECT_LT(run.seconds, kTimeout + 5.0) << run.describe();
   EXPECT_TRUE(none_left(marker, 5)) << "ranks of the job are still running\n" << run.describe();
   // The launcher and its 3 ranks (past the bootstrap, each has lived long enough to be seen).
+  // At least: under LeakSanitizer a rank's exit check runs in a task of its own, a child too.
   if (c.phase != "bootstrap") {
-    EXPECT_EQ(job.pids().size(), 4u) << "the job's ranks were not seen";
+    EXPECT_GE(job.pids().size(), 4u) << "the job's ranks were not seen";
   }
   EXPECT_EQ(shm.leftovers(job.pids()), "") << "shared memory left by the job\n" << run.describe();
 }
