@@ -11,6 +11,9 @@ DESIGN.md "Output"). The plot depends on the report's "command":
   cache     ns per load vs working-set size (log2 x) for the chase and the stream, with hwloc's
             cache sizes and the detected knees as vertical lines; stream GB/s vs size
   topology  the placement table as an image
+  loaded-latency  (compas membw --loaded-latency) chase latency vs traffic bandwidth, one curve
+            per mix with each point's min..max, the idle latency and 2x idle lines, and each
+            mix's knee (where latency reaches 2x idle) marked
   other     every numeric field vs the first of "threads", "size_bytes", "bytes" found in the
             records, one line per combination of the records' text fields; skipped (with a
             message) when the records have none of them
@@ -269,6 +272,64 @@ def plot_cache(report, w, base):
         w.save(fig, base, "bandwidth")
 
 
+# ---- loaded latency --------------------------------------------------------------------------
+
+def load_order(r):
+    """Idle first, then the delays largest first: the order of rising offered load."""
+    d = r.get("delay_ns")
+    return (0, 0) if not is_number(d) else (1, -d)
+
+
+def plot_loaded_latency(report, w, base):
+    recs = [r for r in report["results"]
+            if is_number(r.get("bandwidth_gbs")) and is_number(r.get("latency_ns"))]
+    if not recs:
+        return plot_generic(report, w, base)
+    params = report.get("params") if isinstance(report.get("params"), dict) else {}
+    knees = params.get("knees") if isinstance(params.get("knees"), dict) else {}
+    factor = params.get("knee_factor") if is_number(params.get("knee_factor")) else 2
+    curves = OrderedDict()
+    for r in recs:
+        curves.setdefault(str(r.get("mix", "?")), []).append(r)
+    plt = w.plt
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    for i, (mix, rs) in enumerate(curves.items()):
+        rs.sort(key=load_order)
+        x = [r["bandwidth_gbs"] for r in rs]
+        y = [r["latency_ns"] for r in rs]
+        lo = [v - r["latency_min_ns"] if is_number(r.get("latency_min_ns")) else 0
+              for v, r in zip(y, rs)]
+        hi = [r["latency_max_ns"] - v if is_number(r.get("latency_max_ns")) else 0
+              for v, r in zip(y, rs)]
+        color = f"C{i % 10}"
+        ax.errorbar(x, y, yerr=[lo, hi], marker="o", markersize=4, capsize=2, color=color,
+                    label=mix)
+        knee = knees.get(mix) if isinstance(knees.get(mix), dict) else {}
+        if knee.get("reached") and is_number(knee.get("bandwidth_gbs")):
+            ax.axvline(knee["bandwidth_gbs"], color=color, linestyle="--", linewidth=1,
+                       label=f"{mix} knee {knee['bandwidth_gbs']:.2f} GB/s")
+            if is_number(knee.get("threshold_ns")):
+                ax.plot([knee["bandwidth_gbs"]], [knee["threshold_ns"]], marker="X",
+                        markersize=11, color=color, linestyle="none")
+        elif knee:
+            top = knee.get("max_bandwidth_gbs")
+            note = f" up to {top:.2f} GB/s" if is_number(top) else ""
+            ax.plot([], [], color=color, marker="s", linestyle="none",
+                    label=f"{mix}: no knee{note}")
+    idle = params.get("idle_latency_ns")
+    if is_number(idle) and idle > 0:
+        ax.axhline(idle, color="grey", linestyle=":", label=f"idle {idle:.1f} ns")
+        ax.axhline(factor * idle, color="grey", linestyle="--", alpha=0.6,
+                   label=f"{factor:g}x idle {factor * idle:.1f} ns")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("traffic bandwidth, GB/s (read + written, no write-allocate)")
+    ax.set_ylabel("chase latency, ns per dependent load")
+    ax.legend(fontsize=8)
+    finish(fig, ax, report, "loaded latency: latency vs bandwidth drawn by the other threads")
+    w.save(fig, base)
+
+
 # ---- topology --------------------------------------------------------------------------------
 
 def plot_topology(report, w, base):
@@ -376,7 +437,8 @@ def plot_study(report, w, base):
 
 
 PLOTTERS = {"barrier": plot_barrier, "membw": plot_membw, "cache": plot_cache,
-            "topology": plot_topology, "study": plot_study}
+            "topology": plot_topology, "study": plot_study,
+            "loaded-latency": plot_loaded_latency}
 
 
 def main(argv):

@@ -1,6 +1,7 @@
 #!/bin/sh
-# perf/scripts/plot.py, alone and through `compas cache --plot DIR`: PNG files appear and are
-# PNGs; a file that is not a compas report exits 2.
+# perf/scripts/plot.py, alone and through `compas cache --plot DIR` and `compas membw
+# --loaded-latency --plot DIR`: PNG files appear and are PNGs; a file that is not a compas report
+# exits 2.
 # usage: test_plot.sh COMPAS_EXE PLOT_PY   (exit 77 = skipped: no python3 with matplotlib)
 set -eu
 compas=$1
@@ -73,6 +74,36 @@ EOF
 is_png "$dir/hand/barrier.png"
 is_png "$dir/hand/membw.png"
 grep -q "barrier.png" "$dir/hand.out" || fail "plot.py did not print barrier.png"
+
+# 2b. A hand-made `compas membw --loaded-latency` report: one curve per mix, a knee on one.
+cat >"$dir/ll.json" <<'EOF'
+{"command": "loaded-latency", "version": "0.1.0", "machine": {"cores": 2, "pus": 2},
+ "params": {"idle_latency_ns": 100.0, "knee_factor": 2.0,
+            "knees": {"read": {"reached": true, "bandwidth_gbs": 5.37, "threshold_ns": 200.0},
+                      "rw": {"reached": false, "bandwidth_gbs": null, "max_bandwidth_gbs": 9.0}}},
+ "results": [
+  {"mix": "read", "delay_ns": null, "bandwidth_gbs": 0.0, "latency_ns": 100.0,
+   "latency_min_ns": 98.0, "latency_max_ns": 103.0, "traffic_threads": 1},
+  {"mix": "read", "delay_ns": 1000, "bandwidth_gbs": 3.0, "latency_ns": 110.0,
+   "latency_min_ns": 105.0, "latency_max_ns": 115.0, "traffic_threads": 1},
+  {"mix": "read", "delay_ns": 0, "bandwidth_gbs": 8.0, "latency_ns": 300.0,
+   "latency_min_ns": 280.0, "latency_max_ns": 310.0, "traffic_threads": 1},
+  {"mix": "rw", "delay_ns": null, "bandwidth_gbs": 0.0, "latency_ns": 101.0,
+   "latency_min_ns": 99.0, "latency_max_ns": 104.0, "traffic_threads": 1},
+  {"mix": "rw", "delay_ns": 0, "bandwidth_gbs": 9.0, "latency_ns": 150.0,
+   "latency_min_ns": 140.0, "latency_max_ns": 160.0, "traffic_threads": 1}]}
+EOF
+"$py" "$plot" "$dir/ll.json" --out "$dir/ll" >"$dir/ll.out" || fail "plot.py on ll.json exited $?"
+is_png "$dir/ll/loaded-latency.png"
+# ... and from a real (tiny) run through --plot, where there is a core for the traffic thread.
+if [ "$(nproc)" -ge 2 ]; then
+  rc=0
+  "$compas" membw --loaded-latency --size 1MiB --mix read --delays 0,1000 --repeats 1 \
+    --min-repeat-ms 1 --quiet --plot "$dir/llrun" >"$dir/llrun.out" 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || { cat "$dir/llrun.out"; fail "compas membw --loaded-latency --plot exited $rc"; }
+  [ -s "$dir/llrun/loaded-latency.json" ] || fail "--loaded-latency --plot wrote no JSON"
+  is_png "$dir/llrun/loaded-latency.png"
+fi
 
 # 3. Another command: the generic plot, or a message and no plot when there is no x variable.
 cat >"$dir/other.json" <<'EOF'
