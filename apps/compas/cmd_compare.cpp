@@ -120,8 +120,10 @@ DisplayKeys display_keys(const std::vector<Row>& rows, bool study) {
   for (const auto& r : rows) {
     std::string k;
     for (auto it = r.point.key_fields.begin(); it != r.point.key_fields.end(); ++it)
-      if (!shared.contains(it.key()))
-        k += (k.empty() ? "" : " ") + field_text(it.key(), it.value());
+      if (!shared.contains(it.key())) {
+        if (!k.empty()) k += ' ';
+        k += field_text(it.key(), it.value());
+      }
     any = any || !k.empty();
     shortened.push_back(k.empty() ? r.point.key : k);
   }

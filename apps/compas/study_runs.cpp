@@ -126,4 +126,8 @@ std::string log_tail(const std::filesystem::path& log, std::size_t max_lines,
   return tail;
 }
 
+std::filesystem::path log_path(const std::filesystem::path& dir, const std::string& id) {
+  return dir / "logs" / (id + ".log");
+}
+
 }  // namespace compas::app

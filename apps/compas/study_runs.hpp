@@ -29,6 +29,9 @@ RunBook read_runs(const std::filesystem::path& file);
 // Appends one record and syncs it. Throws std::runtime_error when the file cannot be written.
 void append_run(const std::filesystem::path& file, const perf::json& record);
 
+// The log of run `id` of the study in `dir`.
+std::filesystem::path log_path(const std::filesystem::path& dir, const std::string& id);
+
 // The end of a run's log, for its failure record and the report: its last `max_lines` lines
 // within its last `max_bytes` bytes ("" when there is no log).
 std::string log_tail(const std::filesystem::path& log, std::size_t max_lines = 20,

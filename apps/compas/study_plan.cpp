@@ -1,0 +1,303 @@
+// compas study's plan (study_plan.hpp).
+#include "study_plan.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace compas::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string self_exe() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) throw std::runtime_error("cannot find this program's path in /proc/self/exe");
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::vector<std::string> split_list(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+// ---- the plan --------------------------------------------------------------------------------
+
+struct Shape {
+  int p = 1, t = 1;
+  bool over = false;
+};
+
+std::vector<Shape> parse_grid(const std::string& grid, int cores) {
+  std::vector<Shape> shapes;
+  if (grid == "auto") {
+    for (int p = 1; p <= cores; ++p)
+      for (int t = 1; p * t <= cores; ++t) shapes.push_back({p, t, false});
+    shapes.push_back({2, cores, true});  // one oversubscribed point: 2 x cores threads
+    return shapes;
+  }
+  for (const auto& item : split_list(grid, ',')) {
+    const auto x = item.find('x');
+    int p = 0, t = 0;
+    try {
+      if (x == std::string::npos) throw std::invalid_argument("");
+      std::size_t a = 0, b = 0;
+      p = std::stoi(item.substr(0, x), &a);
+      t = std::stoi(item.substr(x + 1), &b);
+      if (a != x || b != item.size() - x - 1) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--grid '" + grid + "': '" + item +
+                                  "' is not PxT (e.g. 1x1,1x2,2x1): allowed is auto or a list of "
+                                  "PxT with P, T >= 1");
+    }
+    if (p < 1 || t < 1 || p > 1024 || t > 1024)
+      throw std::invalid_argument("--grid '" + grid + "': '" + item + "' needs 1 <= P, T <= 1024");
+    shapes.push_back({p, t, p * t > cores});
+  }
+  if (shapes.empty()) throw std::invalid_argument("--grid is empty: auto or a list of PxT");
+  return shapes;
+}
+
+}  // namespace
+
+// The kernels a study can sweep, and the record field holding each one's rate.
+static const std::vector<std::pair<std::string, std::string>>& study_kernels() {
+  static const std::vector<std::pair<std::string, std::string>> k = {
+      {"laplace", "mlups"}, {"gemm", "gflops"}, {"cg", "mops"}, {"sort", "mkeys_per_s"}};
+  return k;
+}
+
+std::string study_kernel_names() {
+  std::string names;
+  for (const auto& [k, rate] : study_kernels()) names += (names.empty() ? "" : ", ") + k;
+  return names;
+}
+
+std::string rate_field(const std::string& kernel) {
+  for (const auto& [k, rate] : study_kernels())
+    if (k == kernel) return rate;
+  return "seconds";
+}
+
+namespace {
+
+std::vector<std::string> kernel_list(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& k : split_list(text, ',')) {
+    if (rate_field(k) == "seconds")
+      throw std::invalid_argument("--kernels: '" + k + "' is not a kernel compas study runs: " +
+                                  "allowed are " + study_kernel_names());
+    out.push_back(k);
+  }
+  if (out.empty())
+    throw std::invalid_argument("--kernels is empty: allowed are " + study_kernel_names());
+  return out;
+}
+
+}  // namespace
+
+void check_launcher(const std::string& launcher) {
+  if (launcher.empty()) return;
+  if (launcher.find("{P}") == std::string::npos)
+    throw std::invalid_argument("--launcher '" + launcher +
+                                "' has no {P}: the template must place the process count, e.g. "
+                                "\"mpirun -n {P}\" or \"srun -n {P} -c {T}\"");
+}
+
+int host_cores(const threads::Topology& topo) {
+  return std::max(1, topo.cores());
+}
+
+namespace {
+
+// Under a cluster launcher a P x T beyond this host's cores would oversubscribe nodes like this
+// one, and its times would measure the oversubscription: such points run only when asked for.
+// Here (compas-run) the one oversubscribed point of an auto grid is part of the study.
+bool leaves_out(const StudyArgs& a, const Shape& sh) {
+  return sh.over && !a.launcher.empty() && !a.oversubscribe;
+}
+
+}  // namespace
+
+std::vector<std::string> left_out_points(const StudyArgs& a, int cores) {
+  std::vector<std::string> lines;
+  for (const auto& sh : parse_grid(a.grid, cores))
+    if (leaves_out(a, sh))
+      lines.push_back(fmt::format(
+          "left out {} x {}: P x T = {} is more than the {} cores of this host (oversubscribed; "
+          "--oversubscribe runs it under --launcher)",
+          sh.p, sh.t, sh.p * sh.t, cores));
+  return lines;
+}
+
+namespace {
+
+// A run far beyond its estimate is stuck: by default it gets 20 times the estimate, 2 minutes
+// at least.
+double run_timeout(const StudyArgs& a, double estimate_s) {
+  return a.run_timeout_s > 0 ? a.run_timeout_s : std::max(120.0, std::ceil(20 * estimate_s));
+}
+
+// The command that runs `args` (a compas subcommand) on a P x T job.
+std::vector<std::string> job_argv(const StudyArgs& a, const std::string& compas,
+                                  const std::string& compas_run, int p, int t,
+                                  const std::vector<std::string>& args) {
+  std::vector<std::string> argv;
+  if (a.launcher.empty()) {
+    argv = {compas_run, "-n", std::to_string(p), "-t", std::to_string(t)};
+  } else {
+    argv = split_words(
+        replace_all(replace_all(a.launcher, "{P}", std::to_string(p)), "{T}", std::to_string(t)));
+  }
+  argv.push_back(compas);
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+}  // namespace
+
+std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
+  const int cores = host_cores(topo);
+  const auto shapes = parse_grid(a.grid, cores);
+  const auto kernels = kernel_list(a.kernels);
+  const std::string compas = self_exe();
+  const std::string compas_run = (fs::path(compas).parent_path() / "compas-run").string();
+  const double scale = std::clamp(a.budget / 10.0, 0.02, 100.0);  // 1.0 = the default 10 minutes
+  std::vector<Step> plan;
+  auto raw = [&](const std::string& id) {
+    return (fs::path(a.out) / "raw" / (id + ".json")).string();
+  };
+  auto add = [&](Step s) { plan.push_back(std::move(s)); };
+  const std::string threads_all = "1-" + std::to_string(cores);
+  const std::string membw_size = scale >= 1 ? "512MiB" : scale >= 0.3 ? "128MiB" : "16MiB";
+  const std::string cache_max = scale >= 1 ? "256MiB" : scale >= 0.3 ? "64MiB" : "4MiB";
+  const std::string repeats = scale >= 1 ? "5" : "2";
+  add({"topology",
+       "topology",
+       "characterize",
+       {compas, "topology", "--quiet", "--json", raw("topology")},
+       1});
+  add({"membw",
+       "memory bandwidth vs threads",
+       "characterize",
+       {compas, "membw", "--threads", threads_all, "--size", membw_size, "--repeats", repeats,
+        "--quiet", "--json", raw("membw")},
+       40 * scale});
+  add({"cache",
+       "cache working-set curve",
+       "characterize",
+       {compas, "cache", "--max", cache_max, "--repeats", repeats, "--quiet", "--json",
+        raw("cache")},
+       40 * scale});
+  add({"barrier_threads",
+       "thread barriers",
+       "characterize",
+       {compas, "barrier", "--threads", threads_all, "--repeats", repeats, "--target-ms",
+        scale >= 1 ? "10" : "2", "--quiet", "--json", raw("barrier_threads")},
+       30 * scale});
+  for (int p : {2, 4}) {
+    if (p > 2 && p > cores) continue;
+    Step s{"barrier_p" + std::to_string(p), "process barrier, P=" + std::to_string(p),
+           "characterize",
+           job_argv(a, compas, compas_run, p, 1,
+                    {"barrier", "--repeats", repeats, "--target-ms", scale >= 1 ? "10" : "2",
+                     "--quiet", "--json", raw("barrier_p" + std::to_string(p))}),
+           5 * scale + 1};
+    add(s);
+  }
+  add({"pingpong", "put latency and bandwidth", "characterize",
+       job_argv(a, compas, compas_run, 2, 1,
+                {"pingpong", "--max-size", scale >= 1 ? "16MiB" : "1MiB", "--repeats", repeats,
+                 "--quiet", "--json", raw("pingpong")}),
+       30 * scale + 2});
+  for (const auto& k : kernels) {
+    // Laplace: the paper's n = 640 (cache-resident here) and a field well beyond the caches.
+    struct Size {
+      std::string label;
+      std::vector<std::string> args;
+      double seconds_1x1;
+    };
+    std::vector<Size> sizes;
+    if (k == "laplace") {
+      const int iters = std::max(10, static_cast<int>(std::lround(2000 * scale)));
+      const int big_iters = std::max(2, static_cast<int>(std::lround(20 * scale)));
+      const std::string big = scale >= 0.3 ? "4096" : "1024";
+      sizes.push_back({"n=640", {"--n", "640", "--iters", std::to_string(iters)}, iters * 0.4e-3});
+      sizes.push_back(
+          {"n=" + big, {"--n", big, "--iters", std::to_string(big_iters)}, big_iters * 0.03});
+    } else if (k == "cg") {
+      // COMPaS Fig. 11: the tiny class (about 1 MB, cache-resident) and one beyond the caches.
+      sizes.push_back({"class=T", {"--class", "T"}, 0.1});
+      if (scale >= 0.3)
+        sizes.push_back({"class=A", {"--class", "A"}, 1.8});
+      else
+        sizes.push_back({"class=W", {"--class", "W"}, 0.4});
+    } else if (k == "gemm") {
+      // COMPaS Table 6 used n = 1800; a small size shows the per-panel overheads.
+      const std::string big = scale >= 0.3 ? "1800" : "600";
+      sizes.push_back({"n=256", {"--n", "256", "--iters", "3"}, 0.2});
+      sizes.push_back({"n=" + big, {"--n", big, "--iters", "3"}, scale >= 0.3 ? 2.5 : 0.5});
+    } else if (k == "sort") {
+      // The paper's 4M keys (its buffers fit the caches of a node of the time), and 16x more.
+      const std::string big = scale >= 0.3 ? "64M" : "8M";
+      sizes.push_back({"keys=4M", {"--keys", "4M", "--iters", "3"}, 1.0});
+      sizes.push_back({"keys=" + big, {"--keys", big, "--iters", "3"}, scale >= 0.3 ? 6.0 : 2.0});
+    }
+    for (const auto& sz : sizes)
+      for (const auto& sh : shapes) {
+        if (leaves_out(a, sh)) continue;
+        Step s;
+        s.id = k + "_" + replace_all(sz.label, "=", "") + "_p" + std::to_string(sh.p) + "t" +
+               std::to_string(sh.t);
+        s.title = fmt::format("{} {} on {} x {}{}", k, sz.label, sh.p, sh.t,
+                              sh.over ? " (oversubscribed)" : "");
+        s.kind = "kernel";
+        std::vector<std::string> args = {"run", k};
+        args.insert(args.end(), sz.args.begin(), sz.args.end());
+        for (const auto& x : std::vector<std::string>{"--quiet", "--json", raw(s.id)})
+          args.push_back(x);
+        if (!a.launcher.empty()) {
+          args.push_back("--threads");
+          args.push_back(std::to_string(sh.t));
+        }
+        s.argv = job_argv(a, compas, compas_run, sh.p, sh.t, args);
+        s.estimate_s = 0.5 + sz.seconds_1x1 / std::min(sh.p * sh.t, cores);
+        s.kernel = k;
+        s.procs = sh.p;
+        s.threads = sh.t;
+        s.oversubscribed = sh.over;
+        s.size = sz.label;
+        plan.push_back(std::move(s));
+      }
+  }
+  for (auto& s : plan) s.timeout_s = run_timeout(a, s.estimate_s);
+  return plan;
+}
+
+}  // namespace compas::app

@@ -1,0 +1,61 @@
+// compas study's plan: what it runs (the characterize steps, then every kernel size on every
+// P x T of the grid) and how (this program, under compas-run or the user's launcher).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compas/threads/topology.hpp"
+
+namespace compas::app {
+
+struct StudyArgs {
+  std::string out = "compas-study";
+  std::string kernels = "laplace,gemm,cg,sort";
+  std::string grid = "auto";
+  std::string launcher;
+  double budget = 10;        // minutes
+  double run_timeout_s = 0;  // 0: derived from each run's estimate
+  bool oversubscribe = false;
+  bool fresh = false;
+  bool dry_run = false;
+  bool quiet = false;
+};
+
+struct Step {
+  Step() = default;
+  Step(std::string i, std::string t, std::string k, std::vector<std::string> a, double e)
+      : id(std::move(i)),
+        title(std::move(t)),
+        kind(std::move(k)),
+        argv(std::move(a)),
+        estimate_s(e) {}
+  std::string id;     // file-name safe, unique
+  std::string title;  // for progress and the report
+  std::string kind;   // "characterize" or "kernel"
+  std::vector<std::string> argv;
+  double estimate_s = 1;
+  double timeout_s = 0;
+  // kernel runs
+  std::string kernel;
+  int procs = 1, threads = 1;
+  bool oversubscribed = false;
+  std::string size;  // e.g. "n=640"
+};
+
+// The plan, in the order it runs. Throws std::invalid_argument on a bad --grid or --kernels.
+std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo);
+
+// The grid points the plan leaves out, each with why.
+std::vector<std::string> left_out_points(const StudyArgs& a, int cores);
+
+// Throws std::invalid_argument when a --launcher template cannot place the process count.
+void check_launcher(const std::string& launcher);
+
+int host_cores(const threads::Topology& topo);
+
+// The kernels a study can sweep ("laplace, gemm, ...") and the record field of each one's rate.
+std::string study_kernel_names();
+std::string rate_field(const std::string& kernel);
+
+}  // namespace compas::app

@@ -1,0 +1,22 @@
+// compas study's report: report.md (tables, speedups with their spread, scaling models,
+// verdicts, the paper's figures beside ours), study.json (the numbers behind it), study.csv (the
+// kernel tables, one row per point) and extrap/ (the times in Extra-P's text format).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "study_plan.hpp"
+#include "study_runs.hpp"
+
+namespace compas::app {
+
+// How many steps of `plan` have a record in `runs`.
+int count_in(const std::vector<Step>& plan, const std::map<std::string, perf::json>& runs);
+
+// Writes the report of what `book` holds for `plan`; `complete`: every planned run finished.
+void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book,
+                  bool complete);
+
+}  // namespace compas::app
