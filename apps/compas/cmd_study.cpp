@@ -295,6 +295,10 @@ Command setup_study(CLI::App& app) {
                   "as failed and the sweep goes on (default: 20 times the run's estimate, 120 s "
                   "at least)")
       ->check(positive_seconds());
+  cmd->add_option("--repeats", a->repeats,
+                  "runs of every kernel point, reported as median with min-max (default: 3, 5 "
+                  "from --budget 20, 7 from --budget 60)")
+      ->check(CLI::Range(1, 100));
   cmd->add_flag("--fresh", a->fresh, "forget earlier runs in --out and start over");
   cmd->add_flag("--dry-run", a->dry_run, "print the plan and its estimated time, run nothing");
   cmd->add_flag("--quiet", a->quiet, "no progress or summary lines");

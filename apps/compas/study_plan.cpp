@@ -180,122 +180,160 @@ std::vector<std::string> job_argv(const StudyArgs& a, const std::string& compas,
   return argv;
 }
 
-}  // namespace
+// What every step of the plan needs to know of the job around it.
+struct PlanContext {
+  const StudyArgs& a;
+  int cores;
+  double scale;  // 1.0 = the default 10 minutes
+  std::string compas, compas_run;
 
-std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
-  const int cores = host_cores(topo);
-  const auto shapes = parse_grid(a.grid, cores);
-  const auto kernels = kernel_list(a.kernels);
-  const std::string compas = self_exe();
-  const std::string compas_run = (fs::path(compas).parent_path() / "compas-run").string();
-  const double scale = std::clamp(a.budget / 10.0, 0.02, 100.0);  // 1.0 = the default 10 minutes
-  std::vector<Step> plan;
-  auto raw = [&](const std::string& id) {
+  std::string raw(const std::string& id) const {
     return (fs::path(a.out) / "raw" / (id + ".json")).string();
-  };
-  auto add = [&](Step s) { plan.push_back(std::move(s)); };
-  const std::string threads_all = "1-" + std::to_string(cores);
+  }
+  std::vector<std::string> job(int p, int t, const std::vector<std::string>& args) const {
+    return job_argv(a, compas, compas_run, p, t, args);
+  }
+};
+
+// The machine: topology, bandwidth, caches, barriers, put latency and bandwidth.
+void add_characterize_steps(const PlanContext& c, std::vector<Step>& plan) {
+  const double scale = c.scale;
+  const std::string threads_all = "1-" + std::to_string(c.cores);
   const std::string membw_size = scale >= 1 ? "512MiB" : scale >= 0.3 ? "128MiB" : "16MiB";
   const std::string cache_max = scale >= 1 ? "256MiB" : scale >= 0.3 ? "64MiB" : "4MiB";
   const std::string repeats = scale >= 1 ? "5" : "2";
-  add({"topology",
-       "topology",
-       "characterize",
-       {compas, "topology", "--quiet", "--json", raw("topology")},
-       1});
-  add({"membw",
-       "memory bandwidth vs threads",
-       "characterize",
-       {compas, "membw", "--threads", threads_all, "--size", membw_size, "--repeats", repeats,
-        "--quiet", "--json", raw("membw")},
-       40 * scale});
-  add({"cache",
-       "cache working-set curve",
-       "characterize",
-       {compas, "cache", "--max", cache_max, "--repeats", repeats, "--quiet", "--json",
-        raw("cache")},
-       40 * scale});
-  add({"barrier_threads",
-       "thread barriers",
-       "characterize",
-       {compas, "barrier", "--threads", threads_all, "--repeats", repeats, "--target-ms",
-        scale >= 1 ? "10" : "2", "--quiet", "--json", raw("barrier_threads")},
-       30 * scale});
+  const std::string target_ms = scale >= 1 ? "10" : "2";
+  auto add = [&](std::string id, std::string title, std::vector<std::string> argv, double est) {
+    plan.push_back({std::move(id), std::move(title), "characterize", std::move(argv), est});
+  };
+  add("topology", "topology", {c.compas, "topology", "--quiet", "--json", c.raw("topology")}, 1);
+  add("membw", "memory bandwidth vs threads",
+      {c.compas, "membw", "--threads", threads_all, "--size", membw_size, "--repeats", repeats,
+       "--quiet", "--json", c.raw("membw")},
+      40 * scale);
+  add("cache", "cache working-set curve",
+      {c.compas, "cache", "--max", cache_max, "--repeats", repeats, "--quiet", "--json",
+       c.raw("cache")},
+      40 * scale);
+  add("barrier_threads", "thread barriers",
+      {c.compas, "barrier", "--threads", threads_all, "--repeats", repeats, "--target-ms",
+       target_ms, "--quiet", "--json", c.raw("barrier_threads")},
+      30 * scale);
   for (int p : {2, 4}) {
-    if (p > 2 && p > cores) continue;
-    Step s{"barrier_p" + std::to_string(p), "process barrier, P=" + std::to_string(p),
-           "characterize",
-           job_argv(a, compas, compas_run, p, 1,
-                    {"barrier", "--repeats", repeats, "--target-ms", scale >= 1 ? "10" : "2",
-                     "--quiet", "--json", raw("barrier_p" + std::to_string(p))}),
-           5 * scale + 1};
-    add(s);
+    if (p > 2 && p > c.cores) continue;
+    const std::string id = "barrier_p" + std::to_string(p);
+    add(id, "process barrier, P=" + std::to_string(p),
+        c.job(p, 1,
+              {"barrier", "--repeats", repeats, "--target-ms", target_ms, "--quiet", "--json",
+               c.raw(id)}),
+        5 * scale + 1);
   }
-  add({"pingpong", "put latency and bandwidth", "characterize",
-       job_argv(a, compas, compas_run, 2, 1,
-                {"pingpong", "--max-size", scale >= 1 ? "16MiB" : "1MiB", "--repeats", repeats,
-                 "--quiet", "--json", raw("pingpong")}),
-       30 * scale + 2});
-  for (const auto& k : kernels) {
-    // Laplace: the paper's n = 640 (cache-resident here) and a field well beyond the caches.
-    struct Size {
-      std::string label;
-      std::vector<std::string> args;
-      double seconds_1x1;
-    };
-    std::vector<Size> sizes;
-    if (k == "laplace") {
-      const int iters = std::max(10, static_cast<int>(std::lround(2000 * scale)));
-      const int big_iters = std::max(2, static_cast<int>(std::lround(20 * scale)));
-      const std::string big = scale >= 0.3 ? "4096" : "1024";
-      sizes.push_back({"n=640", {"--n", "640", "--iters", std::to_string(iters)}, iters * 0.4e-3});
-      sizes.push_back(
-          {"n=" + big, {"--n", big, "--iters", std::to_string(big_iters)}, big_iters * 0.03});
-    } else if (k == "cg") {
-      // COMPaS Fig. 11: the tiny class (about 1 MB, cache-resident) and one beyond the caches.
-      sizes.push_back({"class=T", {"--class", "T"}, 0.1});
-      if (scale >= 0.3)
-        sizes.push_back({"class=A", {"--class", "A"}, 1.8});
-      else
-        sizes.push_back({"class=W", {"--class", "W"}, 0.4});
-    } else if (k == "gemm") {
-      // COMPaS Table 6 used n = 1800; a small size shows the per-panel overheads.
-      const std::string big = scale >= 0.3 ? "1800" : "600";
-      sizes.push_back({"n=256", {"--n", "256", "--iters", "3"}, 0.2});
-      sizes.push_back({"n=" + big, {"--n", big, "--iters", "3"}, scale >= 0.3 ? 2.5 : 0.5});
-    } else if (k == "sort") {
-      // The paper's 4M keys (its buffers fit the caches of a node of the time), and 16x more.
-      const std::string big = scale >= 0.3 ? "64M" : "8M";
-      sizes.push_back({"keys=4M", {"--keys", "4M", "--iters", "3"}, 1.0});
-      sizes.push_back({"keys=" + big, {"--keys", big, "--iters", "3"}, scale >= 0.3 ? 6.0 : 2.0});
-    }
-    for (const auto& sz : sizes)
-      for (const auto& sh : shapes) {
-        if (leaves_out(a, sh)) continue;
-        Step s;
-        s.id = k + "_" + replace_all(sz.label, "=", "") + "_p" + std::to_string(sh.p) + "t" +
-               std::to_string(sh.t);
-        s.title = fmt::format("{} {} on {} x {}{}", k, sz.label, sh.p, sh.t,
-                              sh.over ? " (oversubscribed)" : "");
-        s.kind = "kernel";
-        std::vector<std::string> args = {"run", k};
-        args.insert(args.end(), sz.args.begin(), sz.args.end());
-        for (const auto& x : std::vector<std::string>{"--quiet", "--json", raw(s.id)})
-          args.push_back(x);
-        if (!a.launcher.empty()) {
-          args.push_back("--threads");
-          args.push_back(std::to_string(sh.t));
-        }
-        s.argv = job_argv(a, compas, compas_run, sh.p, sh.t, args);
-        s.estimate_s = 0.5 + sz.seconds_1x1 / std::min(sh.p * sh.t, cores);
-        s.kernel = k;
-        s.procs = sh.p;
-        s.threads = sh.t;
-        s.oversubscribed = sh.over;
-        s.size = sz.label;
-        plan.push_back(std::move(s));
-      }
+  add("pingpong", "put latency and bandwidth",
+      c.job(2, 1,
+            {"pingpong", "--max-size", scale >= 1 ? "16MiB" : "1MiB", "--repeats", repeats,
+             "--quiet", "--json", c.raw("pingpong")}),
+      30 * scale + 2);
+}
+
+struct KernelSize {
+  std::string label;  // "n=640"
+  std::vector<std::string> args;
+  double seconds_1x1;  // estimate
+};
+
+// Each kernel at a size of the paper's and at one beyond the caches.
+std::vector<KernelSize> kernel_sizes(const std::string& k, double scale) {
+  std::vector<KernelSize> sizes;
+  if (k == "laplace") {
+    // The paper's n = 640 and a field well beyond the caches.
+    const int iters = std::max(10, static_cast<int>(std::lround(2000 * scale)));
+    const int big_iters = std::max(2, static_cast<int>(std::lround(20 * scale)));
+    const std::string big = scale >= 0.3 ? "4096" : "1024";
+    sizes.push_back({"n=640", {"--n", "640", "--iters", std::to_string(iters)}, iters * 0.4e-3});
+    sizes.push_back(
+        {"n=" + big, {"--n", big, "--iters", std::to_string(big_iters)}, big_iters * 0.03});
+  } else if (k == "cg") {
+    // COMPaS Fig. 11: the tiny class (about 1 MB, cache-resident) and one beyond the caches.
+    sizes.push_back({"class=T", {"--class", "T"}, 0.1});
+    if (scale >= 0.3)
+      sizes.push_back({"class=A", {"--class", "A"}, 1.8});
+    else
+      sizes.push_back({"class=W", {"--class", "W"}, 0.4});
+  } else if (k == "gemm") {
+    // COMPaS Table 6 used n = 1800; a small size shows the per-panel overheads.
+    const std::string big = scale >= 0.3 ? "1800" : "600";
+    sizes.push_back({"n=256", {"--n", "256", "--iters", "3"}, 0.2});
+    sizes.push_back({"n=" + big, {"--n", big, "--iters", "3"}, scale >= 0.3 ? 2.5 : 0.5});
+  } else if (k == "sort") {
+    // The paper's 4M keys (its buffers fit the caches of a node of the time), and 16x more.
+    const std::string big = scale >= 0.3 ? "64M" : "8M";
+    sizes.push_back({"keys=4M", {"--keys", "4M", "--iters", "3"}, 1.0});
+    sizes.push_back({"keys=" + big, {"--keys", big, "--iters", "3"}, scale >= 0.3 ? 6.0 : 2.0});
   }
+  return sizes;
+}
+
+struct KernelPoint {
+  std::string kernel;
+  KernelSize size;
+  Shape shape;
+};
+
+// Run `rep` of `reps` of one kernel point.
+Step kernel_step(const PlanContext& c, const KernelPoint& pt, int rep, int reps) {
+  const Shape& sh = pt.shape;
+  Step s;
+  s.point = pt.kernel + "_" + replace_all(pt.size.label, "=", "") + "_p" + std::to_string(sh.p) +
+            "t" + std::to_string(sh.t);
+  s.id = rep == 1 ? s.point : s.point + "_r" + std::to_string(rep);
+  s.title = fmt::format("{} {} on {} x {}{}{}", pt.kernel, pt.size.label, sh.p, sh.t,
+                        sh.over ? " (oversubscribed)" : "",
+                        reps > 1 ? fmt::format(", run {} of {}", rep, reps) : "");
+  s.kind = "kernel";
+  std::vector<std::string> args = {"run", pt.kernel};
+  args.insert(args.end(), pt.size.args.begin(), pt.size.args.end());
+  for (const auto& x : {std::string("--quiet"), std::string("--json"), c.raw(s.id)})
+    args.push_back(x);
+  if (!c.a.launcher.empty()) {
+    args.push_back("--threads");
+    args.push_back(std::to_string(sh.t));
+  }
+  s.argv = c.job(sh.p, sh.t, args);
+  s.estimate_s = 0.5 + pt.size.seconds_1x1 / std::min(sh.p * sh.t, c.cores);
+  s.kernel = pt.kernel;
+  s.procs = sh.p;
+  s.threads = sh.t;
+  s.oversubscribed = sh.over;
+  s.size = pt.size.label;
+  s.rep = rep;
+  s.reps = reps;
+  return s;
+}
+
+}  // namespace
+
+int study_repeats(const StudyArgs& a) {
+  if (a.repeats > 0) return a.repeats;
+  return a.budget >= 60 ? 7 : a.budget >= 20 ? 5 : 3;
+}
+
+std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
+  const std::string compas = self_exe();
+  const PlanContext c{a, host_cores(topo), std::clamp(a.budget / 10.0, 0.02, 100.0), compas,
+                      (fs::path(compas).parent_path() / "compas-run").string()};
+  const auto shapes = parse_grid(a.grid, c.cores);
+  std::vector<Step> plan;
+  add_characterize_steps(c, plan);
+  std::vector<KernelPoint> points;
+  for (const auto& k : kernel_list(a.kernels))
+    for (const auto& sz : kernel_sizes(k, c.scale))
+      for (const auto& sh : shapes)
+        if (!leaves_out(a, sh)) points.push_back({k, sz, sh});
+  // Run r of every point before run r + 1 of any: a slow minute of the machine then widens the
+  // spread of many points a little instead of shifting a few.
+  const int reps = study_repeats(a);
+  for (int rep = 1; rep <= reps; ++rep)
+    for (const auto& pt : points) plan.push_back(kernel_step(c, pt, rep, reps));
   for (auto& s : plan) s.timeout_s = run_timeout(a, s.estimate_s);
   return plan;
 }

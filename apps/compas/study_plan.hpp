@@ -16,6 +16,7 @@ struct StudyArgs {
   std::string launcher;
   double budget = 10;        // minutes
   double run_timeout_s = 0;  // 0: derived from each run's estimate
+  int repeats = 0;           // runs of every kernel point; 0: by the budget (3 at least)
   bool oversubscribe = false;
   bool fresh = false;
   bool dry_run = false;
@@ -40,8 +41,15 @@ struct Step {
   std::string kernel;
   int procs = 1, threads = 1;
   bool oversubscribed = false;
-  std::string size;  // e.g. "n=640"
+  std::string size;   // e.g. "n=640"
+  std::string point;  // the kernel point this run repeats: its first repetition's id
+  int rep = 1;        // which repetition (1-based) of how many
+  int reps = 1;
 };
+
+// How many times the study runs each kernel point: --repeats, or 3 (5 from a 20-minute budget,
+// 7 from an hour).
+int study_repeats(const StudyArgs& a);
 
 // The plan, in the order it runs. Throws std::invalid_argument on a bad --grid or --kernels.
 std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo);

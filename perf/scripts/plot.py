@@ -415,13 +415,20 @@ def plot_study(report, w, base):
         ax = axes[i // ncols][i % ncols]
         top = 1
         for j, p in enumerate(sorted({r["procs"] for r in rs})):
-            pts = sorted((r["procs"] * r["threads"], r["speedup"], bool(r.get("oversubscribed")))
+            pts = sorted((r["procs"] * r["threads"], r["speedup"], bool(r.get("oversubscribed")),
+                          r.get("speedup_min", r["speedup"]), r.get("speedup_max", r["speedup"]),
+                          bool(r.get("wide_spread")))
                          for r in rs if r["procs"] == p)
-            ax.plot([q[0] for q in pts], [q[1] for q in pts], marker="o", color=f"C{j % 10}",
-                    label=f"P={p}")
+            # Error bars: the range of speedups the point's runs allow.
+            yerr = [[max(0.0, q[1] - q[3]) for q in pts], [max(0.0, q[4] - q[1]) for q in pts]]
+            ax.errorbar([q[0] for q in pts], [q[1] for q in pts], yerr=yerr, marker="o",
+                        color=f"C{j % 10}", capsize=3, label=f"P={p}")
             for q in pts:
                 if q[2]:
                     ax.annotate("over", (q[0], q[1]), fontsize=6)
+                if q[5]:  # spread over 10%: a hollow ring around the point
+                    ax.plot([q[0]], [q[1]], marker="o", markersize=12, fillstyle="none",
+                            color="red", linestyle="none")
             top = max(top, max(q[0] for q in pts))
         ax.plot([1, top], [1, top], linestyle=":", color="grey", label="ideal")
         ax.set_xlabel("total threads (P x T)")
@@ -432,7 +439,8 @@ def plot_study(report, w, base):
     for i in range(len(groups), nrows * ncols):
         axes[i // ncols][i % ncols].axis("off")
     sub = machine_title(report)
-    fig.suptitle("compas study: speedup" + (f": {sub}" if sub else ""), fontsize=10)
+    fig.suptitle("compas study: speedup (bars: range over the runs; red ring: spread > 10%)"
+                 + (f"\n{sub}" if sub else ""), fontsize=10)
     w.save(fig, base)
 
 

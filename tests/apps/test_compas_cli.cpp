@@ -944,11 +944,11 @@ std::set<std::string> run_ids(const std::string& file) {
 
 TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   const std::string out = path("study");
-  const Outcome r = run_compas({"study", "--out", out, "--budget", "1"});
+  const Outcome r = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  // 6 characterization runs + 2 sizes x 4 shapes of each of laplace, gemm, cg and sort.
-  ASSERT_EQ(runs.size(), 38u) << r.describe();
+  // 6 characterization runs + 2 runs of 2 sizes x 4 shapes of each of laplace, gemm, cg, sort.
+  ASSERT_EQ(runs.size(), 70u) << r.describe();
   for (const auto& j : runs) EXPECT_EQ(j.value("exit", -1), 0) << j.dump();
   const std::string md = read_file(out + "/report.md");
   for (const char* section : {"## Machine",
@@ -982,6 +982,11 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   for (const auto& row : rows) {
     EXPECT_GT(row.value("speedup", 0.0), 0) << row.dump();
     EXPECT_TRUE(row.value("verified", false)) << row.dump();
+    // Each point's two runs: the median between their min and max, both kept as samples.
+    EXPECT_EQ(row.value("runs", 0), 2) << row.dump();
+    ASSERT_EQ(row["seconds_samples"].size(), 2u) << row.dump();
+    EXPECT_LE(row.value("seconds_min", 1e9), row.value("seconds", 0.0)) << row.dump();
+    EXPECT_GE(row.value("seconds_max", 0.0), row.value("seconds", 1e9)) << row.dump();
   }
   // Scaling conclusions need 3 points at least: with fewer, no fraction and the reason.
   const json& lap = study["kernels"]["laplace n=640"];
@@ -1013,13 +1018,18 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
     ASSERT_EQ(lines.size(), 33u) << read_file(out + "/study.csv");
     EXPECT_EQ(lines[0].rfind("kernel,size,procs,threads,oversubscribed,seconds,", 0), 0u);
     for (std::size_t i = 1; i < lines.size(); ++i) {
-      EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 14) << lines[i];
-      EXPECT_EQ(lines[i].back(), '1') << "not verified: " << lines[i];
+      EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 20) << lines[i];
+      EXPECT_EQ(lines[i].substr(lines[i].rfind(',') + 1), "2") << "runs: " << lines[i];
     }
   }
-  // Every number in the kernel table comes from the run's own JSON: the 1 x 1 row's seconds.
-  const json one = load_json("study/raw/laplace_n640_p1t1.json");
-  EXPECT_NE(md.find(fmt_double(one["results"][0].value("seconds", 0.0))), std::string::npos);
+  // Every number in the kernel table comes from the runs' own JSON: the 1 x 1 row's min - max.
+  const double one =
+      load_json("study/raw/laplace_n640_p1t1.json")["results"][0].value("seconds", 0.0);
+  const double two =
+      load_json("study/raw/laplace_n640_p1t1_r2.json")["results"][0].value("seconds", 0.0);
+  EXPECT_NE(md.find(fmt_double(std::min(one, two)) + " - " + fmt_double(std::max(one, two))),
+            std::string::npos)
+      << md;
   // Plots, where a python3 with matplotlib exists (as compas looks for one).
   const bool matplotlib =
       std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") == 0 ||
@@ -1030,15 +1040,16 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   }
   // Second run: everything is done already.
   const std::string before = read_file(out + "/runs.jsonl");
-  const Outcome again = run_compas({"study", "--out", out, "--budget", "1"});
+  const Outcome again = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "2"});
   ASSERT_EQ(again.exit_code, 0) << again.describe();
   EXPECT_EQ(read_file(out + "/runs.jsonl"), before) << "a finished run was repeated";
-  EXPECT_NE(again.out.find("38 of 38 runs done"), std::string::npos) << again.describe();
+  EXPECT_NE(again.out.find("70 of 70 runs done"), std::string::npos) << again.describe();
 }
 
 TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
   const std::string out = path("study");
-  std::vector<std::string> argv_s = {COMPAS_EXE, "study", "--out", out, "--budget", "1", "--quiet"};
+  std::vector<std::string> argv_s = {COMPAS_EXE, "study",   "--out",     out, "--budget",
+                                     "1",        "--quiet", "--repeats", "1"};
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -1066,7 +1077,7 @@ TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
     EXPECT_LT(partial.size(), 38u);
     EXPECT_NE(read_file(out + "/report.md").find("Partial report"), std::string::npos);
   }
-  const Outcome rest = run_compas({"study", "--out", out, "--budget", "1"});
+  const Outcome rest = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "1"});
   ASSERT_EQ(rest.exit_code, 0) << rest.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
   EXPECT_EQ(runs.size(), 38u) << "runs repeated or missing";
@@ -1078,8 +1089,9 @@ TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
 // and a rerun must finish the plan without repeating what was recorded as done.
 TEST_F(Cli, StudyKilledMidRunResumesAndEveryFileIsWhole) {
   const std::string out = path("study");
-  std::vector<std::string> argv_s = {COMPAS_EXE, "study",   "--out",     out,      "--budget",
-                                     "1",        "--quiet", "--kernels", "laplace"};
+  std::vector<std::string> argv_s = {COMPAS_EXE, "study",     "--out",   out,
+                                     "--budget", "1",         "--quiet", "--kernels",
+                                     "laplace",  "--repeats", "1"};
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -1101,8 +1113,8 @@ TEST_F(Cli, StudyKilledMidRunResumesAndEveryFileIsWhole) {
   ASSERT_TRUE(WIFSIGNALED(status) || WIFEXITED(status)) << status;
   const std::set<std::string> before = run_ids(out + "/runs.jsonl");  // every line parses
   EXPECT_GE(before.size(), 8u);
-  const Outcome rest =
-      run_compas({"study", "--out", out, "--budget", "1", "--quiet", "--kernels", "laplace"});
+  const Outcome rest = run_compas({"study", "--out", out, "--budget", "1", "--quiet", "--kernels",
+                                   "laplace", "--repeats", "1"});
   ASSERT_EQ(rest.exit_code, 0) << rest.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
   EXPECT_EQ(runs.size(), 14u) << "runs repeated or missing";
@@ -1126,8 +1138,8 @@ TEST_F(Cli, StudyKilledMidRunResumesAndEveryFileIsWhole) {
 // record is not appended onto the torn line (which would lose both); nothing throws.
 TEST_F(Cli, StudyRerunsTornAndMistypedRecordsAndLosesNoNewOne) {
   const std::string out = path("study");
-  const std::vector<std::string> args = {"study", "--out",   out,         "--budget",
-                                         "1",     "--quiet", "--kernels", "laplace"};
+  const std::vector<std::string> args = {"study",   "--out",     out,       "--budget",  "1",
+                                         "--quiet", "--kernels", "laplace", "--repeats", "1"};
   const Outcome first = run_compas(args);
   ASSERT_EQ(first.exit_code, 0) << first.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
@@ -1244,8 +1256,8 @@ struct KillLeftovers {
 // A tiny study: Laplace over `grid`, every run through `launcher`.
 std::vector<std::string> study_args(const std::string& out, const std::string& launcher,
                                     const std::string& grid) {
-  return {"study",   "--out",  out,  "--budget",   "0.1",   "--kernels",
-          "laplace", "--grid", grid, "--launcher", launcher};
+  return {"study",  "--out", out,          "--budget", "0.1",       "--kernels", "laplace",
+          "--grid", grid,    "--launcher", launcher,   "--repeats", "1"};
 }
 
 // The same as a command line for compas::testing::Proc.
@@ -1690,6 +1702,7 @@ std::vector<BadInput> bad_inputs() {
       {"study_kernels_bogus", {"study", "--kernels", "bogus"}, {"'bogus'"}, {}, false},
       {"study_budget_zero", {"study", "--budget", "0"}, {"--budget"}, {}, false},
       {"study_run_timeout_zero", {"study", "--run-timeout", "0"}, {"--run-timeout"}, {}, false},
+      {"study_repeats_zero", {"study", "--repeats", "0"}, {"--repeats"}, {}, false},
       {"study_run_timeout_empty", {"study", "--run-timeout", ""}, {"--run-timeout"}, {}, false},
       {"unknown_subcommand", {"frobnicate"}, {"frobnicate"}},
       {"no_subcommand", {}, {"subcommand", "command"}, {}, false},
@@ -1763,6 +1776,7 @@ std::vector<BadInput> hostile_values() {
       {{"study"}, "--grid", "enzt"},
       {{"study"}, "--kernels", "enzt"},
       {{"study"}, "--run-timeout", "enzht"},
+      {{"study"}, "--repeats", "enzht"},
   };
   std::vector<BadInput> out;
   for (const auto& f : flags)

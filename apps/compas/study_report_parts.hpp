@@ -1,0 +1,45 @@
+// The parts of compas study's report (study_report.cpp writes the machine's sections and puts
+// the report together; study_kernel_report.cpp writes a section per kernel size).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compas/perf/report.hpp"
+#include "study_plan.hpp"
+#include "study_runs.hpp"
+#include "study_spread.hpp"
+
+namespace compas::app {
+
+struct ReportContext {
+  ReportContext(const StudyArgs& args, const std::vector<Step>& p, const RunBook& b)
+      : a(args), plan(p), book(b), dir(args.out) {}
+
+  const StudyArgs& a;
+  const std::vector<Step>& plan;
+  const RunBook& book;
+  std::filesystem::path dir;
+
+  std::ostringstream md;                            // report.md
+  perf::json study;                                 // study.json
+  std::ostringstream csv;                           // study.csv
+  std::map<std::string, std::string> extrap_files;  // file name -> Extra-P text
+  Spread triad_saturation;  // the triad's peak total bandwidth, GB/s (n = 0: not measured)
+
+  // Run `id`'s own JSON report, when the run finished and its file parses.
+  std::optional<perf::json> raw(const std::string& id) const;
+};
+
+// A section per kernel size: every P x T point with the spread of its runs, speedups with their
+// range, the scaling models and the verdict; the rows also go to study.json and study.csv.
+void write_kernel_sections(ReportContext& c);
+
+// The CSV header of study.csv.
+extern const char* const kStudyCsvHeader;
+
+}  // namespace compas::app

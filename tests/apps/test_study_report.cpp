@@ -1,0 +1,170 @@
+// The study's report on synthetic runs of known spread (apps/compas/study_report.cpp and
+// study_kernel_report.cpp): every point is the median of its runs with their range, a point whose
+// spread exceeds 10% is marked, and a verdict whose threshold lies within the spread says it is
+// not resolved instead of concluding.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../../apps/compas/study_report.hpp"
+#include "compas/perf/report.hpp"
+
+namespace compas::app {
+namespace {
+
+namespace fs = std::filesystem;
+using json = perf::json;
+
+struct PointTimes {
+  int procs, threads;
+  std::vector<double> seconds;  // one per run
+};
+
+class StudyReport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("compas-study-report-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "raw");
+    args_.out = dir_.string();
+    args_.kernels = "laplace";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Laplace n=640 runs: each P x T point with its runs' seconds; `gbs_at_1s` the kernel's
+  // byte-model bandwidth of a 1-second run (0: none).
+  void add_laplace(const std::vector<PointTimes>& points, double gbs_at_1s = 0) {
+    int reps = 0;
+    for (const auto& p : points) reps = std::max(reps, static_cast<int>(p.seconds.size()));
+    args_.repeats = reps;
+    for (int rep = 1; rep <= reps; ++rep)
+      for (const auto& p : points) {
+        if (rep > static_cast<int>(p.seconds.size())) continue;
+        Step s;
+        s.kind = "kernel";
+        s.kernel = "laplace";
+        s.size = "n=640";
+        s.procs = p.procs;
+        s.threads = p.threads;
+        s.point = "laplace_n640_p" + std::to_string(p.procs) + "t" + std::to_string(p.threads);
+        s.id = rep == 1 ? s.point : s.point + "_r" + std::to_string(rep);
+        s.title = s.id;
+        s.rep = rep;
+        s.reps = reps;
+        const double sec = p.seconds[rep - 1];
+        json rec = {{"seconds", sec}, {"mlups", 100.0 / sec}, {"verified", true}};
+        if (gbs_at_1s > 0) rec["model_gbs"] = gbs_at_1s / sec;
+        done(s, {{"command", "run"}, {"results", json::array({rec})}});
+      }
+  }
+
+  // A membw report whose triad peaks at `gbs` (min and max of its repeats given).
+  void add_triad(double gbs, double lo, double hi) {
+    Step s{"membw", "membw", "characterize", {}, 1};
+    done(s, {{"command", "membw"},
+             {"results", json::array({{{"kernel", "triad"},
+                                       {"threads", 1},
+                                       {"bandwidth_gbs", gbs},
+                                       {"min_bandwidth_gbs", lo},
+                                       {"max_bandwidth_gbs", hi},
+                                       {"repeats", 5},
+                                       {"per_thread_gbs", gbs}}})}});
+  }
+
+  void done(const Step& s, const json& report) {
+    std::ofstream(dir_ / "raw" / (s.id + ".json")) << report.dump();
+    book_.record({{"id", s.id}, {"exit", 0}});
+    plan_.push_back(s);
+  }
+
+  json write() {
+    write_report(args_, plan_, book_, true);
+    std::ifstream in(dir_ / "study.json");
+    return json::parse(in);
+  }
+  std::string md() const {
+    std::ifstream in(dir_ / "report.md");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  std::string verdict(const json& study) const {
+    return study["kernels"]["laplace n=640"].value("verdict", "");
+  }
+
+  fs::path dir_;
+  StudyArgs args_;
+  std::vector<Step> plan_;
+  RunBook book_;
+};
+
+TEST_F(StudyReport, APointIsTheMedianOfItsRunsWithTheirRangeAndWideOnesAreMarked) {
+  add_laplace({{1, 1, {1.00, 1.02, 1.01}}, {1, 2, {0.50, 0.65, 0.52}}});
+  const json study = write();
+  const json& rows = study["kernels"]["laplace n=640"]["rows"];
+  ASSERT_EQ(rows.size(), 2u) << rows.dump();
+  EXPECT_EQ(rows[0].value("runs", 0), 3);
+  EXPECT_DOUBLE_EQ(rows[0].value("seconds", 0.0), 1.01);
+  EXPECT_FALSE(rows[0].value("wide_spread", true));
+  EXPECT_DOUBLE_EQ(rows[1].value("seconds", 0.0), 0.52);
+  EXPECT_DOUBLE_EQ(rows[1].value("seconds_min", 0.0), 0.50);
+  EXPECT_DOUBLE_EQ(rows[1].value("seconds_max", 0.0), 0.65);
+  EXPECT_TRUE(rows[1].value("wide_spread", false));  // (0.65 - 0.50) / 0.52 = 29%
+  // The speedup's range: 1 x 1's fastest over 1 x 2's slowest, its slowest over the fastest.
+  EXPECT_NEAR(rows[1]["speedup_range"][0].get<double>(), 1.00 / 0.65, 1e-12);
+  EXPECT_NEAR(rows[1]["speedup_range"][1].get<double>(), 1.02 / 0.50, 1e-12);
+  const std::string report = md();
+  EXPECT_NE(report.find("| 1 x 2 | 3 | 0.5200 | 0.5000 - 0.6500 | **29%** |"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("| 1 x 1 | 3 | 1.0100 | 1.0000 - 1.0200 | 2% |"), std::string::npos)
+      << report;
+}
+
+TEST_F(StudyReport, SuperlinearEfficiencyWithinTheSpreadIsNotConcluded) {
+  // Median efficiency 1.2 at 1 x 2, but one slow run takes it below 1.
+  add_laplace({{1, 1, {1.0, 1.0, 1.0}}, {1, 2, {0.40, 0.42, 0.60}}});
+  const std::string v = verdict(write());
+  EXPECT_EQ(v.rfind("not resolved", 0), 0u) << v;
+  EXPECT_NE(v.find("efficiency at 1 x 2"), std::string::npos) << v;
+}
+
+TEST_F(StudyReport, SuperlinearEfficiencyBeyondTheSpreadIsConcluded) {
+  add_laplace({{1, 1, {1.0, 1.0, 1.0}}, {1, 2, {0.40, 0.41, 0.42}}});
+  const std::string v = verdict(write());
+  EXPECT_NE(v.find("cache-resident: parallel efficiency above 1"), std::string::npos) << v;
+}
+
+TEST_F(StudyReport, OneRunPerPointConcludesOnItsValues) {
+  add_laplace({{1, 1, {1.0}}, {1, 2, {0.42}}});
+  const json study = write();
+  EXPECT_NE(verdict(study).find("cache-resident: parallel efficiency above 1"), std::string::npos)
+      << verdict(study);
+  EXPECT_NE(md().find("(no spread: --repeats 3 or more to see one)"), std::string::npos) << md();
+}
+
+TEST_F(StudyReport, BandwidthNearTheTriadsWithinTheSpreadIsNotConcluded) {
+  // The kernel's best bandwidth: 20 GB/s by its median run (12 to 30 over its runs) against a
+  // triad of 16 GB/s: 1.25x, but the range crosses the 1.2 threshold.
+  add_triad(16, 15, 17);
+  add_laplace({{1, 1, {1.0, 0.8, 1.2}}}, 20);
+  const std::string v = verdict(write());
+  EXPECT_EQ(v.rfind("not resolved", 0), 0u) << v;
+  EXPECT_NE(v.find("threshold 1.2"), std::string::npos) << v;
+}
+
+TEST_F(StudyReport, BandwidthClearlyBeyondTheTriadsIsCacheResident) {
+  add_triad(16, 15, 17);
+  add_laplace({{1, 1, {1.0, 0.98, 1.02}}}, 40);
+  const std::string v = verdict(write());
+  EXPECT_EQ(v.rfind("cache-resident", 0), 0u) << v;
+}
+
+}  // namespace
+}  // namespace compas::app
