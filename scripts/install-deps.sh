@@ -14,6 +14,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libopenblas-dev
   python3 python3-matplotlib
+  chromium  # tests open the study's report.html in a headless browser
   likwid
   clang libclang-rt-14-dev  # the libFuzzer targets (fuzz preset)
 )

@@ -5,7 +5,8 @@
 //   raw/ID.json     every run's own JSON report;  logs/ID.log  its output
 //   report.md       tables, speedups, Amdahl fits, verdicts, the paper's figures beside ours
 //   study.json      the numbers behind report.md; study.csv: the kernel tables, one row per run;
-//   plots/*.png when matplotlib is present
+//   plots/*.png when matplotlib is present, shown in report.md next to their tables
+//   report.html     report.md as one self-contained page, the plots inline
 // Every run is a child process: this program itself, or compas-run / the user's launcher around
 // it, supervised by study_child.cpp (a timeout per run; nothing outlives the study). A run that
 // fails is recorded as failed and the sweep goes on; a rerun skips the runs runs.jsonl holds as
@@ -69,6 +70,15 @@ void print_plan(const StudyArgs& a, const std::vector<Step>& plan,
   for (const auto& line : left_out) fmt::print("{}\n", line);
 }
 
+// The PNGs in plots/ (a study's own directory: the plot script writes only there).
+void remove_plots(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> pngs;
+  for (const auto& e : fs::directory_iterator(dir / "plots", ec))
+    if (e.path().extension() == ".png") pngs.push_back(e.path());
+  for (const auto& p : pngs) fs::remove(p, ec);
+}
+
 // Makes --out, or readies it for another pass. Throws std::invalid_argument when it cannot be
 // used.
 void prepare_out_dir(const StudyArgs& a) {
@@ -86,6 +96,7 @@ void prepare_out_dir(const StudyArgs& a) {
     fs::remove(dir / "runs.jsonl", ec);
     fs::remove_all(dir / "raw", ec);
     fs::remove_all(dir / "logs", ec);
+    remove_plots(dir);
   }
   fs::create_directories(dir / "raw", ec);
   fs::create_directories(dir / "logs", ec);
@@ -180,8 +191,9 @@ bool sweep(const StudyArgs& a, const std::vector<Step>& plan, RunBook& book,
   return false;
 }
 
-// Plots: every raw report and the study summary, when matplotlib is there.
-void make_plots(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book,
+// Plots: every raw report and the study summary, when matplotlib is there. Returns whether it
+// made them; those of an earlier pass are removed first.
+bool make_plots(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book,
                 ChildSupervisor& children, bool interrupted) {
   constexpr double kPlotTimeoutS = 300;
   const fs::path dir = a.out;
@@ -195,15 +207,18 @@ void make_plots(const StudyArgs& a, const std::vector<Step>& plan, const RunBook
     fmt::print(stderr,
                "compas study: no plots: python3 with matplotlib is needed (Debian: "
                "apt-get install python3-matplotlib)\n");
-  if (python.empty() || interrupted) return;
+  if (python.empty() || interrupted) return false;
+  remove_plots(dir);
   std::vector<std::string> argv = {python, plot_script_path()};
   argv.insert(argv.end(), files.begin(), files.end());
   argv.push_back("--out");
   argv.push_back((dir / "plots").string());
   const fs::path log = dir / "logs" / "plots.log";
-  if (!children.run(argv, log, kPlotTimeoutS).ok() && !a.quiet)
+  const bool ok = children.run(argv, log, kPlotTimeoutS).ok();
+  if (!ok && !a.quiet)
     fmt::print(stderr, "compas study: no plots (see {}; plots need python3-matplotlib)\n",
                log.string());
+  return ok;
 }
 
 // Whether every run of the plan finished and passed.
@@ -245,8 +260,11 @@ int run_study(const StudyArgs& a) {
   RunBook book = read_runs(fs::path(a.out) / "runs.jsonl");
   ChildSupervisor children;
   const bool interrupted = sweep(a, plan, book, children);
-  write_report(a, plan, book, !interrupted && all_passed(plan, book));
-  make_plots(a, plan, book, children, interrupted);
+  const bool complete = !interrupted && all_passed(plan, book);
+  write_report(a, plan, book, complete);
+  // The plots are drawn from study.json; the report is written again to show them.
+  if (make_plots(a, plan, book, children, interrupted)) write_report(a, plan, book, complete);
+  write_html_report(a.out);
   print_summary(a, plan, book, interrupted);
   return interrupted ? 130 : 0;
 }

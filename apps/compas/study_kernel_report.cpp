@@ -352,6 +352,7 @@ void write_kernel_sections(ReportContext& c) {
     write_scaling(c, name, points, kernel);
     const std::string verdict = verdict_of(c, rate_name, points);
     c.md << "\nVerdict: " << verdict << ".\n\n";
+    c.embed("study-" + file_name_of(name) + ".png", name + ": speedup against P x T");
     kernel["verdict"] = verdict;
     c.study["kernels"][name] = kernel;
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compas/perf/report.hpp"
+#include "report_html.hpp"
 #include "study_report_parts.hpp"
 
 namespace compas::app {
@@ -120,6 +121,7 @@ void write_machine(ReportContext& c) {
       c.md << fmt::format("- L{} {}: {} KiB\n", cache.value("level", 0), cache.value("type", ""),
                           cache.value("size_bytes", 0ull) / 1024);
   c.md << "\n";
+  c.embed("topology.png", "topology");
 }
 
 // A measurement of a characterize record with its repeats' range, marked when wide.
@@ -160,6 +162,7 @@ void write_membw(ReportContext& c) {
   c.md << "\nCOMPaS 1998 (Pentium Pro, 4 CPUs on one bus): read 203.5, write 97.9, copy 70.5 "
           "MB/s; bcopy total 71.3 / 74.1 / 74.3 / 74.2 MB/s for 1-4 threads (each thread gets "
           "1/T of the bus).\n\n";
+  c.embed("membw.png", "memory bandwidth against threads");
   c.study["params"]["triad_saturation_gbs"] = c.triad_saturation.median;
   c.study["params"]["triad_saturation_range_gbs"] = {c.triad_saturation.min,
                                                      c.triad_saturation.max};
@@ -202,6 +205,8 @@ void write_cache(ReportContext& c) {
        << kWideNote
        << "COMPaS 1998 read the Pentium Pro's counters for its Fig. 12; compas times the loads "
           "(and counts them with PAPI where the machine has counters).\n\n";
+  c.embed("cache.png", "latency per load against working set");
+  c.embed("cache-bandwidth.png", "bandwidth against working set");
 }
 
 void write_thread_barriers(ReportContext& c) {
@@ -228,6 +233,8 @@ void write_thread_barriers(ReportContext& c) {
        << kWideNote
        << "COMPaS 1998 spin barrier: 1222 / 1761 / 1960 ns for 2 / 3 / 4 threads; Solaris "
           "mutexes about 180 us for 4.\n\n";
+  c.embed("barrier-barrier_threads.png", "thread barriers");
+  c.embed("barrier.png", "thread barriers");
 }
 
 void write_process_barriers(ReportContext& c) {
@@ -248,6 +255,9 @@ void write_process_barriers(ReportContext& c) {
          << kWideNote
          << "COMPaS 1998: NICAM on Myrinet 23.79 / 31.45 / 38.67 us for 2 / 4 / 8 nodes; MPICH "
             "on 100Base-T 493 / 1066 / 1645 us.\n\n";
+  for (int p : {2, 4})
+    c.embed("barrier-barrier_p" + std::to_string(p) + ".png",
+            "process barrier, P=" + std::to_string(p));
 }
 
 void write_pingpong(ReportContext& c) {
@@ -261,6 +271,7 @@ void write_pingpong(ReportContext& c) {
   c.md << "\n"
        << kWideNote
        << "COMPaS 1998 (NICAM, Myrinet): about 16 us minimum latency, 82.5 MB/s peak.\n\n";
+  c.embed("pingpong.png", "put latency and bandwidth against message size");
 }
 
 // The paper's figures for the kernels the study ran.
@@ -283,7 +294,30 @@ void write_paper_kernels(ReportContext& c) {
             "small problem's superlinear speedup once each thread's share fits in cache.\n";
 }
 
+// Plots no section showed (from a newer plot script, say): listed at the end, so that the
+// report shows every plot the study made.
+void write_other_plots(ReportContext& c) {
+  if (c.plots.empty()) return;
+  c.md << "\n## Other plots\n\n";
+  const std::set<std::string> files = c.plots;
+  for (const auto& file : files) c.embed(file, file);
+}
+
+// The plots the study made.
+std::set<std::string> plots_in(const fs::path& dir) {
+  std::set<std::string> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir / "plots", ec))
+    if (e.path().extension() == ".png") files.insert(e.path().filename().string());
+  return files;
+}
+
 }  // namespace
+
+void ReportContext::embed(const std::string& file, const std::string& alt) {
+  if (plots.erase(file) == 0) return;
+  md << "![" << alt << "](plots/" << file << ")\n\n";
+}
 
 std::optional<json> ReportContext::raw(const std::string& id) const {
   if (!book.done.count(id)) return std::nullopt;
@@ -309,6 +343,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
              {"results", json::array()},
              {"kernels", json::object()}};
   c.csv << kStudyCsvHeader;
+  c.plots = plots_in(c.dir);
   write_head(c, complete);
   write_machine(c);
   write_membw(c);
@@ -318,12 +353,32 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
   write_pingpong(c);
   write_kernel_sections(c);
   write_paper_kernels(c);
+  c.embed("study.png", "speedup of every kernel size");
+  write_other_plots(c);
   if (const std::string section = failed_runs_section(c.dir, plan, book); !section.empty())
     c.md << "\n" << section;
   write_extrap_files(c.dir, c.extrap_files, c.md);
   perf::write_file_atomic((c.dir / "report.md").string(), c.md.str());
   perf::write_file_atomic((c.dir / "study.json").string(), c.study.dump(2) + "\n");
   perf::write_file_atomic((c.dir / "study.csv").string(), c.csv.str());
+}
+
+void write_html_report(const fs::path& dir) {
+  std::ifstream in(dir / "report.md", std::ios::binary);
+  std::stringstream md;
+  md << in.rdbuf();
+  // Only files inside the study directory are read into the page.
+  const auto read_image = [&](const std::string& target) -> std::optional<std::string> {
+    const fs::path rel(target);
+    if (rel.is_absolute() || target.find("..") != std::string::npos) return std::nullopt;
+    std::ifstream img(dir / rel, std::ios::binary);
+    if (!img) return std::nullopt;
+    std::stringstream bytes;
+    bytes << img.rdbuf();
+    return bytes.str();
+  };
+  perf::write_file_atomic((dir / "report.html").string(),
+                          markdown_to_html(md.str(), "compas study", read_image));
 }
 
 }  // namespace compas::app

@@ -3,6 +3,7 @@
 // kernel tables, one row per point) and extrap/ (the times in Extra-P's text format).
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,5 +19,8 @@ int count_in(const std::vector<Step>& plan, const std::map<std::string, perf::js
 // Writes the report of what `book` holds for `plan`; `complete`: every planned run finished.
 void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book,
                   bool complete);
+
+// report.html beside report.md: the same report as one HTML file with its plots inline.
+void write_html_report(const std::filesystem::path& dir);
 
 }  // namespace compas::app

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,7 +30,11 @@ struct ReportContext {
   perf::json study;                                 // study.json
   std::ostringstream csv;                           // study.csv
   std::map<std::string, std::string> extrap_files;  // file name -> Extra-P text
-  Spread triad_saturation;  // the triad's peak total bandwidth, GB/s (n = 0: not measured)
+  Spread triad_saturation;      // the triad's peak total bandwidth, GB/s (n = 0: not measured)
+  std::set<std::string> plots;  // plots/*.png not yet shown in the report
+
+  // Shows plots/`file` here when the study made it (an image link), once.
+  void embed(const std::string& file, const std::string& alt);
 
   // Run `id`'s own JSON report, when the run finished and its file parses.
   std::optional<perf::json> raw(const std::string& id) const;

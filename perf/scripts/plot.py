@@ -397,9 +397,45 @@ def plot_generic(report, w, base):
     w.save(fig, base)
 
 
+def speedup_panel(ax, name, rs):
+    """One kernel size's speedups: a line per process count with the range over the runs as
+    error bars, a red ring where the spread exceeds 10%, and the ideal line."""
+    top = 1
+    for j, p in enumerate(sorted({r["procs"] for r in rs})):
+        pts = sorted((r["procs"] * r["threads"], r["speedup"], bool(r.get("oversubscribed")),
+                      r.get("speedup_min", r["speedup"]), r.get("speedup_max", r["speedup"]),
+                      bool(r.get("wide_spread")))
+                     for r in rs if r["procs"] == p)
+        yerr = [[max(0.0, q[1] - q[3]) for q in pts], [max(0.0, q[4] - q[1]) for q in pts]]
+        ax.errorbar([q[0] for q in pts], [q[1] for q in pts], yerr=yerr, marker="o",
+                    color=f"C{j % 10}", capsize=3, label=f"P={p}")
+        for q in pts:
+            if q[2]:
+                ax.annotate("over", (q[0], q[1]), fontsize=6)
+            if q[5]:
+                ax.plot([q[0]], [q[1]], marker="o", markersize=12, fillstyle="none",
+                        color="red", linestyle="none")
+        top = max(top, max(q[0] for q in pts))
+    ax.plot([1, top], [1, top], linestyle=":", color="grey", label="ideal")
+    ax.set_xlabel("total threads (P x T)")
+    ax.set_ylabel("speedup vs 1 x 1")
+    ax.set_title(name, fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def file_name_of(kernel_size):
+    """"laplace n=640" -> "laplace_n640", as the study names its files."""
+    return "".join(c if c.isalnum() else "_" for c in kernel_size if c.isalnum() or c == " ")
+
+
+STUDY_LEGEND = "bars: range over the runs; red ring: spread > 10%"
+
+
 def plot_study(report, w, base):
     """compas study: speedup against total threads, one line per process count, one panel per
-    kernel and size (COMPaS Figs. 5-10), with the ideal line."""
+    kernel and size (COMPaS Figs. 5-10), with the ideal line; all panels in one figure, and each
+    kernel size in its own (base-KERNEL_SIZE.png) for the report to show beside its table."""
     groups = OrderedDict()
     for r in report["results"]:
         if is_number(r.get("speedup")) and is_number(r.get("procs")) and is_number(r.get("threads")):
@@ -408,40 +444,23 @@ def plot_study(report, w, base):
         print(f"plot.py: {report['_path']}: no speedups to plot; skipped")
         return
     plt = w.plt
+    sub = machine_title(report)
     ncols = min(3, len(groups))
     nrows = (len(groups) + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.5 * ncols, 3.6 * nrows), squeeze=False)
     for i, (name, rs) in enumerate(groups.items()):
-        ax = axes[i // ncols][i % ncols]
-        top = 1
-        for j, p in enumerate(sorted({r["procs"] for r in rs})):
-            pts = sorted((r["procs"] * r["threads"], r["speedup"], bool(r.get("oversubscribed")),
-                          r.get("speedup_min", r["speedup"]), r.get("speedup_max", r["speedup"]),
-                          bool(r.get("wide_spread")))
-                         for r in rs if r["procs"] == p)
-            # Error bars: the range of speedups the point's runs allow.
-            yerr = [[max(0.0, q[1] - q[3]) for q in pts], [max(0.0, q[4] - q[1]) for q in pts]]
-            ax.errorbar([q[0] for q in pts], [q[1] for q in pts], yerr=yerr, marker="o",
-                        color=f"C{j % 10}", capsize=3, label=f"P={p}")
-            for q in pts:
-                if q[2]:
-                    ax.annotate("over", (q[0], q[1]), fontsize=6)
-                if q[5]:  # spread over 10%: a hollow ring around the point
-                    ax.plot([q[0]], [q[1]], marker="o", markersize=12, fillstyle="none",
-                            color="red", linestyle="none")
-            top = max(top, max(q[0] for q in pts))
-        ax.plot([1, top], [1, top], linestyle=":", color="grey", label="ideal")
-        ax.set_xlabel("total threads (P x T)")
-        ax.set_ylabel("speedup vs 1 x 1")
-        ax.set_title(name, fontsize=9)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+        speedup_panel(axes[i // ncols][i % ncols], name, rs)
     for i in range(len(groups), nrows * ncols):
         axes[i // ncols][i % ncols].axis("off")
-    sub = machine_title(report)
-    fig.suptitle("compas study: speedup (bars: range over the runs; red ring: spread > 10%)"
-                 + (f"\n{sub}" if sub else ""), fontsize=10)
+    fig.suptitle(f"compas study: speedup ({STUDY_LEGEND})" + (f"\n{sub}" if sub else ""),
+                 fontsize=10)
     w.save(fig, base)
+    for name, rs in groups.items():
+        fig, ax = plt.subplots(figsize=(5.5, 4))
+        speedup_panel(ax, name, rs)
+        ax.set_title(f"{name}: speedup ({STUDY_LEGEND})" + (f"\n{sub}" if sub else ""),
+                     fontsize=8)
+        w.save(fig, base, file_name_of(name))
 
 
 PLOTTERS = {"barrier": plot_barrier, "membw": plot_membw, "cache": plot_cache,

@@ -1035,8 +1035,21 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
       std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") == 0 ||
       std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0;
   if (matplotlib) {
-    for (const char* png : {"study.png", "membw.png", "cache.png"})
+    for (const char* png : {"study.png", "membw.png", "cache.png", "study-laplace_n640.png"})
       EXPECT_TRUE(fs::exists(out + "/plots/" + png)) << png << " missing";
+    // report.md shows every plot the study made, each kernel size's next to its table.
+    const std::string shown = read_file(out + "/report.md");
+    for (const auto& e : fs::directory_iterator(out + "/plots"))
+      EXPECT_NE(shown.find("](plots/" + e.path().filename().string() + ")"), std::string::npos)
+          << e.path() << " not shown";
+    const auto table = shown.find("## laplace n=640"),
+               figure = shown.find("plots/study-laplace_n640.png");
+    EXPECT_LT(table, figure);
+    EXPECT_LT(figure, shown.find("\n## ", table + 1));
+    // report.html holds them inline.
+    const std::string html = read_file(out + "/report.html");
+    EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);
+    EXPECT_EQ(html.find("src=\"plots/"), std::string::npos);
   }
   // Second run: everything is done already.
   const std::string before = read_file(out + "/runs.jsonl");
