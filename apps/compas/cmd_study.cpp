@@ -246,6 +246,7 @@ void print_summary(const StudyArgs& a, const std::vector<Step>& plan, const RunB
 
 int run_study(const StudyArgs& a) {
   check_launcher(a.launcher);
+  check_scaling(a.scaling);
   if (!(a.budget > 0)) throw std::invalid_argument("--budget must be > 0 minutes");
   const auto topo = threads::Topology::host();
   const auto plan = make_plan(a, topo);
@@ -313,6 +314,10 @@ Command setup_study(CLI::App& app) {
                   "as failed and the sweep goes on (default: 20 times the run's estimate, 120 s "
                   "at least)")
       ->check(positive_seconds());
+  cmd->add_option("--scaling", a->scaling,
+                  "strong (default: each kernel at fixed sizes on every P x T) or weak (the size "
+                  "grows with P x T so that each core keeps 1 x 1's share; CG, whose NPB classes "
+                  "fix its size, is left out)");
   cmd->add_option("--repeats", a->repeats,
                   "runs of every kernel point, reported as median with min-max (default: 3, 5 "
                   "from --budget 20, 7 from --budget 60)")

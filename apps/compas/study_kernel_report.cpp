@@ -126,7 +126,7 @@ std::map<std::string, std::vector<PointRuns>> gather_points(const ReportContext&
     if (s.kind != "kernel") continue;
     auto r = c.raw(s.id);
     if (!r || !(*r).contains("results") || (*r)["results"].empty()) continue;
-    const std::string name = s.kernel + " " + s.size;
+    const std::string name = s.series.empty() ? s.kernel + " " + s.size : s.series;
     auto& points = by_size[name];
     const auto w = where.find(s.point);
     if (w == where.end()) {
@@ -138,7 +138,9 @@ std::map<std::string, std::vector<PointRuns>> gather_points(const ReportContext&
   return by_size;
 }
 
-void derive_speedups(std::vector<PointStats>& points) {
+// Strong scaling: 1 x 1's time over the point's. Weak scaling (the work grows with p): the
+// scaled speedup, the point's rate over 1 x 1's.
+void derive_speedups(std::vector<PointStats>& points, bool weak) {
   const PointStats* base = nullptr;
   for (const auto& st : points)
     if (st.step->procs == 1 && st.step->threads == 1) base = &st;
@@ -148,7 +150,7 @@ void derive_speedups(std::vector<PointStats>& points) {
       st.speedup = st.efficiency = {1, 1, 1, st.seconds.n};
       continue;
     }
-    st.speedup = ratio(base->seconds, st.seconds);
+    st.speedup = weak ? ratio(st.rate, base->rate) : ratio(base->seconds, st.seconds);
     st.efficiency = scaled(st.speedup, 1.0 / st.p());
   }
 }
@@ -160,17 +162,20 @@ std::string verified_cell(const PointStats& st) {
 
 void write_table(ReportContext& c, const std::string& rate_name,
                  const std::vector<PointStats>& points) {
-  c.md << "| P x T | runs | seconds | min - max | spread | speedup | efficiency | " << rate_name
+  const bool weak = c.a.scaling == "weak";
+  c.md << "| P x T |" << (weak ? " size |" : "") << " runs | seconds | min - max | spread | "
+       << (weak ? "scaled speedup" : "speedup") << " | efficiency | " << rate_name
        << " | compute s | communicate s | synchronize s | CPU / wall | verified |\n"
-       << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+       << "|---|---|---|---|---|---|---|---|---|---|---|---|---|" << (weak ? "---|" : "") << "\n";
   for (const auto& st : points) {
     const Spread& t = st.seconds;
     const bool base = st.speedup.n > 0;
     c.md << fmt::format(
-        "| {} x {}{} | {} | {:.4f} | {:.4f} - {:.4f} | {} | {} | {} | {:.1f} | {:.4f} | {:.4f} | "
+        "| {} x {}{}{} | {} | {:.4f} | {:.4f} - {:.4f} | {} | {} | {} | {:.1f} | {:.4f} | {:.4f} | "
         "{:.4f} | {} | {} |\n",
-        st.step->procs, st.step->threads, st.step->oversubscribed ? " (over)" : "", st.runs,
-        t.median, t.min, t.max, spread_cell(t), base ? with_range(st.speedup, 2) : "-",
+        st.step->procs, st.step->threads, st.step->oversubscribed ? " (over)" : "",
+        weak ? " | " + st.step->size : std::string(), st.runs, t.median, t.min, t.max,
+        spread_cell(t), base ? with_range(st.speedup, 2) : "-",
         base ? with_range(st.efficiency, 2) : "-", st.rate.median, st.compute, st.communicate,
         st.synchronize, t.median > 0 ? fmt::format("{:.2f}", st.cpu / t.median) : "-",
         verified_cell(st));
@@ -181,7 +186,12 @@ void write_table(ReportContext& c, const std::string& rate_name,
        << (internal ? " (of one run's repetitions where it ran once)" : "")
        << "; spread: (max - min) / median, **bold** over 10%: such a point is noisy. Speedup "
           "and efficiency: against 1 x 1's median, in brackets the range the runs allow (1 x "
-          "1's fastest over this point's slowest, to its slowest over this point's fastest). "
+          "1's fastest over this point's slowest, to its slowest over this point's fastest)"
+       << (weak ? "; under weak scaling the size grows with P x T (each core keeps 1 x 1's "
+                  "share), the scaled speedup is the point's rate over 1 x 1's, and efficiency "
+                  "is that over P x T (1: the time stayed that of 1 x 1)"
+                : "")
+       << ". "
           "Region times are means over threads, and they and CPU / wall (CPU time of all "
           "processes over wallclock) come from the run closest to the median.\n";
 }
@@ -209,7 +219,8 @@ void record_rows(ReportContext& c, const std::string& name, const std::string& r
         st.efficiency.median, rate_name, st.rate.median, st.compute, st.communicate, st.synchronize,
         st.cpu, st.verified == st.runs ? 1 : 0, t.min, t.max, t.relative(), st.speedup.min,
         st.speedup.max, st.runs);
-    rows.push_back({{"procs", s.procs},
+    rows.push_back({{"size", s.size},
+                    {"procs", s.procs},
                     {"threads", s.threads},
                     {"oversubscribed", s.oversubscribed},
                     {"runs", st.runs},
@@ -329,7 +340,7 @@ void write_scaling(ReportContext& c, const std::string& name, const std::vector<
     scaling.push_back(
         {st.step->procs, st.step->threads, st.step->oversubscribed, st.seconds.median, st.samples});
   }
-  const auto summary = scaling_summary(speedups, scaling);
+  const auto summary = scaling_summary(speedups, scaling, c.a.scaling == "weak");
   c.md << summary.markdown;
   kernel.update(summary.json);
   if (const auto text = extrap_export(name, scaling); !text.empty())
@@ -344,7 +355,7 @@ void write_kernel_sections(ReportContext& c) {
     const std::string rate_name = rate_field(runs.front().step->kernel);
     std::vector<PointStats> points;
     for (const auto& pr : runs) points.push_back(point_stats(pr, rate_name));
-    derive_speedups(points);
+    derive_speedups(points, c.a.scaling == "weak");
     write_table(c, rate_name, points);
     json rows = json::array();
     record_rows(c, name, rate_name, points, rows);

@@ -17,19 +17,23 @@ nlohmann::ordered_json number_or_null(double v) {
   return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
 }
 
-void amdahl_part(const std::vector<std::pair<double, double>>& speedups, ScalingSummary& out) {
-  const auto fit = perf::fit_amdahl(speedups);
+// Amdahl's law for strong scaling, Gustafson's for weak; the JSON keys are named after the law.
+void serial_fraction_part(const std::vector<std::pair<double, double>>& speedups, bool weak,
+                          ScalingSummary& out) {
+  const auto fit = weak ? perf::fit_gustafson(speedups) : perf::fit_amdahl(speedups);
+  const std::string law = weak ? "Gustafson" : "Amdahl", key = weak ? "gustafson" : "amdahl";
   if (fit.ok())
     out.markdown += fmt::format(
-        "\nAmdahl fit over {} points: serial fraction {:.3f}{} (rms relative error of the "
-        "fitted speedups {:.3f}).\n",
-        fit.points, fit.serial_fraction, fit.clamped ? " (clamped to [0, 1])" : "", fit.rms_error);
+        "\n{} fit over {} points: serial fraction {:.3f}{} (rms relative error of the fitted "
+        "{}speedups {:.3f}).\n",
+        law, fit.points, fit.serial_fraction, fit.clamped ? " (clamped to [0, 1])" : "",
+        weak ? "scaled " : "", fit.rms_error);
   else
-    out.markdown += "\nAmdahl fit: none (" + fit.reason + ").\n";
-  out.json["amdahl_serial_fraction"] = number_or_null(fit.serial_fraction);
-  out.json["amdahl_points"] = fit.points;
-  out.json["amdahl_rms_relative_error"] = number_or_null(fit.rms_error);
-  if (!fit.ok()) out.json["amdahl_reason"] = fit.reason;
+    out.markdown += "\n" + law + " fit: none (" + fit.reason + ").\n";
+  out.json[key + "_serial_fraction"] = number_or_null(fit.serial_fraction);
+  out.json[key + "_points"] = fit.points;
+  out.json[key + "_rms_relative_error"] = number_or_null(fit.rms_error);
+  if (!fit.ok()) out.json[key + "_reason"] = fit.reason;
 }
 
 void model_part(const std::vector<ScalingPoint>& points, ScalingSummary& out) {
@@ -70,10 +74,10 @@ void model_part(const std::vector<ScalingPoint>& points, ScalingSummary& out) {
 }  // namespace
 
 ScalingSummary scaling_summary(const std::vector<std::pair<double, double>>& speedups,
-                               const std::vector<ScalingPoint>& points) {
+                               const std::vector<ScalingPoint>& points, bool weak) {
   ScalingSummary out;
   out.json = nlohmann::ordered_json::object();
-  amdahl_part(speedups, out);
+  serial_fraction_part(speedups, weak, out);
   model_part(points, out);
   return out;
 }

@@ -26,8 +26,10 @@ struct ScalingSummary {
 };
 
 // `speedups` are the (P x T, speedup) pairs of the points that are not oversubscribed.
+// Under weak scaling (`weak`) the speedups are scaled speedups (rate ratios) and the serial
+// fraction is Gustafson's instead of Amdahl's.
 ScalingSummary scaling_summary(const std::vector<std::pair<double, double>>& speedups,
-                               const std::vector<ScalingPoint>& points);
+                               const std::vector<ScalingPoint>& points, bool weak = false);
 
 // The points' times in Extra-P's text format (parameters processes and threads, region
 // `region`, metric time), or "" when there is nothing to export.

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -145,8 +147,30 @@ bool leaves_out(const StudyArgs& a, const Shape& sh) {
 
 }  // namespace
 
+void check_scaling(const std::string& scaling) {
+  if (scaling != "strong" && scaling != "weak")
+    throw std::invalid_argument("--scaling '" + scaling +
+                                "' is not allowed: strong (fixed sizes) or weak (size per core "
+                                "fixed)");
+}
+
+namespace {
+
+// NPB fixes CG's sizes in classes: there is no size per core to hold.
+bool weak_scales(const std::string& kernel) {
+  return kernel != "cg";
+}
+
+}  // namespace
+
 std::vector<std::string> left_out_points(const StudyArgs& a, int cores) {
   std::vector<std::string> lines;
+  if (a.scaling == "weak")
+    for (const auto& k : split_list(a.kernels, ','))
+      if (!weak_scales(k))
+        lines.push_back("left out " + k +
+                        " under --scaling weak: NPB's classes fix its size, there is no size "
+                        "per core to hold");
   for (const auto& sh : parse_grid(a.grid, cores))
     if (leaves_out(a, sh))
       lines.push_back(fmt::format(
@@ -273,18 +297,61 @@ std::vector<KernelSize> kernel_sizes(const std::string& k, double scale) {
   return sizes;
 }
 
+// Under weak scaling each kernel has one series whose size grows with p = P x T so that the data
+// per core stays that of 1 x 1: Laplace's and GEMM's n by sqrt(p) (n^2 grid points or matrix
+// elements), the sort's keys by p.
+struct WeakSeries {
+  std::string label;  // "n=1024*sqrt(p)"
+  std::function<KernelSize(int p)> at;
+};
+
+std::optional<WeakSeries> weak_series(const std::string& k, double scale) {
+  const auto root = [](int n0, int p) {
+    return std::to_string(static_cast<int>(std::lround(n0 * std::sqrt(static_cast<double>(p)))));
+  };
+  if (k == "laplace") {
+    const int n0 = scale >= 0.3 ? 1024 : 512;
+    const int iters = std::max(10, static_cast<int>(std::lround(200 * scale)));
+    const double s1 = iters * (scale >= 0.3 ? 2.5e-3 : 0.6e-3);
+    return WeakSeries{
+        "n=" + std::to_string(n0) + "*sqrt(p)", [=](int p) {
+          const std::string n = root(n0, p);
+          return KernelSize{"n=" + n, {"--n", n, "--iters", std::to_string(iters)}, s1 * p};
+        }};
+  }
+  if (k == "gemm") {
+    const int n0 = scale >= 0.3 ? 800 : 300;
+    const double s1 = scale >= 0.3 ? 0.5 : 0.05;
+    return WeakSeries{
+        "n=" + std::to_string(n0) + "*sqrt(p)", [=](int p) {
+          const std::string n = root(n0, p);
+          return KernelSize{"n=" + n, {"--n", n, "--iters", "3"}, s1 * std::pow(p, 1.5)};
+        }};
+  }
+  if (k == "sort") {
+    const int m0 = scale >= 0.3 ? 8 : 2;  // millions of keys per core
+    return WeakSeries{
+        "keys=" + std::to_string(m0) + "M*p", [=](int p) {
+          const std::string keys = std::to_string(m0 * p) + "M";
+          return KernelSize{"keys=" + keys, {"--keys", keys, "--iters", "3"}, 0.3 * m0 * p};
+        }};
+  }
+  return std::nullopt;
+}
+
 struct KernelPoint {
   std::string kernel;
   KernelSize size;
   Shape shape;
+  std::string series;     // "laplace n=640", "laplace n=1024*sqrt(p) (weak)"
+  std::string id_prefix;  // "laplace_n640", "laplace_weak"
 };
 
 // Run `rep` of `reps` of one kernel point.
 Step kernel_step(const PlanContext& c, const KernelPoint& pt, int rep, int reps) {
   const Shape& sh = pt.shape;
   Step s;
-  s.point = pt.kernel + "_" + replace_all(pt.size.label, "=", "") + "_p" + std::to_string(sh.p) +
-            "t" + std::to_string(sh.t);
+  s.point = pt.id_prefix + "_p" + std::to_string(sh.p) + "t" + std::to_string(sh.t);
   s.id = rep == 1 ? s.point : s.point + "_r" + std::to_string(rep);
   s.title = fmt::format("{} {} on {} x {}{}{}", pt.kernel, pt.size.label, sh.p, sh.t,
                         sh.over ? " (oversubscribed)" : "",
@@ -305,6 +372,7 @@ Step kernel_step(const PlanContext& c, const KernelPoint& pt, int rep, int reps)
   s.threads = sh.t;
   s.oversubscribed = sh.over;
   s.size = pt.size.label;
+  s.series = pt.series;
   s.rep = rep;
   s.reps = reps;
   return s;
@@ -325,10 +393,22 @@ std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
   std::vector<Step> plan;
   add_characterize_steps(c, plan);
   std::vector<KernelPoint> points;
-  for (const auto& k : kernel_list(a.kernels))
+  for (const auto& k : kernel_list(a.kernels)) {
+    if (a.scaling == "weak") {
+      const auto weak = weak_series(k, c.scale);
+      if (!weak) continue;  // said by left_out_points
+      for (const auto& sh : shapes)
+        if (!leaves_out(a, sh))
+          points.push_back(
+              {k, weak->at(sh.p * sh.t), sh, k + " " + weak->label + " (weak)", k + "_weak"});
+      continue;
+    }
     for (const auto& sz : kernel_sizes(k, c.scale))
       for (const auto& sh : shapes)
-        if (!leaves_out(a, sh)) points.push_back({k, sz, sh});
+        if (!leaves_out(a, sh))
+          points.push_back(
+              {k, sz, sh, k + " " + sz.label, k + "_" + replace_all(sz.label, "=", "")});
+  }
   // Run r of every point before run r + 1 of any: a slow minute of the machine then widens the
   // spread of many points a little instead of shifting a few.
   const int reps = study_repeats(a);

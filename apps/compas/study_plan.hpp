@@ -14,9 +14,10 @@ struct StudyArgs {
   std::string kernels = "laplace,gemm,cg,sort";
   std::string grid = "auto";
   std::string launcher;
-  double budget = 10;        // minutes
-  double run_timeout_s = 0;  // 0: derived from each run's estimate
-  int repeats = 0;           // runs of every kernel point; 0: by the budget (3 at least)
+  double budget = 10;              // minutes
+  double run_timeout_s = 0;        // 0: derived from each run's estimate
+  int repeats = 0;                 // runs of every kernel point; 0: by the budget (3 at least)
+  std::string scaling = "strong";  // strong: sizes fixed; weak: size per core fixed
   bool oversubscribe = false;
   bool fresh = false;
   bool dry_run = false;
@@ -41,9 +42,11 @@ struct Step {
   std::string kernel;
   int procs = 1, threads = 1;
   bool oversubscribed = false;
-  std::string size;   // e.g. "n=640"
-  std::string point;  // the kernel point this run repeats: its first repetition's id
-  int rep = 1;        // which repetition (1-based) of how many
+  std::string size;    // e.g. "n=640"
+  std::string series;  // the points compared with each other: "laplace n=640", or under weak
+                       // scaling "laplace n=1024*sqrt(p) (weak)"
+  std::string point;   // the kernel point this run repeats: its first repetition's id
+  int rep = 1;         // which repetition (1-based) of how many
   int reps = 1;
 };
 
@@ -54,7 +57,10 @@ int study_repeats(const StudyArgs& a);
 // The plan, in the order it runs. Throws std::invalid_argument on a bad --grid or --kernels.
 std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo);
 
-// The grid points the plan leaves out, each with why.
+// Throws std::invalid_argument unless --scaling is strong or weak.
+void check_scaling(const std::string& scaling);
+
+// The grid points and kernels the plan leaves out, each with why.
 std::vector<std::string> left_out_points(const StudyArgs& a, int cores);
 
 // Throws std::invalid_argument when a --launcher template cannot place the process count.

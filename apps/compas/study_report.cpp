@@ -339,7 +339,8 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
               {{"complete", complete},
                {"budget_minutes", a.budget},
                {"grid", a.grid},
-               {"repeats", study_repeats(a)}}},
+               {"repeats", study_repeats(a)},
+               {"scaling", a.scaling}}},
              {"results", json::array()},
              {"kernels", json::object()}};
   c.csv << kStudyCsvHeader;

@@ -397,7 +397,7 @@ def plot_generic(report, w, base):
     w.save(fig, base)
 
 
-def speedup_panel(ax, name, rs):
+def speedup_panel(ax, name, rs, weak=False):
     """One kernel size's speedups: a line per process count with the range over the runs as
     error bars, a red ring where the spread exceeds 10%, and the ideal line."""
     top = 1
@@ -418,7 +418,7 @@ def speedup_panel(ax, name, rs):
         top = max(top, max(q[0] for q in pts))
     ax.plot([1, top], [1, top], linestyle=":", color="grey", label="ideal")
     ax.set_xlabel("total threads (P x T)")
-    ax.set_ylabel("speedup vs 1 x 1")
+    ax.set_ylabel("scaled speedup (rate vs 1 x 1)" if weak else "speedup vs 1 x 1")
     ax.set_title(name, fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
@@ -445,11 +445,12 @@ def plot_study(report, w, base):
         return
     plt = w.plt
     sub = machine_title(report)
+    weak = (report.get("params") or {}).get("scaling") == "weak"
     ncols = min(3, len(groups))
     nrows = (len(groups) + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.5 * ncols, 3.6 * nrows), squeeze=False)
     for i, (name, rs) in enumerate(groups.items()):
-        speedup_panel(axes[i // ncols][i % ncols], name, rs)
+        speedup_panel(axes[i // ncols][i % ncols], name, rs, weak)
     for i in range(len(groups), nrows * ncols):
         axes[i // ncols][i % ncols].axis("off")
     fig.suptitle(f"compas study: speedup ({STUDY_LEGEND})" + (f"\n{sub}" if sub else ""),
@@ -457,7 +458,7 @@ def plot_study(report, w, base):
     w.save(fig, base)
     for name, rs in groups.items():
         fig, ax = plt.subplots(figsize=(5.5, 4))
-        speedup_panel(ax, name, rs)
+        speedup_panel(ax, name, rs, weak)
         ax.set_title(f"{name}: speedup ({STUDY_LEGEND})" + (f"\n{sub}" if sub else ""),
                      fontsize=8)
         w.save(fig, base, file_name_of(name))

@@ -1,4 +1,4 @@
-// Amdahl's-law fit (scaling.hpp).
+// Amdahl's-law and Gustafson's-law fits (scaling.hpp).
 #include "compas/perf/scaling.hpp"
 
 #include <algorithm>
@@ -41,7 +41,51 @@ double relative_rms(const Points& pts, double f) {
   return std::sqrt(se / static_cast<double>(pts.size()));
 }
 
+// Unclamped least-squares a of N - S = a (N - 1); every N - 1 is > 0.
+double least_squares_gustafson(const Points& pts) {
+  double sxy = 0, sxx = 0;
+  for (const auto& [n, s] : pts) {
+    sxy += (n - 1) * (n - s);
+    sxx += (n - 1) * (n - 1);
+  }
+  return sxy / sxx;
+}
+
+double relative_rms_gustafson(const Points& pts, double a) {
+  double se = 0;
+  for (const auto& [n, s] : pts) {
+    const double r = (n - a * (n - 1) - s) / s;
+    se += r * r;
+  }
+  return std::sqrt(se / static_cast<double>(pts.size()));
+}
+
+std::string too_few(int points) {
+  return std::to_string(points) + (points == 1 ? " point" : " points") + ": at least " +
+         std::to_string(amdahl_min_points) + " are needed";
+}
+
 }  // namespace
+
+AmdahlFit fit_gustafson(const Points& n_scaled_speedup) {
+  AmdahlFit fit;
+  const Points pts = usable_points(n_scaled_speedup);
+  fit.points = static_cast<int>(pts.size());
+  if (pts.empty()) {
+    fit.reason = "no usable point (N > 1 and scaled speedup > 0)";
+    return fit;
+  }
+  const double raw = least_squares_gustafson(pts);
+  const double a = std::clamp(raw, 0.0, 1.0);
+  fit.clamped = a != raw;
+  fit.rms_error = relative_rms_gustafson(pts, a);
+  if (fit.points < amdahl_min_points) {
+    fit.reason = too_few(fit.points);
+    return fit;
+  }
+  fit.serial_fraction = a;
+  return fit;
+}
 
 AmdahlFit fit_amdahl(const Points& n_speedup) {
   AmdahlFit fit;
@@ -56,8 +100,7 @@ AmdahlFit fit_amdahl(const Points& n_speedup) {
   fit.clamped = f != raw;
   fit.rms_error = relative_rms(pts, f);
   if (fit.points < amdahl_min_points) {
-    fit.reason = std::to_string(fit.points) + (fit.points == 1 ? " point" : " points") +
-                 ": at least " + std::to_string(amdahl_min_points) + " are needed";
+    fit.reason = too_few(fit.points);
     return fit;
   }
   fit.serial_fraction = f;

@@ -1208,6 +1208,26 @@ TEST_F(Cli, StudyFreshRefusesADirectoryThatIsNotAStudys) {
   EXPECT_EQ(read_file(out + "/logs/notes"), "keep me too");
 }
 
+// Weak scaling: each kernel's size grows with P x T so that every core keeps 1 x 1's share
+// (Laplace's n by sqrt(p), the sort's keys by p); CG, whose sizes NPB fixes, is left out with why.
+TEST_F(Cli, StudyWeakScalingGrowsTheSizeWithTheJob) {
+  const Outcome r =
+      run_compas({"study", "--out", path("weak"), "--dry-run", "--scaling", "weak", "--grid",
+                  "1x1,1x2,2x2", "--kernels", "laplace,sort,cg", "--repeats", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  auto command_of = [&](const std::string& id) {
+    const auto at = r.out.find("  " + id + " ");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  EXPECT_NE(command_of("laplace_weak_p1t1").find("--n 1024 "), std::string::npos) << r.out;
+  EXPECT_NE(command_of("laplace_weak_p1t2").find("--n 1448 "), std::string::npos) << r.out;
+  EXPECT_NE(command_of("laplace_weak_p2t2").find("--n 2048 "), std::string::npos) << r.out;
+  EXPECT_NE(command_of("sort_weak_p1t1").find("--keys 8M "), std::string::npos) << r.out;
+  EXPECT_NE(command_of("sort_weak_p2t2").find("--keys 32M "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("run cg"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("left out cg under --scaling weak"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, StudyDryRunPrintsThePlanAndRunsNothing) {
   const std::string out = path("plan");
   const Outcome r = run_compas({"study", "--out", out, "--dry-run", "--grid", "1x1,2x1"});
@@ -1716,6 +1736,12 @@ std::vector<BadInput> bad_inputs() {
       {"study_budget_zero", {"study", "--budget", "0"}, {"--budget"}, {}, false},
       {"study_run_timeout_zero", {"study", "--run-timeout", "0"}, {"--run-timeout"}, {}, false},
       {"study_repeats_zero", {"study", "--repeats", "0"}, {"--repeats"}, {}, false},
+      {"study_scaling_bogus",
+       {"study", "--scaling", "medium"},
+       {"'medium'", "strong", "weak"},
+       {},
+       false},
+      {"study_scaling_empty", {"study", "--scaling", ""}, {"--scaling"}, {}, false},
       {"study_run_timeout_empty", {"study", "--run-timeout", ""}, {"--run-timeout"}, {}, false},
       {"unknown_subcommand", {"frobnicate"}, {"frobnicate"}},
       {"no_subcommand", {}, {"subcommand", "command"}, {}, false},

@@ -59,7 +59,9 @@ class StudyReport : public ::testing::Test {
         s.rep = rep;
         s.reps = reps;
         const double sec = p.seconds[rep - 1];
-        json rec = {{"seconds", sec}, {"mlups", 100.0 / sec}, {"verified", true}};
+        // Under weak scaling the work, so the rate, grows with p.
+        const double work = args_.scaling == "weak" ? 100.0 * p.procs * p.threads : 100.0;
+        json rec = {{"seconds", sec}, {"mlups", work / sec}, {"verified", true}};
         if (gbs_at_1s > 0) rec["model_gbs"] = gbs_at_1s / sec;
         done(s, {{"command", "run"}, {"results", json::array({rec})}});
       }
@@ -164,6 +166,28 @@ TEST_F(StudyReport, BandwidthClearlyBeyondTheTriadsIsCacheResident) {
   add_laplace({{1, 1, {1.0, 0.98, 1.02}}}, 40);
   const std::string v = verdict(write());
   EXPECT_EQ(v.rfind("cache-resident", 0), 0u) << v;
+}
+
+TEST_F(StudyReport, WeakScalingComparesRatesAndFitsGustafson) {
+  // The size grows with p: equal times are perfect weak scaling, scaled speedup p. The 1 x 8
+  // point's 10% longer time is Gustafson's serial part.
+  args_.scaling = "weak";
+  add_laplace({{1, 1, {1.0, 1.0, 1.0}},
+               {1, 2, {1.0, 1.0, 1.0}},
+               {1, 4, {1.0, 1.0, 1.0}},
+               {1, 8, {1.1, 1.1, 1.1}}});
+  const json study = write();
+  const json& k = study["kernels"]["laplace n=640"];
+  const json& rows = k["rows"];
+  ASSERT_EQ(rows.size(), 4u) << k.dump();
+  EXPECT_DOUBLE_EQ(rows[2].value("speedup", 0.0), 4.0);
+  EXPECT_DOUBLE_EQ(rows[2].value("efficiency", 0.0), 1.0);
+  EXPECT_NEAR(rows[3].value("speedup", 0.0), 8 / 1.1, 1e-12);
+  ASSERT_TRUE(k.contains("gustafson_serial_fraction")) << k.dump();
+  EXPECT_FALSE(k.contains("amdahl_serial_fraction")) << k.dump();
+  EXPECT_GT(k["gustafson_serial_fraction"].get<double>(), 0.0);
+  EXPECT_NE(md().find("| scaled speedup |"), std::string::npos) << md();
+  EXPECT_NE(md().find("Gustafson fit over 3 points"), std::string::npos) << md();
 }
 
 }  // namespace

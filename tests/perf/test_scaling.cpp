@@ -75,4 +75,28 @@ TEST(AmdahlFit, TwoPointsGiveNoFractionButTheirError) {
   EXPECT_TRUE(compas::perf::fit_amdahl({{2.0, 1.9}, {4.0, 3.0}, {8.0, 4.2}}).ok());
 }
 
+TEST(GustafsonFit, RecoversTheSerialFractionOfScaledSpeedups) {
+  // S(N) = N - 0.1 (N - 1): 10% of the time on N workers is serial.
+  std::vector<std::pair<double, double>> pts;
+  for (double n : {2.0, 4.0, 8.0, 16.0}) pts.push_back({n, n - 0.1 * (n - 1)});
+  const auto fit = compas::perf::fit_gustafson(pts);
+  ASSERT_TRUE(fit.ok()) << fit.reason;
+  EXPECT_NEAR(fit.serial_fraction, 0.1, 1e-12);
+  EXPECT_NEAR(fit.rms_error, 0.0, 1e-12);
+  EXPECT_EQ(fit.points, 4);
+  // Amdahl's law read on the same scaled speedups would see almost no serial part.
+  EXPECT_LT(compas::perf::fit_amdahl(pts).serial_fraction, 0.02);
+}
+
+TEST(GustafsonFit, PerfectWeakScalingHasNoSerialFractionAndTwoPointsNoFit) {
+  const auto ideal = compas::perf::fit_gustafson({{2.0, 2.0}, {4.0, 4.0}, {8.0, 8.0}});
+  ASSERT_TRUE(ideal.ok());
+  EXPECT_EQ(ideal.serial_fraction, 0.0);
+  EXPECT_FALSE(ideal.clamped);
+  const auto two = compas::perf::fit_gustafson({{2.0, 1.8}, {4.0, 3.1}});
+  EXPECT_FALSE(two.ok());
+  EXPECT_EQ(two.reason, "2 points: at least 3 are needed");
+  EXPECT_TRUE(std::isnan(two.serial_fraction));
+}
+
 }  // namespace

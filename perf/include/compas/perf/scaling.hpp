@@ -35,4 +35,10 @@ struct AmdahlFit {
 // points give no model: serial_fraction is NaN and `reason` says why.
 AmdahlFit fit_amdahl(const std::vector<std::pair<double, double>>& n_speedup);
 
+// Gustafson's law for weak scaling (the work grows with N): scaled speedup S(N) = N - a (N - 1),
+// a the serial fraction of the time on N workers. The same fields and rules as AmdahlFit
+// (serial_fraction is a; 3 points at least; rms of the relative residuals); S is a rate ratio,
+// rate(N) / rate(1).
+AmdahlFit fit_gustafson(const std::vector<std::pair<double, double>>& n_scaled_speedup);
+
 }  // namespace compas::perf
