@@ -58,6 +58,7 @@ int run_laplace(LaplaceArgs& a) {
                     {"field_hash", fmt::format("{:016x}", r.field_hash)},
                     {"streaming_stores", r.streaming_stores},
                     {"stores_calibrated", r.stores_calibrated},
+                    {"stores_reason", r.stores_reason},
                     {"schedule", kernels::laplace::to_string(a.p.schedule)},
                     {"moved", r.moved},
                     {"regions", regions}};

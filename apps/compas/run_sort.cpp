@@ -76,6 +76,7 @@ int run_sort(const SortArgs& a) {
               {"passes", r.passes},
               {"skipped_passes", r.skipped},
               {"streaming_stores", r.streaming},
+              {"stores_reason", r.stores_reason},
               {"method", r.method},
               {"min_keys_per_process", r.min_keys},
               {"max_keys_per_process", r.max_keys},

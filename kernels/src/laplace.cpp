@@ -226,6 +226,47 @@ void check(const Params& p, int processes) {
                                 " is not allowed: at least 1");
 }
 
+namespace {
+
+std::string mib(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return buf;
+}
+
+// Why the stores are what they are before any timing (the calibration, when it runs, replaces
+// it with timed_reason).
+std::string stores_rule(const Params& p, bool can_stream, std::uint64_t field,
+                        std::uint64_t below_last_level, std::uint64_t last_level) {
+  if (!can_stream) return "cached: this CPU has no streaming sweep";
+  if (p.stores == Stores::cached) return "cached: --stores cached";
+  if (p.stores == Stores::streaming) return "streaming: --stores streaming";
+  if (field <= below_last_level)
+    return "cached: both copies of the field (" + mib(field) +
+           ") fit the caches below the last level (" + mib(below_last_level) + ")";
+  const std::string why = p.iters >= kCalibrateFrom
+                              ? std::string("other processes' fields fit their caches, none timed")
+                              : "too few sweeps to time both kinds (" + std::to_string(p.iters) +
+                                    " < " + std::to_string(kCalibrateFrom) + ")";
+  return field > 2 * last_level
+             ? "streaming: " + why + ", and the field (" + mib(field) +
+                   ") exceeds twice the last-level caches (" + mib(last_level) + ")"
+             : "cached: " + why + ", and the field (" + mib(field) +
+                   ") is within twice the last-level caches (" + mib(last_level) + ")";
+}
+
+// The calibration's verdict: streaming minus cached median sweep, summed over processes.
+std::string timed_reason(double streaming_minus_cached) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "%s: timed, the median streaming sweep minus the median cached one, summed over "
+                "processes, is %+.1f us",
+                streaming_minus_cached < 0 ? "streaming" : "cached", streaming_minus_cached * 1e6);
+  return buf;
+}
+
+}  // namespace
+
 Result run(Runtime& rt, const Params& p) {
   check(p, rt.nodes());
   const std::size_t n = p.n, width = n + 2;
@@ -262,16 +303,17 @@ Result run(Runtime& rt, const Params& p) {
   for (const auto& c : rt.topology().caches())
     if (c.type != "instruction" && c.level >= 2)
       cache_total = std::max<std::uint64_t>(cache_total, c.size_bytes * std::max(c.count, 1));
+  const std::uint64_t below_last_level = perf::nt_threshold(rt.topology(), rt.team().placement());
   const RowFn row_cached = choose_row(false), row_stream = choose_row(true);
   const bool can_stream = row_stream != row_generic;
-  const bool calibrate_here =
-      can_stream && p.stores == Stores::automatic && p.iters >= kCalibrateFrom &&
-      field_bytes > perf::nt_threshold(rt.topology(), rt.team().placement());
+  const bool calibrate_here = can_stream && p.stores == Stores::automatic &&
+                              p.iters >= kCalibrateFrom && field_bytes > below_last_level;
   bool stream =
       can_stream &&
       (p.stores == Stores::streaming ||
        (p.stores == Stores::automatic && !calibrate_here && field_bytes > 2 * cache_total));
   bool calibrated = false;
+  std::string reason = stores_rule(p, can_stream, field_bytes, below_last_level, cache_total);
   // Local row r of a copy (r = 0 is the halo above the first interior row) from its halo column.
   auto at = [&](int copy, std::size_t local_row) {
     return field[copy].row(static_cast<index>(row_lo + local_row));
@@ -366,7 +408,10 @@ Result run(Runtime& rt, const Params& p) {
           const double streaming_minus_cached = calibration::streaming_minus_cached(took);
           const double sum =
               rt.allreduce(t, t.is_leader() ? streaming_minus_cached : 0.0, op::sum{});
-          if (t.is_leader()) stream = sum < 0;
+          if (t.is_leader()) {
+            stream = sum < 0;
+            reason = timed_reason(sum);
+          }
           t.barrier();
         }
       }
@@ -488,6 +533,7 @@ Result run(Runtime& rt, const Params& p) {
 
   res.streaming_stores = stream;
   res.stores_calibrated = calibrated;
+  res.stores_reason = reason;
   res.sweeps = sweeps;
   res.seconds = t_wall;
   res.cpu_seconds = t_cpu;

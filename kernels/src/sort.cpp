@@ -422,6 +422,38 @@ void count_digit(const std::uint32_t* src, std::size_t n, unsigned shift, std::u
 
 }  // namespace
 
+namespace {
+
+// ---- why the stores (Stats::stores_reason) ---------------------------------------------------
+
+std::string kind(bool stream) {
+  return stream ? "streaming" : "cached";
+}
+
+std::string mib(std::size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return buf;
+}
+
+std::string fixed_stores(Stores s) {
+  return to_string(s) + ": --stores " + to_string(s);
+}
+
+std::string beyond_last_level(std::size_t bytes, std::size_t last_level) {
+  return "streaming: the keys (" + mib(bytes) + ") exceed the last-level caches (" +
+         mib(last_level) + ")";
+}
+
+std::string timed(bool stream, const char* when, const double (&seconds)[2]) {
+  char buf[192];
+  std::snprintf(buf, sizeof buf, "%s: timed on %s, cached %.3f ms, streaming %.3f ms",
+                kind(stream).c_str(), when, seconds[0] * 1e3, seconds[1] * 1e3);
+  return buf;
+}
+
+}  // namespace
+
 struct Workspace::Impl {
   std::vector<std::unique_ptr<PerThread>> threads;
   // Automatic stores between Options::calibrate_bytes and Options::cache_bytes: the kind the
@@ -430,6 +462,7 @@ struct Workspace::Impl {
   std::size_t decided_size = 0;
   int decided_threads = 0;
   bool decided_stream = false;
+  double decided_seconds[2] = {0, 0};       // the cached and the streaming pass that decided
   std::atomic<std::size_t> next_bucket{0};  // buckets: the next one a thread takes
   // Buckets with automatic stores between the two thresholds: the first sort of a size (the same
   // power of two) on `bucket_threads` threads scatters cached, the second streaming, later ones
@@ -441,6 +474,23 @@ struct Workspace::Impl {
 };
 
 namespace {
+
+std::string lsd_stores_reason(const Options& o, std::size_t bytes, std::size_t to_run,
+                              bool calibrating, bool stream, const Workspace::Impl& w,
+                              const double (&pass_seconds)[2]) {
+  if (o.stores != Stores::automatic) return fixed_stores(o.stores);
+#ifndef COMPAS_SORT_HAVE_SSE2
+  return "cached: no streaming stores on this CPU";
+#endif
+  if (bytes > o.cache_bytes) return beyond_last_level(bytes, o.cache_bytes);
+  if (bytes <= o.calibrate_bytes)
+    return "cached: the keys (" + mib(bytes) + ") fit the caches below the last level (" +
+           mib(o.calibrate_bytes) + ")";
+  if (calibrating) return timed(stream, "this sort's first two passes", pass_seconds);
+  if (to_run < 3 && !(w.decided_seconds[0] > 0))
+    return "cached: too few passes (" + std::to_string(to_run) + ") to time both kinds";
+  return timed(stream, "the first sort of this size", w.decided_seconds);
+}
 
 constexpr int kMaxTopBits = 12;    // 4096 write-combining lines: 256 KiB, a quarter of an L2
 constexpr int kMaxWideBits = 14;   // widened for keys in a narrow range: 16384 lines, few used
@@ -679,6 +729,14 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
     stats->skipped = 0;
     stats->streaming = stream;
     stats->calibrated = calibrating;
+    stats->stores_reason =
+        direct || o.stores != Stores::automatic ? fixed_stores(o.stores)
+        : n * sizeof(std::uint32_t) > o.cache_bytes
+            ? beyond_last_level(n * sizeof(std::uint32_t), o.cache_bytes)
+        : calibrating ? kind(stream) + ": trial " + std::to_string(trials + 1) +
+                            " of 2 on sorts of this size (the first scatters cached, the second "
+                            "streaming; later ones keep the faster)"
+                      : timed(stream, "the first two sorts of this size", w.bucket_seconds);
     // The counting reads, the scatter's read and write, each bucket's read and final write; and
     // the passes of buckets too big for the cache (a count read, then a read and a write each;
     // counted as 8 bytes a key per pass).
@@ -862,6 +920,8 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
             w.decided_size = static_cast<std::size_t>(std::bit_width(n));
             w.decided_threads = nt;
             w.decided_stream = pass_seconds[1] < pass_seconds[0];
+            w.decided_seconds[0] = pass_seconds[0];
+            w.decided_seconds[1] = pass_seconds[1];
           }
           t.barrier();
           stream = w.decided_stream;
@@ -876,6 +936,8 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
     stats->skipped = skipped;
     stats->streaming = stream && !direct && ran > 0;
     stats->calibrated = calibrating;
+    stats->stores_reason =
+        lsd_stores_reason(o, bytes, to_run, calibrating, stream, w, pass_seconds);
     const double nb = static_cast<double>(n) * sizeof(std::uint32_t);
     stats->bytes = nb * (bucket_reads + 1 + 2 * ran + (nt > 1 ? std::max(ran - 1, 0) : 0));
   }

@@ -619,6 +619,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
       res.passes = passes;
       res.skipped = skipped;
       res.streaming = streaming != 0;
+      res.stores_reason = "this process's local sort, last repetition: " + stats.stores_reason;
       res.method = in_buckets == rt.nodes() * t.nthreads() ? "buckets"
                    : in_buckets == 0                       ? "lsd"
                                                            : "buckets and lsd";

@@ -700,6 +700,38 @@ TEST_F(Cli, RunLaplaceVerifiesAndReportsEveryField) {
   EXPECT_EQ(fixed.value("field_hash", ""), rec.value("field_hash", "x"));
 }
 
+// What --stores chose, and why, is in the JSON: the flag, or the cache rule with its sizes.
+TEST_F(Cli, RunSaysWhichStoresItUsedAndWhy) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string reason;  // what stores_reason must contain
+    bool streaming;
+  };
+  const std::vector<Case> cases = {
+      {{"laplace", "--n", "64", "--iters", "40"}, "cached: both copies of the field", false},
+      {{"laplace", "--n", "64", "--iters", "40", "--stores", "streaming"},
+       "streaming: --stores streaming",
+       true},
+      {{"sort", "--keys", "64K", "--iters", "2"},
+       "cached: the keys (0.2 MiB) fit the caches",
+       false},
+      {{"sort", "--keys", "64K", "--iters", "2", "--stores", "streaming"},
+       "streaming: --stores streaming",
+       true}};
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = {"run"};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    for (const std::string& x :
+         {std::string("--quiet"), std::string("--json"), path("stores.json")})
+      argv.push_back(x);
+    const Outcome r = run_compas(argv);
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const json rec = load_json("stores.json")["results"][0];
+    EXPECT_NE(rec.value("stores_reason", "").find(c.reason), std::string::npos) << rec.dump();
+    EXPECT_EQ(rec.value("streaming_stores", !c.streaming), c.streaming) << rec.dump();
+  }
+}
+
 TEST_F(Cli, RunLaplaceGivesTheSameFieldOnEveryJobShape) {
   std::set<std::string> hashes;
   for (int p : {1, 2, 3}) {

@@ -70,6 +70,9 @@ struct Result {
   double flops = 0, bytes = 0;     // work model of the timed part, whole job
   bool streaming_stores = false;   // non-temporal stores were used (after calibration, if any)
   bool stores_calibrated = false;  // --stores auto timed both kinds on sweeps 2..9
+  // Why these stores: the flag that fixed them, the timing that chose them, or the cache rule
+  // (with the sizes it compared).
+  std::string stores_reason;
   // Share of the point updates made by a thread other than the rows' owner (dynamic schedule),
   // whole job: 0 when the threads kept pace; a thread that did no rows of its own adds its share.
   double moved = 0;

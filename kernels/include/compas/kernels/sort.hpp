@@ -149,6 +149,9 @@ struct Stats {
   double bytes = 0;             // the byte model: bytes the passes read and wrote
   Method method = Method::lsd;  // what ran (automatic resolved; buckets that fell back: lsd)
   int top_bits = 0;             // buckets: the width of the top digit (2^top_bits buckets)
+  // Why these stores: the flag that fixed them, the cache rule with the sizes it compared, or
+  // the timing that chose them.
+  std::string stores_reason;
 };
 
 // Per-thread histograms and write-combining buffers, reused from one sort to the next.

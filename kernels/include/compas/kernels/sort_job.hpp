@@ -74,6 +74,7 @@ struct JobResult {
   int passes = 0;   // local passes that moved keys (the most of any process)
   int skipped = 0;  // local passes skipped (the fewest of any process)
   bool streaming = false;
+  std::string stores_reason;  // why (Stats::stores_reason of the last local sort)
   std::string method;  // the local sort's: lsd, buckets, or "buckets and lsd" (some processes)
   int digit_bits = 0;
 };
