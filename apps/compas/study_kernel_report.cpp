@@ -38,6 +38,8 @@ struct PointStats {
   int runs = 0, verified = 0;
   std::vector<double> samples;  // each run's seconds, or one run's repetitions
   Spread seconds, speedup, efficiency, rate, gbs, comm_share;
+  Spread stream;     // the bandwidth of the kernel's matching stream on as many threads
+  Spread bus_share;  // gbs / stream
   const json* median_run = nullptr;  // regions and CPU time come from it
   double compute = 0, communicate = 0, synchronize = 0, cpu = 0;
 
@@ -138,6 +140,30 @@ std::map<std::string, std::vector<PointRuns>> gather_points(const ReportContext&
   return by_size;
 }
 
+// The compas membw stream whose traffic matches the kernel's: CG reads (load), Laplace reads one
+// array and writes another (copy), the sort reads and scatters (copy), GEMM's panels are read
+// (load).
+std::string stream_for(const std::string& kernel) {
+  return kernel == "laplace" || kernel == "sort" ? "copy" : "load";
+}
+
+// The stream's bandwidth on p threads, or on the most threads membw measured below p (a job
+// of more threads than cores draws no more than all cores do).
+Spread stream_at(const ReportContext& c, const std::string& stream, int p) {
+  const auto s = c.streams.find(stream);
+  if (s == c.streams.end() || s->second.empty()) return {};
+  auto it = s->second.upper_bound(p);
+  if (it == s->second.begin()) return {};
+  return std::prev(it)->second;
+}
+
+void compare_with_streams(const ReportContext& c, std::vector<PointStats>& points) {
+  for (auto& st : points) {
+    st.stream = stream_at(c, stream_for(st.step->kernel), st.p());
+    if (st.gbs.n > 0 && st.stream.n > 0) st.bus_share = ratio(st.gbs, st.stream);
+  }
+}
+
 // Strong scaling: 1 x 1's time over the point's. Weak scaling (the work grows with p): the
 // scaled speedup, the point's rate over 1 x 1's.
 void derive_speedups(std::vector<PointStats>& points, bool weak) {
@@ -155,6 +181,16 @@ void derive_speedups(std::vector<PointStats>& points, bool weak) {
   }
 }
 
+// "12.3 (45%, 40-50%)": the kernel's bandwidth by its byte model and its share of its stream's.
+std::string bus_cell(const PointStats& st) {
+  if (st.gbs.n == 0) return "-";
+  if (st.bus_share.n == 0) return fmt::format("{:.1f}", st.gbs.median);
+  if (!st.bus_share.known())
+    return fmt::format("{:.1f} ({:.0f}%)", st.gbs.median, 100 * st.bus_share.median);
+  return fmt::format("{:.1f} ({:.0f}%, {:.0f}-{:.0f}%)", st.gbs.median, 100 * st.bus_share.median,
+                     100 * st.bus_share.min, 100 * st.bus_share.max);
+}
+
 std::string verified_cell(const PointStats& st) {
   if (st.verified == st.runs) return "yes";
   return st.runs == 1 ? "NO" : fmt::format("NO ({} of {} failed)", st.runs - st.verified, st.runs);
@@ -164,21 +200,23 @@ void write_table(ReportContext& c, const std::string& rate_name,
                  const std::vector<PointStats>& points) {
   const bool weak = c.a.scaling == "weak";
   c.md << "| P x T |" << (weak ? " size |" : "") << " runs | seconds | min - max | spread | "
-       << (weak ? "scaled speedup" : "speedup") << " | efficiency | " << rate_name
-       << " | compute s | communicate s | synchronize s | CPU / wall | verified |\n"
-       << "|---|---|---|---|---|---|---|---|---|---|---|---|---|" << (weak ? "---|" : "") << "\n";
+       << (weak ? "scaled speedup" : "speedup") << " | efficiency | " << rate_name << " | GB/s (of "
+       << stream_for(points.front().step->kernel)
+       << ") | compute s | communicate s | synchronize s | CPU / wall | verified |\n"
+       << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" << (weak ? "---|" : "")
+       << "\n";
   for (const auto& st : points) {
     const Spread& t = st.seconds;
     const bool base = st.speedup.n > 0;
     c.md << fmt::format(
-        "| {} x {}{}{} | {} | {:.4f} | {:.4f} - {:.4f} | {} | {} | {} | {:.1f} | {:.4f} | {:.4f} | "
-        "{:.4f} | {} | {} |\n",
+        "| {} x {}{}{} | {} | {:.4f} | {:.4f} - {:.4f} | {} | {} | {} | {:.1f} | {} | {:.4f} | "
+        "{:.4f} | {:.4f} | {} | {} |\n",
         st.step->procs, st.step->threads, st.step->oversubscribed ? " (over)" : "",
         weak ? " | " + st.step->size : std::string(), st.runs, t.median, t.min, t.max,
         spread_cell(t), base ? with_range(st.speedup, 2) : "-",
-        base ? with_range(st.efficiency, 2) : "-", st.rate.median, st.compute, st.communicate,
-        st.synchronize, t.median > 0 ? fmt::format("{:.2f}", st.cpu / t.median) : "-",
-        verified_cell(st));
+        base ? with_range(st.efficiency, 2) : "-", st.rate.median, bus_cell(st), st.compute,
+        st.communicate, st.synchronize,
+        t.median > 0 ? fmt::format("{:.2f}", st.cpu / t.median) : "-", verified_cell(st));
   }
   bool internal = false;
   for (const auto& st : points) internal = internal || (st.runs == 1 && st.samples.size() > 1);
@@ -192,6 +230,8 @@ void write_table(ReportContext& c, const std::string& rate_name,
                   "is that over P x T (1: the time stayed that of 1 x 1)"
                 : "")
        << ". "
+          "GB/s: the kernel's traffic by its byte model, in brackets its share of the compas "
+          "membw stream that moves data the way it does on as many threads. "
           "Region times are means over threads, and they and CPU / wall (CPU time of all "
           "processes over wallclock) come from the run closest to the median.\n";
 }
@@ -239,6 +279,27 @@ void record_rows(ReportContext& c, const std::string& name, const std::string& r
   }
 }
 
+// The points' bandwidth beside their streams', for the chart of the kernels against the bus.
+void record_bus(ReportContext& c, const std::string& name, const std::vector<PointStats>& points) {
+  for (const auto& st : points) {
+    if (st.gbs.n == 0 || st.step->oversubscribed) continue;
+    json k = {{"kernel_size", name},
+              {"kernel", st.step->kernel},
+              {"procs", st.step->procs},
+              {"threads", st.step->threads},
+              {"p", st.p()},
+              {"gbs", st.gbs.median},
+              {"gbs_min", st.gbs.min},
+              {"gbs_max", st.gbs.max},
+              {"stream", stream_for(st.step->kernel)}};
+    if (st.bus_share.n > 0) {
+      k["stream_gbs"] = st.stream.median;
+      k["share_of_stream"] = st.bus_share.median;
+    }
+    c.study["bus"]["kernels"].push_back(k);
+  }
+}
+
 // "(X-Y)" for a verdict that cannot conclude.
 std::string not_resolved(const std::string& what, const Spread& s, const std::string& unit) {
   return fmt::format(
@@ -264,13 +325,21 @@ std::string verdict_of(const ReportContext& c, const std::string& rate_name,
     best_rate = std::max(best_rate, st.rate.median);
     if (st.step->procs > 1 && st.comm_share.n > 0) comm.push_back(&st);
   }
-  const Spread& sat = c.triad_saturation;
+  // Against the stream that matches the kernel's traffic on as many threads, else the triad's
+  // peak.
+  const bool own_stream = fastest && fastest->bus_share.n > 0;
+  const Spread& sat = own_stream ? fastest->stream : c.triad_saturation;
+  std::string against = "the triad saturation bandwidth";
+  if (own_stream) {
+    const std::string stream = stream_for(fastest->step->kernel);
+    const int on = std::min(fastest->p(), c.streams.at(stream).rbegin()->first);
+    against = fmt::format("{}'s bandwidth on {} thread{}", stream, on, on == 1 ? "" : "s");
+  }
   if (fastest && fastest->gbs.median > 0 && sat.n > 0 && sat.median > 0) {
     const Spread bus = ratio(fastest->gbs, sat);
-    const std::string what = fmt::format(
-        "{:.1f} GB/s by the kernel's byte model is {:.0f}% of the triad saturation bandwidth "
-        "{:.1f} GB/s",
-        fastest->gbs.median, 100 * bus.median, sat.median);
+    const std::string what =
+        fmt::format("{:.1f} GB/s by the kernel's byte model is {:.0f}% of {} ({:.1f} GB/s)",
+                    fastest->gbs.median, 100 * bus.median, against, sat.median);
     if (side_of(bus, 1.2) == Side::above)
       return "cache-resident: " + what + ", more than memory delivers: its working set is " +
              "served from cache";
@@ -310,9 +379,10 @@ std::string verdict_of(const ReportContext& c, const std::string& rate_name,
   }
   if (fastest && fastest->gbs.median > 0)
     return fmt::format(
-        "compute-bound: {:.1f} GB/s is {:.0f}% of the triad saturation bandwidth, efficiency "
-        "stays at or below 1, communication stays small",
-        fastest->gbs.median, sat.median > 0 ? 100 * fastest->gbs.median / sat.median : 0.0);
+        "compute-bound: {:.1f} GB/s is {:.0f}% of {}, efficiency stays at or below 1, "
+        "communication stays small",
+        fastest->gbs.median, sat.median > 0 ? 100 * fastest->gbs.median / sat.median : 0.0,
+        against);
   return fmt::format(
       "compute-bound: up to {:.1f} {} with no memory-traffic model to compare, efficiency stays "
       "at or below 1, communication stays small",
@@ -356,6 +426,8 @@ void write_kernel_sections(ReportContext& c) {
     std::vector<PointStats> points;
     for (const auto& pr : runs) points.push_back(point_stats(pr, rate_name));
     derive_speedups(points, c.a.scaling == "weak");
+    compare_with_streams(c, points);
+    record_bus(c, name, points);
     write_table(c, rate_name, points);
     json rows = json::array();
     record_rows(c, name, rate_name, points, rows);

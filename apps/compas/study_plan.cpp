@@ -235,6 +235,13 @@ void add_characterize_steps(const PlanContext& c, std::vector<Step>& plan) {
       {c.compas, "membw", "--threads", threads_all, "--size", membw_size, "--repeats", repeats,
        "--quiet", "--json", c.raw("membw")},
       40 * scale);
+  // The loaded-latency curve (a short one): the chaser and at least one traffic thread.
+  if (c.cores >= 2)
+    add("loaded_latency", "loaded latency (latency against bandwidth)",
+        {c.compas, "membw", "--loaded-latency", "--mix", "read,rw", "--delays",
+         scale >= 1 ? "auto" : "0,100,300,1000,3000,10000", "--repeats", repeats, "--size",
+         scale >= 0.3 ? "256MiB" : "64MiB", "--quiet", "--json", c.raw("loaded_latency")},
+        (scale >= 1 ? 30 : 4) + 5 * scale);
   add("cache", "cache working-set curve",
       {c.compas, "cache", "--max", cache_max, "--repeats", repeats, "--quiet", "--json",
        c.raw("cache")},

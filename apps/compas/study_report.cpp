@@ -142,6 +142,7 @@ void write_membw(ReportContext& c) {
     if (!r.contains("threads") || !r["threads"].is_number()) continue;
     c.md << fmt::format("| {} | {} | {} | {} |\n", r.value("kernel", ""), r.value("threads", 0),
                         measured(r, "bandwidth_gbs", 2), f2(r.value("per_thread_gbs", 0.0)));
+    c.streams[r.value("kernel", "")][r.value("threads", 0)] = field_spread(r, "bandwidth_gbs");
     if (r.value("kernel", "") == "triad" &&
         r.value("bandwidth_gbs", 0.0) > c.triad_saturation.median)
       c.triad_saturation = field_spread(r, "bandwidth_gbs");
@@ -163,9 +164,55 @@ void write_membw(ReportContext& c) {
           "MB/s; bcopy total 71.3 / 74.1 / 74.3 / 74.2 MB/s for 1-4 threads (each thread gets "
           "1/T of the bus).\n\n";
   c.embed("membw.png", "memory bandwidth against threads");
+  for (const auto& [kernel, by_threads] : c.streams)
+    for (const auto& [threads, bw] : by_threads)
+      c.study["bus"]["streams"][kernel].push_back({threads, bw.median, bw.min, bw.max});
   c.study["params"]["triad_saturation_gbs"] = c.triad_saturation.median;
   c.study["params"]["triad_saturation_range_gbs"] = {c.triad_saturation.min,
                                                      c.triad_saturation.max};
+}
+
+// The loaded-latency curve: latency of a dependent load against the bandwidth other threads
+// draw, the idle latency and each mix's knee, beside COMPaS's Table 2 (one bus, 1/T of it each).
+void write_loaded_latency(ReportContext& c) {
+  auto ll = c.raw("loaded_latency");
+  if (!ll) return;
+  const json& params = (*ll)["params"];
+  const double idle = params.value("idle_latency_ns", 0.0);
+  c.md << "## Loaded latency (the cost side of COMPaS Table 2)\n\n"
+       << fmt::format(
+              "One thread chases random pointers over {} while {} other thread(s) stream at a "
+              "delay swept from idle to none. Idle latency {:.1f} ns ({:.1f}-{:.1f}).\n\n",
+              params.value("size", std::string("?")), params.value("traffic_threads", 0), idle,
+              params.value("idle_latency_min_ns", 0.0), params.value("idle_latency_max_ns", 0.0))
+       << "| mix | delay ns | bandwidth GB/s | latency ns | x idle |\n|---|---|---|---|---|\n";
+  for (const auto& r : (*ll)["results"]) {
+    if (r.value("idle", false)) continue;
+    const Spread lat{r.value("latency_ns", 0.0), r.value("latency_min_ns", 0.0),
+                     r.value("latency_max_ns", 0.0), r.value("repeats", 1)};
+    c.md << fmt::format("| {} | {} | {} | {}{} | {:.2f} |\n", r.value("mix", ""),
+                        r["delay_ns"].dump(), measured(r, "bandwidth_gbs", 2), with_range(lat, 1),
+                        lat.wide() ? " **!**" : "", r.value("latency_x_idle", 0.0));
+  }
+  c.md << "\n" << kWideNote;
+  if (params.contains("knees"))
+    for (auto it = params["knees"].begin(); it != params["knees"].end(); ++it)
+      c.md << "- knee of " << it.key()
+           << " (latency 2x idle): " << it.value().value("text", std::string()) << "\n";
+  c.md << "\nCOMPaS 1998 (Table 2): four Pentium Pro threads shared one 74 MB/s bus, so each "
+          "got 1/T of it (bcopy 71.3 / 74.1 / 74.3 / 74.2 MB/s total for 1-4 threads); the "
+          "curve above shows what sharing the bus costs in latency here, and where (the knee) "
+          "the bus stops absorbing more traffic.\n\n";
+  c.embed("loaded-latency.png", "loaded latency: latency against bandwidth");
+  for (const auto& r : (*ll)["results"])
+    c.study["bus"]["curve"].push_back({{"mix", r.value("mix", "")},
+                                       {"idle", r.value("idle", false)},
+                                       {"bandwidth_gbs", r.value("bandwidth_gbs", 0.0)},
+                                       {"latency_ns", r.value("latency_ns", 0.0)},
+                                       {"latency_min_ns", r.value("latency_min_ns", 0.0)},
+                                       {"latency_max_ns", r.value("latency_max_ns", 0.0)}});
+  c.study["bus"]["idle_latency_ns"] = idle;
+  c.study["bus"]["knees"] = params.value("knees", json::object());
 }
 
 void write_cache_knees(ReportContext& c, const json& results) {
@@ -294,6 +341,17 @@ void write_paper_kernels(ReportContext& c) {
             "small problem's superlinear speedup once each thread's share fits in cache.\n";
 }
 
+// Each kernel's traffic beside the stream that moves data its way, and the loaded-latency curve.
+void write_bus_section(ReportContext& c) {
+  if (!c.study.contains("bus") || !c.study["bus"].contains("kernels")) return;
+  c.md << "\n## The kernels against the bus\n\n"
+          "Each kernel's bandwidth by its byte model is compared with the compas membw stream "
+          "whose traffic matches its own on as many threads: CG and GEMM with load (reads), "
+          "Laplace and the sort with copy (one read and one write stream), not everything with "
+          "triad. The GB/s column of each kernel's table gives the share.\n\n";
+  c.embed("study-bus.png", "the kernels' bandwidth on the membw and loaded-latency charts");
+}
+
 // Plots no section showed (from a newer plot script, say): listed at the end, so that the
 // report shows every plot the study made.
 void write_other_plots(ReportContext& c) {
@@ -348,12 +406,14 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
   write_head(c, complete);
   write_machine(c);
   write_membw(c);
+  write_loaded_latency(c);
   write_cache(c);
   write_thread_barriers(c);
   write_process_barriers(c);
   write_pingpong(c);
   write_kernel_sections(c);
   write_paper_kernels(c);
+  write_bus_section(c);
   c.embed("study.png", "speedup of every kernel size");
   write_other_plots(c);
   if (const std::string section = failed_runs_section(c.dir, plan, book); !section.empty())

@@ -32,6 +32,9 @@ struct ReportContext {
   std::map<std::string, std::string> extrap_files;  // file name -> Extra-P text
   Spread triad_saturation;      // the triad's peak total bandwidth, GB/s (n = 0: not measured)
   std::set<std::string> plots;  // plots/*.png not yet shown in the report
+  // compas membw's total bandwidth, GB/s with its repeats' range, by kernel (load, copy, ...)
+  // and thread count: what each kernel's own traffic is compared with.
+  std::map<std::string, std::map<int, Spread>> streams;
 
   // Shows plots/`file` here when the study made it (an image link), once.
   void embed(const std::string& file, const std::string& alt);

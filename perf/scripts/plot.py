@@ -432,6 +432,71 @@ def file_name_of(kernel_size):
 STUDY_LEGEND = "bars: range over the runs; red ring: spread > 10%"
 
 
+def plot_bus(report, w, base):
+    """The kernels against the bus: left, compas membw's load and copy bandwidth against threads
+    with each kernel's bandwidth (byte model) at its P x T, marked by the stream it matches;
+    right, the loaded-latency curve with each kernel's best bandwidth as a vertical line."""
+    bus = report.get("bus") or {}
+    kernels = bus.get("kernels") or []
+    if not kernels:
+        return
+    plt = w.plt
+    curve = [c for c in bus.get("curve") or [] if not c.get("idle")]
+    fig, axes = plt.subplots(1, 2 if curve else 1, figsize=(12 if curve else 6.5, 4.5),
+                             squeeze=False)
+    ax = axes[0][0]
+    streams = bus.get("streams") or {}
+    for j, name in enumerate(["load", "copy"]):
+        pts = sorted(streams.get(name) or [])
+        if not pts:
+            continue
+        ax.errorbar([q[0] for q in pts], [q[1] for q in pts],
+                    yerr=[[q[1] - q[2] for q in pts], [q[3] - q[1] for q in pts]],
+                    color=f"C{j}", marker="s", capsize=3, label=f"membw {name}")
+    names = sorted({k["kernel_size"] for k in kernels})
+    markers = "o^vD*Px"
+    best = {}
+    for i, name in enumerate(names):
+        ks = [k for k in kernels if k["kernel_size"] == name]
+        color = "C0" if ks[0].get("stream") == "load" else "C1"
+        ax.errorbar([k["p"] for k in ks], [k["gbs"] for k in ks],
+                    yerr=[[k["gbs"] - k["gbs_min"] for k in ks],
+                          [k["gbs_max"] - k["gbs"] for k in ks]],
+                    marker=markers[i % len(markers)], linestyle="none", color=color,
+                    markerfacecolor="white", capsize=2, label=f"{name} (vs {ks[0].get('stream')})")
+        best[name] = max(k["gbs"] for k in ks)
+    ax.set_xlabel("threads (membw) / P x T (kernels)")
+    ax.set_ylabel("GB/s")
+    ax.set_title("kernels' bandwidth (byte model) against their stream", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=6)
+    if curve:
+        ax = axes[0][1]
+        for j, mix in enumerate(sorted({c["mix"] for c in curve})):
+            pts = sorted((c["bandwidth_gbs"], c["latency_ns"], c["latency_min_ns"],
+                          c["latency_max_ns"]) for c in curve if c["mix"] == mix)
+            ax.errorbar([q[0] for q in pts], [q[1] for q in pts],
+                        yerr=[[q[1] - q[2] for q in pts], [q[3] - q[1] for q in pts]],
+                        marker="o", capsize=2, color=f"C{j + 2}", label=f"loaded latency, {mix}")
+        idle = bus.get("idle_latency_ns")
+        if is_number(idle):
+            ax.axhline(idle, color="grey", linestyle=":", label=f"idle {idle:.0f} ns")
+            ax.axhline(2 * idle, color="red", linestyle=":", label="2x idle (knee)")
+        for i, (name, gbs) in enumerate(sorted(best.items())):
+            ax.axvline(gbs, color="black", linestyle="--", linewidth=0.8)
+            ax.annotate(name, (gbs, ax.get_ylim()[1]), rotation=90, fontsize=6, va="top",
+                        ha="right")
+        ax.set_xlabel("bandwidth GB/s")
+        ax.set_ylabel("dependent-load latency ns")
+        ax.set_title("loaded latency, with each kernel's best bandwidth", fontsize=9)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=6)
+    sub = machine_title(report)
+    fig.suptitle("compas study: the kernels against the bus" + (f"\n{sub}" if sub else ""),
+                 fontsize=10)
+    w.save(fig, base, "bus")
+
+
 def plot_study(report, w, base):
     """compas study: speedup against total threads, one line per process count, one panel per
     kernel and size (COMPaS Figs. 5-10), with the ideal line; all panels in one figure, and each
@@ -462,6 +527,7 @@ def plot_study(report, w, base):
         ax.set_title(f"{name}: speedup ({STUDY_LEGEND})" + (f"\n{sub}" if sub else ""),
                      fontsize=8)
         w.save(fig, base, file_name_of(name))
+    plot_bus(report, w, base)
 
 
 PLOTTERS = {"barrier": plot_barrier, "membw": plot_membw, "cache": plot_cache,

@@ -979,12 +979,14 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   const Outcome r = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  // 6 characterization runs + 2 runs of 2 sizes x 4 shapes of each of laplace, gemm, cg, sort.
-  ASSERT_EQ(runs.size(), 70u) << r.describe();
+  // 7 characterization runs + 2 runs of 2 sizes x 4 shapes of each of laplace, gemm, cg, sort.
+  ASSERT_EQ(runs.size(), 71u) << r.describe();
   for (const auto& j : runs) EXPECT_EQ(j.value("exit", -1), 0) << j.dump();
   const std::string md = read_file(out + "/report.md");
   for (const char* section : {"## Machine",
                               "## Memory bandwidth",
+                              "## Loaded latency",
+                              "## The kernels against the bus",
                               "## Cache working sets",
                               "## Thread barrier",
                               "## Process barrier",
@@ -1088,7 +1090,7 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   const Outcome again = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "2"});
   ASSERT_EQ(again.exit_code, 0) << again.describe();
   EXPECT_EQ(read_file(out + "/runs.jsonl"), before) << "a finished run was repeated";
-  EXPECT_NE(again.out.find("70 of 70 runs done"), std::string::npos) << again.describe();
+  EXPECT_NE(again.out.find("71 of 71 runs done"), std::string::npos) << again.describe();
 }
 
 TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
@@ -1100,17 +1102,17 @@ TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
   argv.push_back(nullptr);
   pid_t pid = -1;
   ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
-  // Stop it once it is into the kernel sweep (7 runs done), with Ctrl-C's signal.
+  // Stop it once it is into the kernel sweep (8 runs done), with Ctrl-C's signal.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   std::size_t lines = 0;
   while (std::chrono::steady_clock::now() < deadline) {
     std::ifstream in(out + "/runs.jsonl");
     lines = 0;
     for (std::string l; std::getline(in, l);) ++lines;
-    if (lines >= 7) break;
+    if (lines >= 8) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  ASSERT_GE(lines, 7u);
+  ASSERT_GE(lines, 8u);
   kill(pid, SIGINT);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
@@ -1119,14 +1121,14 @@ TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
   EXPECT_TRUE(stopped || finished_first) << "status " << status;
   const auto partial = run_ids(out + "/runs.jsonl");  // every line parses
   if (stopped) {
-    EXPECT_LT(partial.size(), 38u);
+    EXPECT_LT(partial.size(), 39u);
     EXPECT_NE(read_file(out + "/report.md").find("Partial report"), std::string::npos);
   }
   const Outcome rest = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "1"});
   ASSERT_EQ(rest.exit_code, 0) << rest.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  EXPECT_EQ(runs.size(), 38u) << "runs repeated or missing";
-  EXPECT_EQ(run_ids(out + "/runs.jsonl").size(), 38u);
+  EXPECT_EQ(runs.size(), 39u) << "runs repeated or missing";
+  EXPECT_EQ(run_ids(out + "/runs.jsonl").size(), 39u);
   EXPECT_EQ(read_file(out + "/report.md").find("Partial report"), std::string::npos);
 }
 
@@ -1162,9 +1164,9 @@ TEST_F(Cli, StudyKilledMidRunResumesAndEveryFileIsWhole) {
                                    "laplace", "--repeats", "1"});
   ASSERT_EQ(rest.exit_code, 0) << rest.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  EXPECT_EQ(runs.size(), 14u) << "runs repeated or missing";
+  EXPECT_EQ(runs.size(), 15u) << "runs repeated or missing";
   const std::set<std::string> after = run_ids(out + "/runs.jsonl");
-  EXPECT_EQ(after.size(), 14u);
+  EXPECT_EQ(after.size(), 15u);
   for (const auto& id : before) EXPECT_TRUE(after.count(id)) << id;
   // Every JSON file the study and its runs wrote parses.
   std::size_t files = 0;
@@ -1188,7 +1190,7 @@ TEST_F(Cli, StudyRerunsTornAndMistypedRecordsAndLosesNoNewOne) {
   const Outcome first = run_compas(args);
   ASSERT_EQ(first.exit_code, 0) << first.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  ASSERT_EQ(runs.size(), 14u);
+  ASSERT_EQ(runs.size(), 15u);
   std::string text;
   for (std::size_t i = 0; i + 1 < runs.size(); ++i) {
     json j = runs[i];
@@ -1205,7 +1207,7 @@ TEST_F(Cli, StudyRerunsTornAndMistypedRecordsAndLosesNoNewOne) {
   ASSERT_EQ(again.exit_code, 0) << again.describe();
   EXPECT_NE(again.err.find("line 4 is not a whole run record"), std::string::npos)
       << again.describe();
-  EXPECT_NE(again.err.find("line 14 is not a whole run record"), std::string::npos)
+  EXPECT_NE(again.err.find("line 15 is not a whole run record"), std::string::npos)
       << again.describe();
   // Every line but the torn one parses; the two damaged runs are recorded again, whole.
   std::ifstream in(out + "/runs.jsonl");
@@ -1221,7 +1223,7 @@ TEST_F(Cli, StudyRerunsTornAndMistypedRecordsAndLosesNoNewOne) {
     if (j.value("exit", json()).is_number_integer()) whole.insert(j.value("id", ""));
   }
   EXPECT_EQ(torn, 1);
-  EXPECT_EQ(whole.size(), 14u);
+  EXPECT_EQ(whole.size(), 15u);
   EXPECT_TRUE(whole.count(runs[3].value("id", "")));
   EXPECT_TRUE(whole.count(runs.back().value("id", "")));
 }
@@ -1281,8 +1283,8 @@ TEST_F(Cli, StudyDryRunPrintsThePlanAndRunsNothing) {
 void seed_characterization_done(const std::string& out) {
   fs::create_directories(out);
   std::ofstream f(out + "/runs.jsonl");
-  for (const std::string id :
-       {"topology", "membw", "cache", "barrier_threads", "barrier_p2", "barrier_p4", "pingpong"})
+  for (const std::string id : {"topology", "membw", "loaded_latency", "cache", "barrier_threads",
+                               "barrier_p2", "barrier_p4", "pingpong"})
     f << json{{"id", id},  {"title", id},    {"kind", "characterize"},
               {"exit", 0}, {"seconds", 0.0}, {"json", "raw/" + id + ".json"}}
              .dump()

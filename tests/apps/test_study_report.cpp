@@ -67,17 +67,25 @@ class StudyReport : public ::testing::Test {
       }
   }
 
-  // A membw report whose triad peaks at `gbs` (min and max of its repeats given).
-  void add_triad(double gbs, double lo, double hi) {
+  // A membw report whose triad peaks at `gbs` (min and max of its repeats given), on 1 thread.
+  void add_triad(double gbs, double lo, double hi) { add_streams({{"triad", gbs, lo, hi}}); }
+
+  struct Stream {
+    std::string kernel;
+    double gbs, lo, hi;
+  };
+  void add_streams(const std::vector<Stream>& streams) {
     Step s{"membw", "membw", "characterize", {}, 1};
-    done(s, {{"command", "membw"},
-             {"results", json::array({{{"kernel", "triad"},
-                                       {"threads", 1},
-                                       {"bandwidth_gbs", gbs},
-                                       {"min_bandwidth_gbs", lo},
-                                       {"max_bandwidth_gbs", hi},
-                                       {"repeats", 5},
-                                       {"per_thread_gbs", gbs}}})}});
+    json results = json::array();
+    for (const auto& st : streams)
+      results.push_back({{"kernel", st.kernel},
+                         {"threads", 1},
+                         {"bandwidth_gbs", st.gbs},
+                         {"min_bandwidth_gbs", st.lo},
+                         {"max_bandwidth_gbs", st.hi},
+                         {"repeats", 5},
+                         {"per_thread_gbs", st.gbs}});
+    done(s, {{"command", "membw"}, {"results", results}});
   }
 
   void done(const Step& s, const json& report) {
@@ -188,6 +196,22 @@ TEST_F(StudyReport, WeakScalingComparesRatesAndFitsGustafson) {
   EXPECT_GT(k["gustafson_serial_fraction"].get<double>(), 0.0);
   EXPECT_NE(md().find("| scaled speedup |"), std::string::npos) << md();
   EXPECT_NE(md().find("Gustafson fit over 3 points"), std::string::npos) << md();
+}
+
+TEST_F(StudyReport, LaplaceIsComparedWithCopyNotWithTriad) {
+  // 15 GB/s is 94% of copy's 16 (memory-bound) but half the triad's 30: the matching stream
+  // decides.
+  add_streams({{"copy", 16, 15.8, 16.2}, {"triad", 30, 29.8, 30.2}, {"load", 40, 39.8, 40.2}});
+  add_laplace({{1, 1, {1.0, 1.0, 1.0}}}, 15);
+  const json study = write();
+  const std::string v = verdict(study);
+  EXPECT_EQ(v.rfind("memory-bound", 0), 0u) << v;
+  EXPECT_NE(v.find("copy's bandwidth on 1 thread "), std::string::npos) << v;
+  const json& bus = study["bus"]["kernels"];
+  ASSERT_EQ(bus.size(), 1u) << study["bus"].dump();
+  EXPECT_EQ(bus[0].value("stream", ""), "copy");
+  EXPECT_NEAR(bus[0].value("share_of_stream", 0.0), 15.0 / 16.0, 1e-12);
+  EXPECT_NE(md().find("| 15.0 (94%, 93-95%) |"), std::string::npos) << md();
 }
 
 }  // namespace
