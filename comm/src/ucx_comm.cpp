@@ -1,10 +1,8 @@
 // Comm: the UCP context, the shared multi-threaded worker, lazy endpoints with peer error
 // handling, the progress thread, waits with back-off and timeouts, and the node barrier.
-#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +14,7 @@
 #include <map>
 #include <sstream>
 
+#include "compas/base/machine.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
 #include "ucx_impl.hpp"
@@ -118,25 +117,6 @@ int cpus_in_union(const std::vector<std::string>& masks) {
   int n = 0;
   for (int d : u) n += __builtin_popcount(static_cast<unsigned>(d));
   return n;
-}
-
-void futex_wake_one(std::atomic<std::uint32_t>* word) {
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr,
-            nullptr, 0);
-}
-
-void futex_wait_for(std::atomic<std::uint32_t>* word, std::uint32_t expected, long ns) {
-  timespec ts{ns / 1'000'000'000, ns % 1'000'000'000};
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, &ts,
-            nullptr, 0);
-}
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
 }
 
 std::string format_seconds(double s) {
@@ -462,7 +442,7 @@ void Comm::close() noexcept {
   if (m.progress_thread.joinable()) {
     m.stop_progress.store(true);
     ucp_worker_signal(m.worker);
-    futex_wake_one(&m.waiting_threads);
+    base::futex_wake(m.waiting_threads, 1);
     m.progress_thread.join();
   }
   for (int r = 0; r < m.size; ++r) {
@@ -797,7 +777,7 @@ void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std
     } else if (i > (1u << 20)) {
       sched_yield();
     } else {
-      cpu_relax();
+      base::cpu_relax();
     }
   }
 }
@@ -843,13 +823,13 @@ void Comm::Impl::run_progress_thread() {
   constexpr std::int64_t kBusyNap = 20'000'000;  // ns
   while (!stop_progress.load(std::memory_order_acquire)) {
     if (const std::uint32_t w = waiting_threads.load(std::memory_order_seq_cst); w > 0) {
-      futex_wait_for(&waiting_threads, w, kBusyNap);
+      base::futex_wait(waiting_threads, w, kBusyNap);
       continue;
     }
     const std::int64_t since =
         Clock::now().time_since_epoch().count() - last_wait_end_ns.load(std::memory_order_relaxed);
     if (since < kIdle) {
-      futex_wait_for(&waiting_threads, 0, kIdle - since);
+      base::futex_wait(waiting_threads, 0, kIdle - since);
       continue;
     }
     while (ucp_worker_progress(worker) != 0) {

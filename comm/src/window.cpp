@@ -1,8 +1,5 @@
 // WindowBytes: registration (ucp_mem_map), key exchange, lazy per-peer resolution (rkey unpack,
 // direct mapping), bounds checks, and the RMA and atomic operations on both paths.
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +12,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "compas/base/machine.hpp"
 #include "compas/comm/window.hpp"
 #include "ucx_impl.hpp"
 
@@ -102,18 +100,6 @@ struct WindowBytes::Impl {
 };
 
 namespace {
-
-// Futexes on the window's shared mapping (not FUTEX_PRIVATE: waker and sleeper are different
-// processes). A signal is 64 bits; the futex word is its low half, which every add changes
-// unless it adds a multiple of 2^32 (the timeout bounds that case).
-void futex_wake_all(void* word) {
-  ::syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
-}
-
-void futex_wait(void* word, std::uint32_t expected, long timeout_ns) {
-  timespec ts{0, timeout_ns};
-  ::syscall(SYS_futex, word, FUTEX_WAIT, expected, &ts, nullptr, 0);
-}
 
 std::uint32_t* low_half(std::uint64_t* word) {
   return reinterpret_cast<std::uint32_t*>(word);  // little-endian: the low half comes first
@@ -465,7 +451,7 @@ void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
     std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
     // Dekker with wait_until: the add is seen, or the sleeper's registration is.
     if (std::atomic_ref<std::uint32_t>(*p.layout.waiters(p.direct)).load(std::memory_order_seq_cst))
-      futex_wake_all(low_half(word));
+      base::futex_wake_all(low_half(word), base::FutexScope::shared);
     return;
   }
   if (c.use_am_for_signals(rank)) {
@@ -547,7 +533,7 @@ void apply_signal(WindowBytes::Impl& w, std::uint32_t signal, std::uint64_t add)
   std::uint64_t* word = w.own.signal(w.base, signal);
   std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
   if (std::atomic_ref<std::uint32_t>(*w.own.waiters(w.base)).load(std::memory_order_seq_cst))
-    futex_wake_all(low_half(word));
+    base::futex_wake_all(low_half(word), base::FutexScope::shared);
 }
 
 struct PendingSignal {
@@ -751,7 +737,12 @@ void wait_for_word(Comm::Impl& c, std::uint64_t* word, std::uint32_t* waiter_cou
   auto block = [&] {
     waiters.fetch_add(1, std::memory_order_seq_cst);
     const std::uint64_t v = s.load(std::memory_order_seq_cst);
-    if (v < at_least) futex_wait(low_half(word), static_cast<std::uint32_t>(v), sleep_ns);
+    // A futex on the window's shared mapping (not private: waker and sleeper are different
+    // processes). A signal is 64 bits; the futex word is its low half, which every add changes
+    // unless it adds a multiple of 2^32 (the timeout bounds that case).
+    if (v < at_least)
+      base::futex_wait(low_half(word), static_cast<std::uint32_t>(v), sleep_ns,
+                       base::FutexScope::shared);
     waiters.fetch_sub(1, std::memory_order_seq_cst);
   };
   c.wait([&] { return s.load(std::memory_order_acquire) >= at_least; },
@@ -787,7 +778,7 @@ std::uint64_t WindowBytes::direct_fetch_add_signal(int rank, std::size_t index, 
   // Dekker with wait_for_word: the add is seen, or the sleeper's registration is.
   if (wake &&
       std::atomic_ref<std::uint32_t>(*p.layout.waiters(p.direct)).load(std::memory_order_seq_cst))
-    futex_wake_all(low_half(word));
+    base::futex_wake_all(low_half(word), base::FutexScope::shared);
   return old;
 }
 

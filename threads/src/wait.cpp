@@ -1,6 +1,5 @@
 #include "compas/threads/wait.hpp"
 
-#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -36,19 +35,6 @@ constexpr int kSharedSpins = 16;
 // took 3.5 us against 15 us for futex sleeps. Where a yield does not hand the core over (EEVDF
 // on some kernels keeps the yielder running until the next tick: 4 ms per barrier seen), none.
 constexpr int kSharedYields = 64;
-
-std::uint32_t* futex_word(std::atomic<std::uint32_t>& a) {
-  static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
-  return reinterpret_cast<std::uint32_t*>(&a);
-}
-
-void futex_wait(std::atomic<std::uint32_t>& a, std::uint32_t expected) {
-  syscall(SYS_futex, futex_word(a), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
-}
-
-void futex_wake_all(std::atomic<std::uint32_t>& a) {
-  syscall(SYS_futex, futex_word(a), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
-}
 
 // membarrier(PRIVATE_EXPEDITED) makes every running thread of this process execute a full
 // fence: the sleeper can fence on the waker's behalf.
@@ -162,7 +148,7 @@ void WaitWord::wake_sleepers(bool light) noexcept {
     std::atomic_signal_fence(std::memory_order_seq_cst);
   else
     std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (sleepers.load(std::memory_order_relaxed) != 0) futex_wake_all(value);
+  if (sleepers.load(std::memory_order_relaxed) != 0) base::futex_wake_all(value);
 }
 
 void WaitWord::store_and_wake(std::uint32_t v) noexcept {
@@ -204,7 +190,7 @@ std::uint32_t wait_slow(WaitWord& word, std::uint32_t target, Backoff b, std::ui
     std::atomic_thread_fence(std::memory_order_seq_cst);
   for (v = word.value.load(std::memory_order_acquire); !done();
        v = word.value.load(std::memory_order_acquire))
-    futex_wait(word.value, v);
+    base::futex_wait(word.value, v);
   word.sleepers.fetch_sub(1, std::memory_order_release);
   return v;
 }

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "compas/base/machine.hpp"
+
 namespace compas::threads {
 
 enum class WaitPolicy {
@@ -36,15 +38,7 @@ struct Backoff {
 };
 Backoff resolve(WaitPolicy policy, bool oversubscribed);
 
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#else
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-#endif
-}
+using base::cpu_relax;  // one pause of a spin loop
 
 // A word that threads wait on, with a count of sleepers so a waker makes the futex system call
 // only when someone actually sleeps. Occupies a cache line of its own.
