@@ -272,6 +272,7 @@ int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
                        {"target_ms", a.target_ms},
                        {"yields_hand_over", threads::yields_hand_over()}});
   auto record = [&](const std::string& algo, const std::string& policy, const Timing& tm) {
+    const auto s = base::spread(tm.ns);
     report.add({{"scope", "process"},
                 {"algorithm", algo},
                 {"chosen", algo == c.barrier_algorithm()},  // what comm's barrier() runs
@@ -279,9 +280,9 @@ int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
                 {"processes", p},
                 {"threads", 1},
                 {"oversubscribed", c.options().oversubscribed},
-                {"ns_per_barrier", median(tm.ns)},
-                {"min_ns_per_barrier", *std::min_element(tm.ns.begin(), tm.ns.end())},
-                {"max_ns_per_barrier", *std::max_element(tm.ns.begin(), tm.ns.end())},
+                {"ns_per_barrier", s.median},
+                {"min_ns_per_barrier", s.min},
+                {"max_ns_per_barrier", s.max},
                 {"iterations", tm.iterations},
                 {"repeats", tm.ns.size()}});
   };
@@ -375,14 +376,15 @@ int run_barrier(const BarrierArgs& a) {
                        {"yields_hand_over", threads::yields_hand_over()}});
   auto record = [&](const std::string& algo, const std::string& policy, int t, bool over,
                     const Timing& tm) {
+    const auto s = base::spread(tm.ns);
     report.add({{"scope", "thread"},
                 {"algorithm", algo},
                 {"policy", policy},
                 {"threads", t},
                 {"oversubscribed", over},
-                {"ns_per_barrier", median(tm.ns)},
-                {"min_ns_per_barrier", *std::min_element(tm.ns.begin(), tm.ns.end())},
-                {"max_ns_per_barrier", *std::max_element(tm.ns.begin(), tm.ns.end())},
+                {"ns_per_barrier", s.median},
+                {"min_ns_per_barrier", s.min},
+                {"max_ns_per_barrier", s.max},
                 {"iterations", tm.iterations},
                 {"repeats", tm.ns.size()}});
   };

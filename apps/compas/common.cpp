@@ -129,10 +129,4 @@ threads::Topology load_topology(const std::string& synthetic) {
   return synthetic.empty() ? threads::Topology::host() : threads::Topology::synthetic(synthetic);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 }  // namespace compas::app

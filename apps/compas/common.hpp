@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/base/statistics.hpp"
 #include "compas/perf/counters.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/report.hpp"
@@ -59,7 +60,6 @@ void warn_counter_errors(const std::vector<std::string>& errors);
 // The hidden option `--topology DESC` loads an hwloc synthetic topology instead of the host.
 threads::Topology load_topology(const std::string& synthetic);
 
-// The median of v (the mean of the middle two when v has an even size); v must not be empty.
-double median(std::vector<double> v);
+using base::median;  // the mean of the middle two for an even count
 
 }  // namespace compas::app

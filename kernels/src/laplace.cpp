@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "compas/base/hash.hpp"
 #include "compas/perf/membw.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
@@ -48,14 +49,9 @@ double eigenvalue(const int ab[2], double h) {
   return 0.5 * (std::cos(ab[0] * kPi * h) + std::cos(ab[1] * kPi * h));
 }
 
-// splitmix64 finalizer: mixes a point's position and bits into one word; the job's hash is the
-// wrapping sum of the words, so it does not depend on who computed which point.
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+// splitmix64 mixes a point's position and bits into one word; the job's hash is the wrapping sum
+// of the words, so it does not depend on who computed which point.
+using base::splitmix64;
 
 // One row of a sweep: out[j] = 0.25 * (above[j] + below[j] + mid[j-1] + mid[j+1]), j = 1..n,
 // evaluated in exactly this order in every variant (vector lanes too), so the bits never depend
@@ -303,7 +299,8 @@ Result run(Runtime& rt, const Params& p) {
   for (const auto& c : rt.topology().caches())
     if (c.type != "instruction" && c.level >= 2)
       cache_total = std::max<std::uint64_t>(cache_total, c.size_bytes * std::max(c.count, 1));
-  const std::uint64_t below_last_level = perf::nt_threshold(rt.topology(), rt.team().placement());
+  const std::uint64_t below_last_level =
+      threads::nt_threshold(rt.topology(), rt.team().placement());
   const RowFn row_cached = choose_row(false), row_stream = choose_row(true);
   const bool can_stream = row_stream != row_generic;
   const bool calibrate_here = can_stream && p.stores == Stores::automatic &&
@@ -513,8 +510,8 @@ Result run(Runtime& rt, const Params& p) {
                                       : harmonic(x, y) + kAmpA * la * mode(kModeA, x, y) +
                                             kAmpB * lb * mode(kModeB, x, y);
         err = std::max(err, std::fabs(row[j] - want));
-        hsh += mix((static_cast<std::uint64_t>(grid_row(r)) << 32 | j) ^
-                   mix(std::bit_cast<std::uint64_t>(row[j])));
+        hsh += splitmix64((static_cast<std::uint64_t>(grid_row(r)) << 32 | j) ^
+                          splitmix64(std::bit_cast<std::uint64_t>(row[j])));
       }
     }
     err = rt.allreduce(t, err, op::max{});

@@ -14,6 +14,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "compas/base/hash.hpp"
+#include "compas/base/size.hpp"
 #include "compas/perf/region.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -64,57 +66,13 @@ Dist parse_dist(const std::string& name) {
 }
 
 std::uint64_t parse_keys(const std::string& text) {
-  auto bad = [&](const char* why) {
-    std::string msg = "--keys '";
-    msg += text;
-    msg += "': ";
-    msg += why;
-    msg += " (a positive count, optionally followed by K, M or G = 2^10, 2^20, 2^30: 4M, 64K)";
-    return std::invalid_argument(msg);
-  };
-  std::size_t i = 0;
-  std::uint64_t v = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-    const std::uint64_t digit = static_cast<std::uint64_t>(text[i] - '0');
-    if (v > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) throw bad("too large");
-    v = v * 10 + digit;
-    ++i;
-  }
-  if (i == 0) throw bad("not a number");
-  unsigned shift = 0;
-  if (i < text.size()) {
-    switch (text[i]) {
-      case 'k':
-      case 'K':
-        shift = 10;
-        break;
-      case 'm':
-      case 'M':
-        shift = 20;
-        break;
-      case 'g':
-      case 'G':
-        shift = 30;
-        break;
-      default:
-        throw bad("unknown suffix");
-    }
-    if (++i != text.size()) throw bad("unknown suffix");
-  }
-  if (v == 0) throw bad("zero keys");
-  if (shift && v > (std::numeric_limits<std::uint64_t>::max() >> shift)) throw bad("too large");
-  return v << shift;
+  return base::parse_size(text, base::SizeSyntax::count, "--keys");
 }
 
 namespace {
 
-std::uint64_t mix64(std::uint64_t z) {  // splitmix64's finalizer
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+using base::splitmix64_mix;
+constexpr std::uint64_t kGolden = base::kSplitmixGamma;
 
 // NPB's randlc: x <- a x mod 2^46, exact in 64-bit integers because 2^46 divides 2^64.
 constexpr std::uint64_t kMask46 = (std::uint64_t{1} << 46) - 1;
@@ -141,7 +99,7 @@ void generate(Dist d, std::uint64_t n, std::uint64_t lo, std::span<std::uint32_t
   switch (d) {
     case Dist::uniform:
       for (std::size_t j = 0; j < m; ++j)
-        o[j] = static_cast<std::uint32_t>(mix64(seed + (lo + j + 1) * kGolden) >> 32);
+        o[j] = static_cast<std::uint32_t>(splitmix64_mix(seed + (lo + j + 1) * kGolden) >> 32);
       break;
     case Dist::npb: {
       // Key i is NPB IS's k * (r1 + r2 + r3 + r4), k = MAX_KEY / 4 = 2^30, r = x / 2^46 for the
@@ -158,7 +116,7 @@ void generate(Dist d, std::uint64_t n, std::uint64_t lo, std::span<std::uint32_t
       break;
     }
     case Dist::equal: {
-      const auto k = static_cast<std::uint32_t>(mix64(seed) >> 32);
+      const auto k = static_cast<std::uint32_t>(splitmix64_mix(seed) >> 32);
       std::fill(o, o + m, k);
       break;
     }
@@ -170,9 +128,11 @@ void generate(Dist d, std::uint64_t n, std::uint64_t lo, std::span<std::uint32_t
       }
       break;
     case Dist::high: {
-      const std::uint32_t low = static_cast<std::uint32_t>(mix64(seed) >> 40);  // 24 bits
+      const std::uint32_t low = static_cast<std::uint32_t>(splitmix64_mix(seed) >> 40);  // 24 bits
       for (std::size_t j = 0; j < m; ++j)
-        o[j] = static_cast<std::uint32_t>(mix64(seed + (lo + j + 1) * kGolden) >> 56) << 24 | low;
+        o[j] = static_cast<std::uint32_t>(splitmix64_mix(seed + (lo + j + 1) * kGolden) >> 56)
+                   << 24 |
+               low;
       break;
     }
   }
@@ -181,7 +141,7 @@ void generate(Dist d, std::uint64_t n, std::uint64_t lo, std::span<std::uint32_t
 // ---- verification ------------------------------------------------------------------------------
 
 std::uint64_t key_hash(std::uint32_t key) {
-  return mix64((static_cast<std::uint64_t>(key) + 1) * kGolden);
+  return splitmix64_mix((static_cast<std::uint64_t>(key) + 1) * kGolden);
 }
 
 Fingerprint fingerprint(std::span<const std::uint32_t> keys) {

@@ -170,7 +170,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   Options local = jp.local;
   if (local.cache_bytes == Options{}.cache_bytes) local.cache_bytes = cache_bytes(rt.topology());
   if (local.calibrate_bytes == Options{}.calibrate_bytes)
-    local.calibrate_bytes = perf::nt_threshold(rt.topology(), rt.team().placement());
+    local.calibrate_bytes = threads::nt_threshold(rt.topology(), rt.team().placement());
   if (local.bucket_bytes == Options{}.bucket_bytes)
     local.bucket_bytes = bucket_cache_bytes(rt.topology());
 

@@ -1,19 +1,11 @@
 // The block schedule of --stores auto's calibration sweeps and its decision.
 #include "store_calibration.hpp"
 
-#include <algorithm>
 #include <array>
 
+#include "compas/base/statistics.hpp"
+
 namespace compas::kernels::calibration {
-
-namespace {
-
-double median(std::array<double, kTimedPerKind> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-}  // namespace
 
 bool streams(int sweep) {
   return (sweep - kFirst) / kBlock % 2 == 0;
@@ -33,7 +25,8 @@ double streaming_minus_cached(std::span<const double> took) {
     else
       cached[c++] = took[static_cast<std::size_t>(k)];
   }
-  return median(streaming) - median(cached);
+  return base::median({streaming.begin(), streaming.end()}) -
+         base::median({cached.begin(), cached.end()});
 }
 
 }  // namespace compas::kernels::calibration

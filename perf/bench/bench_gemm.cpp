@@ -33,6 +33,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compas/base/statistics.hpp"
 #include "compas/kernels/gemm_local.hpp"
 #include "compas/threads/team.hpp"
 #include "compas/threads/topology.hpp"
@@ -187,12 +188,7 @@ class Collector : public benchmark::ConsoleReporter {
   }
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
+using compas::base::median;
 
 void print_summary(const Collector& c) {
   std::printf("\nmedians over rounds (GFLOP/s); ratio = compas / blas\n");
@@ -212,7 +208,7 @@ void print_summary(const Collector& c) {
       for (const auto& [round, v] : b->second) cb.push_back(v);
       const double ma = median(ca), mb = median(cb);
       std::printf("%6zu %7d %7zu %9.1f %9.1f %12.3f %16.3f\n", n, t, ratio.size(), ma, mb,
-                  mb > 0 ? ma / mb : 0.0, median(ratio));
+                  mb > 0 ? ma / mb : 0.0, ratio.empty() ? 0.0 : median(ratio));
     }
   }
   for (const auto& [n, d] : g_difference)

@@ -31,6 +31,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compas/base/statistics.hpp"
 #include "compas/kernels/sort.hpp"
 #include "compas/perf/membw.hpp"
 #include "compas/threads/team.hpp"
@@ -97,7 +98,7 @@ void bm_radix(benchmark::State& state, int bits, rs::Method method, int threads)
   o.method = method;
   o.bucket_bytes = rs::bucket_cache_bytes(host());
   o.cache_bytes = rs::cache_bytes(host());
-  o.calibrate_bytes = compas::perf::nt_threshold(host(), team.placement());
+  o.calibrate_bytes = compas::threads::nt_threshold(host(), team.placement());
   rs::Stats st;
   bool ok = true;
   for (auto _ : state) {
@@ -182,12 +183,7 @@ class Collector : public benchmark::ConsoleReporter {
   }
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
+using compas::base::median;
 
 // Median over rounds of a / b, and the medians of a and b.
 void ratio_line(const Collector& c, const std::string& a, int ta, const std::string& b, int tb,
@@ -203,7 +199,7 @@ void ratio_line(const Collector& c, const std::string& a, int ta, const std::str
   }
   for (const auto& [round, v] : ib->second) vb.push_back(v);
   std::printf("%-44s %10.1f %10.1f %8zu %10.3f\n", label, median(va), median(vb), ratio.size(),
-              median(ratio));
+              ratio.empty() ? 0.0 : median(ratio));
 }
 
 }  // namespace

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/base/statistics.hpp"
 #include "compas/comm/bootstrap.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
@@ -175,15 +176,9 @@ struct Spread {
 };
 
 Spread spread(std::vector<double> v) {
-  Spread s;
-  if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  s.min = v.front();
-  s.max = v.back();
-  s.valid = true;
-  return s;
+  if (v.empty()) return {};
+  const auto s = compas::base::spread(std::move(v));
+  return {s.median, s.min, s.max, true};
 }
 
 int run(const Args& a, Clock::time_point t_main, double age_at_main_ms) {

@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "compas/base/hash.hpp"
+#include "compas/base/statistics.hpp"
 #include "compas/perf/membw.hpp"
 #include "compas/perf/timer.hpp"
 #include "compas/threads/team.hpp"
@@ -39,26 +41,15 @@ std::uint64_t round_up(std::uint64_t v, std::uint64_t to) {
   return (v + to - 1) / to * to;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 double median_of(const std::vector<double>& z, std::size_t lo, std::size_t hi) {  // [lo, hi]
-  return median(std::vector<double>(z.begin() + static_cast<std::ptrdiff_t>(lo),
-                                    z.begin() + static_cast<std::ptrdiff_t>(hi) + 1));
+  return base::median(std::vector<double>(z.begin() + static_cast<std::ptrdiff_t>(lo),
+                                          z.begin() + static_cast<std::ptrdiff_t>(hi) + 1));
 }
 
 // splitmix64: small, fast, and good enough to shuffle with.
 struct Rng {
-  std::uint64_t s;
-  std::uint64_t operator()() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  base::SplitMix64 next;
+  std::uint64_t operator()() { return next(); }
   // Uniform in [0, bound) for bound <= 2^32 (multiply-shift; bias below 2^-32).
   std::uint32_t below(std::uint64_t bound) {
     return static_cast<std::uint32_t>(((*this)() >> 32) * bound >> 32);
@@ -267,10 +258,11 @@ CacheRecord summarize(std::uint64_t size, const char* pattern, const std::vector
   CacheRecord rec;
   rec.size_bytes = size;
   rec.pattern = pattern;
-  rec.ns_per_load = median(ns);
-  rec.cycles_per_load = median(cyc);
-  rec.min_ns_per_load = *std::min_element(ns.begin(), ns.end());
-  rec.max_ns_per_load = *std::max_element(ns.begin(), ns.end());
+  const auto s = base::spread(ns);
+  rec.ns_per_load = s.median;
+  rec.cycles_per_load = base::median(cyc);
+  rec.min_ns_per_load = s.min;
+  rec.max_ns_per_load = s.max;
   rec.loads = loads;
   rec.repeats = static_cast<int>(runs.size());
   rec.disturbed_repeats = disturbed;
@@ -432,7 +424,7 @@ void sattolo_cycle(std::span<std::uint32_t> next, std::uint64_t seed) {
   // bandwidth instead of one miss at a time.
   constexpr std::size_t kAhead = 16;
   std::uint32_t ahead[kAhead];
-  Rng rng{seed};
+  Rng rng{{seed}};
   auto draw = [&](std::size_t i) {
     ahead[i % kAhead] = rng.below(i);
     __builtin_prefetch(&next[ahead[i % kAhead]], 1);
@@ -495,7 +487,7 @@ std::vector<CacheKnee> detect_knees(const std::vector<std::uint64_t>& sizes,
   std::vector<double> z(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t c = std::clamp<std::size_t>(i, 1, n - 2);
-    z[i] = median({ns[c - 1], ns[c], ns[c + 1]});
+    z[i] = base::median({ns[c - 1], ns[c], ns[c + 1]});
   }
   constexpr std::size_t kLevelPoints = 3;    // a plateau's level: median of its last 3 points
   constexpr std::size_t kConfirmPoints = 5;  // a new plateau: median of its first 5 points

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "compas/base/statistics.hpp"
 #include "compas/perf/cache_probe.hpp"
 #include "compas/perf/timer.hpp"
 #include "compas/threads/placement.hpp"
@@ -105,12 +106,6 @@ std::uint64_t huge_bytes(const void* p, std::size_t bytes) {
       total += std::strtoull(line.c_str() + 14, nullptr, 10) * 1024;
   }
   return std::min<std::uint64_t>(total, bytes);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 double cpu_ns_of(clockid_t clock) {
@@ -433,12 +428,13 @@ LoadedLatencyPoint summarize(const std::vector<Repeat>& runs) {
   }
   const auto& lat = pt.latency_samples_ns;
   const auto& bw = pt.bandwidth_samples_gbs;
-  pt.latency_ns = median(lat);
-  pt.latency_min_ns = *std::min_element(lat.begin(), lat.end());
-  pt.latency_max_ns = *std::max_element(lat.begin(), lat.end());
-  pt.bandwidth_gbs = median(bw);
-  pt.bandwidth_min_gbs = *std::min_element(bw.begin(), bw.end());
-  pt.bandwidth_max_gbs = *std::max_element(bw.begin(), bw.end());
+  const auto l = base::spread(lat), b = base::spread(bw);
+  pt.latency_ns = l.median;
+  pt.latency_min_ns = l.min;
+  pt.latency_max_ns = l.max;
+  pt.bandwidth_gbs = b.median;
+  pt.bandwidth_min_gbs = b.min;
+  pt.bandwidth_max_gbs = b.max;
   return pt;
 }
 
@@ -608,9 +604,10 @@ LatencyPoint pooled_idle(const std::vector<LoadedLatencyPoint>& points) {
       all.insert(all.end(), p.latency_samples_ns.begin(), p.latency_samples_ns.end());
   LatencyPoint idle;
   if (all.empty()) return idle;
-  idle.latency_ns = median(all);
-  idle.latency_min_ns = *std::min_element(all.begin(), all.end());
-  idle.latency_max_ns = *std::max_element(all.begin(), all.end());
+  const auto s = base::spread(std::move(all));
+  idle.latency_ns = s.median;
+  idle.latency_min_ns = s.min;
+  idle.latency_max_ns = s.max;
   return idle;
 }
 

@@ -184,72 +184,6 @@ StoreMode parse_store_mode(const std::string& name) {
 
 // ---- sizes ----------------------------------------------------------------------------------
 
-std::size_t parse_size(const std::string& text) {
-  auto bad = [&](const std::string& why) {
-    return std::invalid_argument("size '" + text + "': " + why +
-                                 " (expected a positive byte count like 4096, 64KiB, 1MiB, "
-                                 "1GiB, 1GB or 512M)");
-  };
-  std::size_t i = 0, n = text.size();
-  while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  while (n > i && std::isspace(static_cast<unsigned char>(text[n - 1]))) --n;
-  if (i == n) throw bad("empty");
-  if (text[i] == '-') throw bad("negative");
-  // Mantissa: digits, optionally '.' and more digits, kept as an exact integer plus the number
-  // of decimals so "1.5GiB" is exact.
-  std::uint64_t mant = 0, div = 1;
-  int digits = 0;
-  bool dot = false;
-  for (; i < n; ++i) {
-    const char ch = text[i];
-    if (ch >= '0' && ch <= '9') {
-      if (++digits > 19) throw bad("too large");
-      mant = mant * 10 + static_cast<unsigned>(ch - '0');
-      if (dot) div *= 10;
-    } else if (ch == '.' && !dot) {
-      dot = true;
-    } else {
-      break;
-    }
-  }
-  if (digits == 0) throw bad("no number");
-  while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  std::string unit;
-  for (; i < n; ++i) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
-  static const std::pair<const char*, std::uint64_t> units[] = {
-      {"", 1},
-      {"b", 1},
-      {"k", 1ull << 10},
-      {"ki", 1ull << 10},
-      {"kib", 1ull << 10},
-      {"kb", 1000ull},
-      {"m", 1ull << 20},
-      {"mi", 1ull << 20},
-      {"mib", 1ull << 20},
-      {"mb", 1000000ull},
-      {"g", 1ull << 30},
-      {"gi", 1ull << 30},
-      {"gib", 1ull << 30},
-      {"gb", 1000000000ull},
-      {"t", 1ull << 40},
-      {"ti", 1ull << 40},
-      {"tib", 1ull << 40},
-      {"tb", 1000000000000ull},
-  };
-  std::uint64_t mult = 0;
-  for (const auto& [name, m] : units)
-    if (unit == name) mult = m;
-  if (mult == 0)
-    throw bad("unknown unit '" + unit + "'; use B, KiB, MiB, GiB, KB, MB, GB, K, M, G");
-  std::uint64_t bytes = 0;
-  if (__builtin_mul_overflow(mant, mult, &bytes)) throw bad("too large");
-  if (mult == 1 && bytes % div != 0) throw bad("not a whole number of bytes");
-  bytes /= div;
-  if (bytes == 0) throw bad("must be positive");
-  if (bytes > std::numeric_limits<std::size_t>::max()) throw bad("too large");
-  return static_cast<std::size_t>(bytes);
-}
-
 std::string format_size(std::size_t bytes) {
   static const char* const bin[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   static const char* const dec[] = {"B", "KB", "MB", "GB", "TB"};
@@ -672,25 +606,6 @@ std::optional<int> membw_saturation_point(const std::vector<int>& threads,
 
 // ---- the driver -----------------------------------------------------------------------------
 
-std::uint64_t nt_threshold(const threads::Topology& topo, const threads::Placement& placement) {
-  std::vector<const threads::CacheLevel*> levels;
-  for (const auto& c : topo.caches())
-    if (c.type != "instruction" && c.size_bytes > 0) levels.push_back(&c);
-  if (levels.empty()) return 0;
-  std::sort(levels.begin(), levels.end(),
-            [](const auto* x, const auto* y) { return x->level > y->level; });
-  const threads::CacheLevel& c = *levels[levels.size() > 1 ? 1 : 0];
-  const int per = std::max(1, c.shared_by);
-  std::vector<int> instances;
-  for (int os : placement.pu_of_thread) {
-    const int idx = topo.find_pu(os);
-    const int inst = idx < 0 ? 0 : idx / per;
-    if (std::find(instances.begin(), instances.end(), inst) == instances.end())
-      instances.push_back(inst);
-  }
-  return c.size_bytes * std::max<std::uint64_t>(1, instances.size());
-}
-
 namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
@@ -778,7 +693,7 @@ std::vector<std::pair<MembwIsa, bool>> candidates(const threads::Topology& topo,
   for (auto isa : isas) {
     const bool nt_possible = membw_has_stores(kernel) && isa != MembwIsa::generic;
     const bool try_both = nt_possible && o.stores == StoreMode::auto_ &&
-                          o.size_bytes > nt_threshold(topo, team.placement());
+                          o.size_bytes > threads::nt_threshold(topo, team.placement());
     if (try_both || !nt_possible || o.stores != StoreMode::non_temporal)
       out.emplace_back(isa, false);
     if (try_both || (nt_possible && o.stores == StoreMode::non_temporal))

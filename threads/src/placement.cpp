@@ -254,4 +254,23 @@ Placement place_threads(const Topology& topo, const PuSet& within, int threads,
   return p;
 }
 
+std::uint64_t nt_threshold(const Topology& topo, const Placement& placement) {
+  std::vector<const CacheLevel*> levels;
+  for (const auto& c : topo.caches())
+    if (c.type != "instruction" && c.size_bytes > 0) levels.push_back(&c);
+  if (levels.empty()) return 0;
+  std::sort(levels.begin(), levels.end(),
+            [](const auto* x, const auto* y) { return x->level > y->level; });
+  const CacheLevel& c = *levels[levels.size() > 1 ? 1 : 0];
+  const int per = std::max(1, c.shared_by);
+  std::vector<int> instances;
+  for (int os : placement.pu_of_thread) {
+    const int idx = topo.find_pu(os);
+    const int inst = idx < 0 ? 0 : idx / per;
+    if (std::find(instances.begin(), instances.end(), inst) == instances.end())
+      instances.push_back(inst);
+  }
+  return c.size_bytes * std::max<std::uint64_t>(1, instances.size());
+}
+
 }  // namespace compas::threads

@@ -50,9 +50,9 @@ std::string to_string(Dist d);
 Dist parse_dist(const std::string& name);
 const std::vector<Dist>& all_dists();
 
-// A key count: digits, optionally followed by K, M or G (2^10, 2^20, 2^30; either case): "4M",
-// "64K", "1000". Throws std::invalid_argument naming the text for zero, signs, fractions, other
-// suffixes, garbage and overflow.
+// A key count (base::SizeSyntax::count): digits, optionally followed by K, M or G (2^10, 2^20,
+// 2^30; either case): "4M", "64K", "1000". Throws std::invalid_argument naming the text for zero,
+// signs, fractions, other suffixes, garbage and overflow.
 std::uint64_t parse_keys(const std::string& text);
 
 constexpr std::uint64_t kDefaultSeed = 314159265;
@@ -123,7 +123,7 @@ struct Options {
   int begin_bit = 0, end_bit = 32;
   Stores stores = Stores::automatic;
   std::size_t cache_bytes = std::size_t{32} << 20;  // automatic: the last-level cache
-  // automatic: the caches below the last level (perf::nt_threshold; the jobs fill it in)
+  // automatic: the caches below the last level (threads::nt_threshold; the jobs fill it in)
   std::size_t calibrate_bytes = std::size_t{32} << 20;
   Method method = Method::automatic;
   // buckets: the cache a bucket and its other half share (bucket_cache_bytes; the jobs fill it

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/base/size.hpp"
 #include "compas/perf/counters.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/threads/placement.hpp"
@@ -62,18 +63,11 @@ std::string to_string(StoreMode m);  // "auto", "temporal", "non-temporal"
 // "auto", "temporal", "non-temporal" (also "nt"). Throws std::invalid_argument naming the value.
 StoreMode parse_store_mode(const std::string& name);
 
-// Working-set size past which streaming (non-temporal) stores are worth timing against ordinary
-// ones: what the threads of `placement` have of the cache level below the last (L2 where there is
-// an L3), one instance per distinct instance they sit under. Not the last level itself: virtual
-// machines report L3s that are not there (an AMD guest: 508 MB of "L3" per core, DRAM latency past
-// 16 MiB). Between this and the last level either kind may win: callers time both.
-std::uint64_t nt_threshold(const threads::Topology& topo, const threads::Placement& placement);
+using threads::nt_threshold;  // see compas/threads/placement.hpp
 
-// "4096", "64KiB", "1MiB", "1GiB", "1GB", "512M", "1.5G", "2 MiB": a positive byte count.
-// KiB/MiB/GiB/TiB are binary (1024^k), KB/MB/GB/TB decimal (1000^k), bare K/M/G/T binary; units
-// are case-insensitive and a trailing "B" alone means bytes. Throws std::invalid_argument naming
-// the value for zero, negative numbers, unknown units, garbage and overflow.
-std::size_t parse_size(const std::string& text);
+// "4096", "64KiB", "1MiB", "1GiB", "1GB", "512M", "1.5G", "2 MiB": a positive byte count
+// (base::SizeSyntax::bytes). Throws std::invalid_argument naming the value.
+using base::parse_size;
 // 1073741824 -> "1 GiB", 1000000000 -> "1 GB", 1536 -> "1.5 KiB", 100 -> "100 B".
 std::string format_size(std::size_t bytes);
 // Installed physical memory in bytes (sysconf), 0 when unknown.

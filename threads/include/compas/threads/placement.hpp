@@ -3,6 +3,7 @@
 // list. Two threads never share a PU unless oversubscription is explicitly allowed.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -60,5 +61,12 @@ Placement place_threads(const Topology& topo, int threads, const BindSpec& spec,
                         bool allow_oversubscribe = false);
 Placement place_threads(const Topology& topo, const PuSet& within, int threads,
                         const BindSpec& spec, bool allow_oversubscribe = false);
+
+// Working-set size past which streaming (non-temporal) stores are worth timing against ordinary
+// ones: what the threads of `placement` have of the cache level below the last (L2 where there is
+// an L3), one instance per distinct instance they sit under. Not the last level itself: virtual
+// machines report L3s that are not there (an AMD guest: 508 MB of "L3" per core, DRAM latency past
+// 16 MiB). Between this and the last level either kind may win: callers time both.
+std::uint64_t nt_threshold(const Topology& topo, const Placement& placement);
 
 }  // namespace compas::threads
