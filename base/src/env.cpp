@@ -46,6 +46,15 @@ std::optional<std::string> read(const EnvVar& var) {
   return std::string(v);
 }
 
+// The variable parsed by `parse`, nullopt when unset.
+template <class T>
+std::optional<T> read_as(const EnvVar& var,
+                         T (*parse)(const EnvVar&, const std::string&, const std::string&)) {
+  const auto v = read(var);
+  if (!v) return std::nullopt;
+  return parse(var, *v, "");
+}
+
 }  // namespace
 
 std::string EnvVar::allowed() const {
@@ -69,7 +78,7 @@ std::string EnvVar::allowed() const {
       s = "expected " + one_of(choices);
       break;
     case EnvKind::text:
-      s = "expected a value";
+      s = "expected " + (expected.empty() ? std::string("a value") : expected);
       break;
   }
   if (!note.empty()) s += " (" + note + ")";
@@ -80,21 +89,27 @@ void env_reject(const std::string& source, const std::string& value, const std::
   throw EnvError(source + "='" + value + "' is not allowed: " + allowed);
 }
 
-long long parse_env_integer(const EnvVar& var, const std::string& text, const std::string& source) {
-  require_value(var, text, source);
+std::optional<long long> parse_integer(const std::string& text, long long min, long long max) {
   std::size_t i = 0;
-  const bool negative = var.min < 0 && text[0] == '-';
+  const bool negative = min < 0 && !text.empty() && text[0] == '-';
   if (negative) ++i;
-  if (i == text.size() || text.size() - i > 18) reject(var, text, source);
+  if (i == text.size() || text.size() - i > 18) return std::nullopt;
   long long v = 0;
   for (; i < text.size(); ++i) {
-    if (text[i] < '0' || text[i] > '9') reject(var, text, source);
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
     v = v * 10 + (text[i] - '0');
   }
   if (negative) v = -v;
-  if (static_cast<double>(v) < var.min || static_cast<double>(v) > var.max)
-    reject(var, text, source);
+  if (v < min || v > max) return std::nullopt;
   return v;
+}
+
+long long parse_env_integer(const EnvVar& var, const std::string& text, const std::string& source) {
+  require_value(var, text, source);
+  const auto v =
+      parse_integer(text, static_cast<long long>(var.min), static_cast<long long>(var.max));
+  if (!v) reject(var, text, source);
+  return *v;
 }
 
 double parse_env_seconds(const EnvVar& var, const std::string& text, const std::string& source) {
@@ -146,33 +161,23 @@ std::optional<std::string> env_text(const EnvVar& var) {
 }
 
 std::optional<long long> env_integer(const EnvVar& var) {
-  const auto v = read(var);
-  if (!v) return std::nullopt;
-  return parse_env_integer(var, *v);
+  return read_as(var, parse_env_integer);
 }
 
 std::optional<double> env_seconds(const EnvVar& var) {
-  const auto v = read(var);
-  if (!v) return std::nullopt;
-  return parse_env_seconds(var, *v);
+  return read_as(var, parse_env_seconds);
 }
 
 std::optional<std::uint64_t> env_size(const EnvVar& var) {
-  const auto v = read(var);
-  if (!v) return std::nullopt;
-  return parse_env_size(var, *v);
+  return read_as(var, parse_env_size);
 }
 
 std::optional<bool> env_bool(const EnvVar& var) {
-  const auto v = read(var);
-  if (!v) return std::nullopt;
-  return parse_env_bool(var, *v);
+  return read_as(var, parse_env_bool);
 }
 
 std::optional<std::size_t> env_choice(const EnvVar& var) {
-  const auto v = read(var);
-  if (!v) return std::nullopt;
-  return parse_env_choice(var, *v);
+  return read_as(var, parse_env_choice);
 }
 
 namespace vars {
@@ -183,9 +188,17 @@ using K = EnvKind;
 // skipped empty values, keep reading them as unset.
 const EnvVar rank{.name = "COMPAS_RANK", .kind = K::integer, .min = 0, .max = 65535};
 const EnvVar size{.name = "COMPAS_SIZE", .kind = K::integer, .min = 1, .max = 65536};
-const EnvVar rendezvous{.name = "COMPAS_RENDEZVOUS"};
-const EnvVar job_token{.name = "COMPAS_JOB_TOKEN"};
-const EnvVar rendezvous_fd{.name = "COMPAS_RENDEZVOUS_FD"};
+const EnvVar rendezvous{.name = "COMPAS_RENDEZVOUS",
+                        .expected =
+                            "host:port (an IPv4 address or host name, port 1..65535), or "
+                            ":port for 127.0.0.1"};
+// Unset or empty, it is reported missing; its value is never repeated in a message.
+const EnvVar job_token{.name = "COMPAS_JOB_TOKEN", .empty_is_unset = true};
+const EnvVar rendezvous_fd{
+    .name = "COMPAS_RENDEZVOUS_FD",
+    .expected =
+        "the descriptor of a socket listening on the rendezvous address, as compas-run "
+        "hands it to rank 0 (unset it otherwise)"};
 const EnvVar bootstrap_max_frame{.name = "COMPAS_BOOTSTRAP_MAX_FRAME",
                                  .kind = K::integer,
                                  .min = 4096,
@@ -228,6 +241,10 @@ const EnvVar openmp{.name = "COMPAS_OPENMP",
                     .choices = {"auto", "pin", "leave"},
                     .empty_is_unset = true};
 const EnvVar cpus{.name = "COMPAS_CPUS", .empty_is_unset = true};
+const EnvVar gemm_isa{.name = "COMPAS_GEMM_ISA",
+                      .kind = K::choice,
+                      .choices = {"auto", "generic", "avx2", "avx512"},
+                      .empty_is_unset = true};
 
 }  // namespace vars
 

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "bootstrap_impl.hpp"
+#include "compas/base/env.hpp"
 #include "compas/comm/bootstrap.hpp"
 #include "handshake.hpp"
 #include "net.hpp"
@@ -20,9 +21,7 @@ namespace compas::comm {
 
 namespace {
 
-constexpr long long kMaxJobSize = 65536;
-constexpr long long kMinFrameBytes = 4096;
-constexpr long long kMaxFrameBytes = 1LL << 30;
+namespace vars = base::vars;
 
 class SingleBootstrap final : public Bootstrap {
  public:
@@ -35,22 +34,6 @@ class SingleBootstrap final : public Bootstrap {
 
 const char* env(const char* name) {
   return std::getenv(name);
-}
-
-// A plain decimal integer 0..max: digits only, no sign, no spaces.
-std::optional<long long> parse_count(const std::string& s, long long max) {
-  if (s.empty() || s.size() > 18) return std::nullopt;
-  long long v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  if (v > max) return std::nullopt;
-  return v;
-}
-
-[[noreturn]] void bad_value(const char* var, const std::string& value, const std::string& what) {
-  throw std::invalid_argument(std::string(var) + "='" + value + "' " + what);
 }
 
 // The socket named by COMPAS_RENDEZVOUS_FD must be a TCP socket listening on the rendezvous port.
@@ -85,74 +68,52 @@ TcpOptions TcpOptions::from_environment() {
         "COMPAS_RANK is set but COMPAS_SIZE is not set: a tcp bootstrap needs both (COMPAS_SIZE: "
         "the "
         "number of processes, 1.." +
-        std::to_string(kMaxJobSize) + ")");
+        std::to_string(static_cast<long long>(vars::size.max)) + ")");
   if (!rank_s)
     throw std::invalid_argument(
         "COMPAS_SIZE is set but COMPAS_RANK is not set: a tcp bootstrap needs both (COMPAS_RANK: "
         "0..COMPAS_SIZE-1)");
-  const auto size = parse_count(size_s, kMaxJobSize);
-  if (!size || *size < 1)
-    bad_value("COMPAS_SIZE", size_s,
-              "is not a job size: expected an integer 1.." + std::to_string(kMaxJobSize));
-  o.size = static_cast<int>(*size);
-  const auto rank = parse_count(rank_s, kMaxJobSize);
-  if (!rank || *rank >= o.size)
-    bad_value("COMPAS_RANK", rank_s,
-              "is not a rank of this job: expected an integer 0.." + std::to_string(o.size - 1) +
-                  " (COMPAS_SIZE=" + std::to_string(o.size) + ")");
-  o.rank = static_cast<int>(*rank);
+  o.size = static_cast<int>(base::parse_env_integer(vars::size, size_s));
+  base::EnvVar rank = vars::rank;  // a rank of this job
+  rank.max = o.size - 1;
+  rank.note = "COMPAS_SIZE=" + std::to_string(o.size);
+  o.rank = static_cast<int>(base::parse_env_integer(rank, rank_s));
 
-  if (const char* t = env("COMPAS_TIMEOUT")) {
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(t, &end);
-    const bool plain = *t && (*t == '.' || (*t >= '0' && *t <= '9'));
-    if (!plain || errno || end == t || *end || !std::isfinite(v) || v <= 0 || v > 1e7)
-      bad_value("COMPAS_TIMEOUT", t,
-                "is not a timeout: expected a positive number of seconds (default 60)");
-    o.timeout_s = v;
-  }
-  if (const char* m = env("COMPAS_BOOTSTRAP_MAX_FRAME")) {
-    const auto v = parse_count(m, kMaxFrameBytes);
-    if (!v || *v < kMinFrameBytes)
-      bad_value("COMPAS_BOOTSTRAP_MAX_FRAME", m,
-                "is not a frame limit: expected a number of bytes " +
-                    std::to_string(kMinFrameBytes) + ".." + std::to_string(kMaxFrameBytes) +
-                    " (default " + std::to_string(wire::kDefaultMaxPayloadBytes) + ")");
-    o.max_frame_bytes = static_cast<std::size_t>(*v);
-  }
+  if (const auto t = base::env_seconds(vars::timeout)) o.timeout_s = *t;
+  base::EnvVar frame = vars::bootstrap_max_frame;
+  frame.note = "default " + std::to_string(wire::kDefaultMaxPayloadBytes);
+  if (const auto v = base::env_integer(frame)) o.max_frame_bytes = static_cast<std::size_t>(*v);
   if (o.size == 1) return o;  // alone: no rendezvous, no token needed
 
-  const char* rv = env("COMPAS_RENDEZVOUS");
+  const auto rv = base::env_text(vars::rendezvous);
   if (!rv)
     throw std::invalid_argument("COMPAS_RENDEZVOUS is not set: rank " + std::to_string(o.rank) +
                                 " of " + std::to_string(o.size) +
                                 " needs host:port of rank 0 (compas-run sets it)");
   {
-    const std::string text = rv;
+    const std::string& text = *rv;
     const auto colon = text.rfind(':');
     const std::string host = colon == std::string::npos ? "" : text.substr(0, colon);
     const std::string port_s = colon == std::string::npos ? text : text.substr(colon + 1);
-    const auto port = parse_count(port_s, 65535);
-    if (!port || *port < 1 || host.find(':') != std::string::npos)
-      bad_value("COMPAS_RENDEZVOUS", text,
-                "is not a rendezvous address: expected host:port (an IPv4 address or host name, "
-                "port 1..65535), or :port for 127.0.0.1");
+    const auto port = base::parse_integer(port_s, 1, 65535);
+    if (!port || host.find(':') != std::string::npos)
+      base::env_reject(vars::rendezvous.name, text, vars::rendezvous.allowed());
     o.host = host.empty() ? "127.0.0.1" : host;
     o.port = static_cast<int>(*port);
     in_addr addr{};
     if (!net::resolve_ipv4(o.host, addr))
-      bad_value("COMPAS_RENDEZVOUS", text,
-                "names a host that does not resolve to an IPv4 address: expected host:port");
+      base::env_reject(
+          vars::rendezvous.name, text,
+          "the host does not resolve to an IPv4 address; " + vars::rendezvous.allowed());
   }
 
-  const char* token = env("COMPAS_JOB_TOKEN");
-  if (!token || !*token)
+  const auto token = base::env_text(vars::job_token);
+  if (!token)
     throw std::invalid_argument(
         "COMPAS_JOB_TOKEN is not set: every rank of a tcp job must present the same secret token "
         "(compas-run sets a random one; for a manual launch share e.g. the output of "
         "`openssl rand -hex 16`)");
-  o.token = token;
+  o.token = *token;
   if (o.token.size() > wire::kMaxTokenBytes || o.token.size() < handshake::kMinTokenBytes)
     throw std::invalid_argument(
         "COMPAS_JOB_TOKEN is " + std::to_string(o.token.size()) + " bytes long: at least " +
@@ -161,13 +122,15 @@ TcpOptions TcpOptions::from_environment() {
         " are allowed (a short token could be found by trying them all; share e.g. the output "
         "of `openssl rand -hex 16`)");
 
-  if (const char* fd_s = env("COMPAS_RENDEZVOUS_FD"); fd_s && o.rank == 0) {
-    const auto fd = parse_count(fd_s, INT_MAX);
-    if (!fd || !is_listening_on(static_cast<int>(*fd), o.port))
-      bad_value("COMPAS_RENDEZVOUS_FD", fd_s,
-                "is not a socket listening on " + o.rendezvous() +
-                    ": expected the descriptor compas-run hands to rank 0 (unset it otherwise)");
-    o.listen_fd = static_cast<int>(*fd);
+  if (o.rank == 0) {
+    if (const auto fd_s = base::env_text(vars::rendezvous_fd)) {
+      const auto fd = base::parse_integer(*fd_s, 0, INT_MAX);
+      if (!fd || !is_listening_on(static_cast<int>(*fd), o.port))
+        base::env_reject(vars::rendezvous_fd.name, *fd_s,
+                         "no socket listening on " + o.rendezvous() + " has this descriptor; " +
+                             vars::rendezvous_fd.allowed());
+      o.listen_fd = static_cast<int>(*fd);
+    }
   }
   return o;
 }

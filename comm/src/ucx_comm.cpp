@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 
+#include "compas/base/env.hpp"
 #include "compas/base/machine.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
@@ -25,11 +26,6 @@ namespace compas::comm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-[[noreturn]] void bad_env(const char* var, const std::string& value, const std::string& allowed) {
-  throw std::invalid_argument(std::string(var) + "='" + value + "' is not allowed: expected " +
-                              allowed);
-}
 
 std::string ucx_error(const std::string& what, ucs_status_t status) {
   return what + ": " + ucs_status_string(status);
@@ -73,9 +69,7 @@ bool process_alive(long pid) {
 // Threads this process will run (COMPAS_THREADS, as compas-run and the Runtime set it), for the
 // oversubscription check.
 int threads_wanted() {
-  const char* v = std::getenv("COMPAS_THREADS");
-  const int t = v ? std::atoi(v) : 1;
-  return t > 0 ? t : 1;
+  return static_cast<int>(base::env_integer(base::vars::threads).value_or(1));
 }
 
 int hex_digit(char ch) {
@@ -128,68 +122,24 @@ std::string format_seconds(double s) {
 }  // namespace
 
 CommOptions CommOptions::from_environment() {
+  namespace vars = base::vars;
+  // In the order of each variable's choices.
+  constexpr Progress kProgress[] = {Progress::thread, Progress::wait};
+  constexpr CommWait kWait[] = {CommWait::spin, CommWait::backoff, CommWait::automatic};
+  constexpr SignalPath kPath[] = {SignalPath::rma, SignalPath::am, SignalPath::automatic};
+  constexpr NodeBarrier kBarrier[] = {NodeBarrier::dissemination, NodeBarrier::host,
+                                      NodeBarrier::automatic};
   CommOptions o;
-  if (const char* v = std::getenv("COMPAS_PROGRESS"); v && *v) {
-    const std::string s = v;
-    if (s == "thread")
-      o.progress = Progress::thread;
-    else if (s == "wait")
-      o.progress = Progress::wait;
-    else
-      bad_env("COMPAS_PROGRESS", s, "thread or wait");
-  }
-  if (const char* v = std::getenv("COMPAS_COMM_WAIT"); v && *v) {
-    const std::string s = v;
-    if (s == "spin")
-      o.wait = CommWait::spin;
-    else if (s == "backoff")
-      o.wait = CommWait::backoff;
-    else if (s == "auto")
-      o.wait = CommWait::automatic;
-    else
-      bad_env("COMPAS_COMM_WAIT", s, "spin, backoff or auto");
-  }
-  if (const char* v = std::getenv("COMPAS_SIGNAL_PATH"); v && *v) {
-    const std::string s = v;
-    if (s == "rma")
-      o.signal_path = SignalPath::rma;
-    else if (s == "am")
-      o.signal_path = SignalPath::am;
-    else if (s == "auto")
-      o.signal_path = SignalPath::automatic;
-    else
-      bad_env("COMPAS_SIGNAL_PATH", s, "rma, am or auto");
-  }
-  if (const char* v = std::getenv("COMPAS_NODE_BARRIER"); v && *v) {
-    const std::string s = v;
-    if (s == "dissemination")
-      o.node_barrier = NodeBarrier::dissemination;
-    else if (s == "host")
-      o.node_barrier = NodeBarrier::host;
-    else if (s == "auto")
-      o.node_barrier = NodeBarrier::automatic;
-    else
-      bad_env("COMPAS_NODE_BARRIER", s, "dissemination, host or auto");
-  }
-  if (const char* v = std::getenv("COMPAS_OVERSUBSCRIBED"); v && *v) {
-    const std::string s = v;
-    if (s != "0" && s != "1") bad_env("COMPAS_OVERSUBSCRIBED", s, "0 or 1");
-    o.oversubscribed = s == "1";
+  if (const auto i = base::env_choice(vars::progress)) o.progress = kProgress[*i];
+  if (const auto i = base::env_choice(vars::comm_wait)) o.wait = kWait[*i];
+  if (const auto i = base::env_choice(vars::signal_path)) o.signal_path = kPath[*i];
+  if (const auto i = base::env_choice(vars::node_barrier)) o.node_barrier = kBarrier[*i];
+  if (const auto v = base::env_bool(vars::oversubscribed)) {
+    o.oversubscribed = *v;
     o.oversubscribed_given = true;
   }
-  if (const char* v = std::getenv("COMPAS_DIRECT"); v && *v) {
-    const std::string s = v;
-    if (s != "0" && s != "1") bad_env("COMPAS_DIRECT", s, "0 or 1");
-    o.direct = s == "1";
-  }
-  if (const char* v = std::getenv("COMPAS_TIMEOUT"); v && *v) {
-    char* end = nullptr;
-    errno = 0;
-    const double t = std::strtod(v, &end);
-    if (errno != 0 || end == v || *end != '\0' || !(t > 0) || t > 1e6)
-      bad_env("COMPAS_TIMEOUT", v, "a number of seconds > 0 and <= 1000000");
-    o.timeout_s = t;
-  }
+  if (const auto v = base::env_bool(vars::direct)) o.direct = *v;
+  if (const auto t = base::env_seconds(vars::timeout)) o.timeout_s = *t;
   return o;
 }
 

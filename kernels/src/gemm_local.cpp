@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "compas/base/env.hpp"
 #include "compas/threads/wait.hpp"
 #include "gemm_local_kernels.hpp"
 
@@ -104,12 +105,12 @@ bool isa_supported(Isa isa) {
 
 Isa resolve_isa(Isa isa) {
   if (isa == Isa::automatic) {
-    const char* env = std::getenv("COMPAS_GEMM_ISA");
-    if (env != nullptr && *env != '\0') {
-      isa = parse_isa(env);
+    const auto& var = base::vars::gemm_isa;
+    if (const auto i = base::env_choice(var)) {
+      const std::string& name = var.choices[*i];
+      isa = parse_isa(name);
       if (isa != Isa::automatic && !isa_supported(isa))
-        throw std::invalid_argument("COMPAS_GEMM_ISA=" + std::string(env) +
-                                    ": this CPU cannot run it");
+        base::env_reject(var.name, name, "this CPU cannot run it; " + var.allowed());
     }
   }
   if (isa == Isa::automatic) {

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/base/env.hpp"
 #include "compas/base/statistics.hpp"
 #include "compas/comm/bootstrap.hpp"
 #include "compas/comm/ucx.hpp"
@@ -274,17 +275,17 @@ int run(const Args& a, Clock::time_point t_main, double age_at_main_ms) {
   for (const auto& s : all) ranks.push_back(json::parse(s));
 
   const auto topo = compas::threads::Topology::host();
-  const char* threads_env = std::getenv("COMPAS_THREADS");
-  compas::perf::Report report("comm_scale", compas::perf::machine_json(topo),
-                              {{"processes", p},
-                               {"threads", threads_env ? std::atoi(threads_env) : 1},
-                               {"bootstrap", boot->kind()},
-                               {"transport", transport},
-                               {"direct_load_store", direct},
-                               {"oversubscribed", comm.options().oversubscribed},
-                               {"window_bytes", a.window_bytes},
-                               {"signals", a.signals},
-                               {"peer_counts", peer_counts(p)}});
+  compas::perf::Report report(
+      "comm_scale", compas::perf::machine_json(topo),
+      {{"processes", p},
+       {"threads", compas::base::env_integer(compas::base::vars::threads).value_or(1)},
+       {"bootstrap", boot->kind()},
+       {"transport", transport},
+       {"direct_load_store", direct},
+       {"oversubscribed", comm.options().oversubscribed},
+       {"window_bytes", a.window_bytes},
+       {"signals", a.signals},
+       {"peer_counts", peer_counts(p)}});
 
   // One record per metric: median, min and max over the ranks.
   auto add = [&](const std::string& metric, const std::string& unit, auto get) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "compas/base/env.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/wait.hpp"
@@ -20,33 +21,13 @@ namespace compas {
 
 namespace {
 
-int parse_threads(const std::string& what, const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || errno != 0 || *end != '\0' || v < 1 || v > 4096)
-    throw std::invalid_argument(what + " '" + text + "' is not allowed: a whole number 1..4096");
-  return static_cast<int>(v);
-}
-
-bool parse_flag01(const std::string& what, const std::string& text) {
-  if (text == "1") return true;
-  if (text == "0") return false;
-  throw std::invalid_argument(what + " '" + text + "' is not allowed: 0 or 1");
-}
-
-OpenMP parse_openmp(const std::string& what, const std::string& text) {
-  if (text == "auto") return OpenMP::automatic;
-  if (text == "pin") return OpenMP::pin;
-  if (text == "leave") return OpenMP::leave;
-  throw std::invalid_argument(what + " '" + text + "' is not allowed: auto, pin or leave");
-}
+namespace vars = base::vars;
 
 // Applies one option by its flag name (without dashes); `source` names it in errors.
 void apply(RuntimeOptions& o, const std::string& name, const std::string& value,
            const std::string& source) {
   if (name == "threads") {
-    o.threads = parse_threads(source, value);
+    o.threads = static_cast<int>(base::parse_env_integer(vars::threads, value, source));
   } else if (name == "bind") {
     threads::BindSpec::parse(value);  // validates; the spec is parsed again where it is used
     o.bind = value;
@@ -55,26 +36,31 @@ void apply(RuntimeOptions& o, const std::string& name, const std::string& value,
   } else if (name == "barrier") {
     o.barrier = threads::parse_barrier_algorithm(value);
   } else if (name == "oversubscribe") {
-    o.oversubscribe = parse_flag01(source, value);
+    o.oversubscribe = base::parse_env_bool(vars::oversubscribe, value, source);
   } else if (name == "events") {
     o.events = value;
   } else if (name == "openmp") {
-    o.openmp = parse_openmp(source, value);
+    constexpr OpenMP kOpenMp[] = {OpenMP::automatic, OpenMP::pin, OpenMP::leave};  // its choices
+    o.openmp = kOpenMp[base::parse_env_choice(vars::openmp, value, source)];
   }
 }
 
-const char* const kEnv[][2] = {{"threads", "COMPAS_THREADS"},
-                               {"bind", "COMPAS_BIND"},
-                               {"wait", "COMPAS_WAIT"},
-                               {"barrier", "COMPAS_BARRIER"},
-                               {"oversubscribe", "COMPAS_OVERSUBSCRIBE"},
-                               {"events", "COMPAS_EVENTS"},
-                               {"openmp", "COMPAS_OPENMP"}};
+// Each option's flag name and variable.
+const struct {
+  const char* name;
+  const base::EnvVar* var;
+} kEnv[] = {{"threads", &vars::threads},
+            {"bind", &vars::bind},
+            {"wait", &vars::wait},
+            {"barrier", &vars::barrier},
+            {"oversubscribe", &vars::oversubscribe},
+            {"events", &vars::events},
+            {"openmp", &vars::openmp}};
 
 RuntimeOptions environment_options() {
   RuntimeOptions o;
   for (const auto& [name, var] : kEnv)
-    if (const char* v = std::getenv(var); v && *v) apply(o, name, v, var);
+    if (const auto v = base::env_text(*var)) apply(o, name, *v, var->name);
   return o;
 }
 
@@ -87,13 +73,13 @@ void threads_from_openmp(RuntimeOptions& o) {
   std::string first = text.substr(0, text.find(','));
   first.erase(0, first.find_first_not_of(" \t"));
   first.erase(first.find_last_not_of(" \t") + 1);
-  try {
-    o.threads = parse_threads("OMP_NUM_THREADS", first);
-  } catch (const std::invalid_argument&) {
-    throw std::invalid_argument("OMP_NUM_THREADS '" + text +
-                                "' is not allowed: a whole number 1..4096 (the first of a comma "
-                                "list is the number of threads)");
-  }
+  const auto n = base::parse_integer(first, static_cast<long long>(vars::threads.min),
+                                     static_cast<long long>(vars::threads.max));
+  if (!n)
+    throw base::EnvError("OMP_NUM_THREADS '" + text +
+                         "' is not allowed: " + vars::threads.allowed() +
+                         " (the first of a comma list is the number of threads)");
+  o.threads = static_cast<int>(*n);
 }
 
 }  // namespace
@@ -157,13 +143,12 @@ namespace {
 // COMPAS_CPUS (compas-run's slice) narrows it further and must lie inside it.
 threads::PuSet pus_of_process(const threads::Topology& topo) {
   threads::PuSet set;
-  const char* cpus = std::getenv("COMPAS_CPUS");
-  if (!cpus || !*cpus) return threads::whole_machine(topo);
-  for (int os : threads::parse_cpu_list(cpus)) {
+  const auto cpus = base::env_text(vars::cpus);
+  if (!cpus) return threads::whole_machine(topo);
+  for (int os : threads::parse_cpu_list(*cpus)) {
     const int i = topo.find_pu(os);
     if (i < 0)
-      throw std::invalid_argument(std::string("COMPAS_CPUS '") + cpus + "': cpu " +
-                                  std::to_string(os) +
+      throw std::invalid_argument("COMPAS_CPUS '" + *cpus + "': cpu " + std::to_string(os) +
                                   " is not one this process may run on (its affinity mask)");
     set.pu_indices.push_back(i);
   }
@@ -189,8 +174,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
       m.opt.threads > 0 ? m.opt.threads : std::max(1, static_cast<int>(within.pu_indices.size()));
   // A launcher that shares cores on purpose (compas-run -n P -t T with P*T above the cores) says
   // so; its user asked for it.
-  if (const char* v = std::getenv("COMPAS_OVERSUBSCRIBED"); v && std::string(v) == "1")
-    m.opt.oversubscribe = true;
+  if (base::env_bool(vars::oversubscribed).value_or(false)) m.opt.oversubscribe = true;
   threads::place_threads(m.topo, within, nthreads, spec, m.opt.oversubscribe);
   auto events = perf::choose_events(m.opt.events);
 
@@ -198,8 +182,8 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   m.comm = std::make_unique<comm::Comm>(*m.boot);
   if (m.boot->size() > 1) m.coll = std::make_unique<comm::NodeCollectives>(*m.comm);
   // Processes of this host that the launcher left on the same cpus take a share each.
-  const char* given = std::getenv("COMPAS_CPUS");
-  auto share = detail::share_host_cpus(m.topo, *m.comm, within, given && *given);
+  auto share =
+      detail::share_host_cpus(m.topo, *m.comm, within, base::env_text(vars::cpus).has_value());
   if (share.within.pu_indices != within.pu_indices) {
     within = std::move(share.within);
     const auto pus = static_cast<int>(within.pu_indices.size());

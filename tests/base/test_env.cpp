@@ -147,6 +147,25 @@ TEST(Env, AFlagStandingForTheVariableIsNamedInstead) {
             "COMPAS_RANK='2' is not allowed: expected an integer 0..1");
 }
 
+TEST(Env, PlainIntegersHaveDigitsOnly) {
+  EXPECT_EQ(parse_integer("65535", 1, 65535), 65535);
+  EXPECT_EQ(parse_integer("-2", -3, 3), -2);
+  for (const char* bad : {"", "0", "65536", "-1", "+1", " 1", "1 ", "0x1", "1e3", "-"})
+    EXPECT_EQ(parse_integer(bad, 1, 65535), std::nullopt) << bad;
+}
+
+TEST(Env, TextSaysWhatItExpects) {
+  EXPECT_EQ(vars::rendezvous.allowed(),
+            "expected host:port (an IPv4 address or host name, port 1..65535), or :port for "
+            "127.0.0.1");
+  const EnvVar any{.name = "COMPAS_TEST_ANY"};
+  EXPECT_EQ(message([&] { parse_env_integer(vars::size, "x"); }),
+            "COMPAS_SIZE='x' is not allowed: expected an integer 1..65536");
+  ScopedVar v("COMPAS_TEST_ANY", "");
+  EXPECT_EQ(message([&] { env_text(any); }),
+            "COMPAS_TEST_ANY='' is not allowed: an empty value; expected a value");
+}
+
 TEST(Env, EnvErrorIsAnInvalidArgument) {
   EXPECT_THROW(parse_env_bool(kFlag, "2"), std::invalid_argument);
 }

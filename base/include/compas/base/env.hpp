@@ -34,6 +34,7 @@ struct EnvVar {
   double min = 0, max = 0;             // integer, size: allowed range; seconds: max only
   std::vector<std::string> choices{};  // choice: the allowed values
   std::string unit{};                  // integer: what it counts ("bytes"), named in messages
+  std::string expected{};              // text: what is allowed, as messages say it
   std::string note{};                  // said after what is allowed, e.g. "default 60"
   // An empty value means "not set" (variables that always took it so); else it is rejected.
   bool empty_is_unset = false;
@@ -41,6 +42,9 @@ struct EnvVar {
   // What is allowed, as messages say it: "expected an integer 1..4096", "expected 0 or 1".
   std::string allowed() const;
 };
+
+// Decimal digits (a leading '-' where min < 0) of a value min..max; nullopt for anything else.
+std::optional<long long> parse_integer(const std::string& text, long long min, long long max);
 
 // Throws EnvError "<source>='<value>' is not allowed: <allowed>".
 [[noreturn]] void env_reject(const std::string& source, const std::string& value,
@@ -94,6 +98,8 @@ extern const EnvVar oversubscribe;  // COMPAS_OVERSUBSCRIBE: 0 or 1
 extern const EnvVar events;         // COMPAS_EVENTS
 extern const EnvVar openmp;         // COMPAS_OPENMP: auto, pin, leave
 extern const EnvVar cpus;           // COMPAS_CPUS: compas-run's cpu list for this process
+// kernels
+extern const EnvVar gemm_isa;  // COMPAS_GEMM_ISA: auto, generic, avx2, avx512
 }  // namespace vars
 
 }  // namespace compas::base
