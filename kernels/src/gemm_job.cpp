@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "compas/base/hash.hpp"
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
@@ -22,16 +23,9 @@ constexpr std::size_t kMaxPanel = 512;  // widest k panel of the 2-D algorithm
 constexpr std::uint64_t kSeedA = 0x243f6a8885a308d3ull, kSeedB = 0x13198a2e03707344ull,
                         kSeedX = 0xa4093822299f31d0ull;
 
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 // [-1, 1), exactly: 53 random bits scaled by 2^-52.
 double hash_value(std::uint64_t seed, std::uint64_t row, std::uint64_t col) {
-  const std::uint64_t h = mix(mix(seed ^ row) + col);
+  const std::uint64_t h = base::splitmix64(base::splitmix64(seed ^ row) + col);
   return static_cast<double>(h >> 11) * 0x1p-52 - 1.0;
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "compas/base/statistics.hpp"
 #include "compas/comm/window.hpp"
 #include "compas/perf/membw.hpp"
 #include "compas/perf/region.hpp"
@@ -627,11 +628,9 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   });
 
   res.iteration_seconds = seconds;
-  std::vector<double> s = seconds;
-  std::sort(s.begin(), s.end());
-  res.seconds = s.front();
-  res.median_seconds =
-      s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+  const auto spread = base::spread(seconds);
+  res.seconds = spread.min;
+  res.median_seconds = spread.median;
   res.mkeys_per_s = res.seconds > 0 ? static_cast<double>(n) / res.seconds / 1e6 : 0;
   res.model_gbs = res.seconds > 0 ? res.bytes / res.seconds / 1e9 : 0;
   res.verified = failures.empty();

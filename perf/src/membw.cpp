@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "compas/base/statistics.hpp"
 #include "compas/perf/timer.hpp"
 #include "compas/threads/ops.hpp"
 #include "compas/threads/team.hpp"
@@ -661,12 +662,6 @@ inline double pattern_c(std::size_t i) {
 constexpr double kScalar = 3.0;
 constexpr double kStoreValue = 2.0;
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 // Start and end of one timed stretch on every thread.
 struct Stamps {
   std::vector<std::uint64_t> start, end;  // [thread]
@@ -886,9 +881,10 @@ MembwRecord measure(threads::Team& team, const threads::Topology& topo, MembwKer
   std::vector<double> gbs;
   for (const auto& st : timed)
     gbs.push_back(static_cast<double>(rec.bytes_per_repeat) / st.span_ns());
-  rec.bandwidth_gbs = median_of(gbs);
-  rec.min_bandwidth_gbs = *std::min_element(gbs.begin(), gbs.end());
-  rec.max_bandwidth_gbs = *std::max_element(gbs.begin(), gbs.end());
+  const auto spread = base::spread(gbs);
+  rec.bandwidth_gbs = spread.median;
+  rec.min_bandwidth_gbs = spread.min;
+  rec.max_bandwidth_gbs = spread.max;
   rec.per_thread_gbs = rec.bandwidth_gbs / t;
   rec.seconds = static_cast<double>(rec.bytes_per_repeat) / (rec.bandwidth_gbs * 1e9);
   for (int k = 0; k < t; ++k) {
@@ -898,7 +894,7 @@ MembwRecord measure(threads::Team& team, const threads::Topology& topo, MembwKer
     for (const auto& st : timed)
       own.push_back(bytes /
                     static_cast<double>(std::max<std::uint64_t>(st.end[kk] - st.start[kk], 1)));
-    rec.thread_gbs.push_back(median_of(own));
+    rec.thread_gbs.push_back(base::median(std::move(own)));
   }
   rec.verified = std::all_of(ok.begin(), ok.end(), [](int v) { return v == 1; });
   return rec;
