@@ -222,47 +222,6 @@ void check(const Params& p, int processes) {
                                 " is not allowed: at least 1");
 }
 
-namespace {
-
-std::string mib(std::uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  return buf;
-}
-
-// Why the stores are what they are before any timing (the calibration, when it runs, replaces
-// it with timed_reason).
-std::string stores_rule(const Params& p, bool can_stream, std::uint64_t field,
-                        std::uint64_t below_last_level, std::uint64_t last_level) {
-  if (!can_stream) return "cached: this CPU has no streaming sweep";
-  if (p.stores == Stores::cached) return "cached: --stores cached";
-  if (p.stores == Stores::streaming) return "streaming: --stores streaming";
-  if (field <= below_last_level)
-    return "cached: both copies of the field (" + mib(field) +
-           ") fit the caches below the last level (" + mib(below_last_level) + ")";
-  const std::string why = p.iters >= kCalibrateFrom
-                              ? std::string("other processes' fields fit their caches, none timed")
-                              : "too few sweeps to time both kinds (" + std::to_string(p.iters) +
-                                    " < " + std::to_string(kCalibrateFrom) + ")";
-  return field > 2 * last_level
-             ? "streaming: " + why + ", and the field (" + mib(field) +
-                   ") exceeds twice the last-level caches (" + mib(last_level) + ")"
-             : "cached: " + why + ", and the field (" + mib(field) +
-                   ") is within twice the last-level caches (" + mib(last_level) + ")";
-}
-
-// The calibration's verdict: streaming minus cached median sweep, summed over processes.
-std::string timed_reason(double streaming_minus_cached) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf,
-                "%s: timed, the median streaming sweep minus the median cached one, summed over "
-                "processes, is %+.1f us",
-                streaming_minus_cached < 0 ? "streaming" : "cached", streaming_minus_cached * 1e6);
-  return buf;
-}
-
-}  // namespace
-
 Result run(Runtime& rt, const Params& p) {
   check(p, rt.nodes());
   const std::size_t n = p.n, width = n + 2;
@@ -292,7 +251,7 @@ Result run(Runtime& rt, const Params& p) {
   // each process takes the difference of the two kinds' median sweeps (one sweep slowed by the
   // machine does not decide), and the job keeps the kind that took less time summed over
   // processes.
-  // Runs too short to calibrate stream when the field exceeds twice the last level.
+  // Fields beyond twice the last level stream without timing (calibration::plan_stores).
   const std::uint64_t field_bytes =
       2 * static_cast<std::uint64_t>(field[0].with_halos().rows.size()) * pitch * sizeof(double);
   std::uint64_t cache_total = 0;
@@ -303,14 +262,15 @@ Result run(Runtime& rt, const Params& p) {
       threads::nt_threshold(rt.topology(), rt.team().placement());
   const RowFn row_cached = choose_row(false), row_stream = choose_row(true);
   const bool can_stream = row_stream != row_generic;
-  const bool calibrate_here = can_stream && p.stores == Stores::automatic &&
-                              p.iters >= kCalibrateFrom && field_bytes > below_last_level;
-  bool stream =
-      can_stream &&
-      (p.stores == Stores::streaming ||
-       (p.stores == Stores::automatic && !calibrate_here && field_bytes > 2 * cache_total));
+  const calibration::Asked asked = p.stores == Stores::cached      ? calibration::Asked::cached
+                                   : p.stores == Stores::streaming ? calibration::Asked::streaming
+                                                                   : calibration::Asked::automatic;
+  const calibration::StoresPlan plan = calibration::plan_stores(
+      asked, can_stream, p.iters, field_bytes, below_last_level, cache_total);
+  const bool calibrate_here = plan.calibrate;
+  bool stream = plan.stream;
   bool calibrated = false;
-  std::string reason = stores_rule(p, can_stream, field_bytes, below_last_level, cache_total);
+  std::string reason = plan.reason;
   // Local row r of a copy (r = 0 is the halo above the first interior row) from its halo column.
   auto at = [&](int copy, std::size_t local_row) {
     return field[copy].row(static_cast<index>(row_lo + local_row));
@@ -407,7 +367,7 @@ Result run(Runtime& rt, const Params& p) {
               rt.allreduce(t, t.is_leader() ? streaming_minus_cached : 0.0, op::sum{});
           if (t.is_leader()) {
             stream = sum < 0;
-            reason = timed_reason(sum);
+            reason = calibration::timed_reason(sum);
           }
           t.barrier();
         }

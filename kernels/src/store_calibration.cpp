@@ -2,6 +2,7 @@
 #include "store_calibration.hpp"
 
 #include <array>
+#include <cstdio>
 
 #include "compas/base/statistics.hpp"
 
@@ -27,6 +28,48 @@ double streaming_minus_cached(std::span<const double> took) {
   }
   return base::median({streaming.begin(), streaming.end()}) -
          base::median({cached.begin(), cached.end()});
+}
+
+namespace {
+
+std::string mib(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return buf;
+}
+
+}  // namespace
+
+StoresPlan plan_stores(Asked asked, bool can_stream, int sweeps, std::uint64_t field_bytes,
+                       std::uint64_t below_last_level, std::uint64_t last_level) {
+  const std::string field = "the field (" + mib(field_bytes) + ", both copies)";
+  if (!can_stream) return {false, false, "cached: this CPU has no streaming sweep"};
+  if (asked == Asked::cached) return {false, false, "cached: --stores cached"};
+  if (asked == Asked::streaming) return {false, true, "streaming: --stores streaming"};
+  if (field_bytes <= below_last_level)
+    return {false, false,
+            "cached: " + field + " fits the caches below the last level (" + mib(below_last_level) +
+                ")"};
+  if (field_bytes > 2 * last_level)
+    return {
+        false, true,
+        "streaming: " + field + " exceeds twice the last-level caches (" + mib(last_level) + ")"};
+  const std::string between = field + " lies between the caches below the last level (" +
+                              mib(below_last_level) + ") and twice the last level (" +
+                              mib(last_level) + ")";
+  if (sweeps >= kMinSweeps) return {true, false, "timing both kinds: " + between};
+  return {false, false,
+          "cached: " + between + ", and the run is too short to time both kinds (" +
+              std::to_string(sweeps) + " < " + std::to_string(kMinSweeps) + " sweeps)"};
+}
+
+std::string timed_reason(double streaming_minus_cached) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "%s: timed, the median streaming sweep minus the median cached one, summed over "
+                "processes, is %+.1f us",
+                streaming_minus_cached < 0 ? "streaming" : "cached", streaming_minus_cached * 1e6);
+  return buf;
 }
 
 }  // namespace compas::kernels::calibration

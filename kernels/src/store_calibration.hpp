@@ -12,7 +12,9 @@
 // the machine, seen at 4-8 ms among 0.1-0.3 ms ones, does not decide).
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <string>
 
 namespace compas::kernels::calibration {
 
@@ -32,5 +34,23 @@ bool timed(int sweep);
 // `took[s]` is how long sweep s took (indices kFirst..kLast used): the median of the timed
 // streaming sweeps minus that of the timed cached ones (negative: streaming is faster).
 double streaming_minus_cached(std::span<const double> took);
+
+// What `--stores auto` does before any timing, from the sizes alone (a rule right for caches of
+// any size): a field within the caches below the last level is swept with cached stores; one
+// beyond twice the last-level caches streams (its copies cannot stay in the cache between sweeps,
+// and streaming stores save the reads a cached store makes of each line); in between only a
+// measurement tells (a virtual machine's reported last level may not be there), so the kinds are
+// timed when the run has kMinSweeps sweeps, else it stays cached.
+struct StoresPlan {
+  bool calibrate = false;  // time both kinds on the first sweeps
+  bool stream = false;     // the kind without timing (or until the timing decides)
+  std::string reason;      // for the JSON: the rule and the sizes it compared
+};
+enum class Asked { automatic, cached, streaming };
+StoresPlan plan_stores(Asked asked, bool can_stream, int sweeps, std::uint64_t field_bytes,
+                       std::uint64_t below_last_level, std::uint64_t last_level);
+
+// The calibration's verdict for the JSON: streaming minus cached median sweep, seconds.
+std::string timed_reason(double streaming_minus_cached);
 
 }  // namespace compas::kernels::calibration

@@ -708,7 +708,7 @@ TEST_F(Cli, RunSaysWhichStoresItUsedAndWhy) {
     bool streaming;
   };
   const std::vector<Case> cases = {
-      {{"laplace", "--n", "64", "--iters", "40"}, "cached: both copies of the field", false},
+      {{"laplace", "--n", "64", "--iters", "40"}, "fits the caches below the last level", false},
       {{"laplace", "--n", "64", "--iters", "40", "--stores", "streaming"},
        "streaming: --stores streaming",
        true},

@@ -66,4 +66,40 @@ TEST(StoresCalibration, OneSlowSweepDoesNotDecide) {
   EXPECT_LT(cal::streaming_minus_cached(took), 0.0);
 }
 
+// The rule before any timing, fed cache sizes of machines where each kind is the right one.
+TEST(StoresPlan, SizesDecideOutsideTheDoubtfulBandAndTimingInside) {
+  constexpr std::uint64_t MiB = 1 << 20;
+  const int sweeps = cal::kMinSweeps;
+  // A field inside the caches below the last level: cached, nothing timed.
+  auto p = cal::plan_stores(cal::Asked::automatic, true, sweeps, 6 * MiB, 8 * MiB, 32 * MiB);
+  EXPECT_FALSE(p.calibrate);
+  EXPECT_FALSE(p.stream);
+  EXPECT_NE(p.reason.find("fits the caches below the last level (8.0 MiB)"), std::string::npos)
+      << p.reason;
+  // The same 6.5 MB field on a machine of 1 MiB per-core caches and a 32 MiB last level (the
+  // paper's n = 640 here): doubtful, so timed.
+  p = cal::plan_stores(cal::Asked::automatic, true, sweeps, 6 * MiB + MiB / 2, 2 * MiB, 32 * MiB);
+  EXPECT_TRUE(p.calibrate) << p.reason;
+  // A field beyond twice the last level streams without timing, on a small or a large machine.
+  p = cal::plan_stores(cal::Asked::automatic, true, sweeps, 257 * MiB, 2 * MiB, 32 * MiB);
+  EXPECT_FALSE(p.calibrate);
+  EXPECT_TRUE(p.stream);
+  EXPECT_NE(p.reason.find("exceeds twice the last-level caches (32.0 MiB)"), std::string::npos)
+      << p.reason;
+  p = cal::plan_stores(cal::Asked::automatic, true, sweeps, 257 * MiB, 64 * MiB, 256 * MiB);
+  EXPECT_TRUE(p.calibrate) << "within twice a 256 MiB last level: " << p.reason;
+  // Doubtful but too short to time: cached.
+  p = cal::plan_stores(cal::Asked::automatic, true, sweeps - 1, 20 * MiB, 2 * MiB, 32 * MiB);
+  EXPECT_FALSE(p.calibrate);
+  EXPECT_FALSE(p.stream);
+  EXPECT_NE(p.reason.find("too short"), std::string::npos) << p.reason;
+  // What the flag asks for, and what the CPU can do, win over sizes.
+  EXPECT_TRUE(
+      cal::plan_stores(cal::Asked::streaming, true, sweeps, 1 * MiB, 2 * MiB, 32 * MiB).stream);
+  EXPECT_FALSE(
+      cal::plan_stores(cal::Asked::cached, true, sweeps, 999 * MiB, 2 * MiB, 32 * MiB).stream);
+  EXPECT_FALSE(
+      cal::plan_stores(cal::Asked::automatic, false, sweeps, 999 * MiB, 2 * MiB, 32 * MiB).stream);
+}
+
 }  // namespace
