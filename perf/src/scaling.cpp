@@ -65,46 +65,39 @@ std::string too_few(int points) {
          std::to_string(amdahl_min_points) + " are needed";
 }
 
-}  // namespace
-
-AmdahlFit fit_gustafson(const Points& n_scaled_speedup) {
-  AmdahlFit fit;
-  const Points pts = usable_points(n_scaled_speedup);
-  fit.points = static_cast<int>(pts.size());
-  if (pts.empty()) {
-    fit.reason = "no usable point (N > 1 and scaled speedup > 0)";
-    return fit;
-  }
-  const double raw = least_squares_gustafson(pts);
-  const double a = std::clamp(raw, 0.0, 1.0);
-  fit.clamped = a != raw;
-  fit.rms_error = relative_rms_gustafson(pts, a);
-  if (fit.points < amdahl_min_points) {
-    fit.reason = too_few(fit.points);
-    return fit;
-  }
-  fit.serial_fraction = a;
-  return fit;
-}
-
-AmdahlFit fit_amdahl(const Points& n_speedup) {
+// The fit both laws share: the least-squares fraction over the usable points, clamped to [0, 1],
+// with its error; a fraction only from amdahl_min_points points.
+AmdahlFit fit_fraction(const Points& n_speedup, const char* speedup,
+                       double (*least_squares)(const Points&),
+                       double (*rms)(const Points&, double)) {
   AmdahlFit fit;
   const Points pts = usable_points(n_speedup);
   fit.points = static_cast<int>(pts.size());
   if (pts.empty()) {
-    fit.reason = "no usable point (N > 1 and speedup > 0)";
+    fit.reason = std::string("no usable point (N > 1 and ") + speedup + " > 0)";
     return fit;
   }
-  const double raw = least_squares_fraction(pts);
+  const double raw = least_squares(pts);
   const double f = std::clamp(raw, 0.0, 1.0);
   fit.clamped = f != raw;
-  fit.rms_error = relative_rms(pts, f);
+  fit.rms_error = rms(pts, f);
   if (fit.points < amdahl_min_points) {
     fit.reason = too_few(fit.points);
     return fit;
   }
   fit.serial_fraction = f;
   return fit;
+}
+
+}  // namespace
+
+AmdahlFit fit_gustafson(const Points& n_scaled_speedup) {
+  return fit_fraction(n_scaled_speedup, "scaled speedup", least_squares_gustafson,
+                      relative_rms_gustafson);
+}
+
+AmdahlFit fit_amdahl(const Points& n_speedup) {
+  return fit_fraction(n_speedup, "speedup", least_squares_fraction, relative_rms);
 }
 
 }  // namespace compas::perf
