@@ -1,4 +1,5 @@
 // kernels: Laplace (Jacobi), GEMM, NAS CG and radix sort, each with setup, run, verification
 // against an outside reference, and a flop/byte model, on any processes x threads job.
-// This layer is being built; see docs/ARCHITECTURE.md for its planned contents.
+// The layer's headers: laplace.hpp, gemm_job.hpp (gemm_local.hpp: the local multiply), cg.hpp and
+// cg_job.hpp, sort.hpp (the local sort) and sort_job.hpp; docs/ARCHITECTURE.md describes them.
 #pragma once

@@ -1,4 +1,6 @@
 // perf: PAPI counters and regions per thread, the machine probes (memory bandwidth vs threads,
-// cache curve), and the report writers. Sits on threads/.
-// This layer is being built; see docs/ARCHITECTURE.md for its planned contents.
+// loaded latency, cache curve), scaling models, and the report writers. Sits on threads/.
+// The layer's headers: counters.hpp, region.hpp, timer.hpp, membw.hpp, loaded_latency.hpp,
+// cache_probe.hpp, scaling.hpp, model.hpp, extrap.hpp, report.hpp, sde.hpp; docs/ARCHITECTURE.md
+// describes them.
 #pragma once
