@@ -51,11 +51,11 @@ int run_cg(const CgArgs& a) {
   const double iterations = static_cast<double>(cp.niter) * kernels::cg::kCgIterations;
   const double gbs = r.seconds > 0 ? r.bytes_per_iteration * iterations / r.seconds / 1e9 : 0.0;
   perf::Report report("run", perf::machine_json(rt.topology()),
-                      {{"kernel", "cg"},
-                       {"nodes", rt.nodes()},
-                       {"threads", rt.threads()},
-                       {"class", a.cls},
-                       {"bootstrap", rt.bootstrap().kind()}});
+                      job_params(rt, {{"kernel", "cg"},
+                                      {"nodes", rt.nodes()},
+                                      {"threads", rt.threads()},
+                                      {"class", a.cls},
+                                      {"bootstrap", rt.bootstrap().kind()}}));
   report.add({{"kernel", "cg"},
               {"nodes", rt.nodes()},
               {"threads", rt.threads()},

@@ -1,5 +1,7 @@
 #include "run_common.hpp"
 
+#include <limits>
+
 #include <fmt/core.h>
 
 #include "compas/threads/barrier.hpp"
@@ -55,6 +57,47 @@ perf::json region_json(Runtime& rt, const perf::EventChoice& events, bool print,
       print_regions(summaries, events);
   }
   return regions;
+}
+
+namespace {
+
+// "spin 32768 pauses, then yield 16 times, then sleep on a futex"
+std::string backoff_text(const threads::Backoff& b) {
+  std::string t = b.spins > 0 ? "spin " + std::to_string(b.spins) + " pauses" : "no spin";
+  if (b.yields == std::numeric_limits<int>::max())
+    t += ", then yield for as long as it takes";
+  else if (b.yields > 0)
+    t += ", then yield " + std::to_string(b.yields) + " times";
+  if (b.sleep) t += ", then sleep on a futex";
+  return t;
+}
+
+}  // namespace
+
+perf::json wait_json(threads::WaitPolicy asked, bool oversubscribed) {
+  const threads::Backoff b = threads::resolve(asked, oversubscribed);
+  std::string reason;
+  if (asked != threads::WaitPolicy::auto_)
+    reason = "asked for (--wait or COMPAS_WAIT)";
+  else if (!oversubscribed)
+    reason = "auto: every thread of the job has a CPU of its own, so waits spin long";
+  else
+    reason = std::string(
+                 "auto: the job has more threads than CPUs, so waits spin briefly and "
+                 "sleep; ") +
+             (threads::yields_hand_over()
+                  ? "they yield first because a yield hands the CPU over at once here (timed: "
+                    "two threads on one CPU took 64 turns within 5 ms)"
+                  : "they do not yield because a yield does not hand the CPU over at once here "
+                    "(timed: two threads on one CPU did not take 64 turns within 5 ms)");
+  return {{"wait", threads::to_string(asked)},
+          {"wait_backoff", backoff_text(b)},
+          {"wait_reason", reason}};
+}
+
+perf::json job_params(Runtime& rt, perf::json params) {
+  params.update(wait_json(rt.options().wait, rt.team().oversubscribed()));
+  return params;
 }
 
 }  // namespace compas::app

@@ -26,6 +26,13 @@ struct RunFlags {
 void add_run_flags(CLI::App& cmd, RunFlags& f);
 RuntimeOptions runtime_options(const RunFlags& f);
 
+// The wait policy the job's threads use and why (auto's choice: a CPU per thread or not, and
+// whether a yield hands the CPU over here, which is timed once per process), for the JSON:
+// {"wait": "auto", "wait_backoff": "...", "wait_reason": "..."}.
+perf::json wait_json(threads::WaitPolicy asked, bool oversubscribed);
+// A kernel's report parameters `params` with the job's: the wait policy and why.
+perf::json job_params(Runtime& rt, perf::json params);
+
 // Collective: every process's regions, aggregated; rank 0 prints the table when `print`. Returns
 // {region: {mean_seconds, max_seconds, threads, counters, derived}}.
 perf::json region_json(Runtime& rt, const perf::EventChoice& events, bool print,

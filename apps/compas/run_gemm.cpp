@@ -49,12 +49,12 @@ int run_gemm(const GemmArgs& a) {
   const std::string grid = fmt::format("{}x{}", r.grid_rows, r.grid_cols);
   const char* algorithm = rt.nodes() == 1 ? "local" : r.ring ? "ring" : "summa";
   perf::Report report("run", perf::machine_json(rt.topology()),
-                      {{"kernel", "gemm"},
-                       {"nodes", rt.nodes()},
-                       {"threads", rt.threads()},
-                       {"n", a.p.n},
-                       {"iters", a.p.iters},
-                       {"bootstrap", rt.bootstrap().kind()}});
+                      job_params(rt, {{"kernel", "gemm"},
+                                      {"nodes", rt.nodes()},
+                                      {"threads", rt.threads()},
+                                      {"n", a.p.n},
+                                      {"iters", a.p.iters},
+                                      {"bootstrap", rt.bootstrap().kind()}}));
   report.add({{"kernel", "gemm"},
               {"nodes", rt.nodes()},
               {"threads", rt.threads()},

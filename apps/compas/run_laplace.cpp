@@ -34,13 +34,13 @@ int run_laplace(LaplaceArgs& a) {
   if (!leader) return r.verified ? 0 : 1;
 
   perf::Report report("run", perf::machine_json(rt.topology()),
-                      {{"kernel", "laplace"},
-                       {"nodes", rt.nodes()},
-                       {"threads", rt.threads()},
-                       {"n", a.p.n},
-                       {"iters", a.p.iters},
-                       {"tol", a.p.tol},
-                       {"bootstrap", rt.bootstrap().kind()}});
+                      job_params(rt, {{"kernel", "laplace"},
+                                      {"nodes", rt.nodes()},
+                                      {"threads", rt.threads()},
+                                      {"n", a.p.n},
+                                      {"iters", a.p.iters},
+                                      {"tol", a.p.tol},
+                                      {"bootstrap", rt.bootstrap().kind()}}));
   perf::json rec = {{"kernel", "laplace"},
                     {"nodes", rt.nodes()},
                     {"threads", rt.threads()},

@@ -47,16 +47,16 @@ int run_sort(const SortArgs& a) {
   if (!leader) return r.verified ? 0 : 1;
 
   perf::Report report("run", perf::machine_json(rt.topology()),
-                      {{"kernel", "sort"},
-                       {"nodes", rt.nodes()},
-                       {"threads", rt.threads()},
-                       {"keys", r.keys},
-                       {"dist", rs::to_string(jp.dist)},
-                       {"iters", jp.iters},
-                       {"digit_bits", jp.local.digit_bits},
-                       {"stores", a.stores},
-                       {"method", a.method},
-                       {"bootstrap", rt.bootstrap().kind()}});
+                      job_params(rt, {{"kernel", "sort"},
+                                      {"nodes", rt.nodes()},
+                                      {"threads", rt.threads()},
+                                      {"keys", r.keys},
+                                      {"dist", rs::to_string(jp.dist)},
+                                      {"iters", jp.iters},
+                                      {"digit_bits", jp.local.digit_bits},
+                                      {"stores", a.stores},
+                                      {"method", a.method},
+                                      {"bootstrap", rt.bootstrap().kind()}}));
   report.add({{"kernel", "sort"},
               {"nodes", rt.nodes()},
               {"threads", rt.threads()},

@@ -732,6 +732,33 @@ TEST_F(Cli, RunSaysWhichStoresItUsedAndWhy) {
   }
 }
 
+// The wait policy the threads used, and why: what was asked for, or auto's choice from whether
+// the job has a CPU per thread (and, when it has not, whether a yield hands the CPU over here).
+TEST_F(Cli, RunSaysWhichWaitPolicyItUsedAndWhy) {
+  struct Case {
+    std::vector<std::string> flags;
+    std::string wait, reason, backoff;
+  };
+  const std::vector<Case> cases = {
+      {{"--threads", "1", "--wait", "spin"}, "spin", "asked for", "yield for as long as it takes"},
+      {{"--threads", "1"}, "auto", "a CPU of its own", "spin 32768 pauses"},
+      {{"--threads", "8", "--oversubscribe"},
+       "auto",
+       "more threads than CPUs",
+       "sleep on a futex"}};
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = {
+        "run", "laplace", "--n", "64", "--iters", "5", "--quiet", "--json", path("wait.json")};
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    const Outcome r = run_compas(argv);
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const json params = load_json("wait.json")["params"];
+    EXPECT_EQ(params.value("wait", ""), c.wait) << params.dump();
+    EXPECT_NE(params.value("wait_reason", "").find(c.reason), std::string::npos) << params.dump();
+    EXPECT_NE(params.value("wait_backoff", "").find(c.backoff), std::string::npos) << params.dump();
+  }
+}
+
 TEST_F(Cli, RunLaplaceGivesTheSameFieldOnEveryJobShape) {
   std::set<std::string> hashes;
   for (int p : {1, 2, 3}) {
