@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+
+#include "compas/base/statistics.hpp"
 
 namespace compas::app {
 
@@ -17,12 +20,11 @@ double Spread::relative() const {
 Spread spread_of(std::vector<double> values) {
   Spread s;
   if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  s.n = static_cast<int>(n);
-  s.min = values.front();
-  s.max = values.back();
-  s.median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  s.n = static_cast<int>(values.size());
+  const base::Spread b = base::spread(std::move(values));
+  s.median = b.median;
+  s.min = b.min;
+  s.max = b.max;
   return s;
 }
 
