@@ -250,7 +250,8 @@ Result run(Runtime& rt, const Params& p) {
   // sweeps of one kind (store_calibration.hpp: a sweep right after the other kind pays for it);
   // each process takes the difference of the two kinds' median sweeps (one sweep slowed by the
   // machine does not decide), and the job keeps the kind that took less time summed over
-  // processes.
+  // processes. When after one block of each kind every process finds one kind clearly faster
+  // (calibration::early_vote), the job keeps it at once and the worse kind runs half as long.
   // Fields beyond twice the last level stream without timing (calibration::plan_stores).
   const std::uint64_t field_bytes =
       2 * static_cast<std::uint64_t>(field[0].with_halos().rows.size()) * pitch * sizeof(double);
@@ -321,6 +322,24 @@ Result run(Runtime& rt, const Params& p) {
   std::uint64_t hash = 0;
   double max_error = 0;
 
+  // The job's vote after the first two calibration blocks: the leader of each process votes from
+  // its sweeps, the other threads leave the lowest and highest votes as they are.
+  auto decide_early = [&](threads::ThreadCtx& t, std::span<const double> took) {
+    using calibration::Vote;
+    struct Votes {
+      int lowest, highest;
+    };
+    const Vote mine = t.is_leader() ? calibration::early_vote(took) : Vote::unclear;
+    const Votes v = rt.allreduce(
+        t,
+        t.is_leader() ? Votes{static_cast<int>(mine), static_cast<int>(mine)}
+                      : Votes{static_cast<int>(Vote::streaming), static_cast<int>(Vote::cached)},
+        [](Votes a, Votes b) {
+          return Votes{std::min(a.lowest, b.lowest), std::max(a.highest, b.highest)};
+        });
+    return calibration::job_vote(static_cast<Vote>(v.lowest), static_cast<Vote>(v.highest));
+  };
+
   rt.run([&](threads::ThreadCtx& t) {
     // First touch by the thread that will sweep the rows; both copies get boundary and start.
     const auto [a, b] = threads::block_range(rows + 2, t.nthreads(), t.tid());
@@ -348,31 +367,44 @@ Result run(Runtime& rt, const Params& p) {
     double change = 0;
     double moved = 0;  // rows of other threads swept here, summed over sweeps
     std::array<double, kCalibrateSweeps + 2> started{};  // leader: when sweep k began
+    int calibrate_last = kCalibrateSweeps;  // the last sweep that calibrates (when calibrate)
     for (k = 1; k <= p.iters; ++k) {
       const int src = (k - 1) % 2, dst = k % 2;
       const bool checking = (p.tol > 0 && k % p.check_every == 0) || k == p.iters;
       double local_change = 0;
-      if (calibrate && k <= kCalibrateSweeps + 1) {
+      if (calibrate && k <= calibrate_last + 1) {
         if (t.is_leader())
           started[static_cast<std::size_t>(k)] =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-        if (k == kCalibrateSweeps + 1) {
+        if (k == calibration::kEarlyLast + 1 || k == kCalibrateSweeps + 1) {
           COMPAS_REGION(t, "synchronize");
           std::array<double, kCalibrateSweeps + 1> took{};
-          for (int s = 1; s <= kCalibrateSweeps; ++s)
+          for (int s = 1; s < k; ++s)
             took[static_cast<std::size_t>(s)] =
                 started[static_cast<std::size_t>(s + 1)] - started[static_cast<std::size_t>(s)];
-          const double streaming_minus_cached = calibration::streaming_minus_cached(took);
-          const double sum =
-              rt.allreduce(t, t.is_leader() ? streaming_minus_cached : 0.0, op::sum{});
-          if (t.is_leader()) {
-            stream = sum < 0;
-            reason = calibration::timed_reason(sum);
+          if (k == calibration::kEarlyLast + 1) {
+            // Stop here when every process saw a clear difference the same way.
+            const calibration::Vote v = decide_early(t, took);
+            if (v != calibration::Vote::unclear) {
+              calibrate_last = calibration::kEarlyLast;
+              if (t.is_leader()) {
+                stream = v == calibration::Vote::streaming;
+                reason = calibration::early_reason(v);
+              }
+            }
+          } else {
+            const double streaming_minus_cached = calibration::streaming_minus_cached(took);
+            const double sum =
+                rt.allreduce(t, t.is_leader() ? streaming_minus_cached : 0.0, op::sum{});
+            if (t.is_leader()) {
+              stream = sum < 0;
+              reason = calibration::timed_reason(sum);
+            }
           }
           t.barrier();
         }
       }
-      const bool streaming = calibrate && k <= kCalibrateSweeps
+      const bool streaming = calibrate && k <= calibrate_last
                                  ? k >= calibration::kFirst && calibration::streams(k)
                                  : stream;
       const RowFn row = streaming ? row_stream : row_cached;

@@ -30,6 +30,28 @@ double streaming_minus_cached(std::span<const double> took) {
          base::median({cached.begin(), cached.end()});
 }
 
+Vote early_vote(std::span<const double> took) {
+  std::array<double, kTimedPerKind> streaming{}, cached{};
+  std::size_t s = 0, c = 0;
+  for (int k = kFirst; k <= kEarlyLast && static_cast<std::size_t>(k) < took.size(); ++k) {
+    if (!timed(k)) continue;
+    if (streams(k))
+      streaming[s++] = took[static_cast<std::size_t>(k)];
+    else
+      cached[c++] = took[static_cast<std::size_t>(k)];
+  }
+  if (s == 0 || c == 0) return Vote::unclear;
+  const base::Spread a = base::spread({streaming.begin(), streaming.begin() + s});
+  const base::Spread b = base::spread({cached.begin(), cached.begin() + c});
+  if (a.max < b.min && a.median * (1 + kClearMargin) < b.median) return Vote::streaming;
+  if (b.max < a.min && b.median * (1 + kClearMargin) < a.median) return Vote::cached;
+  return Vote::unclear;
+}
+
+Vote job_vote(Vote lowest, Vote highest) {
+  return lowest == highest ? lowest : Vote::unclear;
+}
+
 namespace {
 
 std::string mib(std::uint64_t bytes) {
@@ -70,6 +92,14 @@ std::string timed_reason(double streaming_minus_cached) {
                 "processes, is %+.1f us",
                 streaming_minus_cached < 0 ? "streaming" : "cached", streaming_minus_cached * 1e6);
   return buf;
+}
+
+std::string early_reason(Vote vote) {
+  const char* kind = vote == Vote::streaming ? "streaming" : "cached";
+  return std::string(kind) +
+         ": timed, after one block of each kind every process found every timed " + kind +
+         " sweep faster than every one of the other kind, the medians more than " +
+         std::to_string(static_cast<int>(kClearMargin * 100)) + "% apart";
 }
 
 }  // namespace compas::kernels::calibration

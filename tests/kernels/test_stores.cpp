@@ -66,6 +66,42 @@ TEST(StoresCalibration, OneSlowSweepDoesNotDecide) {
   EXPECT_LT(cal::streaming_minus_cached(took), 0.0);
 }
 
+// After the first streaming and cached blocks (sweeps up to kEarlyLast) a clear difference
+// decides at once, so the worse kind runs half as many sweeps; a close or noisy one waits for
+// all four blocks.
+TEST(StoresCalibration, AClearDifferenceDecidesAfterTwoBlocks) {
+  static_assert(cal::kEarlyLast < cal::kLast);
+  // Each kind's timed sweeps all lie apart from the other's, medians 2.4 against 1.0.
+  EXPECT_EQ(cal::early_vote(sweeps(2.4, 1.0, 2.0, 1.6)), cal::Vote::cached);
+  EXPECT_EQ(cal::early_vote(sweeps(1.0, 1.4, 0.1, 0.0)), cal::Vote::streaming);
+}
+
+TEST(StoresCalibration, ACloseOrOverlappingDifferenceWaitsForAllBlocks) {
+  // 5% apart: within what one minute to the next moves on a busy machine.
+  EXPECT_EQ(cal::early_vote(sweeps(1.0, 1.05, 0.0, 0.0)), cal::Vote::unclear);
+  // Medians far apart, but one stalled cached sweep is slower than every streaming one: the
+  // timed sweeps of the two kinds overlap, so the first blocks do not decide.
+  auto took = sweeps(2.0, 1.0, 0.0, 0.0);
+  for (int k = cal::kFirst; k <= cal::kEarlyLast; ++k)
+    if (!cal::streams(k) && cal::timed(k)) {
+      took[static_cast<std::size_t>(k)] = 50.0;
+      break;
+    }
+  EXPECT_EQ(cal::early_vote(took), cal::Vote::unclear);
+  // Only the first two blocks are looked at: later sweeps (not yet run) do not count.
+  auto early = sweeps(1.0, 1.4, 0.1, 0.0);
+  for (int k = cal::kEarlyLast + 1; k <= cal::kLast; ++k) early[static_cast<std::size_t>(k)] = 0;
+  EXPECT_EQ(cal::early_vote(early), cal::Vote::streaming);
+}
+
+TEST(StoresCalibration, TheJobStopsEarlyOnlyWhenEveryProcessVotesTheSameWay) {
+  using V = cal::Vote;
+  EXPECT_EQ(cal::job_vote(V::streaming, V::streaming), V::streaming);
+  EXPECT_EQ(cal::job_vote(V::cached, V::cached), V::cached);
+  EXPECT_EQ(cal::job_vote(V::cached, V::streaming), V::unclear);
+  EXPECT_EQ(cal::job_vote(V::unclear, V::streaming), V::unclear);
+}
+
 // The rule before any timing, fed cache sizes of machines where each kind is the right one.
 TEST(StoresPlan, SizesDecideOutsideTheDoubtfulBandAndTimingInside) {
   constexpr std::uint64_t MiB = 1 << 20;
