@@ -17,6 +17,7 @@
 #include "compas/base/hash.hpp"
 #include "compas/base/size.hpp"
 #include "compas/perf/region.hpp"
+#include "store_trials.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -405,39 +406,22 @@ std::string beyond_last_level(std::size_t bytes, std::size_t last_level) {
          mib(last_level) + ")";
 }
 
-std::string timed(bool stream, const char* when, const double (&seconds)[2]) {
-  char buf[192];
-  std::snprintf(buf, sizeof buf, "%s: timed on %s, cached %.3f ms, streaming %.3f ms",
-                kind(stream).c_str(), when, seconds[0] * 1e3, seconds[1] * 1e3);
-  return buf;
-}
-
 }  // namespace
 
 struct Workspace::Impl {
   std::vector<std::unique_ptr<PerThread>> threads;
-  // Automatic stores between Options::calibrate_bytes and Options::cache_bytes: the kind the
-  // first sort of as many keys (the same power of two: a distributed sort's share varies a little)
-  // on `decided_threads` threads found faster (the leader writes it, between barriers).
-  std::size_t decided_size = 0;
-  int decided_threads = 0;
-  bool decided_stream = false;
-  double decided_seconds[2] = {0, 0};       // the cached and the streaming pass that decided
+  // Automatic stores between Options::calibrate_bytes and Options::cache_bytes (store_trials.hpp):
+  // the LSD sort times its first two passes of the first two sorts of a size (the same power of
+  // two: a distributed sort's share varies a little) on a team, the bucket sort the scatters of
+  // the first four sorts; later ones keep the faster (thread 0 writes them, between barriers).
+  StoreTrials lsd_trials, bucket_trials;
   std::atomic<std::size_t> next_bucket{0};  // buckets: the next one a thread takes
-  // Buckets with automatic stores between the two thresholds: the first sort of a size (the same
-  // power of two) on `bucket_threads` threads scatters cached, the second streaming, later ones
-  // the faster of the two (thread 0 writes these after a sort's last barrier).
-  std::size_t bucket_size = 0;
-  int bucket_threads = 0, bucket_trials = 0;
-  double bucket_seconds[2] = {0, 0};
-  bool bucket_stream = false;
 };
 
 namespace {
 
 std::string lsd_stores_reason(const Options& o, std::size_t bytes, std::size_t to_run,
-                              bool calibrating, bool stream, const Workspace::Impl& w,
-                              const double (&pass_seconds)[2]) {
+                              bool timed_here, const Workspace::Impl& w) {
   if (o.stores != Stores::automatic) return fixed_stores(o.stores);
 #ifndef COMPAS_SORT_HAVE_SSE2
   return "cached: no streaming stores on this CPU";
@@ -446,10 +430,9 @@ std::string lsd_stores_reason(const Options& o, std::size_t bytes, std::size_t t
   if (bytes <= o.calibrate_bytes)
     return "cached: the keys (" + mib(bytes) + ") fit the caches below the last level (" +
            mib(o.calibrate_bytes) + ")";
-  if (calibrating) return timed(stream, "this sort's first two passes", pass_seconds);
-  if (to_run < 3 && !(w.decided_seconds[0] > 0))
+  if (!timed_here)
     return "cached: too few passes (" + std::to_string(to_run) + ") to time both kinds";
-  return timed(stream, "the first sort of this size", w.decided_seconds);
+  return w.lsd_trials.reason("the first two passes of the first two sorts of this size");
 }
 
 constexpr int kMaxTopBits = 12;    // 4096 write-combining lines: 256 KiB, a quarter of an L2
@@ -618,21 +601,21 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
   }
   // Stores: streaming past the last-level cache (cache_bytes); below it the scattered keys may
   // still be in the cache when their bucket is sorted, which only a measurement tells (a virtual
-  // machine's reported last level may not be there): the first sort of the size scatters cached,
-  // the second streaming, and later ones keep the faster.
+  // machine's reported last level may not be there): the first four sorts of the size scatter
+  // cached, streaming, streaming, cached (store_trials.hpp), and later ones keep the faster.
   bool stream = false, calibrating = false;
   const auto size_key = static_cast<std::size_t>(std::bit_width(n));
-  const bool known = w.bucket_size == size_key && w.bucket_threads == nt;
-  const int trials = known ? w.bucket_trials : 0;
+  const bool known = w.bucket_trials.holds(size_key, nt);
+  const int trial = known ? w.bucket_trials.count() : 0;
   if (direct || o.stores == Stores::cached) {
     stream = false;
   } else if (o.stores == Stores::streaming || n * sizeof(std::uint32_t) > o.cache_bytes) {
     stream = true;
-  } else if (trials < 2) {
+  } else if (trial < StoreTrials::kTrials) {
     calibrating = true;
-    stream = trials == 1;
+    stream = StoreTrials::streams_at(trial);
   } else {
-    stream = w.bucket_stream;
+    stream = w.bucket_trials.stream();
   }
   const Clock::time_point began = Clock::now();  // thread 0's is used
   {
@@ -674,13 +657,8 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
     t.barrier();
   }
   if (calibrating && me == 0) {  // read by every thread after the next sort's first barrier
-    if (!known) {
-      w.bucket_size = size_key;
-      w.bucket_threads = nt;
-    }
-    w.bucket_seconds[trials] = std::chrono::duration<double>(Clock::now() - began).count();
-    w.bucket_trials = trials + 1;
-    if (trials == 1) w.bucket_stream = w.bucket_seconds[1] < w.bucket_seconds[0];
+    w.bucket_trials.use_for(size_key, nt);
+    w.bucket_trials.record(std::chrono::duration<double>(Clock::now() - began).count());
   }
   if (stats && me == 0) {
     stats->method = Method::buckets;
@@ -693,10 +671,11 @@ static std::optional<std::span<std::uint32_t>> sort_in_buckets(
         direct || o.stores != Stores::automatic ? fixed_stores(o.stores)
         : n * sizeof(std::uint32_t) > o.cache_bytes
             ? beyond_last_level(n * sizeof(std::uint32_t), o.cache_bytes)
-        : calibrating ? kind(stream) + ": trial " + std::to_string(trials + 1) +
-                            " of 2 on sorts of this size (the first scatters cached, the second "
-                            "streaming; later ones keep the faster)"
-                      : timed(stream, "the first two sorts of this size", w.bucket_seconds);
+        : calibrating ? kind(stream) + ": trial " + std::to_string(trial + 1) + " of " +
+                            std::to_string(StoreTrials::kTrials) +
+                            " on sorts of this size (they scatter cached, streaming, streaming, "
+                            "cached; later ones keep the faster)"
+                      : w.bucket_trials.reason("the scatters of the first four sorts of this size");
     // The counting reads, the scatter's read and write, each bucket's read and final write; and
     // the passes of buckets too big for the cache (a count read, then a read and a write each;
     // counted as 8 bytes a key per pass).
@@ -795,27 +774,29 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
   }
   // Stores: automatic streams past the last level (cache_bytes) and stays cached below the level
   // under it (calibrate_bytes); in between it depends on the machine (and virtual machines report
-  // last levels that are not there), so the first sort of this size runs its first pass cached and
-  // its second streaming, and that sort's later passes and later sorts of the size keep the faster.
+  // last levels that are not there), so the first two sorts of this size time their first two
+  // passes (StoreTrials), and their later passes and later sorts of the size keep the faster.
   const bool direct = o.stores == Stores::direct;
   const std::size_t bytes = n * sizeof(std::uint32_t);
   const std::size_t to_run =
       passes - static_cast<std::size_t>(std::count(skip.begin(), skip.end(), char{1}));
   bool stream =
       o.stores == Stores::streaming || (o.stores == Stores::automatic && bytes > o.cache_bytes);
-  bool calibrating = false;
+  bool calibrating = false, timed_trials = false;
+  const auto size_key = static_cast<std::size_t>(std::bit_width(n));
+  int trial0 = 0;  // the first of this sort's two trials (store_trials.hpp)
 #ifdef COMPAS_SORT_HAVE_SSE2
   if (o.stores == Stores::automatic && bytes <= o.cache_bytes && bytes > o.calibrate_bytes) {
-    if (w.decided_size == static_cast<std::size_t>(std::bit_width(n)) && w.decided_threads == nt)
-      stream = w.decided_stream;
-    else
-      calibrating = to_run >= 3;  // one pass at least gains from it
+    const bool known = w.lsd_trials.holds(size_key, nt);
+    trial0 = known ? w.lsd_trials.count() : 0;
+    calibrating = trial0 < StoreTrials::kTrials && to_run >= 3;  // one pass at least gains
+    stream = trial0 >= 2 && w.lsd_trials.stream();
+    timed_trials = calibrating || trial0 >= 2;
   }
 #else
   stream = false;
 #endif
-  Clock::time_point began;          // thread 0: start of a calibration pass
-  double pass_seconds[2] = {0, 0};  // thread 0: the cached and the streaming pass
+  Clock::time_point began;  // thread 0: start of a calibration pass
 
   std::span<std::uint32_t> src = keys, dst = tmp.first(n);
   int ran = 0, skipped = 0;
@@ -862,7 +843,7 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
       }
       const std::uint32_t* s = src.data() + lo;
       if (calibrating && ran < 2) {
-        streaming_used = ran == 1;
+        streaming_used = StoreTrials::streams_at(trial0 + ran);
         if (me == 0) began = Clock::now();
       } else {
         streaming_used = stream && !direct;
@@ -873,18 +854,13 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
       COMPAS_REGION(t, "synchronize");
       t.barrier();
       if (calibrating && ran < 2) {
-        if (me == 0)
-          pass_seconds[ran] = std::chrono::duration<double>(Clock::now() - began).count();
+        if (me == 0) {  // the others read the trials after the barrier below
+          w.lsd_trials.use_for(size_key, nt);
+          w.lsd_trials.record(std::chrono::duration<double>(Clock::now() - began).count());
+        }
         if (ran == 1) {
-          if (me == 0) {
-            w.decided_size = static_cast<std::size_t>(std::bit_width(n));
-            w.decided_threads = nt;
-            w.decided_stream = pass_seconds[1] < pass_seconds[0];
-            w.decided_seconds[0] = pass_seconds[0];
-            w.decided_seconds[1] = pass_seconds[1];
-          }
           t.barrier();
-          stream = w.decided_stream;
+          stream = w.lsd_trials.stream();
         }
       }
     }
@@ -896,8 +872,7 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
     stats->skipped = skipped;
     stats->streaming = stream && !direct && ran > 0;
     stats->calibrated = calibrating;
-    stats->stores_reason =
-        lsd_stores_reason(o, bytes, to_run, calibrating, stream, w, pass_seconds);
+    stats->stores_reason = lsd_stores_reason(o, bytes, to_run, timed_trials, w);
     const double nb = static_cast<double>(n) * sizeof(std::uint32_t);
     stats->bytes = nb * (bucket_reads + 1 + 2 * ran + (nt > 1 ? std::max(ran - 1, 0) : 0));
   }

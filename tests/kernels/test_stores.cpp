@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../../kernels/src/store_calibration.hpp"
+#include "../../kernels/src/store_trials.hpp"
 
 namespace {
 
@@ -139,3 +140,54 @@ TEST(StoresPlan, SizesDecideOutsideTheDoubtfulBandAndTimingInside) {
 }
 
 }  // namespace
+
+// The sort's trials (kernels/src/store_trials.hpp), fed trial times where each kind is right.
+namespace {
+
+compas::kernels::StoreTrials trials_of(double cached, double streaming, int stalled = -1) {
+  compas::kernels::StoreTrials t;
+  t.use_for(22, 1);
+  for (int i = 0; t.running(); ++i)
+    t.record((t.next_streams() ? streaming : cached) + (i == stalled ? 8.0 : 0.0));
+  return t;
+}
+
+}  // namespace
+
+TEST(StoreTrials, CachedStreamingStreamingCached) {
+  compas::kernels::StoreTrials t;
+  t.use_for(22, 2);
+  std::vector<bool> order;
+  while (t.running()) {
+    order.push_back(t.next_streams());
+    t.record(1.0);
+  }
+  EXPECT_EQ(order, (std::vector<bool>{false, true, true, false}));
+}
+
+TEST(StoreTrials, PicksTheFasterKind) {
+  EXPECT_TRUE(trials_of(10.0, 7.0).stream());
+  EXPECT_FALSE(trials_of(7.0, 10.0).stream());
+}
+
+TEST(StoreTrials, OneStalledTrialDoesNotDecide) {
+  // Streaming is faster (7 against 10 ms), but its first trial stalled 8 ms: one trial of each kind
+  // would have picked cached; the fastest of each kind's trials does not.
+  EXPECT_TRUE(trials_of(10.0, 7.0, 1).stream());
+  // And the same for cached, its first trial stalled.
+  EXPECT_FALSE(trials_of(7.0, 10.0, 0).stream());
+}
+
+TEST(StoreTrials, ANewSizeOrTeamStartsOver) {
+  auto t = trials_of(10.0, 7.0);
+  ASSERT_FALSE(t.running());
+  t.use_for(22, 1);
+  EXPECT_FALSE(t.running());  // the same size and team keep their trials
+  t.use_for(23, 1);
+  EXPECT_TRUE(t.running());
+  EXPECT_EQ(t.count(), 0);
+  auto u = trials_of(10.0, 7.0);
+  u.use_for(22, 2);
+  EXPECT_TRUE(u.running());
+  EXPECT_FALSE(u.stream());  // no trial yet: cached
+}
