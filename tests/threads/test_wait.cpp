@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "../../threads/src/yield_probe.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/wait.hpp"
 
@@ -269,6 +270,28 @@ TEST(Wait, EveryPolicyWakes) {
       EXPECT_EQ(seen, 1u) << ct::to_string(p);
     }
   }
+}
+
+// The probe behind the oversubscribed auto wait (yields_hand_over), fed yields of both kinds: one
+// that gives the CPU away (a short sleep: the other thread pinned to the CPU runs) must be found
+// to hand over; one that keeps the CPU (a busy wait of a millisecond, as a yield the scheduler
+// ignores until its next tick) must not, the limit passing first. The limits are generous in the
+// direction each case must not reach.
+void sleep_yield() {
+  std::this_thread::sleep_for(std::chrono::microseconds(20));
+}
+void keep_cpu_yield() {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+TEST(YieldProbe, AYieldThatGivesTheCpuAwayHandsOver) {
+  EXPECT_TRUE(ct::detail::yield_hands_over(sleep_yield, 16, std::chrono::seconds(20)));
+}
+
+TEST(YieldProbe, AYieldThatKeepsTheCpuDoesNot) {
+  EXPECT_FALSE(ct::detail::yield_hands_over(keep_cpu_yield, 64, std::chrono::milliseconds(10)));
 }
 
 TEST(BarrierAlgorithm, NamesRoundTrip) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "activity_internal.hpp"
+#include "yield_probe.hpp"
 
 namespace compas::threads {
 
@@ -47,44 +48,14 @@ bool query_membarrier() {
 // Decided during static initialization, before any thread can wait.
 const bool g_membarrier = query_membarrier();
 
-// Two threads pinned to one CPU take turns through a flag, each yielding while it is not its
-// turn: when sched_yield runs the other thread at once, 64 turns take well under a millisecond;
-// when the scheduler keeps the yielder running until a tick, a turn costs a tick. Bounded by
-// kYieldProbeLimit, once per process, on the first oversubscribed auto wait.
+// The yield probe (yield_probe.hpp): 64 turns take well under a millisecond where sched_yield runs
+// the other thread at once, a tick each where the scheduler keeps the yielder running. Bounded
+// by kYieldProbeLimit, once per process, on the first oversubscribed auto wait.
 constexpr auto kYieldProbeLimit = std::chrono::milliseconds(5);
+constexpr int kYieldProbeTurns = 64;
 
-bool measure_yield_handover() {
-  cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return false;
-  int cpu = -1;
-  for (int c = 0; c < CPU_SETSIZE && cpu < 0; ++c)
-    if (CPU_ISSET(c, &allowed)) cpu = c;
-  if (cpu < 0) return false;
-  constexpr int kTurns = 64;
-  std::atomic<int> turn{0};
-  std::atomic<bool> failed{false};
-  const auto deadline = std::chrono::steady_clock::now() + kYieldProbeLimit;
-  auto player = [&](int me) {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) failed.store(true);
-    for (int t = me; t < 2 * kTurns; t += 2) {
-      while (turn.load(std::memory_order_acquire) != t) {
-        if (failed.load(std::memory_order_relaxed)) return;
-        if (std::chrono::steady_clock::now() > deadline) {
-          failed.store(true, std::memory_order_relaxed);
-          return;
-        }
-        sched_yield();
-      }
-      turn.store(t + 1, std::memory_order_release);
-    }
-  };
-  std::thread other(player, 1);
-  player(0);
-  other.join();
-  return !failed.load() && turn.load() == 2 * kTurns;
+void os_yield() {
+  sched_yield();
 }
 
 }  // namespace
@@ -97,7 +68,9 @@ bool yields_hand_over() {
   // Measured on a thread of its own: the caller's affinity is left alone.
   static const bool hand_over = [] {
     bool v = false;
-    std::thread([&v] { v = measure_yield_handover(); }).join();
+    std::thread([&v] {
+      v = detail::yield_hands_over(os_yield, kYieldProbeTurns, kYieldProbeLimit);
+    }).join();
     return v;
   }();
   return hand_over;
