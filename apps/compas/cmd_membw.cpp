@@ -103,6 +103,8 @@ perf::json summary_json(const perf::MembwSummary& s) {
   perf::json j = {{"kernel", perf::to_string(s.kernel)},
                   {"saturation_threads", nullptr},
                   {"saturated", s.saturation_threads.has_value()},
+                  {"saturation_resolved", s.saturation_resolved},
+                  {"saturation_note", s.saturation_note},
                   {"max_threads", s.max_threads},
                   {"peak_bandwidth_gbs", s.peak_gbs},
                   {"peak_threads", s.peak_threads},
@@ -114,6 +116,7 @@ perf::json summary_json(const perf::MembwSummary& s) {
 std::string saturation_text(const perf::MembwSummary& s) {
   if (s.saturation_threads)
     return fmt::format("{} thread{}", *s.saturation_threads, *s.saturation_threads == 1 ? "" : "s");
+  if (!s.saturation_resolved) return s.saturation_note;
   if (s.counts < 2) return "unknown (one thread count)";
   return fmt::format("not saturated within {} threads", s.max_threads);
 }

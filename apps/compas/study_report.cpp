@@ -155,6 +155,10 @@ void write_membw(ReportContext& c) {
           "- {}: the bus saturates after {} thread(s) (total grows < 10% beyond); peak {} GB/s\n",
           r.value("kernel", ""), r["saturation_threads"].dump(),
           f2(r.value("peak_bandwidth_gbs", 0.0)));
+    else if (!r.value("saturation_resolved", true))
+      c.md << fmt::format("- {}: saturation {} (peak {} GB/s at {})\n", r.value("kernel", ""),
+                          r.value("saturation_note", ""), f2(r.value("peak_bandwidth_gbs", 0.0)),
+                          r.value("peak_threads", 0));
     else
       c.md << fmt::format("- {}: no saturation up to {} threads (peak {} GB/s at {})\n",
                           r.value("kernel", ""), r.value("max_threads", 0),

@@ -605,6 +605,43 @@ std::optional<int> membw_saturation_point(const std::vector<int>& threads,
   return std::nullopt;
 }
 
+Saturation membw_saturation(const std::vector<int>& threads,
+                            const std::vector<BandwidthSpread>& total, double min_gain) {
+  if (threads.size() != total.size())
+    throw std::invalid_argument("saturation point: " + std::to_string(threads.size()) +
+                                " thread counts but " + std::to_string(total.size()) +
+                                " bandwidths");
+  const double threshold = (1.0 + min_gain) * (1.0 - 1e-12);  // as membw_saturation_point
+  Saturation s;
+  for (std::size_t i = 0; i + 1 < threads.size(); ++i) {
+    const BandwidthSpread &a = total[i], &b = total[i + 1];
+    const double widest = b.max / a.min, narrowest = b.min / a.max;
+    if (widest < threshold) {
+      s.threads = threads[i];
+      return s;
+    }
+    if (narrowest >= threshold) continue;
+    s.resolved = false;
+    s.from = threads[i];
+    s.to = threads[i + 1];
+    s.gain = b.median / a.median - 1;
+    s.gain_min = narrowest - 1;
+    s.gain_max = widest - 1;
+    return s;
+  }
+  return s;
+}
+
+std::string Saturation::note() const {
+  if (resolved) return "";
+  char buf[224];
+  std::snprintf(buf, sizeof buf,
+                "not resolved: from %d to %d threads the total grows %+.0f%% (%+.0f%% to %+.0f%% "
+                "over the repeats), across the 10%% threshold",
+                from, to, gain * 100, gain_min * 100, gain_max * 100);
+  return buf;
+}
+
 // ---- the driver -----------------------------------------------------------------------------
 
 namespace {
@@ -977,16 +1014,19 @@ MembwResult run_membw(const threads::Topology& topo, const MembwOptions& options
     MembwSummary s;
     s.kernel = k;
     std::vector<int> ts;
-    std::vector<double> bw;
+    std::vector<BandwidthSpread> bw;
     int nt = 0, temporal = 0;
     for (const auto& r : result.records) {
       if (r.kernel != k) continue;
       ts.push_back(r.threads);
-      bw.push_back(r.bandwidth_gbs);
+      bw.push_back({r.bandwidth_gbs, r.min_bandwidth_gbs, r.max_bandwidth_gbs});
       if (r.bandwidth_gbs > s.peak_gbs) s.peak_gbs = r.bandwidth_gbs, s.peak_threads = r.threads;
       if (r.non_temporal) (*r.non_temporal ? nt : temporal)++;
     }
-    s.saturation_threads = membw_saturation_point(ts, bw);
+    const Saturation sat = membw_saturation(ts, bw);
+    s.saturation_threads = sat.threads;
+    s.saturation_resolved = sat.resolved;
+    s.saturation_note = sat.note();
     s.max_threads = ts.empty() ? 0 : ts.back();
     s.counts = static_cast<int>(ts.size());
     s.stores = !membw_has_stores(k) ? "none"

@@ -115,6 +115,35 @@ class StudyReport : public ::testing::Test {
   RunBook book_;
 };
 
+// membw's summary names no saturation point when a step lies within the spread; the report says
+// so with membw's reason instead of "no saturation".
+TEST_F(StudyReport, AnUnresolvedSaturationIsReportedAsSuch) {
+  const std::string note =
+      "not resolved: from 1 to 2 threads the total grows +5% (-14% to +28% over the repeats), "
+      "across the 10% threshold";
+  Step s{"membw", "membw", "characterize", {}, 1};
+  done(s, {{"command", "membw"},
+           {"results", json::array({{{"kernel", "copy"},
+                                     {"threads", 1},
+                                     {"bandwidth_gbs", 10.0},
+                                     {"min_bandwidth_gbs", 9.0},
+                                     {"max_bandwidth_gbs", 11.0},
+                                     {"per_thread_gbs", 10.0}},
+                                    {{"kernel", "copy"},
+                                     {"saturated", false},
+                                     {"saturation_resolved", false},
+                                     {"saturation_note", note},
+                                     {"max_threads", 2},
+                                     {"peak_bandwidth_gbs", 10.5},
+                                     {"peak_threads", 2}}})}});
+  write();
+  const std::string report = md();
+  EXPECT_NE(report.find("- copy: saturation " + note + " (peak 10.50 GB/s at 2)"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("- copy: no saturation"), std::string::npos) << report;
+}
+
 TEST_F(StudyReport, APointIsTheMedianOfItsRunsWithTheirRangeAndWideOnesAreMarked) {
   add_laplace({{1, 1, {1.00, 1.02, 1.01}}, {1, 2, {0.50, 0.65, 0.52}}});
   const json study = write();

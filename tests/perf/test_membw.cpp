@@ -344,6 +344,43 @@ TEST(MembwSaturation, SyntheticSeries) {
   EXPECT_THROW(membw_saturation_point({1, 2}, {10}), std::invalid_argument);
 }
 
+// From medians with their repeats' spread: a step whose gain range lies across 10% is not
+// resolved, and no point is named.
+TEST(MembwSaturation, ASpreadWiderThanTheStepIsNotResolved) {
+  using perf::BandwidthSpread;
+  const auto exact = [](std::vector<double> v) {
+    std::vector<BandwidthSpread> out;
+    for (double x : v) out.push_back({x, x, x});
+    return out;
+  };
+  // Without spread: the same answers as the median series.
+  EXPECT_EQ(perf::membw_saturation({1, 2, 3}, exact({10, 19, 20})).threads, 2);
+  EXPECT_TRUE(perf::membw_saturation({1, 2, 3}, exact({10, 20, 40})).resolved);
+  EXPECT_FALSE(perf::membw_saturation({1, 2, 3}, exact({10, 20, 40})).threads);
+  // Medians 10 -> 10.5 (+5%, saturated by the medians), but the repeats range 9-11 and 9.5-11.5:
+  // the step may gain from -14% to +28%.
+  const auto wide = perf::membw_saturation({1, 2}, {{10, 9, 11}, {10.5, 9.5, 11.5}});
+  EXPECT_FALSE(wide.resolved);
+  EXPECT_FALSE(wide.threads);
+  EXPECT_EQ(wide.from, 1);
+  EXPECT_EQ(wide.to, 2);
+  EXPECT_NEAR(wide.gain_min, 9.5 / 11 - 1, 1e-12);
+  EXPECT_NEAR(wide.gain_max, 11.5 / 9 - 1, 1e-12);
+  EXPECT_NE(wide.note().find("not resolved: from 1 to 2 threads"), std::string::npos)
+      << wide.note();
+  // A narrow spread keeps the verdict: 10 -> 10.5 with 1% either way saturates at 1.
+  const auto narrow = perf::membw_saturation({1, 2}, {{10, 9.9, 10.1}, {10.5, 10.4, 10.6}});
+  EXPECT_TRUE(narrow.resolved);
+  EXPECT_EQ(narrow.threads, 1);
+  EXPECT_EQ(narrow.note(), "");
+  // A step that grows beyond its spread, then one whose spread straddles: not resolved at 2 -> 4.
+  const auto later =
+      perf::membw_saturation({1, 2, 4}, {{10, 9.8, 10.2}, {18, 17.5, 18.5}, {19.5, 17, 21}});
+  EXPECT_FALSE(later.resolved);
+  EXPECT_EQ(later.from, 2);
+  EXPECT_THROW(perf::membw_saturation({1, 2}, exact({10})), std::invalid_argument);
+}
+
 // COMPaS Table 2 (bcopy, MB/s): 71.31, 74.12, 74.25, 74.24 -> the bus saturates at one thread.
 TEST(MembwSaturation, CompasTable2) {
   EXPECT_EQ(perf::membw_saturation_point({1, 2, 3, 4}, {71.31, 74.12, 74.25, 74.24}), 1);

@@ -147,6 +147,10 @@ struct MembwSummary {
   // The smallest thread count after which total bandwidth grows by less than 10% (see
   // membw_saturation_point); empty when it keeps growing or fewer than two counts ran.
   std::optional<int> saturation_threads;
+  // False when a step's gain, over the spread of the repeats, lies across the 10% threshold: no
+  // point is named then (saturation_threads empty) and saturation_note says which step and why.
+  bool saturation_resolved = true;
+  std::string saturation_note;
   int max_threads = 0;   // the largest count measured
   int counts = 0;        // thread counts measured
   double peak_gbs = 0;   // highest total bandwidth over the thread counts
@@ -173,5 +177,23 @@ MembwResult run_membw(const threads::Topology& topo, const MembwOptions& options
 std::optional<int> membw_saturation_point(const std::vector<int>& threads,
                                           const std::vector<double>& total_gbs,
                                           double min_gain = 0.10);
+
+// The same from medians with the spread of their repeats: a step saturates when even the widest
+// gain its ranges allow (max[i+1] / min[i] - 1) is below min_gain, and grows when even the
+// smallest (min[i+1] / max[i] - 1) reaches it. The first step that does neither makes the point
+// not resolved (the spread is larger than the step): then `threads` is empty and the step and its
+// gain range are given. With min == median == max this is membw_saturation_point.
+struct BandwidthSpread {
+  double median = 0, min = 0, max = 0;
+};
+struct Saturation {
+  std::optional<int> threads;  // the saturation point, when resolved
+  bool resolved = true;
+  int from = 0, to = 0;                         // unresolved: the step
+  double gain = 0, gain_min = 0, gain_max = 0;  // unresolved: its gain, median and range
+  std::string note() const;  // "" when resolved; else the step, its gain range and the threshold
+};
+Saturation membw_saturation(const std::vector<int>& threads,
+                            const std::vector<BandwidthSpread>& total, double min_gain = 0.10);
 
 }  // namespace compas::perf
