@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "compas/perf/report.hpp"
 #include "compas/perf/sde.hpp"
 #include "compas/perf/timer.hpp"
 #include "compas/threads/activity.hpp"

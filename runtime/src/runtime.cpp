@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "compas/base/env.hpp"
+#include "compas/perf/report.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/wait.hpp"

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "compas/perf/region.hpp"
+#include "compas/perf/report.hpp"
 #include "compas/threads/team.hpp"
 #include "cpu_events.hpp"
 

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "compas/perf/counters.hpp"
-#include "compas/perf/report.hpp"
 #include "compas/threads/team.hpp"
 
 namespace compas::perf {
@@ -71,7 +70,8 @@ std::vector<RegionSummary> aggregate(const std::vector<RegionSample>& samples, i
 std::vector<RegionSample> samples_since(const std::vector<RegionSample>& later,
                                         const std::vector<RegionSample>& earlier);
 
-json to_json(const RegionSummary& s);
+// A summary as a JSON record: to_json(const RegionSummary&) in report.hpp (JSON stays out of what
+// programs that only time regions include).
 // A readable table of the summaries.
 std::string format_table(const std::vector<RegionSummary>& summaries);
 

@@ -14,6 +14,10 @@ namespace compas::perf {
 
 using json = nlohmann::ordered_json;
 
+struct RegionSummary;  // region.hpp
+// A region's summary as a record (region, calls, seconds per thread, counters, derived metrics).
+json to_json(const RegionSummary& s);
+
 // The "machine" object shared by every command: topology summary, compiler, library versions.
 json machine_json(const threads::Topology& topo);
 
