@@ -19,6 +19,7 @@
 #include "common.hpp"
 #include "compas/perf/loaded_latency.hpp"
 #include "compas/perf/membw.hpp"
+#include "compas/threads/domain.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
 #include "plot.hpp"
@@ -41,6 +42,9 @@ struct MembwArgs {
   std::string size;
   std::string kernels = "load,store,copy,triad";
   std::string bind = "compact";
+  std::string workgroup;  // DOMAIN:SIZE[:THREADS], likwid-bench's -w
+  CLI::Option* bind_opt = nullptr;
+  CLI::Option* workgroup_opt = nullptr;
   std::string stores = "auto";
   std::string isa = "auto";
   int repeats = 5;
@@ -337,6 +341,40 @@ int run_loaded_latency_command(const MembwArgs& a) {
 
 // ---- the bandwidth sweep ----------------------------------------------------------------------
 
+// --workgroup DOMAIN:SIZE[:THREADS]: the team on the domain's PUs (physical cores first, socket
+// by socket), the working set SIZE, thread counts 1..THREADS (default: every PU of the domain),
+// or the --threads given, which must fit the workgroup.
+threads::Workgroup apply_workgroup(const MembwArgs& a, const threads::Topology& topo,
+                                   perf::MembwOptions& o) {
+  if (given(a.bind_opt) || !a.size.empty())
+    throw std::invalid_argument("--workgroup '" + a.workgroup + "' sets the cpus and the size: " +
+                                "--bind and --size do not go with it");
+  const threads::Workgroup wg = threads::parse_workgroup(a.workgroup);
+  std::vector<int> pus;
+  try {
+    pus = threads::domain_pus(topo, wg.domain);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("--workgroup '" + a.workgroup + "': " + e.what());
+  }
+  const int most = wg.threads ? wg.threads : static_cast<int>(pus.size());
+  if (most > static_cast<int>(pus.size()) && !a.oversubscribe)
+    throw std::invalid_argument("--workgroup '" + a.workgroup + "': " + std::to_string(most) +
+                                " threads on " + wg.domain.name() + ", which has " +
+                                std::to_string(pus.size()) + " PUs (--oversubscribe to allow)");
+  if (a.threads.empty()) {
+    o.threads.clear();
+    for (int t = 1; t <= most; ++t) o.threads.push_back(t);
+  } else if (o.threads.back() > most) {
+    throw std::invalid_argument("--threads '" + a.threads + "' goes beyond the workgroup '" +
+                                a.workgroup + "' (" + std::to_string(most) + " threads)");
+  }
+  const std::size_t distinct = pus.size();  // oversubscribed: round the domain's PUs again
+  while (static_cast<int>(pus.size()) < most) pus.push_back(pus[pus.size() % distinct]);
+  pus.resize(static_cast<std::size_t>(most));
+  o.bind = threads::BindSpec{threads::BindPolicy::list, pus};
+  return wg;
+}
+
 int run_membw_command(const MembwArgs& a) {
   refuse_inapplicable(a);
   if (a.loaded_latency) return run_loaded_latency_command(a);
@@ -349,8 +387,12 @@ int run_membw_command(const MembwArgs& a) {
   } else {
     o.threads = parse_thread_list("--threads", a.threads);
   }
+  std::optional<threads::Workgroup> wg;
+  if (!a.workgroup.empty() || given(a.workgroup_opt)) {
+    wg = apply_workgroup(a, topo, o);
+  }
   try {
-    o.size_bytes = a.size.empty() ? default_size() : perf::parse_size(a.size);
+    o.size_bytes = wg ? wg->size_bytes : a.size.empty() ? default_size() : perf::parse_size(a.size);
     o.kernels = perf::parse_membw_kernels(a.kernels);
     o.stores = perf::parse_store_mode(a.stores);
     o.isa = perf::parse_membw_isa(a.isa);
@@ -382,6 +424,8 @@ int run_membw_command(const MembwArgs& a) {
        {"size_is", "total working set: all arrays of a kernel, all threads"},
        {"kernels", kernel_names},
        {"bind", o.bind.to_string()},
+       {"workgroup", wg ? perf::json(a.workgroup) : perf::json(nullptr)},
+       {"domain", wg ? wg->domain.name() : "none"},
        {"repeats", o.repeats},
        {"min_repeat_ms", o.min_repeat_ms},
        {"stores", perf::to_string(o.stores)},
@@ -561,10 +605,17 @@ Command setup_membw(CLI::App& app) {
       cmd->add_option("--kernels", args->kernels, "kernels to run: load,store,copy,triad")
           ->envname("COMPAS_KERNELS")
           ->capture_default_str());
-  args->bandwidth_only.push_back(
+  args->bind_opt =
       cmd->add_option("--bind", args->bind, "compact | scatter | sockets | cpu list (0,2,4-7)")
           ->envname("COMPAS_BIND")
-          ->capture_default_str());
+          ->capture_default_str();
+  args->bandwidth_only.push_back(args->bind_opt);
+  args->workgroup_opt = cmd->add_option(
+      "--workgroup", args->workgroup,
+      "DOMAIN:SIZE[:THREADS] as likwid-bench -w: threads on one affinity domain (N node, S<i> "
+      "socket, M<i> NUMA node, C<i> last-level cache), physical cores first, working set SIZE, "
+      "thread counts 1..THREADS (default every PU of the domain); instead of --bind and --size");
+  args->bandwidth_only.push_back(args->workgroup_opt);
   args->bandwidth_only.push_back(
       cmd->add_option("--stores", args->stores,
                       "auto (try temporal and non-temporal, keep the faster) | temporal | "

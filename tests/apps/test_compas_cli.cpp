@@ -30,6 +30,7 @@
 
 #include "../common/proc.hpp"
 #include "compas/perf/extrap.hpp"
+#include "compas/threads/domain.hpp"
 
 extern char** environ;
 
@@ -470,6 +471,25 @@ TEST_F(Cli, MembwCopyWritesJsonRecords) {
   // No counters unless asked for: the probe runs unperturbed.
   EXPECT_FALSE(rec.contains("counters")) << rec.dump();
   EXPECT_FALSE(rec.contains("derived")) << rec.dump();
+}
+
+// --workgroup S0:SIZE: the team on socket 0's PUs, physical cores first, thread counts 1..PUs
+// of the socket (at most 2 here, to stay short), the working set SIZE; said in the params.
+TEST_F(Cli, MembwWorkgroupPlacesTheTeamOnTheDomain) {
+  const Outcome r = run_compas({"membw", "--workgroup", "S0:2MiB:1", "--repeats", "1", "--kernels",
+                                "copy", "--json", path("w.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json j = load_json("w.json");
+  EXPECT_EQ(j["params"].value("workgroup", ""), "S0:2MiB:1");
+  EXPECT_EQ(j["params"].value("domain", ""), "S0");
+  EXPECT_EQ(j["params"].value("size_bytes", 0ull), 2ull << 20);
+  EXPECT_EQ(j["params"]["threads"], json::array({1}));
+  const auto topo = compas::threads::Topology::host();
+  const auto s0 = compas::threads::domain_pus(topo, {'S', 0});
+  EXPECT_EQ(j["params"].value("bind", ""), std::to_string(s0.front()));
+  const auto points = membw_points(j);
+  ASSERT_EQ(points.size(), 1u) << j["results"].dump();
+  EXPECT_EQ(points[0].value("cpus", ""), std::to_string(s0.front()));
 }
 
 TEST_F(Cli, MembwSoftEventsCountTaskClockPerPoint) {
@@ -1730,6 +1750,12 @@ std::vector<BadInput> bad_inputs() {
        {"NOT_AN_EVENT"},
        {{"COMPAS_EVENTS", "NOT_AN_EVENT"}}},
       {"membw_stores_bogus", {"membw", "--stores", "bogus"}, {"'bogus'"}},
+      {"membw_workgroup_no_such_domain", {"membw", "--workgroup", "S64:1MiB"}, {"'S64'", "S0"}},
+      {"membw_workgroup_bad_domain", {"membw", "--workgroup", "Q1:1MiB"}, {"'Q1'", "S<i>"}},
+      {"membw_workgroup_threads_zero", {"membw", "--workgroup", "S0:1MiB:0"}, {"'0'"}},
+      {"membw_workgroup_with_size",
+       {"membw", "--workgroup", "S0:1MiB", "--size", "1MiB"},
+       {"--workgroup 'S0:1MiB'", "--size"}},
       {"membw_isa_bogus", {"membw", "--isa", "bogus"}, {"'bogus'"}},
       {"membw_repeats_zero", {"membw", "--repeats", "0"}, {"--repeats"}},
       {"membw_threads_above_pus",
@@ -1840,6 +1866,7 @@ std::vector<BadInput> hostile_values() {
       {{"membw"}, "--repeats", "enzht"},
       {{"membw"}, "--min-repeat-ms", "enht"},
       {{"membw"}, "--events", "nt"},
+      {{"membw"}, "--workgroup", "enzht"},
       {{"cache"}, "--min", "enzht"},
       {{"cache"}, "--max", "enzt"},
       {{"cache"}, "--steps-per-octave", "enzht"},
