@@ -22,6 +22,7 @@
 #include "compas/threads/domain.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
+#include "membw_numa.hpp"
 #include "plot.hpp"
 
 namespace compas::app {
@@ -43,8 +44,10 @@ struct MembwArgs {
   std::string kernels = "load,store,copy,triad";
   std::string bind = "compact";
   std::string workgroup;  // DOMAIN:SIZE[:THREADS], likwid-bench's -w
+  bool numa_matrix = false;
   CLI::Option* bind_opt = nullptr;
   CLI::Option* workgroup_opt = nullptr;
+  CLI::Option* kernels_opt = nullptr;
   std::string stores = "auto";
   std::string isa = "auto";
   int repeats = 5;
@@ -375,9 +378,37 @@ threads::Workgroup apply_workgroup(const MembwArgs& a, const threads::Topology& 
   return wg;
 }
 
+// --numa-matrix: --threads one count per cell (default one per core of the node), --size and
+// --kernels as for the sweep (default 1 GiB; load and copy).
+int run_numa_matrix_command(const MembwArgs& a) {
+  if (given(a.bind_opt) || !a.workgroup.empty())
+    throw std::invalid_argument(
+        "--numa-matrix places the threads on each NUMA node in turn: --bind and --workgroup do "
+        "not go with it");
+  NumaMatrixArgs n;
+  if (!a.threads.empty()) {
+    const auto counts = parse_thread_list("--threads", a.threads);
+    if (counts.size() != 1)
+      throw std::invalid_argument("--threads '" + a.threads +
+                                  "': --numa-matrix takes one thread count per cell");
+    n.threads = counts[0];
+  }
+  try {
+    n.size_bytes = a.size.empty() ? default_size() : perf::parse_size(a.size);
+    n.kernels = perf::parse_membw_kernels(given(a.kernels_opt) ? a.kernels : "load,copy");
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--") + e.what());
+  }
+  n.repeats = a.repeats;
+  n.huge_pages = !a.no_huge_pages;
+  n.out = a.out;
+  return run_numa_matrix(n);
+}
+
 int run_membw_command(const MembwArgs& a) {
   refuse_inapplicable(a);
   if (a.loaded_latency) return run_loaded_latency_command(a);
+  if (a.numa_matrix) return run_numa_matrix_command(a);
   const auto topo = threads::Topology::host();
   perf::MembwOptions o;
   o.bind = threads::BindSpec::parse(a.bind);
@@ -601,10 +632,11 @@ Command setup_membw(CLI::App& app) {
                   "--loaded-latency the chase buffer, and the traffic's working set")
       ->envname("COMPAS_SIZE")
       ->type_name("BYTES");
-  args->bandwidth_only.push_back(
+  args->kernels_opt =
       cmd->add_option("--kernels", args->kernels, "kernels to run: load,store,copy,triad")
           ->envname("COMPAS_KERNELS")
-          ->capture_default_str());
+          ->capture_default_str();
+  args->bandwidth_only.push_back(args->kernels_opt);
   args->bind_opt =
       cmd->add_option("--bind", args->bind, "compact | scatter | sockets | cpu list (0,2,4-7)")
           ->envname("COMPAS_BIND")
@@ -616,6 +648,10 @@ Command setup_membw(CLI::App& app) {
       "socket, M<i> NUMA node, C<i> last-level cache), physical cores first, working set SIZE, "
       "thread counts 1..THREADS (default every PU of the domain); instead of --bind and --size");
   args->bandwidth_only.push_back(args->workgroup_opt);
+  args->bandwidth_only.push_back(cmd->add_flag(
+      "--numa-matrix", args->numa_matrix,
+      "bandwidth with the threads on NUMA node i (one per core, or --threads N) and the memory "
+      "bound to node j, for every pair of nodes (--kernels default load,copy)"));
   args->bandwidth_only.push_back(
       cmd->add_option("--stores", args->stores,
                       "auto (try temporal and non-temporal, keep the faster) | temporal | "

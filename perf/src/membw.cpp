@@ -17,6 +17,7 @@
 
 #include "compas/base/statistics.hpp"
 #include "compas/perf/timer.hpp"
+#include "compas/threads/domain.hpp"
 #include "compas/threads/ops.hpp"
 #include "compas/threads/team.hpp"
 
@@ -767,6 +768,9 @@ MembwRecord measure(threads::Team& team, const threads::Topology& topo, MembwKer
   const std::size_t n = lines * kLine;
   const std::size_t stride = round_up(n * 8, kHugePage) + kArrayShift;
   Arena arena(stride * static_cast<std::size_t>(arrays), o.huge_pages);
+  if (o.memory_numa)
+    threads::bind_memory_to_numa(topo, arena.base(), stride * static_cast<std::size_t>(arrays),
+                                 *o.memory_numa);
   double* arr[3] = {nullptr, nullptr, nullptr};
   for (int j = 0; j < arrays; ++j)
     arr[j] = reinterpret_cast<double*>(arena.base() + stride * static_cast<std::size_t>(j));

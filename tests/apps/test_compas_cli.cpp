@@ -492,6 +492,29 @@ TEST_F(Cli, MembwWorkgroupPlacesTheTeamOnTheDomain) {
   EXPECT_EQ(points[0].value("cpus", ""), std::to_string(s0.front()));
 }
 
+// --numa-matrix: one record per (threads' node, memory's node) pair of the machine, the threads
+// one per core of their node; the memory bound there (binding refused would fail the run).
+TEST_F(Cli, MembwNumaMatrixHasEveryPairOfNodes) {
+  const Outcome r = run_compas({"membw", "--numa-matrix", "--size", "2MiB", "--repeats", "1",
+                                "--kernels", "copy", "--json", path("n.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json j = load_json("n.json");
+  EXPECT_EQ(j.value("command", ""), "membw-numa");
+  const auto topo = compas::threads::Topology::host();
+  const int nodes = compas::threads::domain_count(topo, 'M');
+  EXPECT_EQ(j["params"].value("numa_nodes", 0), nodes);
+  ASSERT_EQ(j["results"].size(), static_cast<std::size_t>(nodes * nodes)) << j.dump();
+  std::set<std::string> pairs;
+  for (const auto& rec : j["results"]) {
+    pairs.insert(rec.value("threads_on", "") + "/" + rec.value("memory_on", ""));
+    EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
+    EXPECT_GT(rec.value("bandwidth_gbs", 0.0), 0.0) << rec.dump();
+  }
+  EXPECT_EQ(pairs.size(), static_cast<std::size_t>(nodes * nodes));
+  EXPECT_TRUE(pairs.count("M0/M0"));
+  EXPECT_NE(r.out.find("mem M0"), std::string::npos) << r.describe();
+}
+
 TEST_F(Cli, MembwSoftEventsCountTaskClockPerPoint) {
   const Outcome r =
       run_compas({"membw", "--size", "1MiB", "--threads", "1,2", "--oversubscribe", "--repeats",
@@ -1753,6 +1776,12 @@ std::vector<BadInput> bad_inputs() {
       {"membw_workgroup_no_such_domain", {"membw", "--workgroup", "S64:1MiB"}, {"'S64'", "S0"}},
       {"membw_workgroup_bad_domain", {"membw", "--workgroup", "Q1:1MiB"}, {"'Q1'", "S<i>"}},
       {"membw_workgroup_threads_zero", {"membw", "--workgroup", "S0:1MiB:0"}, {"'0'"}},
+      {"membw_numa_matrix_thread_list",
+       {"membw", "--numa-matrix", "--threads", "1,2"},
+       {"--threads '1,2'", "one thread count"}},
+      {"membw_numa_matrix_with_bind",
+       {"membw", "--numa-matrix", "--bind", "scatter"},
+       {"--numa-matrix", "--bind"}},
       {"membw_workgroup_with_size",
        {"membw", "--workgroup", "S0:1MiB", "--size", "1MiB"},
        {"--workgroup 'S0:1MiB'", "--size"}},

@@ -125,3 +125,29 @@ TEST(Workgroup, BadPartsAreNamed) {
     }
   }
 }
+
+TEST(NumaMatrix, EveryPairOfNodesWithTheThreadsOnTheRowsNode) {
+  const auto cells = ct::numa_matrix_cells(two_by_two());
+  ASSERT_EQ(cells.size(), 16u);
+  for (std::size_t k = 0; k < cells.size(); ++k) {
+    const auto& c = cells[k];
+    EXPECT_EQ(c.threads_on, static_cast<int>(k / 4));
+    EXPECT_EQ(c.memory_on, static_cast<int>(k % 4));
+    // One thread per core of the node (4 cores), on the node's first hardware threads.
+    EXPECT_EQ(c.pus, os_of_cores(4 * c.threads_on, 4, 0)) << "cell " << k;
+  }
+  const auto two = ct::numa_matrix_cells(two_by_two(), 2);
+  EXPECT_EQ(two[5].pus, os_of_cores(4, 2, 0));
+  EXPECT_EQ(ct::numa_matrix_cells(two_by_two(), 99)[0].pus.size(), 8u);  // at most every PU
+}
+
+TEST(NumaMatrix, MemoryBindsOnlyWhereTheNodeExists) {
+  std::vector<char> buf(4096);
+  EXPECT_THROW(ct::bind_memory_to_numa(two_by_two(), buf.data(), buf.size(), 4),
+               std::invalid_argument);
+  EXPECT_THROW(ct::bind_memory_to_numa(two_by_two(), buf.data(), buf.size(), 0),
+               std::runtime_error);  // synthetic: nothing to bind
+  const ct::Topology host = ct::Topology::host();
+  EXPECT_THROW(ct::bind_memory_to_numa(host, buf.data(), buf.size(), ct::domain_count(host, 'M')),
+               std::invalid_argument);
+}

@@ -1,7 +1,11 @@
 // Affinity domains and workgroups (domain.hpp).
 #include "compas/threads/domain.hpp"
 
+#include <hwloc.h>
+
 #include <algorithm>
+#include <cstring>
+#include <set>
 #include <stdexcept>
 
 #include "compas/base/size.hpp"
@@ -97,6 +101,40 @@ std::vector<int> domain_pus(const Topology& topo, const Domain& domain) {
   for (std::size_t i = 0; i < pus.size(); ++i)
     if (in_domain(topo, pus[i], i, domain)) indices.push_back(static_cast<int>(i));
   return fill_order(topo, indices);
+}
+
+void bind_memory_to_numa(const Topology& topo, void* addr, std::size_t bytes, int numa) {
+  const int nodes = domain_count(topo, 'M');
+  if (numa < 0 || numa >= nodes)
+    throw std::invalid_argument("NUMA node " + std::to_string(numa) +
+                                " does not exist here: this machine has M0-M" +
+                                std::to_string(nodes - 1));
+  if (topo.is_synthetic())
+    throw std::runtime_error("memory cannot be bound on a synthetic topology");
+  auto* t = static_cast<hwloc_topology_t>(topo.native_handle());
+  hwloc_obj_t node = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(numa));
+  if (!node) throw std::runtime_error("hwloc has no NUMA node " + std::to_string(numa));
+  if (hwloc_set_area_membind(t, addr, bytes, node->nodeset, HWLOC_MEMBIND_BIND,
+                             HWLOC_MEMBIND_BYNODESET) != 0)
+    throw std::runtime_error("cannot bind memory to NUMA node " + std::to_string(numa) + ": " +
+                             std::strerror(errno));
+}
+
+std::vector<NumaCell> numa_matrix_cells(const Topology& topo, int threads) {
+  const int nodes = domain_count(topo, 'M');
+  std::vector<NumaCell> cells;
+  for (int i = 0; i < nodes; ++i) {
+    std::vector<int> pus = domain_pus(topo, {'M', i});
+    std::set<int> cores;  // one PU per core: the fill order gives every core's first PU first
+    for (int os : pus)
+      cores.insert(topo.pu_list()[static_cast<std::size_t>(topo.find_pu(os))].core);
+    const std::size_t keep =
+        threads > 0 ? std::min<std::size_t>(static_cast<std::size_t>(threads), pus.size())
+                    : cores.size();
+    pus.resize(keep);
+    for (int j = 0; j < nodes; ++j) cells.push_back({i, j, pus});
+  }
+  return cells;
 }
 
 Workgroup parse_workgroup(const std::string& text) {

@@ -103,6 +103,9 @@ struct MembwOptions {
   // least this long (once for large sets).
   double min_repeat_ms = 50;
   bool huge_pages = true;  // madvise(MADV_HUGEPAGE) on the arrays
+  // The arrays' pages on this NUMA node (logical index) whichever thread touches them; empty:
+  // where the first touch puts them (each thread's own node).
+  std::optional<int> memory_numa;
   // Counters (choose_events). When something was requested, every team gets a Profile and each
   // thread runs the timed repeats of every kernel as a region; nothing else is counted. Default:
   // nothing requested, no profile, no counter reads near the timed code.

@@ -33,6 +33,20 @@ std::vector<int> domain_pus(const Topology& topo, const Domain& domain);
 // The same for the PUs of the topology whose `pu_list()` indices are listed, in that order.
 std::vector<int> fill_order(const Topology& topo, const std::vector<int>& pu_indices);
 
+// Binds the pages of [addr, addr + bytes) to NUMA node `numa` (logical index), before they are
+// first touched, so they are placed there whoever touches them. Throws std::invalid_argument for
+// a node that is not there, std::runtime_error on a synthetic topology or when the system refuses.
+void bind_memory_to_numa(const Topology& topo, void* addr, std::size_t bytes, int numa);
+
+// The cells of a NUMA bandwidth or latency matrix: threads on node `threads_on`, memory on
+// `memory_on`, every pair of the machine's nodes (row by row), with the threads' PUs (the
+// first `threads` of the node's fill order, 0: one per core of the node).
+struct NumaCell {
+  int threads_on = 0, memory_on = 0;
+  std::vector<int> pus;
+};
+std::vector<NumaCell> numa_matrix_cells(const Topology& topo, int threads = 0);
+
 struct Workgroup {
   Domain domain;
   std::size_t size_bytes = 0;  // the working set

@@ -1,0 +1,87 @@
+// compas membw --numa-matrix (membw_numa.hpp): one membw point per (threads' node, memory's
+// node) pair, the memory bound with hwloc before its first touch.
+#include "membw_numa.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "compas/perf/report.hpp"
+#include "compas/threads/domain.hpp"
+#include "compas/threads/topology.hpp"
+
+namespace compas::app {
+
+namespace {
+
+perf::json cell_json(const threads::NumaCell& c, const perf::MembwRecord& r) {
+  return {{"kernel", perf::to_string(r.kernel)},
+          {"threads_on", fmt::format("M{}", c.threads_on)},
+          {"memory_on", fmt::format("M{}", c.memory_on)},
+          {"threads", r.threads},
+          {"cpus", r.cpus},
+          {"bandwidth_gbs", r.bandwidth_gbs},
+          {"min_bandwidth_gbs", r.min_bandwidth_gbs},
+          {"max_bandwidth_gbs", r.max_bandwidth_gbs},
+          {"repeats", r.repeats},
+          {"verified", r.verified}};
+}
+
+void print_matrix(const std::vector<perf::json>& records, int nodes) {
+  std::map<std::pair<std::string, std::string>, double> gbs;  // (kernel, "i,j")
+  std::vector<std::string> kernels;
+  for (const auto& r : records) {
+    const std::string k = r["kernel"];
+    if (std::find(kernels.begin(), kernels.end(), k) == kernels.end()) kernels.push_back(k);
+    gbs[{k, r["threads_on"].get<std::string>() + r["memory_on"].get<std::string>()}] =
+        r["bandwidth_gbs"];
+  }
+  for (const auto& k : kernels) {
+    fmt::print("{}: GB/s, threads on the row's NUMA node, memory on the column's\n  {:>8}", k, "");
+    for (int j = 0; j < nodes; ++j) fmt::print(" {:>8}", fmt::format("mem M{}", j));
+    fmt::print("\n");
+    for (int i = 0; i < nodes; ++i) {
+      fmt::print("  {:>8}", fmt::format("M{}", i));
+      for (int j = 0; j < nodes; ++j)
+        fmt::print(" {:>8.2f}", gbs[{k, fmt::format("M{}M{}", i, j)}]);
+      fmt::print("\n");
+    }
+  }
+}
+
+}  // namespace
+
+int run_numa_matrix(const NumaMatrixArgs& a) {
+  const auto topo = threads::Topology::host();
+  const auto cells = threads::numa_matrix_cells(topo, a.threads);
+  check_outputs(a.out);
+  std::vector<perf::json> records;
+  for (const auto& c : cells) {
+    perf::MembwOptions o;
+    o.kernels = a.kernels;
+    o.size_bytes = a.size_bytes;
+    o.repeats = a.repeats;
+    o.huge_pages = a.huge_pages;
+    o.threads = {static_cast<int>(c.pus.size())};
+    o.bind = threads::BindSpec{threads::BindPolicy::list, c.pus};
+    o.memory_numa = c.memory_on;
+    for (const auto& r : perf::run_membw(topo, o).records) records.push_back(cell_json(c, r));
+  }
+  const int nodes = threads::domain_count(topo, 'M');
+  perf::Report report("membw-numa", perf::machine_json(topo),
+                      {{"numa_nodes", nodes},
+                       {"size_bytes", a.size_bytes},
+                       {"threads_per_cell",
+                        a.threads ? perf::json(a.threads) : perf::json("one per core of the node")},
+                       {"repeats", a.repeats},
+                       {"memory", "bound to the column's node with hwloc before the first touch"}});
+  for (auto& r : records) report.add(std::move(r));
+  write_outputs(report, a.out);
+  if (!a.out.quiet) print_matrix(report.results(), nodes);
+  return 0;
+}
+
+}  // namespace compas::app
