@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "compas/perf/cache_probe.hpp"
+#include "compas/perf/loaded_latency.hpp"
 #include "compas/perf/report.hpp"
 #include "compas/threads/domain.hpp"
 #include "compas/threads/topology.hpp"
@@ -30,23 +32,47 @@ perf::json cell_json(const threads::NumaCell& c, const perf::MembwRecord& r) {
           {"verified", r.verified}};
 }
 
+// The dependent-load latency with the chaser on the cell's first PU and the chase's buffer (far
+// beyond the caches) on the cell's memory node.
+perf::json latency_json(const threads::Topology& topo, const threads::NumaCell& c,
+                        std::uint64_t bytes, int repeats) {
+  perf::CacheProbeOptions o;
+  o.min_bytes = o.max_bytes = bytes;
+  o.cpu = c.pus.front();
+  o.repeats = repeats;
+  o.memory_numa = c.memory_on;
+  const perf::CacheProbeResult r = perf::run_cache_probe(topo, o);
+  const perf::CacheRecord& chase = r.records.front();
+  return {{"kernel", "latency"},
+          {"threads_on", fmt::format("M{}", c.threads_on)},
+          {"memory_on", fmt::format("M{}", c.memory_on)},
+          {"threads", 1},
+          {"cpus", std::to_string(c.pus.front())},
+          {"size_bytes", r.sizes.front()},
+          {"latency_ns", chase.ns_per_load},
+          {"min_latency_ns", chase.min_ns_per_load},
+          {"max_latency_ns", chase.max_ns_per_load},
+          {"repeats", chase.repeats}};
+}
+
 void print_matrix(const std::vector<perf::json>& records, int nodes) {
-  std::map<std::pair<std::string, std::string>, double> gbs;  // (kernel, "i,j")
+  std::map<std::pair<std::string, std::string>, double> value;  // (kernel, "MiMj")
   std::vector<std::string> kernels;
   for (const auto& r : records) {
     const std::string k = r["kernel"];
     if (std::find(kernels.begin(), kernels.end(), k) == kernels.end()) kernels.push_back(k);
-    gbs[{k, r["threads_on"].get<std::string>() + r["memory_on"].get<std::string>()}] =
-        r["bandwidth_gbs"];
+    value[{k, r["threads_on"].get<std::string>() + r["memory_on"].get<std::string>()}] =
+        k == "latency" ? r["latency_ns"].get<double>() : r["bandwidth_gbs"].get<double>();
   }
   for (const auto& k : kernels) {
-    fmt::print("{}: GB/s, threads on the row's NUMA node, memory on the column's\n  {:>8}", k, "");
+    fmt::print("{}: {}, threads on the row's NUMA node, memory on the column's\n  {:>8}", k,
+               k == "latency" ? "ns per dependent load" : "GB/s", "");
     for (int j = 0; j < nodes; ++j) fmt::print(" {:>8}", fmt::format("mem M{}", j));
     fmt::print("\n");
     for (int i = 0; i < nodes; ++i) {
       fmt::print("  {:>8}", fmt::format("M{}", i));
       for (int j = 0; j < nodes; ++j)
-        fmt::print(" {:>8.2f}", gbs[{k, fmt::format("M{}M{}", i, j)}]);
+        fmt::print(" {:>8.2f}", value[{k, fmt::format("M{}M{}", i, j)}]);
       fmt::print("\n");
     }
   }
@@ -70,6 +96,8 @@ int run_numa_matrix(const NumaMatrixArgs& a) {
     o.memory_numa = c.memory_on;
     for (const auto& r : perf::run_membw(topo, o).records) records.push_back(cell_json(c, r));
   }
+  const std::uint64_t chase = perf::default_chase_bytes(topo);
+  for (const auto& c : cells) records.push_back(latency_json(topo, c, chase, a.repeats));
   const int nodes = threads::domain_count(topo, 'M');
   perf::Report report("membw-numa", perf::machine_json(topo),
                       {{"numa_nodes", nodes},

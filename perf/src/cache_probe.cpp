@@ -18,6 +18,7 @@
 #include "compas/base/statistics.hpp"
 #include "compas/perf/membw.hpp"
 #include "compas/perf/timer.hpp"
+#include "compas/threads/domain.hpp"
 #include "compas/threads/team.hpp"
 
 namespace compas::perf {
@@ -94,7 +95,8 @@ volatile std::uint64_t g_sink;
 // the latency of large working sets. Every size is a prefix of it.
 class Buffer {
  public:
-  explicit Buffer(std::uint64_t bytes) : bytes_(round_up(bytes, kHugePage)) {
+  Buffer(std::uint64_t bytes, const threads::Topology& topo, std::optional<int> numa)
+      : bytes_(round_up(bytes, kHugePage)) {
     map_bytes_ = bytes_ + kHugePage;
     map_ = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map_ == MAP_FAILED)
@@ -104,6 +106,14 @@ class Buffer {
 #ifdef MADV_HUGEPAGE
     advised_ = ::madvise(data_, bytes_, MADV_HUGEPAGE) == 0;
 #endif
+    if (numa) {
+      try {
+        threads::bind_memory_to_numa(topo, data_, bytes_, *numa);
+      } catch (...) {
+        ::munmap(map_, map_bytes_);
+        throw;
+      }
+    }
     std::memset(data_, 0, bytes_);  // fault every page in now, not while timing
   }
   Buffer(const Buffer&) = delete;
@@ -339,7 +349,7 @@ CacheProbeResult probe(const threads::Topology& topo, const CacheProbeOptions& o
   res.tsc_ghz = t.ghz;
   res.tsc_invariant = t.invariant;
 
-  Buffer buf(sizes.back());
+  Buffer buf(sizes.back(), topo, opt.memory_numa);
   res.buffer_bytes = buf.bytes();
   res.hugepage_advised = buf.advised();
   res.hugepage_bytes = buf.huge_bytes();

@@ -51,8 +51,11 @@ struct CacheProbeOptions {
   std::uint64_t max_bytes = 1ull << 30;
   int steps_per_octave = 4;  // sizes 2^k * (1 + i/steps): 4 -> 32K, 40K, 48K, 56K, 64K, ...
   int cpu = -1;              // OS index of the PU to pin the measuring thread to; -1: the first
-  int repeats = 7;           // timed repeats per size and pattern; the median is reported
-  double repeat_ms = 2;      // time budget of one timed repeat (it runs at least this long)
+  // The buffer's pages on this NUMA node (logical index), bound before the first touch; empty:
+  // where the first touch puts them (the measuring thread's node).
+  std::optional<int> memory_numa;
+  int repeats = 7;       // timed repeats per size and pattern; the median is reported
+  double repeat_ms = 2;  // time budget of one timed repeat (it runs at least this long)
   std::uint64_t seed = 0x5eed;
   // Called after each size is measured (chase and stream), e.g. to print a table row.
   std::function<void(const CacheRecord& chase, const CacheRecord& stream)> progress;
