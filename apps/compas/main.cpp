@@ -21,14 +21,21 @@ int main(int argc, char** argv) {
 
   // An empty value (`--size ""`: a script's unset variable) is never meaningful: refused with
   // exit 2 naming the flag, instead of silently meaning the default.
-  const CLI::Validator non_empty(
-      [](std::string& value) {
-        return value.empty() ? std::string("an empty value is not allowed") : std::string();
-      },
-      "", "non-empty");
+  // First among the option's checks (a range check would say "Value  not in range"), naming what
+  // the option takes as its help does.
+  const auto non_empty = [](const CLI::Option* o) {
+    const std::string takes = o->get_type_name();
+    return CLI::Validator(
+        [takes](std::string& value) {
+          return value.empty() ? "an empty value is not allowed" +
+                                     (takes.empty() ? std::string() : " (expected " + takes + ")")
+                               : std::string();
+        },
+        "", "non-empty");
+  };
   std::function<void(CLI::App*)> refuse_empty = [&](CLI::App* a) {
     for (CLI::Option* o : a->get_options())
-      if (o->get_items_expected_max() > 0) o->check(non_empty);
+      if (o->get_items_expected_max() > 0) o->transform(non_empty(o));
     for (CLI::App* sub : a->get_subcommands([](CLI::App*) { return true; })) refuse_empty(sub);
   };
   refuse_empty(&app);
