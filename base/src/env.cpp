@@ -241,6 +241,9 @@ const EnvVar openmp{.name = "COMPAS_OPENMP",
                     .choices = {"auto", "pin", "leave"},
                     .empty_is_unset = true};
 const EnvVar cpus{.name = "COMPAS_CPUS", .empty_is_unset = true};
+// Newer than the Runtime's other options: an empty value is bad input.
+const EnvVar report_binding{
+    .name = "COMPAS_REPORT_BINDING", .kind = K::boolean, .note = "default 0"};
 const EnvVar gemm_isa{.name = "COMPAS_GEMM_ISA",
                       .kind = K::choice,
                       .choices = {"auto", "generic", "avx2", "avx512"},

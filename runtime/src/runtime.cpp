@@ -1,5 +1,8 @@
 #include "compas/runtime/runtime.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -10,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "binding_report.hpp"
 #include "compas/base/env.hpp"
 #include "compas/perf/report.hpp"
 #include "compas/threads/barrier.hpp"
@@ -40,6 +44,8 @@ void apply(RuntimeOptions& o, const std::string& name, const std::string& value,
     o.oversubscribe = base::parse_env_bool(vars::oversubscribe, value, source);
   } else if (name == "events") {
     o.events = value;
+  } else if (name == "report-bindings") {
+    o.report_binding = base::parse_env_bool(vars::report_binding, value, source);
   } else if (name == "openmp") {
     constexpr OpenMP kOpenMp[] = {OpenMP::automatic, OpenMP::pin, OpenMP::leave};  // its choices
     o.openmp = kOpenMp[base::parse_env_choice(vars::openmp, value, source)];
@@ -56,7 +62,8 @@ const struct {
             {"barrier", &vars::barrier},
             {"oversubscribe", &vars::oversubscribe},
             {"events", &vars::events},
-            {"openmp", &vars::openmp}};
+            {"openmp", &vars::openmp},
+            {"report-bindings", &vars::report_binding}};
 
 RuntimeOptions environment_options() {
   RuntimeOptions o;
@@ -103,8 +110,10 @@ RuntimeOptions RuntimeOptions::from_args(int& argc, char** argv) {
     bool known = false;
     for (const auto& [name, var] : kEnv) {
       const std::string flag = std::string("--") + name;
-      if (arg == flag && std::string(name) == "oversubscribe") {
-        o.oversubscribe = true;
+      const bool bare =
+          std::string(name) == "oversubscribe" || std::string(name) == "report-bindings";
+      if (arg == flag && bare) {
+        apply(o, name, "1", flag);
         known = true;
       } else if (arg == flag) {
         if (i + 1 >= argc) throw std::invalid_argument(flag + " needs a value");
@@ -156,6 +165,32 @@ threads::PuSet pus_of_process(const threads::Topology& topo) {
   return set;
 }
 
+// Why the Runtime left OpenMP's threads where they are (they are not pinned), for the report.
+std::string openmp_not_pinned(OpenMP requested) {
+  std::string why;
+  detail::resolve_openmp(requested, &why);
+  return why.empty() ? "--openmp leave or COMPAS_OPENMP=leave" : why + ": OpenMP binds them";
+}
+
+// COMPAS_REPORT_BINDING=1 (or --report-bindings): this process's line on stderr.
+void report_binding(const threads::Topology& topo, const comm::Comm& comm,
+                    const threads::PuSet& within, const threads::Team& team,
+                    const detail::OpenMpThreads& openmp, OpenMP requested) {
+  detail::Binding b;
+  b.rank = comm.rank();
+  b.host = detail::host_name();
+  b.affinity = comm.cpus_of(comm.rank());
+  for (int i : within.pu_indices)
+    b.cpus.push_back(topo.pu_list()[static_cast<std::size_t>(i)].os_index);
+  std::sort(b.cpus.begin(), b.cpus.end());
+  b.threads = team.binding();
+  if (openmp.pinned())
+    b.openmp = openmp.binding();
+  else
+    b.openmp_note = openmp_not_pinned(requested);
+  detail::write_whole(STDERR_FILENO, detail::format_binding(b));
+}
+
 }  // namespace
 
 Runtime::Runtime(int& argc, char** argv) : Runtime(RuntimeOptions::from_args(argc, argv)) {}
@@ -171,6 +206,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   threads::PuSet within = pus_of_process(m.topo);
   // Validate everything local before the job forms, so bad input fails at once on every rank.
   const auto spec = threads::BindSpec::parse(m.opt.bind);
+  const bool report = base::env_bool(vars::report_binding).value_or(false) || m.opt.report_binding;
   int nthreads =
       m.opt.threads > 0 ? m.opt.threads : std::max(1, static_cast<int>(within.pu_indices.size()));
   // A launcher that shares cores on purpose (compas-run -n P -t T with P*T above the cores) says
@@ -222,6 +258,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   omp.rank = m.boot->rank();
   openmp_ = std::make_unique<detail::OpenMpThreads>(m.topo, std::move(omp));
   openmp_->start();  // once openmp_ is set: the OpenMP threads it makes may read it
+  if (report) report_binding(m.topo, *m.comm, within, *m.team, *openmp_, m.opt.openmp);
 }
 
 Runtime::~Runtime() {

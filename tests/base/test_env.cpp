@@ -140,6 +140,32 @@ TEST(Env, AnEmptyValueIsUnsetWhereTheVariableSaysSo) {
   EXPECT_EQ(env_text(kFlag), std::nullopt);
 }
 
+TEST(Env, ReportBindingIsZeroOrOneAndNeverEmpty) {
+  {
+    ScopedVar v("COMPAS_REPORT_BINDING", "1");
+    EXPECT_EQ(env_bool(vars::report_binding), true);
+  }
+  {
+    ScopedVar v("COMPAS_REPORT_BINDING", "0");
+    EXPECT_EQ(env_bool(vars::report_binding), false);
+  }
+  {
+    ScopedVar v("COMPAS_REPORT_BINDING", std::nullopt);
+    EXPECT_EQ(env_bool(vars::report_binding), std::nullopt);
+  }
+  {
+    ScopedVar v("COMPAS_REPORT_BINDING", "yes");
+    EXPECT_EQ(message([] { env_bool(vars::report_binding); }),
+              "COMPAS_REPORT_BINDING='yes' is not allowed: expected 0 or 1 (default 0)");
+  }
+  ScopedVar v("COMPAS_REPORT_BINDING", "");
+  EXPECT_EQ(message([] { env_bool(vars::report_binding); }),
+            "COMPAS_REPORT_BINDING='' is not allowed: an empty value; expected 0 or 1 (default "
+            "0)");
+  EXPECT_EQ(message([] { parse_env_bool(vars::report_binding, "2", "--report-bindings"); }),
+            "--report-bindings='2' is not allowed: expected 0 or 1 (default 0)");
+}
+
 TEST(Env, AFlagStandingForTheVariableIsNamedInstead) {
   EXPECT_EQ(message([] { parse_env_integer(vars::threads, "0", "--threads"); }),
             "--threads='0' is not allowed: expected an integer 1..4096");

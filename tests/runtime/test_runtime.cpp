@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../../runtime/src/binding_report.hpp"
 #include "compas/compas.hpp"
 
 namespace {
@@ -221,6 +222,48 @@ TEST(RuntimeOptions, BadValuesNameTheFlag) {
     }
   }
   EXPECT_THROW(parse({"prog", "--threads"}), std::invalid_argument);
+}
+
+TEST(RuntimeOptions, ReportBindingsIsABareFlagOrZeroOrOne) {
+  auto parse = [](std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int argc = static_cast<int>(args.size());
+    auto o = compas::RuntimeOptions::from_args(argc, argv.data());
+    EXPECT_EQ(argc, 2);  // the flag is taken out, "--keep" stays
+    return o.report_binding;
+  };
+  EXPECT_TRUE(parse({"prog", "--report-bindings", "--keep"}));
+  EXPECT_TRUE(parse({"prog", "--keep", "--report-bindings=1"}));
+  EXPECT_FALSE(parse({"prog", "--report-bindings=0", "--keep"}));
+  for (const char* bad : {"--report-bindings=", "--report-bindings=yes"}) {
+    try {
+      parse({"prog", bad});
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("expected 0 or 1"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(BindingReport, OneLineWithEveryThreadsCpu) {
+  compas::detail::Binding b;
+  b.rank = 1;
+  b.host = "h1";
+  b.affinity = {0, 1, 2, 3};
+  b.cpus = {2, 3};
+  b.threads = {{2}, {3}, {2, 3}};
+  b.openmp = {{2}, {3}};
+  EXPECT_EQ(compas::detail::format_binding(b),
+            "compas: binding rank 1 on host h1: cpus 2,3 (affinity 0-3); threads 0->cpu 2, "
+            "1->cpu 3, 2->cpus 2,3; openmp 0->cpu 2, 1->cpu 3\n");
+  b.openmp.clear();
+  b.openmp_note = "OMP_PROC_BIND=true: OpenMP binds them";
+  b.threads = {{2}};
+  EXPECT_EQ(compas::detail::format_binding(b),
+            "compas: binding rank 1 on host h1: cpus 2,3 (affinity 0-3); threads 0->cpu 2; openmp "
+            "not pinned (OMP_PROC_BIND=true: OpenMP binds them)\n");
 }
 
 }  // namespace

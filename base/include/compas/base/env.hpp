@@ -98,6 +98,8 @@ extern const EnvVar oversubscribe;  // COMPAS_OVERSUBSCRIBE: 0 or 1
 extern const EnvVar events;         // COMPAS_EVENTS
 extern const EnvVar openmp;         // COMPAS_OPENMP: auto, pin, leave
 extern const EnvVar cpus;           // COMPAS_CPUS: compas-run's cpu list for this process
+// runtime: each process says where its threads run (also --report-bindings).
+extern const EnvVar report_binding;  // COMPAS_REPORT_BINDING: 0 or 1
 // kernels
 extern const EnvVar gemm_isa;  // COMPAS_GEMM_ISA: auto, generic, avx2, avx512
 }  // namespace vars

@@ -84,16 +84,21 @@ struct RuntimeOptions {
   // place before main(); the Runtime takes all of OpenMP's places as the process's CPUs (what it
   // started with) and puts the main thread back on the first place at the end.
   OpenMP openmp = OpenMP::automatic;
+  // Every process prints one line on stderr at start: its rank, host, the cpus it uses and the
+  // cpu of each of its threads (and of OpenMP's, where the Runtime pinned them). The variable
+  // COMPAS_REPORT_BINDING=1 turns it on for every Runtime, whatever its options say.
+  bool report_binding = false;
 
   // Environment only: COMPAS_THREADS, COMPAS_BIND, COMPAS_WAIT, COMPAS_BARRIER,
-  // COMPAS_OVERSUBSCRIBE (0|1), COMPAS_EVENTS, COMPAS_OPENMP; without COMPAS_THREADS,
-  // OMP_NUM_THREADS (a program ported from OpenMP keeps its environment). Throws
-  // std::invalid_argument naming a bad value.
+  // COMPAS_OVERSUBSCRIBE (0|1), COMPAS_EVENTS, COMPAS_OPENMP, COMPAS_REPORT_BINDING (0|1);
+  // without COMPAS_THREADS, OMP_NUM_THREADS (a program ported from OpenMP keeps its environment).
+  // Throws std::invalid_argument naming a bad value.
   static RuntimeOptions from_environment();
   // The environment, then the flags --threads N, --bind B, --wait W, --barrier A,
-  // --oversubscribe, --events E, --openmp M (also --flag=value), which win; OMP_NUM_THREADS counts
-  // only when neither --threads nor COMPAS_THREADS is given. Recognised flags are removed from
-  // argv (argc updated) so the program sees only its own. Throws std::invalid_argument.
+  // --oversubscribe, --events E, --openmp M, --report-bindings (also --flag=value), which win;
+  // OMP_NUM_THREADS counts only when neither --threads nor COMPAS_THREADS is given. Recognised
+  // flags are removed from argv (argc updated) so the program sees only its own. Throws
+  // std::invalid_argument.
   static RuntimeOptions from_args(int& argc, char** argv);
 };
 
