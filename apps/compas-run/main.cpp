@@ -302,15 +302,9 @@ int run_job(const Options& o) {
     max_cpu = std::max(max_cpu, cpus.back());
     oversubscribed = oversubscribed || set.shared || o.threads > static_cast<int>(cpus.size());
   }
-  if (oversubscribed && !o.oversubscribe) {
-    const std::string machine =
-        topo.pus() == topo.cores()
-            ? plural(topo.cores(), "core", "cores")
-            : fmt::format("{} ({} PUs)", plural(topo.cores(), "core", "cores"), topo.pus());
-    say(fmt::format("{} × {} on {}: oversubscribed, waits will back off",
-                    plural(P, "process", "processes"), plural(o.threads, "thread", "threads"),
-                    machine));
-  }
+  if (oversubscribed && !o.oversubscribe)
+    say(compas::threads::oversubscription_note(
+        std::vector<int>(static_cast<std::size_t>(P), o.threads), topo.cores(), topo.pus()));
 
   // The rendezvous socket, handed to rank 0.
   int listen_fd = -1;

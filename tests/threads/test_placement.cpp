@@ -5,6 +5,7 @@
 //   one socket  "pack:1 core:4 pu:2": core c holds PUs 2c (smt 0) and 2c+1 (smt 1), c = 0..3
 //   two sockets "pack:2 core:4 pu:2": socket 0 = cores 0..3 = PUs 0..7, socket 1 = PUs 8..15
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <set>
@@ -391,6 +392,38 @@ TEST(Placement, ProcessSlicesSharedWhenMoreProcessesThanCores) {
       covered.insert(s.pu_indices.begin(), s.pu_indices.end());
     }
     EXPECT_EQ(static_cast<int>(covered.size()), topo.pus()) << count;
+  }
+}
+
+TEST(Placement, OversubscriptionNoteSaysProcessesThreadsAndCores) {
+  EXPECT_EQ(ct::oversubscription_note({3, 3}, 2, 2),
+            "2 processes × 3 threads on 2 cores: oversubscribed, waits will back off");
+  EXPECT_EQ(ct::oversubscription_note({1}, 4, 8),
+            "1 process × 1 thread on 4 cores (8 PUs): oversubscribed, waits will back off");
+  EXPECT_EQ(ct::oversubscription_note({2, 3, 2}, 1, 1),
+            "3 processes × 2-3 threads on 1 core: oversubscribed, waits will back off");
+}
+
+// Bound to one of its cpus, the process sees one PU in host() and all of them in machine().
+TEST(Placement, MachineShowsThePusOutsideThisProcesssBinding) {
+  cpu_set_t before;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  if (CPU_COUNT(&before) < 2) GTEST_SKIP() << "needs 2 cpus";
+  int first = 0;
+  while (!CPU_ISSET(first, &before)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+  const ct::Topology host = ct::Topology::host();
+  const ct::Topology machine = ct::Topology::machine();
+  ASSERT_EQ(::sched_setaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(host.pus(), 1);
+  EXPECT_GE(machine.pus(), CPU_COUNT(&before));
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &before)) {
+      EXPECT_GE(machine.find_pu(c), 0) << "cpu " << c;
+    }
   }
 }
 

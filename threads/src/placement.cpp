@@ -128,6 +128,20 @@ PuSet process_slice(const Topology& topo, int index, int count) {
   return s;
 }
 
+std::string oversubscription_note(const std::vector<int>& threads, int cores, int pus) {
+  auto count = [](int n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  const auto [lo, hi] = std::minmax_element(threads.begin(), threads.end());
+  const int most = threads.empty() ? 0 : *hi;
+  std::string each = count(most, "thread", "threads");
+  if (!threads.empty() && *lo != *hi) each = std::to_string(*lo) + "-" + each;
+  std::string host = count(cores, "core", "cores");
+  if (pus != cores) host += " (" + std::to_string(pus) + " PUs)";
+  return count(static_cast<int>(threads.size()), "process", "processes") + " × " + each + " on " +
+         host + ": oversubscribed, waits will back off";
+}
+
 std::string Placement::describe() const {
   std::string out;
   for (std::size_t t = 0; t < pu_of_thread.size(); ++t) {

@@ -47,11 +47,24 @@ Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
 Topology::~Topology() = default;
 
-Topology Topology::host() {
+namespace {
+
+std::unique_ptr<Topology::Impl> load_host() {
   auto impl = make_impl();
   // Cache objects are wanted; I/O devices are not.
   hwloc_topology_set_io_types_filter(impl->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
   if (hwloc_topology_load(impl->topo) != 0) throw std::runtime_error("hwloc_topology_load failed");
+  return impl;
+}
+
+}  // namespace
+
+Topology Topology::machine() {
+  return Topology(load_host(), false, "host");
+}
+
+Topology Topology::host() {
+  auto impl = load_host();
   // Keep only the PUs this process may run on (a launcher's slice, taskset, a batch system's
   // binding): placement must never pick a PU outside them.
   hwloc_bitmap_t bound = hwloc_bitmap_alloc();

@@ -44,6 +44,12 @@ struct PuSet {
 PuSet process_slice(const Topology& topo, int index, int count);
 PuSet whole_machine(const Topology& topo);
 
+// What a launcher says when the threads of a host's processes outnumber its cpus (compas-run, and
+// the Runtime under mpirun or srun): "2 processes × 3 threads on 2 cores: oversubscribed, waits
+// will back off" ("on 2 cores (4 PUs)" where cores have several PUs). `threads` holds each
+// process's count ("× 2-3 threads" where they differ).
+std::string oversubscription_note(const std::vector<int>& threads, int cores, int pus);
+
 struct Placement {
   std::vector<int> pu_of_thread;      // OS PU index for each thread
   std::vector<int> socket_of_thread;  // logical socket for each thread

@@ -32,6 +32,9 @@ class Topology {
  public:
   // The host this process runs on, restricted to the PUs this process is allowed to use.
   static Topology host();
+  // The whole host, every PU the system lets this process see whatever its binding: for describing
+  // what a launcher gave several processes. Placement uses host().
+  static Topology machine();
   // An hwloc synthetic topology, e.g. "pack:2 numa:1 l3:1 core:8 pu:2". Throws
   // std::invalid_argument naming the description when hwloc rejects it.
   static Topology synthetic(const std::string& description);
