@@ -66,9 +66,10 @@ bool process_alive(long pid) {
   return !(close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X'));
 }
 
-// Threads this process will run (COMPAS_THREADS, as compas-run and the Runtime set it), for the
-// oversubscription check.
-int threads_wanted() {
+// Threads this process will run (the Runtime's count, else COMPAS_THREADS as compas-run sets it),
+// for the oversubscription check.
+int threads_wanted(const CommOptions& o) {
+  if (o.threads > 0) return o.threads;
   return static_cast<int>(base::env_integer(base::vars::threads).value_or(1));
 }
 
@@ -196,7 +197,7 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
   check(ucp_worker_get_address(m.worker, &address, &address_len), "ucp_worker_get_address");
   // Host, then what this process wants and may use of it (threads, affinity mask), then the
   // worker address.
-  const std::string mine = host_id() + '\n' + std::to_string(threads_wanted()) + '\n' +
+  const std::string mine = host_id() + '\n' + std::to_string(threads_wanted(m.opt)) + '\n' +
                            affinity_hex() + '\n' + std::to_string(::getpid()) + ' ' +
                            pid_namespace() + '\n' +
                            std::string(reinterpret_cast<const char*>(address), address_len);
@@ -240,6 +241,9 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
   }
   m.cpus_of.resize(static_cast<std::size_t>(m.size));
   for (int r = 0; r < m.size; ++r) m.cpus_of[static_cast<std::size_t>(r)] = cpus_of_hex(masks[r]);
+  m.threads_of.resize(static_cast<std::size_t>(m.size));
+  for (int r = 0; r < m.size; ++r)
+    m.threads_of[static_cast<std::size_t>(r)] = std::max(wanted[r], 1);
   if (!m.opt.oversubscribed_given) {
     std::vector<std::string> local_masks;
     int want = 0;
@@ -442,6 +446,9 @@ bool Comm::same_host(int r) const {
 }
 const std::vector<int>& Comm::cpus_of(int r) const {
   return impl_->cpus_of.at(static_cast<std::size_t>(r));
+}
+int Comm::threads_of(int r) const {
+  return impl_->threads_of.at(static_cast<std::size_t>(r));
 }
 bool Comm::progress() {
   // A thread that progresses by itself keeps the progress thread standing down, as a wait does.

@@ -74,6 +74,7 @@ struct Comm::Impl {
   std::vector<std::vector<int>> hosts;
   std::vector<int> host_of;
   std::vector<std::vector<int>> cpus_of;  // each rank's affinity mask when the job formed
+  std::vector<int> threads_of;            // each rank's threads (CommOptions::threads)
   // Same-host peers in this pid namespace: their pid, to notice death without a timeout
   // (0: not checkable). Checked at most every 20 ms per peer.
   std::vector<long> local_pid;

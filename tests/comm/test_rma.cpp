@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -580,13 +581,34 @@ TEST(Comm, HostsAndLazyEndpoints) {
   }
 }
 
+// Each process's thread count (CommOptions::threads, which the Runtime sets; here from
+// COMPAS_TEST_COMM_THREADS, else COMPAS_THREADS, else 1) reaches every process, and a host whose
+// processes' threads outnumber its cpus is found oversubscribed.
+TEST(Comm, ThreadCountsReachEveryProcess) {
+  const char* given = std::getenv("COMPAS_TEST_COMM_THREADS");
+  const char* env = std::getenv("COMPAS_THREADS");
+  const int want = given ? std::atoi(given) : env ? std::atoi(env) : 1;
+  std::set<int> cpus;
+  int threads = 0;
+  for (int r : comm().hosts()[static_cast<std::size_t>(comm().host_of(rank()))]) {
+    cpus.insert(comm().cpus_of(r).begin(), comm().cpus_of(r).end());
+    threads += comm().threads_of(r);
+  }
+  for (int r = 0; r < nranks(); ++r) EXPECT_EQ(comm().threads_of(r), want) << "rank " << r;
+  if (!comm().options().oversubscribed_given) {
+    EXPECT_EQ(comm().options().oversubscribed, threads > static_cast<int>(cpus.size()));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   try {
     g_boot = Bootstrap::from_environment();
-    g_comm = std::make_unique<Comm>(*g_boot);
+    CommOptions o = CommOptions::from_environment();
+    if (const char* t = std::getenv("COMPAS_TEST_COMM_THREADS")) o.threads = std::atoi(t);
+    g_comm = std::make_unique<Comm>(*g_boot, o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "test_rma: cannot form the job: %s\n", e.what());
     return 1;

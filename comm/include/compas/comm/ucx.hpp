@@ -78,10 +78,13 @@ struct CommOptions {
   SignalPath signal_path = SignalPath::automatic;     // COMPAS_SIGNAL_PATH=rma|am|auto
   NodeBarrier node_barrier = NodeBarrier::automatic;  // COMPAS_NODE_BARRIER=dissemination|host|auto
   // COMPAS_OVERSUBSCRIBED=0|1. When not given, Comm finds out itself: the processes of a host
-  // want more cores (COMPAS_THREADS each, default 1) than the union of their affinity masks has;
-  // options() then reports what it found.
+  // want more cores (`threads` each) than the union of their affinity masks has; options() then
+  // reports what it found.
   bool oversubscribed = false;
   bool oversubscribed_given = false;
+  // The threads this process runs, for that count: 0 means COMPAS_THREADS, else 1. The Runtime
+  // sets its own.
+  int threads = 0;
   bool direct = true;     // COMPAS_DIRECT=0 turns off load/store to same-host peers
   double timeout_s = 60;  // COMPAS_TIMEOUT, seconds: every blocking wait
 
@@ -121,6 +124,8 @@ class Comm {
   // The OS cpus `rank`'s affinity mask held when the job formed (what its launcher gave it; a
   // cpu number means something only among the ranks of one host).
   const std::vector<int>& cpus_of(int rank) const;
+  // The threads `rank` said it runs (CommOptions::threads, COMPAS_THREADS, else 1).
+  int threads_of(int rank) const;
 
   // Progresses the worker once (completes arrived operations); returns whether anything happened.
   bool progress();
