@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <set>
 
 namespace compas::detail {
 
@@ -53,12 +54,35 @@ HostShare share_host_cpus(const threads::Topology& topo, const comm::Comm& comm,
                 " on " + os_cpus(topo, threads::process_slice(topo, i, count));
     out.notice = "compas: the " + std::to_string(count) +
                  " processes on this host were all given cpus " + threads::format_cpu_list(mine) +
-                 " (the launcher bound none of them): each takes its own share, as compas-run "
-                 "does (" +
-                 shares + ")" +
-                 (out.within.shared ? "; more processes than cores: oversubscribed" : "");
+                 " (the launcher did not bind them apart): each takes its own share, as "
+                 "compas-run does (" +
+                 shares + ")";
   }
   return out;
+}
+
+std::string host_oversubscription_note(const comm::Comm& comm, bool shared_slices) {
+  const auto& o = comm.options();
+  const int me = comm.rank();
+  const auto& local = comm.hosts()[static_cast<std::size_t>(comm.host_of(me))];
+  if (local.front() != me || o.oversubscribed_given || !(o.oversubscribed || shared_slices))
+    return "";
+  std::set<int> cpus;
+  std::vector<int> threads;
+  for (int r : local) {
+    cpus.insert(comm.cpus_of(r).begin(), comm.cpus_of(r).end());
+    threads.push_back(comm.threads_of(r));
+  }
+  // This process's topology shows its own mask only; the cores are counted on the whole host.
+  const auto machine = threads::Topology::machine();
+  std::set<int> cores;
+  int pus = 0;
+  for (const auto& pu : machine.pu_list())
+    if (cpus.count(pu.os_index)) {
+      cores.insert(pu.core);
+      ++pus;
+    }
+  return "compas: " + threads::oversubscription_note(threads, static_cast<int>(cores.size()), pus);
 }
 
 }  // namespace compas::detail

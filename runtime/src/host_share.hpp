@@ -22,4 +22,12 @@ struct HostShare {
 HostShare share_host_cpus(const threads::Topology& topo, const comm::Comm& comm,
                           threads::PuSet within, bool explicit_cpus);
 
+// compas-run's rule under every launcher: where the threads of a host's processes
+// (Comm::threads_of) outnumber the cpus the launcher gave them (the Comm finds it, or the launcher
+// said so in COMPAS_OVERSUBSCRIBED), or the host split had to share cores (`shared_slices`), the
+// job runs oversubscribed. The line compas-run prints then (threads::oversubscription_note, with
+// the cores of the processes' masks), for the host's first rank to print; "" for the others and
+// where the launcher said it already.
+std::string host_oversubscription_note(const comm::Comm& comm, bool shared_slices);
+
 }  // namespace compas::detail

@@ -191,6 +191,17 @@ void report_binding(const threads::Topology& topo, const comm::Comm& comm,
   detail::write_whole(STDERR_FILENO, detail::format_binding(b));
 }
 
+// Under a launcher, compas-run's rule: where the processes of this host have more threads than
+// the cpus they were given, or had to share cores, the job runs oversubscribed, and the host's
+// first rank says so in compas-run's words. Otherwise a process with more threads than its own
+// cpus is refused by the placement, as alone.
+bool launcher_oversubscribed(const comm::Comm& comm, bool shared_slices) {
+  if (!comm.options().oversubscribed && !shared_slices) return false;
+  const std::string note = detail::host_oversubscription_note(comm, shared_slices);
+  if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
+  return true;
+}
+
 }  // namespace
 
 Runtime::Runtime(int& argc, char** argv) : Runtime(RuntimeOptions::from_args(argc, argv)) {}
@@ -212,29 +223,26 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   // A launcher that shares cores on purpose (compas-run -n P -t T with P*T above the cores) says
   // so; its user asked for it.
   if (base::env_bool(vars::oversubscribed).value_or(false)) m.opt.oversubscribe = true;
-  threads::place_threads(m.topo, within, nthreads, spec, m.opt.oversubscribe);
+  // Alone, more threads than cpus is refused here unless allowed. Under a launcher it is judged
+  // once the job has formed (the host's processes, their masks and threads: below).
+  const bool launched = comm::choose_bootstrap().kind != "single";
+  threads::place_threads(m.topo, within, nthreads, spec, m.opt.oversubscribe || launched);
   auto events = perf::choose_events(m.opt.events);
 
   m.boot = comm::Bootstrap::from_environment();
-  m.comm = std::make_unique<comm::Comm>(*m.boot);
+  comm::CommOptions co = comm::CommOptions::from_environment();
+  co.threads = m.opt.threads;  // what the Comm counts against the host's cpus
+  m.comm = std::make_unique<comm::Comm>(*m.boot, co);
   if (m.boot->size() > 1) m.coll = std::make_unique<comm::NodeCollectives>(*m.comm);
   // Processes of this host that the launcher left on the same cpus take a share each.
   auto share =
       detail::share_host_cpus(m.topo, *m.comm, within, base::env_text(vars::cpus).has_value());
   if (share.within.pu_indices != within.pu_indices) {
     within = std::move(share.within);
-    const auto pus = static_cast<int>(within.pu_indices.size());
-    if (m.opt.threads == 0) nthreads = std::max(1, pus);
-    // More threads than the share: the processes asked for more than the host has, as
-    // compas-run -t T above the cores; it runs, oversubscribed (the Comm found so too).
-    if (nthreads > pus || within.shared) {
-      m.opt.oversubscribe = true;
-      if (!share.notice.empty() && nthreads > pus)
-        share.notice += "; " + std::to_string(nthreads) +
-                        " threads each on fewer cpus: oversubscribed, waits back off";
-    }
+    if (m.opt.threads == 0) nthreads = std::max(1, static_cast<int>(within.pu_indices.size()));
   }
   if (!share.notice.empty()) std::fprintf(stderr, "%s\n", share.notice.c_str());
+  if (launched && launcher_oversubscribed(*m.comm, within.shared)) m.opt.oversubscribe = true;
 
   threads::TeamOptions to;
   to.threads = nthreads;
