@@ -22,6 +22,10 @@ void add_run_flags(CLI::App& cmd, RunFlags& f) {
       ->envname("COMPAS_WAIT");
   cmd.add_flag("--oversubscribe", f.oversubscribe, "allow more threads than PUs")
       ->envname("COMPAS_OVERSUBSCRIBE");
+  // COMPAS_REPORT_BINDING is read by the Runtime itself (an empty value is bad input there).
+  cmd.add_flag("--report-bindings", f.report_bindings,
+               "every process prints its cpus and each thread's cpu on stderr at start "
+               "(COMPAS_REPORT_BINDING=1)");
   add_events_flag(cmd, f.events);
   add_output_flags(cmd, f.out);
 }
@@ -35,6 +39,7 @@ RuntimeOptions runtime_options(const RunFlags& f) {
   }
   if (!f.wait.empty()) o.wait = threads::parse_wait_policy(f.wait);
   o.oversubscribe = f.oversubscribe;
+  o.report_binding = f.report_bindings;
   o.events = f.events;
   return o;
 }

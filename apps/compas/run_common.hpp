@@ -18,11 +18,12 @@ struct RunFlags {
   std::string bind;
   std::string wait;
   bool oversubscribe = false;
+  bool report_bindings = false;
   std::string events;
   OutputFlags out;
 };
 
-// --threads --bind --wait --oversubscribe --events and the output flags.
+// --threads --bind --wait --oversubscribe --report-bindings --events and the output flags.
 void add_run_flags(CLI::App& cmd, RunFlags& f);
 RuntimeOptions runtime_options(const RunFlags& f);
 

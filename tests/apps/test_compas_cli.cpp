@@ -20,6 +20,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -873,6 +874,43 @@ TEST_F(Cli, RunCgVerifiesClassSAndReportsEveryField) {
       << rec.dump();
   EXPECT_GT(mean("compute"), 0) << rec.dump();
   EXPECT_GT(rec.value("cpu_seconds", 0.0), 0) << rec.dump();
+}
+
+// --report-bindings (or COMPAS_REPORT_BINDING=1): one line per process on stderr, its threads
+// each on a cpu of its own inside the process's cpus; nothing without it.
+TEST_F(Cli, RunReportsWhereEveryThreadRuns) {
+  const std::regex line(
+      "compas: binding rank ([0-9]+) on host [^ ]+: cpus ([0-9,-]+) \\(affinity [0-9,-]+\\); "
+      "threads 0->cpu ([0-9]+)(, 1->cpu ([0-9]+))?; openmp [^\n]*\n");
+  auto bindings = [&](const std::string& err) {
+    std::vector<std::smatch> all;
+    for (auto it = std::sregex_iterator(err.begin(), err.end(), line); it != std::sregex_iterator();
+         ++it)
+      all.push_back(*it);
+    return all;
+  };
+  const Outcome quiet = run_compas({"run", "cg", "--class", "S", "--threads", "1"});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.describe();
+  EXPECT_EQ(quiet.err.find("binding"), std::string::npos) << quiet.describe();
+  const int threads = host_pus() >= 2 ? 2 : 1;
+  const Outcome one = run_compas(
+      {"run", "cg", "--class", "S", "--threads", std::to_string(threads), "--report-bindings"});
+  ASSERT_EQ(one.exit_code, 0) << one.describe();
+  const auto lines = bindings(one.err);
+  ASSERT_EQ(lines.size(), 1u) << one.describe();
+  EXPECT_EQ(lines[0][1], "0");
+  if (threads == 2) {
+    EXPECT_NE(lines[0][3], lines[0][5]) << "two threads on one cpu\n" << one.describe();
+  }
+  const Outcome job = run_compas_job(2, {"run", "cg", "--class", "S"},
+                                     {{"COMPAS_TIMEOUT", "30"}, {"COMPAS_REPORT_BINDING", "1"}});
+  ASSERT_EQ(job.exit_code, 0) << job.describe();
+  const auto both = bindings(job.err);
+  ASSERT_EQ(both.size(), 2u) << job.describe();
+  EXPECT_NE(both[0][1], both[1][1]) << job.describe();
+  if (host_pus() >= 2) {
+    EXPECT_NE(both[0][3], both[1][3]) << "the processes share a cpu\n" << job.describe();
+  }
 }
 
 TEST_F(Cli, RunCgGivesTheSameZetaOnEveryJobShape) {
@@ -1862,6 +1900,14 @@ std::vector<BadInput> bad_inputs() {
        {"run", "gemm", "--n", "8"},
        {"COMPAS_GEMM_ISA", "bogus"},
        {{"COMPAS_GEMM_ISA", "bogus"}}},
+      {"run_cg_report_binding_env_bogus",
+       {"run", "cg", "--class", "S"},
+       {"COMPAS_REPORT_BINDING='yes'"},
+       {{"COMPAS_REPORT_BINDING", "yes"}}},
+      {"run_cg_report_binding_env_empty",
+       {"run", "cg", "--class", "S"},
+       {"COMPAS_REPORT_BINDING='' is not allowed: an empty value"},
+       {{"COMPAS_REPORT_BINDING", ""}}},
       {"study_launcher_without_p", {"study", "--launcher", "mpirun -n 4"}, {"{P}"}, {}, false},
       {"study_grid_bad", {"study", "--grid", "2by2"}, {"2by2"}, {}, false},
       {"study_grid_zero", {"study", "--grid", "0x1"}, {"0x1"}, {}, false},
