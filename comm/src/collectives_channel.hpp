@@ -1,0 +1,244 @@
+// Internals of the node collectives, for the sources that implement them: the chunk header, the
+// per-peer channels (send, receive, release) and the one-collective-at-a-time guard. See
+// collectives.hpp for the protocol.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compas/comm/collectives.hpp"
+#include "compas/comm/window.hpp"
+
+namespace compas::comm {
+
+namespace detail {
+
+enum class Kind : std::uint32_t { broadcast = 1, allreduce = 2, allgather = 3, alltoallv = 4 };
+
+// allreduce's algorithms and phases, carried in the header so that processes which chose
+// differently (different sizes) are told apart from a plain size mismatch.
+enum class Phase : std::uint64_t { doubling = 0, reduce_scatter = 1, gather = 2 };
+
+struct Header {
+  std::uint64_t seq;    // call number, the same on every process
+  std::uint32_t kind;   // Kind
+  std::uint32_t elem;   // element size in bytes
+  std::uint64_t arg;    // broadcast: root; allreduce: op | type << 8 | phase << 16
+  std::uint64_t total;  // bytes of the whole message
+  std::uint64_t chunk;  // index of this chunk in the message
+  std::uint32_t sender;
+  std::uint32_t reserved[5];
+};
+static_assert(sizeof(Header) == NodeCollectives::kHeaderBytes);
+
+// Non-direct peers get header and payload in one put when the payload is this small (one
+// operation instead of two; above it the extra copy costs more than the put saves).
+constexpr std::size_t kStageMaxBytes = 16 * 1024;
+
+// What a header describes, for messages: "allreduce(sum, double) in its recursive doubling
+// phase", ...
+std::string describe(std::uint32_t kind, std::uint32_t elem, std::uint64_t arg);
+// "3 elements (24 bytes)", or "N bytes" when `bytes` is not a whole number of elements.
+std::string elements(std::uint64_t bytes, std::uint32_t elem);
+
+}  // namespace detail
+
+struct NodeCollectives::Impl {
+  Comm* comm = nullptr;
+  int p = 1, me = 0;
+  std::vector<std::vector<int>> hosts;
+  std::size_t slot = 0, payload = 0, small_bytes = 0;
+  std::unique_ptr<WindowBytes> win;
+  std::vector<std::uint64_t> sent, received;  // chunks, cumulative, per peer
+  std::vector<std::byte> stage, tmp;
+
+  // The call in progress.
+  std::uint64_t seq = 0;
+  std::uint32_t kind = 0, elem = 1;
+  std::uint64_t arg = 0;
+
+  std::atomic<bool> busy{false};
+  bool failed = false;
+  std::string failure;
+
+  std::size_t data_signal(int sender) const { return static_cast<std::size_t>(sender); }
+  std::size_t ack_signal(int receiver) const { return static_cast<std::size_t>(p + receiver); }
+  // The slot chunk number `n` of the channel sender -> this process occupies at the receiver.
+  std::size_t slot_offset(int sender, std::uint64_t n) const {
+    return (static_cast<std::size_t>(sender) * kSlots + n % kSlots) * slot;
+  }
+  std::uint64_t chunks(std::size_t total) const {
+    return total == 0 ? 1 : (total + payload - 1) / payload;
+  }
+  std::size_t chunk_len(std::size_t total, std::uint64_t j) const {
+    const std::size_t at = static_cast<std::size_t>(j) * payload;
+    return at >= total ? 0 : std::min(payload, total - at);
+  }
+
+  void begin(detail::Kind k, std::size_t elem_bytes, std::uint64_t a) {
+    ++seq;
+    kind = static_cast<std::uint32_t>(k);
+    elem = static_cast<std::uint32_t>(elem_bytes);
+    arg = a;
+  }
+
+  // Chunk j of the `total`-byte message at `data` to `dst`.
+  void send(int dst, const std::byte* data, std::size_t total, std::uint64_t j) {
+    const std::uint64_t n = sent[static_cast<std::size_t>(dst)];
+    if (n >= kSlots) win->wait_until(ack_signal(dst), n - kSlots + 1, dst);
+    detail::Header h{};
+    h.seq = seq;
+    h.kind = kind;
+    h.elem = elem;
+    h.arg = arg;
+    h.total = total;
+    h.chunk = j;
+    h.sender = static_cast<std::uint32_t>(me);
+    const std::size_t off = slot_offset(me, n);
+    const std::size_t len = chunk_len(total, j);
+    const std::byte* src = len ? data + static_cast<std::size_t>(j) * payload : nullptr;
+    if (!win->direct(dst) && len <= detail::kStageMaxBytes) {
+      std::memcpy(stage.data(), &h, sizeof h);
+      if (len) std::memcpy(stage.data() + sizeof h, src, len);
+      win->put_signal(dst, off, stage.data(), sizeof h + len, data_signal(me));
+    } else {
+      win->put(dst, off, &h, sizeof h);
+      win->put_signal(dst, off + sizeof h, src, len, data_signal(me));
+    }
+    sent[static_cast<std::size_t>(dst)] = n + 1;
+  }
+
+  // Waits for chunk j of a `total`-byte message from `src`; returns its payload in the slot,
+  // valid until release(src).
+  const std::byte* receive(int src, std::size_t total, std::uint64_t j) {
+    const std::uint64_t n = received[static_cast<std::size_t>(src)];
+    win->wait_until(data_signal(src), n + 1, src);
+    const std::byte* at = win->local() + slot_offset(src, n);
+    detail::Header h;
+    std::memcpy(&h, at, sizeof h);
+    if (h.seq != seq || h.kind != kind || h.elem != elem || h.arg != arg)
+      throw std::invalid_argument(
+          "node collectives out of step: rank " + std::to_string(src) + " is in call #" +
+          std::to_string(h.seq) + " (" + detail::describe(h.kind, h.elem, h.arg) + ") while rank " +
+          std::to_string(me) + " is in call #" + std::to_string(seq) + " (" +
+          detail::describe(kind, elem, arg) +
+          "): every process must make the same collective calls, "
+          "with the same root, operator and element type, in the same order");
+    if (h.total != total)
+      throw std::invalid_argument(
+          detail::describe(kind, elem, arg) + " (call #" + std::to_string(seq) + "): rank " +
+          std::to_string(src) + " sends " + detail::elements(h.total, elem) + " to rank " +
+          std::to_string(me) + ", which expects " + detail::elements(total, elem) +
+          ": the sizes must agree on every process");
+    if (h.chunk != j || h.sender != static_cast<std::uint32_t>(src))
+      throw CommError("node collectives: chunk " + std::to_string(h.chunk) + " from rank " +
+                          std::to_string(h.sender) + " arrived where chunk " + std::to_string(j) +
+                          " from rank " + std::to_string(src) + " was expected",
+                      src);
+    return at + sizeof h;
+  }
+
+  void release(int src) {
+    std::atomic_thread_fence(std::memory_order_release);  // reads of the slot come first
+    win->signal_add(src, ack_signal(me), 1);
+    ++received[static_cast<std::size_t>(src)];
+  }
+
+  void send_message(int dst, const std::byte* data, std::size_t total) {
+    for (std::uint64_t j = 0, nc = chunks(total); j < nc; ++j) send(dst, data, total, j);
+  }
+  void receive_message(int src, std::byte* data, std::size_t total) {
+    for (std::uint64_t j = 0, nc = chunks(total); j < nc; ++j) {
+      const std::byte* at = receive(src, total, j);
+      if (const std::size_t len = chunk_len(total, j))
+        std::memcpy(data + static_cast<std::size_t>(j) * payload, at, len);
+      release(src);
+    }
+  }
+
+  // Every process sends out[d] (bytes at a pointer) to every other d and receives in[s] from
+  // every other s, all messages advancing one chunk per step. Entries for this process are
+  // ignored.
+  struct Part {
+    const std::byte* data;
+    std::size_t bytes;
+  };
+  struct Sink {
+    std::byte* data;
+    std::size_t bytes;
+  };
+  void all_pairs(const std::vector<Part>& out, const std::vector<Sink>& in) {
+    std::uint64_t steps = 0;
+    for (int r = 0; r < p; ++r) {
+      if (r == me) continue;
+      steps = std::max({steps, chunks(out[static_cast<std::size_t>(r)].bytes),
+                        chunks(in[static_cast<std::size_t>(r)].bytes)});
+    }
+    for (std::uint64_t j = 0; j < steps; ++j) {
+      for (int k = 1; k < p; ++k) {
+        const int d = (me + k) % p;
+        const Part& o = out[static_cast<std::size_t>(d)];
+        if (j < chunks(o.bytes)) send(d, o.data, o.bytes, j);
+      }
+      for (int k = 1; k < p; ++k) {
+        const int s = (me - k + p) % p;
+        const Sink& i = in[static_cast<std::size_t>(s)];
+        if (j >= chunks(i.bytes)) continue;
+        const std::byte* at = receive(s, i.bytes, j);
+        if (const std::size_t len = chunk_len(i.bytes, j))
+          std::memcpy(i.data + static_cast<std::size_t>(j) * payload, at, len);
+        release(s);
+      }
+    }
+  }
+
+  template <class T>
+  void recursive_doubling(std::span<T> v, Op op);
+  template <class T>
+  void reduce_scatter_allgather(std::span<T> v, Op op);
+
+  // Runs one collective: one thread at a time, and none after a failure.
+  template <class F>
+  void run(F&& body) {
+    if (busy.exchange(true, std::memory_order_acquire))
+      throw std::logic_error(
+          "node collectives: two threads of one process called collectives at the same time; "
+          "they must be called by one thread at a time");
+    if (failed) {
+      busy.store(false, std::memory_order_release);
+      throw CommError("node collectives are unusable after an earlier collective failed (" +
+                      failure + ")");
+    }
+    try {
+      body();
+    } catch (const CommError& e) {
+      // Say which collective was waiting (the Window layer knows only the signal).
+      failed = true;
+      failure =
+          detail::describe(kind, elem, arg) + " (call #" + std::to_string(seq) + "): " + e.what();
+      busy.store(false, std::memory_order_release);
+      throw CommError(failure, e.rank());
+    } catch (const std::exception& e) {
+      failed = true;
+      failure = e.what();
+      busy.store(false, std::memory_order_release);
+      throw;
+    } catch (...) {
+      failed = true;
+      failure = "unknown exception";
+      busy.store(false, std::memory_order_release);
+      throw;
+    }
+    busy.store(false, std::memory_order_release);
+  }
+};
+
+}  // namespace compas::comm
