@@ -83,6 +83,11 @@ std::string describe(std::uint32_t kind, std::uint32_t elem, std::uint64_t arg) 
       return "allgather of " + std::to_string(elem) + "-byte elements";
     case Kind::alltoallv:
       return "alltoallv of " + std::to_string(elem) + "-byte elements";
+    case Kind::allreduce_user:
+      return "allreduce with a caller's operator on " + std::to_string(elem) + "-byte elements";
+    case Kind::exclusive_scan_user:
+      return "exclusive_scan with a caller's operator on " + std::to_string(elem) +
+             "-byte elements";
   }
   return "an unknown collective (kind " + std::to_string(kind) + ")";
 }
@@ -312,9 +317,9 @@ void NodeCollectives::broadcast_bytes(void* data, std::size_t bytes, int root, s
   });
 }
 
-// MPICH's scheme: with p2 the largest power of two <= P and rem = P - p2, ranks below 2*rem pair
-// up (even into odd) so that p2 processes double; the evens get the result back at the end.
-// Partners combine as op(lower ranks' value, higher ranks' value), so both compute the same bits.
+// MPICH's scheme (detail::Doubling): the extra processes fold into their neighbours, p2 processes
+// double, the extras get the result back. Partners combine as op(lower ranks' value, higher ranks'
+// value), so both compute the same bits.
 template <class T>
 void NodeCollectives::Impl::recursive_doubling(std::span<T> v, Op op) {
   auto* buf = reinterpret_cast<std::byte*>(v.data());
@@ -325,36 +330,27 @@ void NodeCollectives::Impl::recursive_doubling(std::span<T> v, Op op) {
             reinterpret_cast<const T*>(at), len / sizeof(T), src_first, op);
     release(src);
   };
-  int p2 = 1;
-  while (p2 * 2 <= p) p2 *= 2;
-  const int rem = p - p2;
-  int vrank = me - rem;
-  if (me < 2 * rem) {
-    if (me % 2 == 0) {
-      send_message(me + 1, buf, bytes);
-      vrank = -1;
-    } else {
+  const detail::Doubling d(p);
+  if (d.folds(me)) {
+    send_message(me + 1, buf, bytes);
+  } else {
+    if (d.absorbs(me))
       for (std::uint64_t j = 0, nc = chunks(bytes); j < nc; ++j)
         absorb(me - 1, j, receive(me - 1, bytes, j), true);
-      vrank = me / 2;
-    }
-  }
-  if (vrank >= 0) {
-    for (int mask = 1; mask < p2; mask <<= 1) {
+    const int vrank = d.vrank(me);
+    for (int mask = 1; mask < d.p2; mask <<= 1) {
       const int vpartner = vrank ^ mask;
-      const int partner = vpartner < rem ? vpartner * 2 + 1 : vpartner + rem;
+      const int partner = d.rank_of(vpartner);
       for (std::uint64_t j = 0, nc = chunks(bytes); j < nc; ++j) {
         send(partner, buf, bytes, j);
         absorb(partner, j, receive(partner, bytes, j), vpartner < vrank);
       }
     }
   }
-  if (me < 2 * rem) {
-    if (me % 2 == 1)
-      send_message(me - 1, buf, bytes);
-    else
-      receive_message(me + 1, buf, bytes);
-  }
+  if (d.absorbs(me))
+    send_message(me - 1, buf, bytes);
+  else if (d.folds(me))
+    receive_message(me + 1, buf, bytes);
 }
 
 // Block b of the vector is reduced at rank b, combining the P contributions in rank order

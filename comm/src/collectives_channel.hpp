@@ -21,7 +21,14 @@ namespace compas::comm {
 
 namespace detail {
 
-enum class Kind : std::uint32_t { broadcast = 1, allreduce = 2, allgather = 3, alltoallv = 4 };
+enum class Kind : std::uint32_t {
+  broadcast = 1,
+  allreduce = 2,
+  allgather = 3,
+  alltoallv = 4,
+  allreduce_user = 5,  // with a caller's operator
+  exclusive_scan_user = 6,
+};
 
 // allreduce's algorithms and phases, carried in the header so that processes which chose
 // differently (different sizes) are told apart from a plain size mismatch.
@@ -35,13 +42,32 @@ struct Header {
   std::uint64_t total;  // bytes of the whole message
   std::uint64_t chunk;  // index of this chunk in the message
   std::uint32_t sender;
-  std::uint32_t reserved[5];
+  std::uint32_t op_failed;  // with a caller's operator: 1 + a rank where it threw, whose missing
+                            // result this message stands for (0: a valid value)
+  std::uint32_t reserved[4];
 };
 static_assert(sizeof(Header) == NodeCollectives::kHeaderBytes);
 
 // Non-direct peers get header and payload in one put when the payload is this small (one
 // operation instead of two; above it the extra copy costs more than the put saves).
 constexpr std::size_t kStageMaxBytes = 16 * 1024;
+
+// The pairing of recursive doubling for any P (MPICH's): with p2 the largest power of two <= P
+// and rem = P - p2, the ranks below 2 * rem pair up, each even one folding its value into the odd
+// one above it, so that p2 processes take part, numbered 0..p2-1 (virtual ranks) in rank order;
+// the evens get the result back at the end. Virtual rank v stands for ranks {2v, 2v + 1} when
+// v < rem, else for rank v + rem: consecutive virtual ranks cover consecutive blocks of ranks.
+struct Doubling {
+  int p2 = 1, rem = 0;
+  explicit Doubling(int p) {
+    while (p2 * 2 <= p) p2 *= 2;
+    rem = p - p2;
+  }
+  bool folds(int rank) const { return rank < 2 * rem && rank % 2 == 0; }    // into rank + 1
+  bool absorbs(int rank) const { return rank < 2 * rem && rank % 2 == 1; }  // rank - 1's value
+  int vrank(int rank) const { return rank < 2 * rem ? (rank % 2 ? rank / 2 : -1) : rank - rem; }
+  int rank_of(int v) const { return v < rem ? 2 * v + 1 : v + rem; }
+};
 
 // What a header describes, for messages: "allreduce(sum, double) in its recursive doubling
 // phase", ...
@@ -59,11 +85,14 @@ struct NodeCollectives::Impl {
   std::unique_ptr<WindowBytes> win;
   std::vector<std::uint64_t> sent, received;  // chunks, cumulative, per peer
   std::vector<std::byte> stage, tmp;
+  std::vector<std::byte> user_in, user_partial;  // collectives_user_op.cpp's scratch
 
   // The call in progress.
   std::uint64_t seq = 0;
   std::uint32_t kind = 0, elem = 1;
   std::uint64_t arg = 0;
+  // Header::op_failed of the chunks this process sends, and of the last chunk it received.
+  std::uint32_t flag_out = 0, flag_in = 0;
 
   std::atomic<bool> busy{false};
   bool failed = false;
@@ -88,6 +117,7 @@ struct NodeCollectives::Impl {
     kind = static_cast<std::uint32_t>(k);
     elem = static_cast<std::uint32_t>(elem_bytes);
     arg = a;
+    flag_out = flag_in = 0;
   }
 
   // Chunk j of the `total`-byte message at `data` to `dst`.
@@ -102,6 +132,7 @@ struct NodeCollectives::Impl {
     h.total = total;
     h.chunk = j;
     h.sender = static_cast<std::uint32_t>(me);
+    h.op_failed = flag_out;
     const std::size_t off = slot_offset(me, n);
     const std::size_t len = chunk_len(total, j);
     const std::byte* src = len ? data + static_cast<std::size_t>(j) * payload : nullptr;
@@ -143,6 +174,7 @@ struct NodeCollectives::Impl {
                           std::to_string(h.sender) + " arrived where chunk " + std::to_string(j) +
                           " from rank " + std::to_string(src) + " was expected",
                       src);
+    flag_in = h.op_failed;
     return at + sizeof h;
   }
 
@@ -161,6 +193,18 @@ struct NodeCollectives::Impl {
       if (const std::size_t len = chunk_len(total, j))
         std::memcpy(data + static_cast<std::size_t>(j) * payload, at, len);
       release(src);
+    }
+  }
+
+  // The `total`-byte message at `out` goes to `peer` while its message of the same size arrives
+  // into `in`, chunk by chunk.
+  void exchange(int peer, const std::byte* out, std::byte* in, std::size_t total) {
+    for (std::uint64_t j = 0, nc = chunks(total); j < nc; ++j) {
+      send(peer, out, total, j);
+      const std::byte* at = receive(peer, total, j);
+      if (const std::size_t len = chunk_len(total, j))
+        std::memcpy(in + static_cast<std::size_t>(j) * payload, at, len);
+      release(peer);
     }
   }
 

@@ -30,6 +30,12 @@
 //    order everywhere.
 //  - allgather, alltoallv: every process sends its block(s) directly to every other, in rotated
 //    order (round k: to rank + k), all messages advancing chunk by chunk together.
+//  - allreduce and exclusive_scan with a caller's operator (any associative f on any trivially
+//    copyable type): recursive doubling, ceil(log2 P) rounds of one exchange (the allreduce adds
+//    one step before and one after for the processes beyond the largest power of two, folded into
+//    their neighbours as above); every message is the whole vector. The combining rule is the one
+//    thing a caller's operator needs: every partial covers a contiguous block of ranks, and two
+//    partials are always combined as f(lower ranks' partial, higher ranks' partial).
 //
 // Threading: a NodeCollectives object may be used by one thread at a time per process (the same
 // calls in the same order on every process, like MPI collectives); a second thread calling in
@@ -40,10 +46,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "compas/comm/ucx.hpp"
@@ -83,6 +92,31 @@ struct BroadcastTree {
 // The two-level tree broadcast() uses; `hosts` as CollectivesOptions::hosts (not empty).
 BroadcastTree broadcast_tree(const std::vector<std::vector<int>>& hosts, int root, int rank);
 
+namespace detail {
+// A caller's operator on values of `size` bytes, type-erased for collectives_user_op.cpp:
+// apply(f, left, right, out) sets *out = f(*left, *right); out may be left or right.
+struct ErasedOp {
+  std::size_t size;
+  void* f;
+  void (*apply)(void* f, const void* left, const void* right, void* out);
+};
+template <class T, class F>
+ErasedOp erase_op(F& f) {
+  return {sizeof(T), &f, [](void* fp, const void* left, const void* right, void* out) {
+            T a, b;
+            std::memcpy(&a, left, sizeof(T));
+            std::memcpy(&b, right, sizeof(T));
+            const T c = (*static_cast<F*>(fp))(std::as_const(a), std::as_const(b));
+            std::memcpy(out, &c, sizeof(T));
+          }};
+}
+}  // namespace detail
+
+// An associative operator (T, T) -> T for the allreduce and exclusive_scan that take one.
+template <class F, class T>
+concept OperatorOn = std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T> &&
+    std::is_invocable_r_v<T, F&, const T&, const T&>;
+
 class NodeCollectives {
  public:
   // Collective: allocates the scratch window (P * kSlots * slot_bytes bytes per process).
@@ -121,6 +155,46 @@ class NodeCollectives {
     return value;
   }
 
+  // Element by element over every process's `inout` with a caller's associative operator f (any
+  // trivially copyable T; the sizes must agree), the result replacing it everywhere. f is applied
+  // as f(lower ranks' partial, higher ranks' partial), so the result is the rank-order fold
+  // x0 f x1 f ... f x(P-1) for every associative f, commutative or not. The grouping, a tree of
+  // ceil(log2 P) levels (for P > 3 not the left fold), depends on P only, so a floating-point f
+  // gives the same bits on every process and in every run with the same P.
+  // When f throws, the exchanges still complete (the object stays usable): the processes where it
+  // threw rethrow its exception, every other one throws std::runtime_error naming such a rank.
+  template <class T, class F>
+  requires OperatorOn<F, T>
+  void allreduce(std::span<T> inout, F f) {
+    allreduce_user(inout.data(), inout.size(), detail::erase_op<T>(f));
+  }
+  template <class T, class F>
+  requires OperatorOn<F, T> T allreduce(T value, F f) {
+    allreduce(std::span<T>(&value, 1), f);
+    return value;
+  }
+
+  // Exclusive prefix with a caller's associative operator: out[i] = f over in[i] of ranks
+  // 0..rank-1 in rank order, in ceil(log2 P) rounds; partials of blocks of ranks, lower ranks
+  // always on the left, grouped by P and the rank only (the same bits in every run). `out` is not
+  // written on rank 0 (the one-value form returns `identity` there, without applying f to it);
+  // `out` may be `in`. Exceptions in f as in allreduce, except that only the processes whose result
+  // needed a step where f threw throw.
+  template <class T, class F>
+  requires OperatorOn<F, T>
+  void exclusive_scan(std::span<const T> in, std::span<T> out, F f) {
+    if (in.size() != out.size())
+      throw std::invalid_argument("exclusive_scan: " + std::to_string(in.size()) + " values in, " +
+                                  std::to_string(out.size()) + " out: the same length is needed");
+    exclusive_scan_user(in.data(), out.data(), in.size(), detail::erase_op<T>(f));
+  }
+  template <class T, class F>
+  requires OperatorOn<F, T> T exclusive_scan(const T& value, F f, const T& identity) {
+    T out = identity;
+    exclusive_scan(std::span<const T>(&value, 1), std::span<T>(&out, 1), f);
+    return out;
+  }
+
   // all[r * mine.size() + i] = mine[i] of rank r; all.size() must be P * mine.size(), and
   // mine.size() the same on every process.
   template <class T>
@@ -146,6 +220,8 @@ class NodeCollectives {
  private:
   template <class T>
   void allreduce_impl(std::span<T> inout, Op op);  // instantiated in collectives.cpp
+  void allreduce_user(void* inout, std::size_t n, const detail::ErasedOp& op);
+  void exclusive_scan_user(const void* in, void* out, std::size_t n, const detail::ErasedOp& op);
   void broadcast_bytes(void* data, std::size_t bytes, int root, std::size_t elem);
   void allgather_bytes(const void* mine, std::size_t n, void* all, std::size_t all_n,
                        std::size_t elem);

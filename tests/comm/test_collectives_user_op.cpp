@@ -1,0 +1,317 @@
+// Node collectives with a caller's operator (NodeCollectives::allreduce and exclusive_scan taking
+// a function) across real processes. CTest starts this program through compas-run with P = 1..5
+// (see CMakeLists.txt); every rank runs every test in the same order. Operators that do not
+// commute (concatenation, matrix products) must give exactly the rank-order result, and
+// floating-point sums exactly the grouping the header documents (tests/common/doubling.hpp), the
+// same bits on every rank.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../common/doubling.hpp"
+#include "compas/comm/comm.hpp"
+
+namespace {
+
+using namespace compas::comm;
+
+std::unique_ptr<Bootstrap> g_boot;
+std::unique_ptr<Comm> g_comm;
+std::unique_ptr<NodeCollectives> g_coll;
+
+Comm& comm() {
+  return *g_comm;
+}
+NodeCollectives& coll() {
+  return *g_coll;
+}
+int rank() {
+  return g_comm->rank();
+}
+int nranks() {
+  return g_comm->size();
+}
+
+// A string of up to 12 characters in 13 bytes (an odd size: chunk boundaries cut values), with
+// concatenation: associative, not commutative.
+struct Word {
+  std::uint8_t len = 0;
+  char s[12] = {};
+  std::string str() const { return std::string(s, len); }
+};
+static_assert(sizeof(Word) == 13);
+Word word(const std::string& text) {
+  Word w;
+  w.len = static_cast<std::uint8_t>(text.size());
+  std::memcpy(w.s, text.data(), text.size());
+  return w;
+}
+struct concat {
+  Word operator()(const Word& a, const Word& b) const {
+    if (a.len + b.len > 12) throw std::length_error("concat: longer than 12 characters");
+    Word w = a;
+    std::memcpy(w.s + a.len, b.s, b.len);
+    w.len = static_cast<std::uint8_t>(a.len + b.len);
+    return w;
+  }
+};
+// What rank r contributes at position i: two letters, different for every rank.
+Word letters(int r, std::size_t i) {
+  const auto c = static_cast<char>('a' + (static_cast<std::size_t>(r) * 5 + i) % 26);
+  return word(std::string{c, static_cast<char>('0' + r)});
+}
+
+// 2x2 matrices of wrapping integers under the product: associative, not commutative.
+struct Mat {
+  std::uint64_t a = 1, b = 0, c = 0, d = 1;
+  bool operator==(const Mat&) const = default;
+};
+struct matmul {
+  Mat operator()(const Mat& x, const Mat& y) const {
+    return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c,
+            x.c * y.b + x.d * y.d};
+  }
+};
+Mat matrix(int r, std::size_t i) {
+  const auto u = static_cast<std::uint64_t>(r) * 1000 + i;
+  return {u + 2, 1, u * 3 + 1, u + 5};
+}
+
+std::string rank_order_concat(std::size_t i, int upto) {
+  std::string s;
+  for (int r = 0; r < upto; ++r) s += letters(r, i).str();
+  return s;
+}
+Mat rank_order_product(std::size_t i, int upto) {
+  Mat m;
+  for (int r = 0; r < upto; ++r) m = matmul{}(m, matrix(r, i));
+  return m;
+}
+
+// Values whose sum depends on the grouping: large and small magnitudes, both signs.
+double dvalue(int r, std::size_t i) {
+  const auto g = static_cast<double>(r * 7 + static_cast<int>(i % 11));
+  return (r % 3 == 0 ? 1e16 : 1.0) / (g + 3) + 0.1 * r - 1e15 * (r % 2);
+}
+std::uint64_t bits(double d) {
+  return std::bit_cast<std::uint64_t>(d);
+}
+const auto add = [](double a, double b) { return a + b; };
+
+void check_concat_allreduce(NodeCollectives& nc, std::size_t n) {
+  std::vector<Word> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = letters(rank(), i);
+  nc.allreduce(std::span<Word>(v), concat{});
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(v[i].str(), rank_order_concat(i, nranks())) << "element " << i << " of " << n;
+}
+
+void check_concat_scan(NodeCollectives& nc, std::size_t n) {
+  std::vector<Word> in(n), out(n, word("#"));  // out stays "#" on rank 0
+  for (std::size_t i = 0; i < n; ++i) in[i] = letters(rank(), i);
+  nc.exclusive_scan(std::span<const Word>(in), std::span<Word>(out), concat{});
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i].str(), rank() == 0 ? "#" : rank_order_concat(i, rank()))
+        << "element " << i << " of " << n;
+}
+
+void check_matrix_allreduce_and_scan(NodeCollectives& nc, std::size_t n) {
+  std::vector<Mat> v(n), before(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = before[i] = matrix(rank(), i);
+  nc.exclusive_scan(std::span<const Mat>(v), std::span<Mat>(before), matmul{});
+  nc.allreduce(std::span<Mat>(v), matmul{});
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(v[i] == rank_order_product(i, nranks())) << "element " << i << " of " << n;
+    if (rank() > 0) {
+      ASSERT_TRUE(before[i] == rank_order_product(i, rank())) << "element " << i << " of " << n;
+    }
+  }
+}
+
+TEST(UserOpAllreduce, ConcatenationIsInRankOrder) {
+  for (std::size_t n : {0ul, 1ul, 3ul, 1001ul}) check_concat_allreduce(coll(), n);
+  EXPECT_EQ(coll().allreduce(letters(rank(), 0), concat{}).str(), rank_order_concat(0, nranks()));
+}
+
+TEST(UserOpAllreduce, MatrixProductIsInRankOrder) {
+  for (std::size_t n : {1ul, 2ul, 257ul}) check_matrix_allreduce_and_scan(coll(), n);
+}
+
+TEST(UserOpAllreduce, IntegerSumsAreExact) {
+  for (int k = 0; k < 20; ++k) {
+    const long mine = (static_cast<long>(rank()) + 1) * 1000003L + k;
+    const long want = 1000003L * nranks() * (nranks() + 1) / 2 + static_cast<long>(k) * nranks();
+    ASSERT_EQ(coll().allreduce(mine, [](long a, long b) { return a + b; }), want) << "call " << k;
+  }
+}
+
+// The left fold of x[0 .. upto), for telling the documented grouping from it.
+double left_fold(const std::vector<double>& x, std::size_t upto) {
+  double acc = x[0];
+  for (std::size_t r = 1; r < upto; ++r) acc += x[r];
+  return acc;
+}
+std::vector<double> dvalues(std::size_t i) {
+  std::vector<double> x;
+  for (int r = 0; r < nranks(); ++r) x.push_back(dvalue(r, i));
+  return x;
+}
+
+TEST(UserOpAllreduce, DoublesAreGroupedAsDocumentedWithTheSameBitsEverywhere) {
+  const int p = nranks();
+  int unlike_left_fold = 0;
+  for (std::size_t i = 0; i < 11; ++i) {
+    const double got = coll().allreduce(dvalue(rank(), i), add);
+    const double want = compas::test::doubling_allreduce(dvalues(i), add);
+    EXPECT_EQ(bits(got), bits(want)) << "element " << i;
+    unlike_left_fold += bits(want) != bits(left_fold(dvalues(i), dvalues(i).size()));
+    std::uint64_t mine = bits(got);
+    std::vector<std::uint64_t> all(static_cast<std::size_t>(p));
+    coll().allgather(std::span<const std::uint64_t>(&mine, 1), std::span<std::uint64_t>(all));
+    for (int r = 0; r < p; ++r)
+      EXPECT_EQ(all[static_cast<std::size_t>(r)], mine) << "rank " << r << ", element " << i;
+  }
+  if (p >= 4) {
+    EXPECT_GT(unlike_left_fold, 0) << "the data cannot tell the grouping from a left fold";
+  }
+}
+
+TEST(UserOpScan, ConcatenationIsTheRankOrderPrefix) {
+  for (std::size_t n : {0ul, 1ul, 3ul, 1001ul}) check_concat_scan(coll(), n);
+}
+
+TEST(UserOpScan, IdentityOnRankZeroWithoutApplyingTheOperator) {
+  // "#" is not an identity of concatenation: any f("#", x) would show in the result.
+  const Word got = coll().exclusive_scan(letters(rank(), 0), concat{}, word("#"));
+  EXPECT_EQ(got.str(), rank() == 0 ? "#" : rank_order_concat(0, rank()));
+}
+
+TEST(UserOpScan, IntegerPrefixSumsAreExact) {
+  const long got = coll().exclusive_scan(
+      static_cast<long>(rank() + 1), [](long a, long b) { return a + b; }, 0L);
+  EXPECT_EQ(got, static_cast<long>(rank()) * (rank() + 1) / 2);
+}
+
+TEST(UserOpScan, InPlace) {
+  std::vector<Word> v(5);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = letters(rank(), i);
+  coll().exclusive_scan(std::span<const Word>(v), std::span<Word>(v), concat{});
+  for (std::size_t i = 0; i < v.size(); ++i)
+    EXPECT_EQ(v[i].str(), rank() == 0 ? letters(0, i).str() : rank_order_concat(i, rank()));
+}
+
+TEST(UserOpScan, DoublesAreGroupedAsDocumented) {
+  const auto me = static_cast<std::size_t>(rank());
+  int unlike_left_fold = 0;
+  for (std::size_t i = 0; i < 11; ++i) {
+    const double got = coll().exclusive_scan(dvalue(rank(), i), add, -1.0);
+    const auto want = compas::test::doubling_exclusive_scan(dvalues(i), me, add);
+    EXPECT_EQ(bits(got), bits(want ? *want : -1.0)) << "element " << i;
+    if (want) unlike_left_fold += bits(*want) != bits(left_fold(dvalues(i), me));
+  }
+  if (rank() >= 4) {
+    EXPECT_GT(unlike_left_fold, 0) << "the data cannot tell the grouping from a left fold";
+  }
+}
+
+TEST(UserOpScan, LengthsMustAgree) {
+  std::vector<Word> in(3), out(2);
+  EXPECT_THROW(coll().exclusive_scan(std::span<const Word>(in), std::span<Word>(out), concat{}),
+               std::invalid_argument);
+}
+
+// Tiny slots (64 bytes of payload): messages of many chunks whose boundaries cut the 13-byte
+// values, in every round.
+TEST(UserOpBoth, ThroughTinySlots) {
+  CollectivesOptions o;
+  o.slot_bytes = 128;
+  NodeCollectives nc(comm(), o);
+  for (std::size_t n : {1ul, 5ul, 1001ul}) {
+    check_concat_allreduce(nc, n);
+    check_concat_scan(nc, n);
+    check_matrix_allreduce_and_scan(nc, n);
+  }
+}
+
+TEST(UserOpBoth, BackToBackWithTheOtherCollectives) {
+  for (int k = 0; k < 100; ++k) {
+    check_concat_allreduce(coll(), 1 + static_cast<std::size_t>(k % 3));
+    ASSERT_EQ(coll().allreduce(rank() + k, Op::sum), nranks() * (nranks() - 1) / 2 + nranks() * k);
+    check_concat_scan(coll(), 1 + static_cast<std::size_t>(k % 2));
+  }
+}
+
+// Rank 0's value makes the operator throw. Every process still ends the call (none waits for a
+// message that never comes): where the operator threw its exception comes out, everywhere else a
+// std::runtime_error naming such a rank; afterwards the object works.
+struct picky {
+  Word operator()(const Word& a, const Word& b) const {
+    if (a.str() == "!" || b.str() == "!") throw std::domain_error("picky: will not combine '!'");
+    return concat{}(a, b);
+  }
+};
+
+template <class Call>
+void check_operator_failure(const char* what, Call call) {
+  int threw_here = 0;  // 1: picky's exception, 2: the others' runtime_error
+  std::string message;
+  try {
+    call();
+  } catch (const std::domain_error& e) {
+    threw_here = 1;
+    message = e.what();
+  } catch (const std::runtime_error& e) {
+    threw_here = 2;
+    message = e.what();
+  }
+  std::vector<int> all(static_cast<std::size_t>(nranks()));
+  coll().allgather(std::span<const int>(&threw_here, 1), std::span<int>(all));
+  if (nranks() == 1) {  // nothing to combine: the operator never runs
+    EXPECT_EQ(threw_here, 0) << what << ": " << message;
+    return;
+  }
+  EXPECT_NE(threw_here, 0) << what << ": returned a result";
+  int named = -1;
+  if (threw_here == 2 &&
+      std::sscanf(message.c_str(), "%*[^:]: the operator threw on rank %d", &named) == 1) {
+    ASSERT_GE(named, 0);
+    ASSERT_LT(named, nranks());
+    EXPECT_EQ(all[static_cast<std::size_t>(named)], 1) << what << ": " << message;
+  } else {
+    EXPECT_EQ(threw_here, 1) << what << ": " << message;
+  }
+  check_concat_allreduce(coll(), 2);  // still usable
+}
+
+TEST(UserOpErrors, AnOperatorThatThrowsEndsTheCallEverywhere) {
+  const Word mine = rank() == 0 ? word("!") : letters(rank(), 0);
+  check_operator_failure("allreduce", [&] { coll().allreduce(mine, picky{}); });
+  check_operator_failure("exclusive_scan",
+                         [&] { coll().exclusive_scan(mine, picky{}, word("#")); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  try {
+    g_boot = Bootstrap::from_environment();
+    g_comm = std::make_unique<Comm>(*g_boot);
+    g_coll = std::make_unique<NodeCollectives>(*g_comm);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "test_collectives_user_op: cannot form the job: %s\n", e.what());
+    return 1;
+  }
+  const int rc = RUN_ALL_TESTS();
+  g_coll.reset();
+  g_comm.reset();
+  g_boot.reset();
+  return rc;
+}
