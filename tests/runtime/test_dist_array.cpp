@@ -250,7 +250,7 @@ TEST(Loops, ParallelForCoversTheRangeOnceAndReduceIsJobWide) {
 }
 
 // The funneled process-level forms: part() is the DistArray split, exclusive_scan sums the
-// processes before this one, the array allreduce folds element by element in rank order (a
+// processes before this one, the array allreduce combines element by element in rank order (a
 // non-commutative op shows the order).
 TEST(Loops, FunneledScanPartAndArrayAllreduce) {
   const int p = rt().nodes(), me = rt().node();
@@ -262,13 +262,20 @@ TEST(Loops, FunneledScanPartAndArrayAllreduce) {
   rt().allreduce(std::span(in), std::span(out), compas::op::sum{});
   for (std::size_t i = 0; i < in.size(); ++i)
     EXPECT_EQ(out[i], 10 * index{p} * (p - 1) / 2 + static_cast<index>(i) * p) << i;
-  // op(a, b) = 2a + b is not commutative nor associative: rank order is visible.
-  auto lean = [](index a, index b) { return 2 * a + b; };
-  rt().allreduce(std::span(in), std::span(out), lean);
+  // Pairs (s, x) under (s1, x1) op (s2, x2) = (s1 s2, 2^k x1 + x2) with s2 = 2^k: associative,
+  // not commutative; the x of the result is the left fold x = 2x + x_r, so rank order shows.
+  struct Lean {
+    index s, x;
+  };
+  auto lean = [](Lean a, Lean b) { return Lean{a.s * b.s, a.x * b.s + b.x}; };
+  std::array<Lean, 5> lin{}, lout{};
+  for (std::size_t i = 0; i < lin.size(); ++i) lin[i] = {2, in[i]};
+  rt().allreduce(std::span(lin), std::span(lout), lean);
   for (std::size_t i = 0; i < in.size(); ++i) {
     index want = static_cast<index>(i);
-    for (int r = 1; r < p; ++r) want = lean(want, r * 10 + static_cast<index>(i));
-    EXPECT_EQ(out[i], want) << i;
+    for (int r = 1; r < p; ++r) want = 2 * want + r * 10 + static_cast<index>(i);
+    EXPECT_EQ(lout[i].x, want) << i;
+    EXPECT_EQ(lout[i].s, index{1} << p) << i;
   }
 }
 

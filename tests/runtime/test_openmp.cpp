@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/doubling.hpp"
 #include "compas/compas.hpp"
 
 namespace {
@@ -119,15 +120,15 @@ double dvalue(int node, int thread, int call = 0) {
   return (g % 3 == 0 ? 1e16 : 1.0) / (g + 3) + 0.1 * thread - 1e15 * (node % 2);
 }
 // What the hybrid reduction computes for n threads per process: each process's values in thread
-// order, then the process totals in rank order.
+// order, then the process totals grouped as comm's recursive doubling (tests/common/doubling.hpp).
 double dreference(int nodes, int n, int call = 0) {
-  double total = 0;
+  std::vector<double> totals;
   for (int p = 0; p < nodes; ++p) {
     double mine = dvalue(p, 0, call);
     for (int t = 1; t < n; ++t) mine += dvalue(p, t, call);
-    total = p == 0 ? mine : total + mine;
+    totals.push_back(mine);
   }
-  return total;
+  return compas::test::doubling_allreduce(totals, [](double a, double b) { return a + b; });
 }
 std::uint64_t bits(double d) {
   return std::bit_cast<std::uint64_t>(d);

@@ -4,15 +4,18 @@
 
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "../../runtime/src/binding_report.hpp"
+#include "../common/doubling.hpp"
 #include "compas/compas.hpp"
 
 namespace {
@@ -41,6 +44,58 @@ Mat operand(int g) {  // distinct for every global thread
 
 int global_threads() {
   return rt().nodes() * rt().threads();
+}
+
+// A string of up to 24 characters with concatenation: associative, not commutative.
+struct Word {
+  std::uint8_t len = 0;
+  char s[24] = {};
+  std::string str() const { return std::string(s, len); }
+};
+Word word(const std::string& text) {
+  Word w;
+  w.len = static_cast<std::uint8_t>(text.size());
+  std::memcpy(w.s, text.data(), text.size());
+  return w;
+}
+struct concat {
+  Word operator()(const Word& a, const Word& b) const {
+    if (a.len + b.len > 24) throw std::length_error("concat: longer than 24 characters");
+    Word w = a;
+    std::memcpy(w.s + a.len, b.s, b.len);
+    w.len = static_cast<std::uint8_t>(a.len + b.len);
+    return w;
+  }
+};
+Word letter(int g) {  // one per global thread (or process)
+  return word(std::string(1, static_cast<char>('a' + g)));
+}
+std::string letters(int from, int to) {  // letter(g) for g in [from, to)
+  std::string s;
+  for (int g = from; g < to; ++g) s += letter(g).str();
+  return s;
+}
+
+// Values whose sum depends on the grouping: for P = 4 and 5, T = 1 and 2, the doubling grouping
+// of the process totals differs from their left fold.
+double dvalue(int node, int thread) {
+  static constexpr double kBase[] = {0.5, 0.5, 1e16, -1e16, 3.0};
+  return kBase[node % 5] + 0.25 * (node + 1) * thread;
+}
+std::uint64_t bits(double d) {
+  return std::bit_cast<std::uint64_t>(d);
+}
+const auto add = [](double a, double b) { return a + b; };
+// What the hybrid reductions compute from dvalue with T threads per process: each process's
+// values in thread order, then the process totals grouped as comm's recursive doubling.
+double dreference(int nodes, int threads) {
+  std::vector<double> totals;
+  for (int p = 0; p < nodes; ++p) {
+    double mine = dvalue(p, 0);
+    for (int t = 1; t < threads; ++t) mine += dvalue(p, t);
+    totals.push_back(mine);
+  }
+  return compas::test::doubling_allreduce(totals, add);
 }
 
 TEST(Runtime, ShapeMatchesTheLauncher) {
@@ -78,6 +133,76 @@ TEST(Runtime, AllreduceOverEveryThreadOfEveryProcess) {
     EXPECT_TRUE(prods[static_cast<std::size_t>(i)] == want) << "thread " << i;
     EXPECT_EQ(maxes[static_cast<std::size_t>(i)], 0.5 * (g - 1));
   }
+}
+
+// Every thread of every process gets the same bits, those of the documented grouping; the
+// job's P x T tells the grouping from a left fold from P = 4 on.
+TEST(Runtime, AllreduceOfDoublesHasTheDocumentedBitsEverywhere) {
+  std::vector<double> got(static_cast<std::size_t>(rt().threads()));
+  rt().run([&](compas::ThreadCtx& t) {
+    got[static_cast<std::size_t>(t.tid())] = rt().allreduce(t, dvalue(t.node(), t.tid()), add);
+  });
+  const double want = dreference(rt().nodes(), rt().threads());
+  for (int i = 0; i < rt().threads(); ++i)
+    EXPECT_EQ(bits(got[static_cast<std::size_t>(i)]), bits(want)) << "thread " << i;
+  const std::uint64_t mine = bits(got[0]);
+  EXPECT_EQ(rt().allreduce(mine, compas::op::max{}), rt().allreduce(mine, compas::op::min{}))
+      << "processes differ";
+}
+
+TEST(Runtime, ConcatenationInProcessThenThreadOrder) {
+  const int g = global_threads();
+  std::vector<Word> all(static_cast<std::size_t>(rt().threads()));
+  std::vector<Word> before(static_cast<std::size_t>(rt().threads()));
+  rt().run([&](compas::ThreadCtx& t) {
+    const auto i = static_cast<std::size_t>(t.tid());
+    all[i] = rt().allreduce(t, letter(t.global_id()), concat{});
+    before[i] = rt().exclusive_scan(t, letter(t.global_id()), concat{}, Word{});
+  });
+  for (int i = 0; i < rt().threads(); ++i) {
+    const int gid = rt().node() * rt().threads() + i;
+    EXPECT_EQ(all[static_cast<std::size_t>(i)].str(), letters(0, g)) << "thread " << i;
+    EXPECT_EQ(before[static_cast<std::size_t>(i)].str(), letters(0, gid)) << "thread " << i;
+  }
+}
+
+// The forms without a ThreadCtx, from the main thread of every process.
+TEST(Runtime, FunneledFormsCombineInRankOrder) {
+  const int p = rt().nodes(), me = rt().node();
+  EXPECT_EQ(rt().allreduce(letter(me), concat{}).str(), letters(0, p));
+  EXPECT_EQ(rt().exclusive_scan(letter(me), concat{}, word("#")).str(),
+            me == 0 ? "#" : letters(0, me));  // "#" is no identity: it must not be combined
+  EXPECT_EQ(rt().exclusive_scan(static_cast<long>(me + 1), compas::op::sum{}, 0L),
+            static_cast<long>(me) * (me + 1) / 2);
+  Mat want;
+  for (int r = 0; r < p; ++r) want = matmul{}(want, operand(r));
+  EXPECT_TRUE(rt().allreduce(operand(me), matmul{}) == want);
+  EXPECT_EQ(bits(rt().allreduce(dvalue(me, 0), add)), bits(dreference(p, 1)));
+  // Element by element over arrays, in place and not.
+  std::vector<Mat> in(5), out(5);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = operand(me * 10 + static_cast<int>(i));
+  rt().allreduce(std::span<Mat>(in), std::span<Mat>(out), matmul{});
+  rt().allreduce(std::span<Mat>(in), std::span<Mat>(in), matmul{});
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    Mat w;
+    for (int r = 0; r < p; ++r) w = matmul{}(w, operand(r * 10 + static_cast<int>(i)));
+    EXPECT_TRUE(out[i] == w) << "element " << i;
+    EXPECT_TRUE(in[i] == w) << "element " << i << " in place";
+  }
+}
+
+// An op that throws on one process's value: the call fails on every process (none is left
+// waiting), and the next call works.
+TEST(Runtime, AnOperatorThatThrowsFailsTheCallOnEveryProcess) {
+  if (rt().nodes() == 1) GTEST_SKIP() << "one process never combines its value with another's";
+  auto picky = [](const Word& a, const Word& b) {
+    if (a.str() == "!" || b.str() == "!") throw std::domain_error("picky: will not combine '!'");
+    return concat{}(a, b);
+  };
+  const Word mine = rt().node() == 0 ? word("!") : letter(rt().node());
+  EXPECT_ANY_THROW(rt().allreduce(mine, picky));
+  EXPECT_ANY_THROW(rt().exclusive_scan(mine, picky, Word{}));
+  EXPECT_EQ(rt().allreduce(letter(rt().node()), concat{}).str(), letters(0, rt().nodes()));
 }
 
 TEST(Runtime, BroadcastFromEveryRoot) {

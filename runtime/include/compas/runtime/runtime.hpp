@@ -15,8 +15,22 @@
 //
 // Hybrid collectives are called by every thread of every process, in the same order (COMPaS
 // section 4): a team step among the threads, one node step by thread 0 of each process across
-// processes, and a team step that hands the result to every thread. Results are deterministic
-// for a given P x T: operands are combined in (process, thread) order.
+// processes, and a team step that hands the result to every thread. The node step of allreduce
+// and exclusive_scan is recursive doubling (comm's NodeCollectives with a caller's operator):
+// ceil(log2 P) rounds of one exchange of a value, not a gather of P values.
+//
+// What the reductions and scans guarantee, for any associative op (commutative or not):
+//  - op is only ever applied as op(earlier operands, later operands) in (process, thread) order:
+//    a process folds its threads' values left to right (thread 0 first), and two partials of
+//    adjacent blocks of processes combine as op(lower block, higher block). So the result is the
+//    (process, thread)-order fold: exact for integers, a matrix product, a concatenation.
+//  - Every thread of every process gets the same bits, and every run of a given P x T gives the
+//    same bits. The grouping over processes is a tree whose shape depends on P only (the same as
+//    the left fold for P <= 3, not beyond), so a floating-point result may differ in its last bits
+//    from a serial left-to-right loop and from another P x T.
+//  - If op throws on one process, the node step still completes its exchanges: that process
+//    rethrows op's exception, and every other process whose result needed that step throws
+//    std::runtime_error naming the rank (the Runtime stays usable).
 //
 // OpenMP in the same program: the Runtime gives OpenMP its thread count T and pins OpenMP's
 // threads like its team (RuntimeOptions::openmp), so `#pragma omp parallel for` after the Runtime
@@ -149,34 +163,37 @@ class Runtime {
   void barrier(threads::ThreadCtx& t);
 
   // Reduction of one value per thread over the whole job, with any associative op (T, T) -> T;
-  // the result on every thread.
+  // the result on every thread (order and bits: see the top of this file).
   template <class T, class Op>
   T allreduce(threads::ThreadCtx& t, const T& value, Op op) {
     static_assert(std::is_trivially_copyable_v<T>, "allreduce needs a trivially copyable T");
     T mine = t.allreduce(value, op);  // team step: same on every thread
     if (nodes() == 1) return mine;
-    if (t.is_leader()) mine = fold_nodes(mine, op, static_cast<T*>(nullptr));
+    if (t.is_leader()) collectives().allreduce(std::span<T>(&mine, 1), op);
     return t.broadcast(mine, 0);
   }
 
   // The same reduction without a ThreadCtx, for programs that keep OpenMP (or one thread) and use
   // the Runtime for the processes. Two forms, told apart by where it is called:
   //  - outside any OpenMP parallel region, by one thread of every process (funneled): op over the
-  //    processes' values in rank order;
+  //    processes' values, combined in rank order as above;
   //  - inside `#pragma omp parallel`, by EVERY thread of the region: op over all threads of all
-  //    processes, in thread order within each process and then over processes in rank order
-  //    (as allreduce(t, ...)), on every thread. The regions may have any thread count.
-  // Every process calls the same sequence. Same bits for the same processes x threads. An
-  // exception in op or in comm is rethrown on thread 0 of the region; the other threads throw
-  // std::runtime_error with its message (an exception must not leave an OpenMP region: catch it
-  // inside). Throws std::logic_error inside run() (the team's threads use allreduce(t, ...)) and
-  // from a parallel region nested in another active one.
+  //    processes, in thread order within each process and then over the processes as
+  //    allreduce(t, ...) does (the same bits for the same values), on every thread. The regions
+  //    may have any thread count.
+  // Every process calls the same sequence. The same bits on every thread and process, and in
+  // every run with the same processes x threads (see the top of this file). An exception in op
+  // or in comm is rethrown on thread 0 of the region; the other threads throw std::runtime_error
+  // with its message (an exception must not leave an OpenMP region: catch it inside). Throws
+  // std::logic_error inside run() (the team's threads use allreduce(t, ...)) and from a parallel
+  // region nested in another active one.
   template <class T, class Op>
   T allreduce(const T& value, Op op) {
     static_assert(std::is_trivially_copyable_v<T>, "allreduce needs a trivially copyable T");
     if (!openmp_region_call()) {
-      if (nodes() == 1) return value;
-      return fold_nodes(value, op, static_cast<T*>(nullptr));
+      T v = value;
+      if (nodes() > 1) collectives().allreduce(std::span<T>(&v, 1), op);
+      return v;
     }
     const ErasedOp erased{
         sizeof(T), &op,
@@ -187,10 +204,10 @@ class Runtime {
           a = (*const_cast<Op*>(static_cast<const Op*>(o)))(a, b);
           std::memcpy(acc, &a, sizeof(T));
         },
-        [](Runtime& rt, void* acc, const void* o) {  // over the processes, in rank order
+        [](Runtime& rt, void* acc, const void* o) {  // over the processes
           T a;
           std::memcpy(&a, acc, sizeof(T));
-          a = rt.fold_nodes(a, *static_cast<const Op*>(o), static_cast<T*>(nullptr));
+          rt.collectives().allreduce(std::span<T>(&a, 1), *static_cast<const Op*>(o));
           std::memcpy(acc, &a, sizeof(T));
         }};
     T out = value;
@@ -209,8 +226,8 @@ class Runtime {
     return t.broadcast(v, 0);
   }
 
-  // op over the values of all threads before this one in (process, thread) order; `identity`
-  // on thread 0 of process 0.
+  // op over the values of all threads before this one in (process, thread) order (combined as
+  // the top of this file says); `identity` on thread 0 of process 0.
   template <class T, class Op>
   T exclusive_scan(threads::ThreadCtx& t, const T& value, Op op, const T& identity) {
     static_assert(std::is_trivially_copyable_v<T>, "exclusive_scan needs a trivially copyable T");
@@ -218,21 +235,20 @@ class Runtime {
     if (nodes() == 1) return in_team;
     const T team_total = t.allreduce(value, op);
     T before = identity;  // op over the team totals of the processes before this one
-    if (t.is_leader()) fold_nodes(team_total, op, &before, identity);
+    if (t.is_leader()) before = collectives().exclusive_scan(team_total, op, identity);
     before = t.broadcast(before, 0);
     return op(before, in_team);
   }
 
   // Funneled forms (one thread of every process, outside parallel regions): op over the values of
   // the processes before this one in rank order (`identity` on process 0); and element by element
-  // over equal-length arrays of every process, in rank order, into `out` (which may be `in`).
+  // over equal-length arrays of every process into `out` (which may be `in`). Both combine as
+  // the top of this file says, in ceil(log2 P) rounds.
   template <class T, class Op>
   T exclusive_scan(const T& value, Op op, const T& identity) {
     static_assert(std::is_trivially_copyable_v<T>, "exclusive_scan needs a trivially copyable T");
     if (nodes() == 1) return identity;
-    T before = identity;
-    fold_nodes(value, op, &before, identity);
-    return before;
+    return collectives().exclusive_scan(value, op, identity);
   }
   template <class T, std::size_t N, class Op>
   void allreduce(std::span<T, N> in, std::span<T, N> out, Op op) {
@@ -240,17 +256,8 @@ class Runtime {
     if (in.size() != out.size())
       throw std::invalid_argument("allreduce: " + std::to_string(in.size()) + " values in, " +
                                   std::to_string(out.size()) + " out: the same length is needed");
-    std::vector<T> all(in.size() * static_cast<std::size_t>(nodes()));
-    if (nodes() == 1)
-      std::copy(in.begin(), in.end(), all.begin());
-    else
-      collectives().allgather(std::span<const T>(in.data(), in.size()), std::span<T>(all));
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      T acc = all[i];
-      for (std::size_t r = 1; r < static_cast<std::size_t>(nodes()); ++r)
-        acc = op(acc, all[r * in.size() + i]);
-      out[i] = acc;
-    }
+    if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
+    if (nodes() > 1) collectives().allreduce(std::span<T>(out.data(), out.size()), op);
   }
 
   // ---- partitioning: over processes first, then over the threads of each ----
@@ -286,8 +293,9 @@ class Runtime {
 
   // Job-wide reduction: every thread of every process calls it with its process's range; returns
   // on every thread op over f(i) for every index of every process's range, combined in (process,
-  // thread) order, so the bits are the same for every run of a given P x T. `identity` is op's
-  // identity (each thread's partial result starts from it: 0 for a sum, -inf for a max).
+  // thread) order as allreduce(t, ...) does, so the bits are the same on every thread and for
+  // every run of a given P x T. `identity` is op's identity (each thread's partial result starts
+  // from it: 0 for a sum, -inf for a max).
   template <class R, class T, class Op, class F>
   requires std::same_as<R, Range> || std::same_as<R, Range2> T reduce(threads::ThreadCtx& t, R r,
                                                                       T identity, Op op, F&& f) {
@@ -334,7 +342,7 @@ class Runtime {
   }
 
   // allreduce(value, op), type-erased for openmp.cpp: `combine` sets acc = op(acc, x) on values of
-  // `size` bytes; `across` folds acc over the processes in rank order (fold_nodes).
+  // `size` bytes; `across` reduces acc over the processes (collectives().allreduce with op).
   struct ErasedOp {
     std::size_t size;
     const void* op;
@@ -347,21 +355,6 @@ class Runtime {
   bool openmp_region_call() const;
   // Every thread of the region: the core of the in-region form.
   void openmp_allreduce(const void* value, void* result, const ErasedOp& op);
-
-  // Thread 0 of each process: the op-fold of `mine` over all processes in rank order (returned),
-  // and if `before` is set, the fold over the processes before this one (identity for rank 0).
-  template <class T, class Op>
-  T fold_nodes(const T& mine, Op op, T* before, const T& identity = T{}) {
-    std::vector<T> all(static_cast<std::size_t>(nodes()));
-    collectives().allgather(std::span<const T>(&mine, 1), std::span<T>(all));
-    T total = all[0];
-    if (before) *before = node() > 0 ? all[0] : identity;
-    for (int r = 1; r < nodes(); ++r) {
-      total = op(total, all[static_cast<std::size_t>(r)]);
-      if (before && r < node()) *before = op(*before, all[static_cast<std::size_t>(r)]);
-    }
-    return total;
-  }
 };
 
 }  // namespace compas
