@@ -1,8 +1,8 @@
 // The block schedule of --stores auto's calibration sweeps and its decision.
 #include "store_calibration.hpp"
 
-#include <array>
 #include <cstdio>
+#include <vector>
 
 #include "compas/base/statistics.hpp"
 
@@ -16,33 +16,31 @@ bool timed(int sweep) {
   return (sweep - kFirst) % kBlock >= kUntimed;
 }
 
+namespace {
+
+// The timed sweeps of each kind among sweeps kFirst..last of `took`.
+struct TimedSweeps {
+  std::vector<double> streaming, cached;
+};
+TimedSweeps timed_sweeps(std::span<const double> took, int last) {
+  TimedSweeps t;
+  for (int k = kFirst; k <= last && static_cast<std::size_t>(k) < took.size(); ++k)
+    if (timed(k))
+      (streams(k) ? t.streaming : t.cached).push_back(took[static_cast<std::size_t>(k)]);
+  return t;
+}
+
+}  // namespace
+
 double streaming_minus_cached(std::span<const double> took) {
-  std::array<double, kTimedPerKind> streaming{}, cached{};
-  std::size_t s = 0, c = 0;
-  for (int k = kFirst; k <= kLast && static_cast<std::size_t>(k) < took.size(); ++k) {
-    if (!timed(k)) continue;
-    if (streams(k))
-      streaming[s++] = took[static_cast<std::size_t>(k)];
-    else
-      cached[c++] = took[static_cast<std::size_t>(k)];
-  }
-  return base::median({streaming.begin(), streaming.end()}) -
-         base::median({cached.begin(), cached.end()});
+  const TimedSweeps t = timed_sweeps(took, kLast);
+  return base::median(t.streaming) - base::median(t.cached);
 }
 
 Vote early_vote(std::span<const double> took) {
-  std::array<double, kTimedPerKind> streaming{}, cached{};
-  std::size_t s = 0, c = 0;
-  for (int k = kFirst; k <= kEarlyLast && static_cast<std::size_t>(k) < took.size(); ++k) {
-    if (!timed(k)) continue;
-    if (streams(k))
-      streaming[s++] = took[static_cast<std::size_t>(k)];
-    else
-      cached[c++] = took[static_cast<std::size_t>(k)];
-  }
-  if (s == 0 || c == 0) return Vote::unclear;
-  const base::Spread a = base::spread({streaming.begin(), streaming.begin() + s});
-  const base::Spread b = base::spread({cached.begin(), cached.begin() + c});
+  const TimedSweeps t = timed_sweeps(took, kEarlyLast);
+  if (t.streaming.empty() || t.cached.empty()) return Vote::unclear;
+  const base::Spread a = base::spread(t.streaming), b = base::spread(t.cached);
   if (a.max < b.min && a.median * (1 + kClearMargin) < b.median) return Vote::streaming;
   if (b.max < a.min && b.median * (1 + kClearMargin) < a.median) return Vote::cached;
   return Vote::unclear;
