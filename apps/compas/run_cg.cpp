@@ -15,6 +15,7 @@ namespace {
 struct CgArgs {
   RunFlags run;
   std::string cls = "S";
+  std::string decomposition = "auto";
   bool inject_fault = false;
 };
 
@@ -34,6 +35,9 @@ int run_cg(const CgArgs& a) {
   kernels::cg::JobParams jp;
   jp.cls = cp.cls;
   jp.inject_fault = a.inject_fault;
+  jp.decomposition = a.decomposition == "rows"   ? kernels::cg::Decomposition::rows
+                     : a.decomposition == "grid" ? kernels::cg::Decomposition::grid
+                                                 : kernels::cg::Decomposition::automatic;
   const auto r = kernels::cg::run(rt, jp);
   perf::json regions = region_json(rt, events, leader && !a.run.out.quiet);
   if (!leader) return r.verified ? 0 : 1;
@@ -74,6 +78,9 @@ int run_cg(const CgArgs& a) {
               {"rnorm", r.rnorm},
               {"mops", r.mops},
               {"model_gbs", gbs},
+              {"decomposition", r.grid.columns > 1 ? "grid" : "rows"},
+              {"grid", {r.grid.rows, r.grid.columns}},
+              {"comm_bytes_per_iteration", r.comm_bytes_per_iteration},
               {"regions", regions}});
   write_outputs(report, a.run.out);
   if (!a.run.out.quiet)
@@ -81,6 +88,11 @@ int run_cg(const CgArgs& a) {
         "\ncg class {} (na {}, {} nonzeros) on {} process(es) x {} thread(s): {:.4f} s, "
         "{:.1f} Mop/s (NPB), {:.2f} GB/s by the byte model; CPU {:.4f} s\n",
         cp.cls, r.na, r.nnz, rt.nodes(), rt.threads(), r.seconds, r.mops, gbs, r.cpu_seconds);
+  if (!a.run.out.quiet && rt.nodes() > 1)
+    fmt::print("decomposition: {}; {:.0f} bytes sent per process and inner iteration (largest)\n",
+               r.grid.columns > 1 ? fmt::format("grid {} x {}", r.grid.rows, r.grid.columns)
+                                  : std::string("rows"),
+               r.comm_bytes_per_iteration);
   fmt::print("{}: {}\n", r.verified ? "verified" : "VERIFICATION FAILED", r.verification);
   return r.verified ? 0 : 1;
 }
@@ -93,6 +105,10 @@ RunKernel add_run_cg(CLI::App& run) {
       "cg", "NAS CG: inverse power iteration with conjugate gradients, NPB classes (COMPaS 5.3)");
   cmd->add_option("--class", a->cls,
                   "S, W, A, B, C (NPB's sizes and verification values) or T (tiny, ~1 MB matrix)");
+  cmd->add_option("--decomposition", a->decomposition,
+                  "rows (each process sends its rows of p to all), grid (C x C processes, C a "
+                  "power of two: NPB's 2-D one) or auto (grid from 16 processes on)")
+      ->check(CLI::IsMember({"auto", "rows", "grid"}));
   cmd->add_flag("--inject-fault", a->inject_fault, "perturb one matrix value (to see it fail)")
       ->group("");
   add_run_flags(*cmd, a->run);

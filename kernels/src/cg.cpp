@@ -10,6 +10,8 @@
 #include <string>
 #include <utility>
 
+#include "cg_panels.hpp"
+#include "cg_tree.hpp"
 #include "compas/kernels/cg.hpp"
 
 #if defined(__x86_64__)
@@ -17,6 +19,8 @@
 #endif
 
 namespace compas::kernels::cg {
+
+static_assert(kPanelColumns % kChunkRows == 0, "a panel is whole chunks");
 
 std::pair<std::int64_t, std::int64_t> row_block(std::int64_t na, int parts, int index) {
   if (parts < 1 || index < 0 || index >= parts)
@@ -27,6 +31,37 @@ std::pair<std::int64_t, std::int64_t> row_block(std::int64_t na, int parts, int 
   const std::int64_t lo = static_cast<std::int64_t>(c0) * kChunkRows;
   const std::int64_t hi = std::min(na, static_cast<std::int64_t>(c1) * kChunkRows);
   return {std::min(lo, na), hi};
+}
+
+namespace {
+// Chunks per panel: the first `extra` panels have one more.
+struct PanelChunks {
+  std::int64_t base, extra;
+};
+PanelChunks panel_chunks(std::int64_t na) {
+  const std::int64_t chunks = chunk_count(na), np = panel_count(na);
+  return {chunks / np, chunks % np};
+}
+std::int64_t panel_first_chunk(std::int64_t na, std::int64_t j) {
+  const PanelChunks pc = panel_chunks(na);
+  return j * pc.base + std::min(j, pc.extra);
+}
+}  // namespace
+
+std::pair<std::int64_t, std::int64_t> panel_columns(std::int64_t na, std::int64_t j) {
+  if (j < 0 || j > panel_count(na))
+    throw std::invalid_argument("cg: panel " + std::to_string(j) + " of " +
+                                std::to_string(panel_count(na)));
+  const auto col = [&](std::int64_t k) {
+    return std::min(na, panel_first_chunk(na, k) * kChunkRows);
+  };
+  return {col(j), col(j + 1 <= panel_count(na) ? j + 1 : j)};
+}
+
+std::int64_t panel_of(std::int64_t na, std::int64_t col) {
+  const PanelChunks pc = panel_chunks(na);
+  const std::int64_t c = col / kChunkRows, wide = pc.extra * (pc.base + 1);
+  return c < wide ? c / (pc.base + 1) : pc.extra + (c - wide) / pc.base;
 }
 
 IterationModel inner_iteration_model(std::int64_t na, std::int64_t rows, std::int64_t nnz,
@@ -71,9 +106,19 @@ struct Solver::Impl {
   ClassParams cp;
   const Csr& a;
   Exchange& ex;
-  std::int64_t chunk_lo = 0, chunk_hi = 0, nchunks = 0;
-  // x, z, r, q: this process's rows (index 0 = row a.row_lo); p: all na columns.
+  Layout lay;
+  detail::PanelRange panels;  // this process's columns
+  // Chunks of the vector rows [chunk_lo, chunk_hi) and of the product rows [prod_lo, prod_hi).
+  std::int64_t chunk_lo = 0, chunk_hi = 0, prod_lo = 0, prod_hi = 0, nchunks = 0;
+  // x, z, r, q: this process's vector rows (index 0 = row lay.vector_lo); p: all na columns.
   std::vector<double> x, z, r, q, p;
+  std::vector<double> w;  // the product over this process's panels, product rows (grid layouts)
+  // How the product adds its panels' sums (one step per panel) and its saved left siblings:
+  // `stack_levels` arrays of the product rows.
+  std::vector<detail::LeafStep> steps;
+  std::vector<std::int64_t> panel_chunk;  // first chunk of each panel, and nchunks
+  int stack_levels = 0;
+  std::vector<double> stack;
   std::array<std::vector<double>, 2> partials;  // 2 values per chunk of the whole matrix
 
   // The bytes of this process's matrix as the solver lays it out (Panels; the split into
@@ -82,220 +127,28 @@ struct Solver::Impl {
 
   bool avx2 = false;  // the product's AVX2 loop
 
-  Impl(const ClassParams& c, const Csr& m, Exchange& e) : cp(c), a(m), ex(e) {}
+  Impl(const ClassParams& c, const Csr& m, Exchange& e, const Layout& l)
+      : cp(c), a(m), ex(e), lay(l), panels{l.panel_lo, l.panel_hi} {}
 
-  // One thread's rows of the matrix, column panel by column panel, in slices of 8 rows (SELL-8
-  // with sorting inside each 64-row chunk): for panel j, the rows of every chunk are ordered by
-  // their number of entries in that panel (stable, longest first) and taken 8 at a time; a slice
-  // stores its entries column-major (entry t of its 8 rows, then entry t + 1), each row padded
-  // to the slice's longest with zeros (value 0, the panel's first column). Column indices are
-  // 16-bit offsets into the panel (10 bytes an entry instead of 12). The 8 rows of a slice
-  // are summed side by side, so the loop runs once per slice instead of once per row and exits
-  // where the branch predictor expects it; the sort keeps the padding small (a few percent).
-  // Each row is still summed from 0 over its panel entries in the row's column order and then
-  // added to out, so the results are those of one row at a time (a padded zero product leaves a
-  // sum unchanged). Built by the thread that uses it (its pages are local to it).
-  struct Panels {
-    static constexpr int kLanes = 8;
-    static constexpr std::uint8_t kNoRow = 0xff;
-    static constexpr std::size_t kAhead = 256;     // entries the product prefetches ahead
-    std::int64_t rows = 0, count = 0, slices = 0;  // slices per panel: ceil(rows / 8)
-    std::vector<std::uint32_t> start;    // count * slices + 1: first entry of slice (j, g)
-    std::vector<std::uint8_t> lane_row;  // count * slices * 8: lane's row in the slice's chunk
-    std::vector<std::uint16_t> col;      // column - j kPanelColumns
-    std::vector<double> val;
-    static_assert(kPanelColumns <= 65536, "panel offsets are 16 bits");
-
-    // The layout's shape for local rows [first, last) (first a chunk boundary): slice starts,
-    // lanes' rows, and len = entries of every (panel, row), panel-major. Returns the entries
-    // stored.
-    static std::uint64_t plan(const Csr& a, std::int64_t first, std::int64_t last,
-                              std::vector<std::uint32_t>& len, std::vector<std::uint32_t>& start,
-                              std::vector<std::uint8_t>& lane_row) {
-      static_assert(kChunkRows % kLanes == 0 && kChunkRows <= kNoRow);
-      const std::int64_t* rs = a.rowstr.data();
-      const std::size_t nr = static_cast<std::size_t>(last - first),
-                        np = static_cast<std::size_t>(panel_count(a.n)),
-                        ns = (nr + kLanes - 1) / kLanes;
-      len.assign(np * nr, 0);
-      for (std::size_t r = 0; r < nr; ++r)
-        for (std::int64_t k = rs[first + static_cast<std::int64_t>(r)];
-             k < rs[first + static_cast<std::int64_t>(r) + 1]; ++k)
-          ++len[static_cast<std::size_t>(a.colidx[k] / kPanelColumns) * nr + r];
-      start.assign(np * ns + 1, 0);
-      lane_row.assign(np * ns * kLanes, kNoRow);
-      std::uint64_t at = 0;
-      std::vector<std::uint8_t> order;
-      for (std::size_t j = 0; j < np; ++j)
-        for (std::size_t c0 = 0; c0 < nr; c0 += kChunkRows) {
-          const std::size_t c1 = std::min(nr, c0 + kChunkRows);
-          const std::uint32_t* lj = len.data() + j * nr + c0;
-          order.resize(c1 - c0);
-          for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint8_t>(i);
-          std::stable_sort(order.begin(), order.end(),
-                           [&](std::uint8_t x, std::uint8_t y) { return lj[x] > lj[y]; });
-          for (std::size_t q = 0; q < order.size(); q += kLanes) {
-            const std::size_t g = (c0 + q) / kLanes;
-            std::uint32_t longest = 0;
-            for (std::size_t i = 0; i < kLanes && q + i < order.size(); ++i) {
-              lane_row[(j * ns + g) * kLanes + i] = order[q + i];
-              longest = std::max(longest, lj[order[q + i]]);
-            }
-            start[j * ns + g] = static_cast<std::uint32_t>(at);
-            at += std::uint64_t{longest} * kLanes;
-            if (at >= std::uint64_t{1} << 32)
-              throw std::length_error("cg: over 2^32 - 1 stored entries in one thread's rows");
-          }
-        }
-      start[np * ns] = static_cast<std::uint32_t>(at);
-      return at;
-    }
-
-    // Bytes of the layout of local rows [first, last) (what the product streams).
-    static double layout_bytes(const Csr& a, std::int64_t first, std::int64_t last) {
-      std::vector<std::uint32_t> len, start;
-      std::vector<std::uint8_t> lane_row;
-      const std::uint64_t at = plan(a, first, last, len, start, lane_row);
-      return 10.0 * static_cast<double>(at) + 4.0 * static_cast<double>(start.size()) +
-             static_cast<double>(lane_row.size());
-    }
-
-    void build(const Csr& a, std::int64_t first, std::int64_t last) {
-      rows = last - first;
-      count = panel_count(a.n);
-      slices = (rows + kLanes - 1) / kLanes;
-      const std::int64_t* rs = a.rowstr.data();
-      const std::size_t nr = static_cast<std::size_t>(rows), np = static_cast<std::size_t>(count),
-                        ns = static_cast<std::size_t>(slices);
-      std::vector<std::uint32_t> len;
-      const std::uint64_t at = plan(a, first, last, len, start, lane_row);
-      // kAhead values and 2 kAhead offsets of padding: the product's prefetches stay inside.
-      col.assign(at + 2 * kAhead, 0);
-      val.assign(at + kAhead, 0.0);
-      // Fill: every row's entries go to its lane in column order (CSR rows are sorted), then
-      // the padding.
-      std::vector<std::uint32_t> next(np * nr);  // (panel, row) -> next slot, lanes apart
-      for (std::size_t j = 0; j < np; ++j)
-        for (std::size_t g = 0; g < ns; ++g) {
-          const std::uint32_t s0 = start[j * ns + g], s1 = start[j * ns + g + 1];
-          const std::size_t chunk = g * kLanes / kChunkRows * kChunkRows;
-          for (std::size_t i = 0; i < kLanes; ++i) {
-            const std::uint8_t lr = lane_row[(j * ns + g) * kLanes + i];
-            std::uint32_t used = 0;
-            if (lr != kNoRow) {
-              next[j * nr + chunk + lr] = s0 + static_cast<std::uint32_t>(i);
-              used = len[j * nr + chunk + lr];
-            }
-            for (std::uint32_t k = s0 + static_cast<std::uint32_t>(i) + used * kLanes; k < s1;
-                 k += kLanes) {
-              col[k] = 0;
-              val[k] = 0.0;
-            }
-          }
-        }
-      for (std::size_t r = 0; r < nr; ++r)
-        for (std::int64_t k = rs[first + static_cast<std::int64_t>(r)];
-             k < rs[first + static_cast<std::int64_t>(r) + 1]; ++k) {
-          std::uint32_t& to = next[static_cast<std::size_t>(a.colidx[k] / kPanelColumns) * nr + r];
-          col[to] = static_cast<std::uint16_t>(a.colidx[k] % kPanelColumns);
-          val[to] = a.values[k];
-          to += kLanes;
-        }
-    }
-
-    // out[r] = local row r of A times v for the rows [0, rows), panel by panel.
-    void times(const double* v, double* out, bool avx2) const {
-#if defined(__x86_64__)
-      if (avx2) return times_avx2(v, out);
-#endif
-      (void)avx2;
-      times_generic(v, out);
-    }
-
-#if defined(__x86_64__)
-    // The same sums with 4 lanes to a vector: the gathered values are paired by scalar loads into
-    // 128-bit halves (what the gather instructions did no faster), the values loaded whole; each
-    // lane multiplies and then adds (no fused multiply-add), so the bits are those of
-    // times_generic.
-    __attribute__((target("avx2"))) void times_avx2(const double* v, double* out) const {
-      const std::uint16_t* ci = col.data();
-      const double* va = val.data();
-      for (std::int64_t r = 0; r < rows; ++r) out[r] = 0.0;
-      const std::size_t ns = static_cast<std::size_t>(slices);
-      static_assert(kLanes == 8);
-      for (std::size_t j = 0; j < static_cast<std::size_t>(count); ++j) {
-        const double* vj = v + j * static_cast<std::size_t>(kPanelColumns);
-        for (std::size_t g = 0; g < ns; ++g) {
-          __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
-          for (std::uint32_t k = start[j * ns + g], e = start[j * ns + g + 1]; k < e; k += kLanes) {
-            __builtin_prefetch(va + k + kAhead);
-            __builtin_prefetch(ci + k + 2 * kAhead);
-            const std::uint16_t* c = ci + k;
-            const __m128d p01 = _mm_loadh_pd(_mm_load_sd(vj + c[0]), vj + c[1]);
-            const __m128d p23 = _mm_loadh_pd(_mm_load_sd(vj + c[2]), vj + c[3]);
-            const __m128d p45 = _mm_loadh_pd(_mm_load_sd(vj + c[4]), vj + c[5]);
-            const __m128d p67 = _mm_loadh_pd(_mm_load_sd(vj + c[6]), vj + c[7]);
-            const __m256d g0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p01), p23, 1);
-            const __m256d g1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p45), p67, 1);
-            s0 = _mm256_add_pd(s0, _mm256_mul_pd(_mm256_loadu_pd(va + k), g0));
-            s1 = _mm256_add_pd(s1, _mm256_mul_pd(_mm256_loadu_pd(va + k + 4), g1));
-          }
-          alignas(32) double sum[kLanes];
-          _mm256_store_pd(sum, s0);
-          _mm256_store_pd(sum + 4, s1);
-          const std::uint8_t* lr = lane_row.data() + (j * ns + g) * kLanes;
-          double* o = out + g * kLanes / kChunkRows * kChunkRows;
-          for (int i = 0; i < kLanes; ++i)
-            if (lr[i] != kNoRow) o[lr[i]] = o[lr[i]] + sum[i];
-        }
-      }
-    }
-#endif
-
-    void times_generic(const double* v, double* out) const {
-      const std::uint16_t* ci = col.data();
-      const double* va = val.data();
-      for (std::int64_t r = 0; r < rows; ++r) out[r] = 0.0;
-      const std::size_t ns = static_cast<std::size_t>(slices);
-      for (std::size_t j = 0; j < static_cast<std::size_t>(count); ++j) {
-        const double* vj = v + j * static_cast<std::size_t>(kPanelColumns);
-        for (std::size_t g = 0; g < ns; ++g) {
-          double sum[kLanes] = {};
-          for (std::uint32_t k = start[j * ns + g], e = start[j * ns + g + 1]; k < e; k += kLanes) {
-            // 2 KiB ahead in the values and 1 KiB in the offsets (the arrays are padded for it):
-            // the hardware prefetcher alone leaves this loop 10% slower (class B, one thread).
-            __builtin_prefetch(va + k + kAhead);
-            __builtin_prefetch(ci + k + 2 * kAhead);
-            for (int i = 0; i < kLanes; ++i) sum[i] = sum[i] + va[k + i] * vj[ci[k + i]];
-          }
-          const std::uint8_t* lr = lane_row.data() + (j * ns + g) * kLanes;
-          double* o = out + g * kLanes / kChunkRows * kChunkRows;
-          for (int i = 0; i < kLanes; ++i)
-            if (lr[i] != kNoRow) o[lr[i]] = o[lr[i]] + sum[i];
-        }
-      }
-    }
-  };
-
-  // A thread's rows are cut into up to kGroups groups of whole chunks, each with its own panels
-  // (built by the thread that owns it, so its pages are that thread's). The product is shared
-  // out dynamically: each thread takes its own groups in order from its counter, then the groups
-  // the others on its socket have not started, from theirs; a thread whose core runs slower
-  // (another job, a virtual machine's other guests) takes fewer. Which thread computes a row does
-  // not change its sum, so the results stay bit for bit those of any P x T.
+  // A thread's product rows are cut into up to kGroups groups of whole chunks, each with its own
+  // panels (built by the thread that owns it, so its pages are that thread's). The product is
+  // shared out dynamically: each thread takes its own groups in order from its counter, then the
+  // groups the others on its socket have not started, from theirs; a thread whose core runs
+  // slower (another job, a virtual machine's other guests) takes fewer. Which thread computes a
+  // row does not change its sum, so the results stay bit for bit those of any P x T.
   static constexpr int kGroups = 8;
   struct Group {
-    std::int64_t lo = 0, hi = 0;  // local rows
-    Panels panels;
+    std::int64_t lo = 0, hi = 0;  // product rows, index 0 = a.row_lo
+    detail::Panels panels;
   };
-  // What one thread owns: chunks [c0, c1) (numbered over the whole matrix), which are the local
-  // rows [lo, hi).
+  // What one thread owns: vector chunks [c0, c1) (numbered over the whole matrix), which are the
+  // local vector rows [lo, hi), and groups of product rows.
   struct Share {
     std::int64_t c0 = 0, c1 = 0;
     std::int64_t lo = 0, hi = 0;
     int socket = 0;             // the owner's socket
     unsigned parity = 0;        // which partials array the next reduction uses
-    std::vector<Group> groups;  // rows [lo, hi) of the matrix
+    std::vector<Group> groups;  // product rows
   };
   struct alignas(64) Counter {
     std::atomic<int> next{0};  // the owner's next group not yet taken
@@ -303,10 +156,11 @@ struct Solver::Impl {
   std::vector<Share*> shares;           // every thread's, for the product
   std::unique_ptr<Counter[]> counters;  // one per thread
 
-  // out[i] = row i of A times v for every local row (out and v indexed like q and p): each thread
-  // calls it; on return every row is done (team barrier).
+  // out[i] = product row i of A (this process's panels) times v, for every product row (v
+  // indexed like p): each thread calls it; on return every row is done (team barrier).
   void times(threads::ThreadCtx& t, const double* v, double* out) {
     const int nt = t.nthreads(), me = t.tid();
+    const std::size_t stride = static_cast<std::size_t>(a.rows());
     for (int k = 0; k < nt; ++k) {
       const int u = (me + k) % nt;
       const Share& o = *shares[static_cast<std::size_t>(u)];
@@ -315,7 +169,10 @@ struct Solver::Impl {
       const int count = static_cast<int>(o.groups.size());
       for (int g; (g = counters[u].next.fetch_add(1, std::memory_order_relaxed)) < count;) {
         const Group& gr = o.groups[static_cast<std::size_t>(g)];
-        gr.panels.times(v, out + gr.lo, avx2);
+        const std::size_t at = static_cast<std::size_t>(gr.lo);
+        const detail::Panels::Sink sink{steps.data(), out + at,
+                                        stack.empty() ? nullptr : stack.data() + at, stride};
+        gr.panels.times(v, sink, avx2);
       }
     }
     t.barrier();
@@ -324,29 +181,50 @@ struct Solver::Impl {
     counters[me].next.store(0, std::memory_order_relaxed);
   }
 
-  std::int64_t chunk_end(std::int64_t c) const {  // local index past chunk c's last row
-    return std::min(a.row_hi, (c + 1) * kChunkRows) - a.row_lo;
-  }
-  std::int64_t chunk_begin(std::int64_t c) const {
-    return c * kChunkRows - a.row_lo;
+  // out (vector rows) = A p over every panel.
+  void product(threads::ThreadCtx& t, std::vector<double>& out) {
+    if (!lay.reduces_product) return times(t, p.data(), out.data());
+    times(t, p.data(), w.data());
+    ex.reduce_product(t, w, out);
   }
 
-  // Sums over the whole job of the k values each chunk put in its slots, added in chunk order.
+  std::int64_t chunk_end(std::int64_t c) const {  // local vector index past chunk c's last row
+    return std::min(lay.vector_hi, (c + 1) * kChunkRows) - lay.vector_lo;
+  }
+  std::int64_t chunk_begin(std::int64_t c) const { return c * kChunkRows - lay.vector_lo; }
+
+  // Sums over the whole job of the k values each chunk put in its slots: per panel in chunk
+  // order, then the panel tree's order.
   template <std::size_t K>
   std::array<double, K> reduce(threads::ThreadCtx& t, Share& s) {
     std::vector<double>& buf = partials[s.parity];
     const std::span<double> span(buf.data(), static_cast<std::size_t>(nchunks) * K);
     ex.assemble_partials(t, span, K);
     std::array<double, K> sum{};
-    for (std::int64_t c = 0; c < nchunks; ++c)
-      for (std::size_t m = 0; m < K; ++m) sum[m] += span[static_cast<std::size_t>(c) * K + m];
+    std::array<double, 64> by_panel{};  // panels of one process: a tree of at most 8 levels
+    std::vector<double> many;
+    double* panel_sums = by_panel.data();
+    if (panels.size() > static_cast<std::int64_t>(by_panel.size())) {
+      many.resize(static_cast<std::size_t>(panels.size()));
+      panel_sums = many.data();
+    }
+    for (std::size_t m = 0; m < K; ++m) {
+      for (std::int64_t j = panels.lo; j < panels.hi; ++j) {
+        double ps = 0.0;
+        for (std::int64_t c = panel_chunk[j]; c < panel_chunk[j + 1]; ++c)
+          ps += span[static_cast<std::size_t>(c) * K + m];
+        panel_sums[j - panels.lo] = ps;
+      }
+      sum[m] = detail::tree_sum(
+          panels, std::span<const double>(panel_sums, static_cast<std::size_t>(panels.size())));
+    }
+    ex.combine_sums(t, sum);
     s.parity ^= 1u;
     return sum;
   }
 
   double conj_grad(threads::ThreadCtx& t, Share& s) {
-    const std::int64_t row_lo = a.row_lo;
-    double* pv = p.data() + row_lo;  // this process's rows of p
+    double* pv = p.data() + lay.vector_lo;  // this process's vector rows of p
     {
       double* out = partials[s.parity].data();
       for (std::int64_t c = s.c0; c < s.c1; ++c) {
@@ -365,8 +243,8 @@ struct Solver::Impl {
     ex.assemble_vector(t, p);
 
     for (int cgit = 1; cgit <= kCgIterations; ++cgit) {
+      product(t, q);
       double* out = partials[s.parity].data();
-      times(t, p.data(), q.data());
       for (std::int64_t c = s.c0; c < s.c1; ++c) {
         double d = 0.0;
         for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) d = d + pv[i] * q[i];
@@ -396,8 +274,8 @@ struct Solver::Impl {
     // ||x - A z||: z goes through p to be whole on every process.
     for (std::int64_t i = s.lo; i < s.hi; ++i) pv[i] = z[i];
     ex.assemble_vector(t, p);
+    product(t, r);
     double* out = partials[s.parity].data();
-    times(t, p.data(), r.data());
     for (std::int64_t c = s.c0; c < s.c1; ++c) {
       double sum = 0.0;
       for (std::int64_t i = chunk_begin(c); i < chunk_end(c); ++i) {
@@ -431,8 +309,8 @@ struct Solver::Impl {
     for (std::int64_t i = s.lo; i < s.hi; ++i) x[i] = 1.0;
   }
 
-  Result run(threads::ThreadCtx& t) {
-    Share s;
+  // This thread's vector chunks and its groups of product rows (their panels built here).
+  void share_out(threads::ThreadCtx& t, Share& s) {
     s.socket = t.socket();
     const auto [b0, b1] =
         threads::block_range(static_cast<std::size_t>(chunk_hi - chunk_lo), t.nthreads(), t.tid());
@@ -442,20 +320,29 @@ struct Solver::Impl {
       s.lo = chunk_begin(s.c0);
       s.hi = chunk_end(s.c1 - 1);
     }
-    {
-      const std::size_t chunks = static_cast<std::size_t>(s.c1 - s.c0);
-      // One thread alone takes one group: the split costs it 2-4% (class B) and gains nothing.
-      const std::size_t groups = std::min<std::size_t>(t.nthreads() > 1 ? kGroups : 1, chunks);
-      s.groups.resize(groups);
-      for (std::size_t g = 0; g < groups; ++g) {
-        const auto [g0, g1] =
-            threads::block_range(chunks, static_cast<int>(groups), static_cast<int>(g));
-        Group& gr = s.groups[g];
-        gr.lo = chunk_begin(s.c0 + static_cast<std::int64_t>(g0));
-        gr.hi = chunk_end(s.c0 + static_cast<std::int64_t>(g1) - 1);
-        gr.panels.build(a, gr.lo, gr.hi);
-      }
+    const auto [g0, g1] =
+        threads::block_range(static_cast<std::size_t>(prod_hi - prod_lo), t.nthreads(), t.tid());
+    const std::size_t chunks = g1 - g0;
+    // One thread alone takes one group: the split costs it 2-4% (class B) and gains nothing.
+    const std::size_t groups = std::min<std::size_t>(t.nthreads() > 1 ? kGroups : 1, chunks);
+    s.groups.resize(groups);
+    const auto row_of = [&](std::size_t chunk) {  // product row index of a chunk's start
+      return std::min(a.row_hi, (prod_lo + static_cast<std::int64_t>(chunk)) * kChunkRows) -
+             a.row_lo;
+    };
+    for (std::size_t g = 0; g < groups; ++g) {
+      const auto [h0, h1] =
+          threads::block_range(chunks, static_cast<int>(groups), static_cast<int>(g));
+      Group& gr = s.groups[g];
+      gr.lo = row_of(g0 + h0);
+      gr.hi = row_of(g0 + h1);
+      gr.panels.build(a, panels, gr.lo, gr.hi);
     }
+  }
+
+  Result run(threads::ThreadCtx& t) {
+    Share s;
+    share_out(t, s);
     if (t.tid() == 0) {
       shares.assign(static_cast<std::size_t>(t.nthreads()), nullptr);
       counters = std::make_unique<Counter[]>(static_cast<std::size_t>(t.nthreads()));
@@ -493,35 +380,80 @@ struct Solver::Impl {
   }
 };
 
+Layout rows_layout(const Csr& a) {
+  return {a.row_lo, a.row_hi, 0, panel_count(a.n), false};
+}
+
+void Exchange::reduce_product(threads::ThreadCtx&, std::span<double>, std::span<double>) {
+  throw std::logic_error("cg: this exchange does not reduce products (a rows layout only)");
+}
+
+void Exchange::combine_sums(threads::ThreadCtx&, std::span<double>) {}
+
 Solver::Solver(const ClassParams& cp, const Csr& a, Exchange& exchange, Product product)
-    : impl_(std::make_unique<Impl>(cp, a, exchange)) {
+    : Solver(cp, a, exchange, rows_layout(a), product) {}
+
+namespace {
+
+bool chunk_aligned(std::int64_t row, std::int64_t na) {
+  return row % kChunkRows == 0 || row == na;  // the last block ends at na
+}
+
+void check_layout(const ClassParams& cp, const Csr& a, const Layout& l) {
+  if (a.n != cp.na)
+    throw std::invalid_argument("cg: matrix of order " + std::to_string(a.n) + " for class " +
+                                std::string(1, cp.cls) + " (na " + std::to_string(cp.na) + ")");
+  if (a.row_lo < 0 || a.row_hi > a.n || a.row_hi < a.row_lo || !chunk_aligned(a.row_lo, a.n) ||
+      !chunk_aligned(a.row_hi, a.n) || a.rowstr.size() != static_cast<std::size_t>(a.rows()) + 1)
+    throw std::invalid_argument("cg: rows [" + std::to_string(a.row_lo) + ", " +
+                                std::to_string(a.row_hi) +
+                                ") are not a block of whole chunks (use row_block)");
+  const bool vector_ok = l.vector_lo >= 0 && l.vector_hi <= a.n && l.vector_lo <= l.vector_hi &&
+                         chunk_aligned(l.vector_lo, a.n) && chunk_aligned(l.vector_hi, a.n);
+  const bool same_rows = l.vector_lo == a.row_lo && l.vector_hi == a.row_hi;
+  const bool panels_ok =
+      l.panel_lo >= 0 && l.panel_hi <= panel_count(a.n) && l.panel_lo < l.panel_hi;
+  if (!vector_ok || !panels_ok || (!l.reduces_product && !same_rows))
+    throw std::invalid_argument("cg: a layout of vector rows [" + std::to_string(l.vector_lo) +
+                                ", " + std::to_string(l.vector_hi) + ") and panels [" +
+                                std::to_string(l.panel_lo) + ", " + std::to_string(l.panel_hi) +
+                                ") for product rows [" + std::to_string(a.row_lo) + ", " +
+                                std::to_string(a.row_hi) + ")");
+}
+
+}  // namespace
+
+Solver::Solver(const ClassParams& cp, const Csr& a, Exchange& exchange, const Layout& layout,
+               Product product)
+    : impl_(std::make_unique<Impl>(cp, a, exchange, layout)) {
 #if defined(__x86_64__)
   impl_->avx2 = product == Product::automatic && __builtin_cpu_supports("avx2");
 #else
   (void)product;
 #endif
-  if (a.n != cp.na)
-    throw std::invalid_argument("cg: matrix of order " + std::to_string(a.n) + " for class " +
-                                std::string(1, cp.cls) + " (na " + std::to_string(cp.na) + ")");
-  const bool aligned_lo = a.row_lo % kChunkRows == 0 || a.row_lo == a.n;  // empty at the end
-  const bool aligned_hi = a.row_hi % kChunkRows == 0 || a.row_hi == a.n;
-  if (a.row_lo < 0 || a.row_hi > a.n || a.row_hi < a.row_lo || !aligned_lo || !aligned_hi ||
-      a.rowstr.size() != static_cast<std::size_t>(a.rows()) + 1)
-    throw std::invalid_argument("cg: rows [" + std::to_string(a.row_lo) + ", " +
-                                std::to_string(a.row_hi) +
-                                ") are not a block of whole chunks (use row_block)");
+  check_layout(cp, a, layout);
   Impl& m = *impl_;
   m.nchunks = chunk_count(cp.na);
-  m.chunk_lo = (a.row_lo + kChunkRows - 1) / kChunkRows;
-  m.chunk_hi = (a.row_hi + kChunkRows - 1) / kChunkRows;
-  const std::size_t rows = static_cast<std::size_t>(a.rows());
+  m.chunk_lo = (layout.vector_lo + kChunkRows - 1) / kChunkRows;
+  m.chunk_hi = (layout.vector_hi + kChunkRows - 1) / kChunkRows;
+  m.prod_lo = (a.row_lo + kChunkRows - 1) / kChunkRows;
+  m.prod_hi = (a.row_hi + kChunkRows - 1) / kChunkRows;
+  const std::size_t rows = static_cast<std::size_t>(layout.vector_hi - layout.vector_lo);
   m.x.assign(rows, 1.0);
   m.z.assign(rows, 0.0);
   m.r.assign(rows, 0.0);
   m.q.assign(rows, 0.0);
   m.p.assign(static_cast<std::size_t>(cp.na), 0.0);
+  if (layout.reduces_product) m.w.assign(static_cast<std::size_t>(a.rows()), 0.0);
+  for (std::int64_t j = 0; j <= panel_count(cp.na); ++j)
+    m.panel_chunk.push_back(panel_columns(cp.na, j).first / kChunkRows);
+  m.panel_chunk.back() = m.nchunks;
+  m.steps = detail::leaf_steps(m.panels);
+  m.stack_levels = detail::stack_depth(m.steps);
+  m.stack.assign(static_cast<std::size_t>(m.stack_levels) * static_cast<std::size_t>(a.rows()),
+                 0.0);
   for (auto& buf : m.partials) buf.assign(static_cast<std::size_t>(m.nchunks) * 2, 0.0);
-  m.layout_bytes = Impl::Panels::layout_bytes(a, 0, a.rows());
+  m.layout_bytes = detail::Panels::layout_bytes(a, m.panels, 0, a.rows());
 }
 
 Solver::~Solver() = default;

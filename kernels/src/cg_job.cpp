@@ -7,9 +7,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
+#include "cg_grid_exchange.hpp"
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
@@ -61,6 +64,8 @@ class JobExchange final : public Exchange {
     rt_.barrier(t);
   }
 
+  double bytes_sent() const { return bytes_; }
+
  private:
   enum : std::size_t { kVector = 0, kPartials = 1 };
 
@@ -89,6 +94,7 @@ class JobExchange final : public Exchange {
         if (d > 1 && stagger_us_ > 0)
           std::this_thread::sleep_for(std::chrono::microseconds(stagger_us_));
         win_.put_signal(r, base + parity * stride + lo * k, mine, sig);
+        bytes_ += static_cast<double>(mine.size_bytes());
       }
       win_.wait_until(sig, rounds * static_cast<std::uint64_t>(p - 1));
     }
@@ -120,6 +126,7 @@ class JobExchange final : public Exchange {
   comm::Window<double> win_;
   std::vector<std::pair<std::size_t, std::size_t>> rows_, chunks_;
   std::uint64_t vector_calls_ = 0, partial_calls_ = 0;
+  double bytes_ = 0;
 };
 
 // One process: team barriers, marked as synchronization.
@@ -146,16 +153,34 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     throw std::invalid_argument(
         "cg: class " + std::string(1, cp.cls) + " has " + std::to_string(chunk_count(cp.na)) +
         " row chunks, fewer than the " + std::to_string(rt.nodes()) + " processes");
-  const auto [lo, hi] = row_block(cp.na, rt.nodes(), rt.node());
-  Csr a = make_matrix(cp, lo, hi);
+  const Grid grid = choose_grid(cp, rt.nodes(), jp.decomposition);
+  Csr a;
+  Layout layout;
+  std::unique_ptr<Exchange> ex;
+  std::function<double()> bytes_sent = [] { return 0.0; };
+  if (grid.columns > 1) {
+    layout = grid_layout(cp.na, grid, rt.node());
+    const auto [lo, hi] = grid_block(cp.na, grid.columns, rt.node() / grid.columns);
+    a = make_matrix(cp, lo, hi);
+    keep_columns(a, layout.vector_lo, layout.vector_hi);  // block j's rows are its columns
+    auto g = std::make_unique<detail::GridExchange>(rt, cp.na, grid);
+    bytes_sent = [e = g.get()] { return e->bytes_sent(); };
+    ex = std::move(g);
+  } else {
+    const auto [lo, hi] = row_block(cp.na, rt.nodes(), rt.node());
+    a = make_matrix(cp, lo, hi);
+    layout = rows_layout(a);
+    if (rt.nodes() > 1) {
+      auto r = std::make_unique<JobExchange>(rt, cp.na, jp.put_stagger_us);
+      bytes_sent = [e = r.get()] { return e->bytes_sent(); };
+      ex = std::move(r);
+    } else {
+      ex = std::make_unique<TeamOnly>();
+    }
+  }
   if (jp.inject_fault && rt.node() == 0 && !a.values.empty())
     a.values[a.values.size() / 2] *= 1.001;
-  std::unique_ptr<Exchange> ex;
-  if (rt.nodes() > 1)
-    ex = std::make_unique<JobExchange>(rt, cp.na, jp.put_stagger_us);
-  else
-    ex = std::make_unique<TeamOnly>();
-  Solver solver(cp, a, *ex);
+  Solver solver(cp, a, *ex, layout);
   JobResult jr;
   double my_cpu = 0;
   Result r;
@@ -177,15 +202,19 @@ JobResult run(Runtime& rt, const JobParams& jp) {
         rt.allreduce(t, t.is_leader() ? static_cast<double>(a.nnz()) : 0.0, op::sum{});
     const double bytes = rt.allreduce(t, t.is_leader() ? r.model.bytes() : 0.0, op::sum{});
     const double flops = rt.allreduce(t, t.is_leader() ? r.model.flops : 0.0, op::sum{});
+    const double sent = rt.allreduce(t, t.is_leader() ? bytes_sent() : 0.0, op::max{});
     if (t.is_leader()) {
       jr.seconds = secs;
       jr.cpu_seconds = cpu;
       jr.nnz = static_cast<std::int64_t>(nnz);
       jr.bytes_per_iteration = bytes;
       jr.flops_per_iteration = flops;
+      // run() does one untimed outer iteration before the niter timed ones.
+      jr.comm_bytes_per_iteration = sent / ((cp.niter + 1.0) * kCgIterations);
     }
   });
   jr.cls = cp.cls;
+  jr.grid = grid;
   jr.na = cp.na;
   jr.zeta = r.zeta;
   jr.rnorm = r.rnorm;

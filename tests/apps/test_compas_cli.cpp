@@ -932,6 +932,33 @@ TEST_F(Cli, RunCgGivesTheSameZetaOnEveryJobShape) {
   EXPECT_EQ(zetas.size(), 1u) << "zeta differs between job shapes";
 }
 
+// NPB's 2-D decomposition: a process of a 4 x 4 grid sends at most 0.6 times the bytes per inner
+// iteration that a process of 4 in rows sends (each sends its rows of p to all), and zeta is
+// bitwise the same. Oversubscribed on a small machine: only bytes are compared, not time.
+TEST_F(Cli, RunCgGridSendsFewerBytesPerProcessThanRowsWithTheSameZeta) {
+  std::map<int, json> rec;
+  for (int p : {4, 16}) {
+    const std::string file = fmt_file("cg_grid", p);
+    const Outcome r = run_compas_job(p, {"run", "cg", "--class", "A", "--json", path(file)},
+                                     {{"COMPAS_TIMEOUT", "120"}});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    rec[p] = load_json(file)["results"][0];
+    EXPECT_TRUE(rec[p].value("verified", false)) << rec[p].dump();
+  }
+  EXPECT_EQ(rec[4].value("decomposition", ""), "rows") << rec[4].dump();
+  EXPECT_EQ(rec[16].value("decomposition", ""), "grid") << rec[16].dump();
+  EXPECT_EQ(rec[16]["grid"], json::array({4, 4})) << rec[16].dump();
+  const double four = rec[4].value("comm_bytes_per_iteration", 0.0);
+  const double sixteen = rec[16].value("comm_bytes_per_iteration", 0.0);
+  // Rows: each process sends its rows of p (about na / 4 values) to 3 others, 26 times per 25
+  // inner iterations, besides the chunks' partial sums.
+  EXPECT_GT(four, 0.75 * 14000 * 8) << rec[4].dump();
+  EXPECT_GT(sixteen, 0) << rec[16].dump();
+  EXPECT_LE(sixteen, 0.6 * four) << sixteen << " vs " << four;
+  EXPECT_EQ(rec[4].value("zeta", 0.0), rec[16].value("zeta", 1.0));
+  EXPECT_EQ(rec[4].value("rnorm", 0.0), rec[16].value("rnorm", 1.0));
+}
+
 TEST_F(Cli, RunCgThatFailsVerificationExitsOneAndSaysWhy) {
   const Outcome r = run_compas({"run", "cg", "--class", "S", "--threads", "1", "--inject-fault",
                                 "--json", path("bad.json")});
@@ -1878,6 +1905,11 @@ std::vector<BadInput> bad_inputs() {
        false},
       {"run_cg_class_unknown", {"run", "cg", "--class", "Q"}, {"'Q'"}},
       {"run_cg_class_two_letters", {"run", "cg", "--class", "SW"}, {"'SW'"}},
+      {"run_cg_decomposition_bogus", {"run", "cg", "--decomposition", "cols"}, {"cols"}},
+      {"run_cg_decomposition_empty", {"run", "cg", "--decomposition", ""}, {"empty"}},
+      {"run_cg_grid_one_process",
+       {"run", "cg", "--class", "W", "--threads", "1", "--decomposition", "grid"},
+       {"C x C processes", "not 1 process"}},
       {"run_cg_threads_zero", {"run", "cg", "--threads", "0"}, {"--threads"}},
       {"run_sort_keys_text", {"run", "sort", "--keys", "lots"}, {"'lots'"}},
       {"run_sort_keys_zero", {"run", "sort", "--keys", "0"}, {"'0'"}},

@@ -4,6 +4,7 @@
 // must fail verification.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
@@ -49,6 +50,47 @@ TEST(CgJob, AStaggeredProcessDoesNotLetOthersReadStaleData) {
   EXPECT_EQ(std::bit_cast<std::uint64_t>(r.zeta), std::bit_cast<std::uint64_t>(ref.zeta))
       << r.zeta << " vs " << ref.zeta;
   EXPECT_EQ(std::bit_cast<std::uint64_t>(r.rnorm), std::bit_cast<std::uint64_t>(ref.rnorm));
+}
+
+// NPB's 2-D decomposition on a real job of 4 processes (2 x 2; class W has two column panels):
+// the same bits as one process, and bytes reported.
+TEST(CgJob, AGridGivesTheSameBitsAsOneProcess) {
+  if (g_rt->nodes() != 4) GTEST_SKIP() << "needs a job of 2 x 2 processes";
+  cg::JobParams p;
+  p.cls = 'W';
+  p.decomposition = cg::Decomposition::grid;
+  const auto r = cg::run(*g_rt, p);
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_EQ(r.grid.rows, 2);
+  EXPECT_EQ(r.grid.columns, 2);
+  const auto ref = cg::run(g_rt->team(), cg::params('W'));
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(r.zeta), std::bit_cast<std::uint64_t>(ref.zeta))
+      << r.zeta << " vs " << ref.zeta;
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(r.rnorm), std::bit_cast<std::uint64_t>(ref.rnorm));
+  EXPECT_EQ(r.nnz, cg::make_matrix(cg::params('W')).nnz());  // every entry in one block
+  EXPECT_GT(r.comm_bytes_per_iteration, 0);
+}
+
+// The rows decomposition's bytes, counted as the exchanges put them, against what each process
+// has to send: per outer iteration, its rows of p 26 times and its chunks' partial sums of 52
+// one-value and one two-value reductions, to each of the P - 1 others.
+TEST(CgJob, TheRowsDecompositionReportsTheBytesItSends) {
+  cg::JobParams p;
+  p.cls = 'S';
+  p.decomposition = cg::Decomposition::rows;
+  const auto r = cg::run(*g_rt, p);
+  const cg::ClassParams cp = cg::params('S');
+  const int procs = g_rt->nodes();
+  double most = 0;
+  for (int q = 0; q < procs && procs > 1; ++q) {
+    const auto [lo, hi] = cg::row_block(cp.na, procs, q);
+    const double chunks =
+        static_cast<double>((hi + cg::kChunkRows - 1) / cg::kChunkRows - lo / cg::kChunkRows);
+    const double outer = 8.0 * (procs - 1) * (26.0 * static_cast<double>(hi - lo) + 54 * chunks);
+    most = std::max(most, outer / cg::kCgIterations);
+  }
+  EXPECT_EQ(r.grid.columns, 1);
+  EXPECT_DOUBLE_EQ(r.comm_bytes_per_iteration, most);
 }
 
 TEST(CgJob, APerturbedMatrixFailsVerification) {

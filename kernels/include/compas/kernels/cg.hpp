@@ -9,28 +9,38 @@
 // geometrically scaled so that its condition number is about 1 / rcond, with `shift` subtracted
 // from the diagonal (NPB stores A - shift I, hence "A" below means that stored matrix).
 //
-// Decomposition: rows. A process holds the rows [row_lo, row_hi) of the matrix (make_matrix for
-// that range generates the whole random sequence and keeps its rows, as NPB's MPI version does)
-// and the same rows of x, z, r, q; the vector p is held whole, because the product A p reads any
-// column. The rows of a process are split among its threads. Everything the solver needs from
-// other threads or processes goes through an `Exchange`: "every process has written its block of
-// this array; make the whole array valid everywhere", used for p (and for z before the residual)
-// and for the partial sums of the dot products. `TeamExchange` is the single-process one (a team
-// barrier); a distributed job supplies one that also moves the blocks between processes.
+// Decomposition. Rows (any number of processes P): a process holds the rows [row_lo, row_hi) of
+// the matrix (make_matrix for that range generates the whole random sequence and keeps its rows,
+// as NPB's MPI version does) and the same rows of x, z, r, q; the vector p is held whole, because
+// the product A p reads any column: every process sends its rows of p to every other (an
+// allgather, about na values per process whatever P is). Grid (P = C x C, C a power of two): as
+// NPB's MPI CG, process (i, j) holds the block of rows i and columns j, where block k is the k-th
+// node of depth log2 C of the panel tree (below); its vectors are those of column block j (the
+// processes of a process column hold the same vectors); its product over its columns is reduced
+// along its process row (log2 C steps, halving the rows each time) and each process sends its
+// piece of the sums to the process column that holds those rows as vectors (the transpose):
+// about 2 na / C values per process. The rows of a process are split among its threads in whole
+// chunks. Everything the solver needs from other threads or processes goes through an
+// `Exchange`, given the process's `Layout`. `TeamExchange` is the single-process one (team
+// barriers); a distributed job supplies one that also moves data between processes.
 //
 // Reproducibility: rows are grouped in chunks of kChunkRows (a constant), and every thread and
-// process boundary is a chunk boundary (row_block). A dot product is the sum over chunks, in chunk
-// order, of per-chunk sums taken in row order; products, SpMV rows and vector updates are the same
-// expressions whoever computes them. An SpMV row is summed panel by panel over the column panels
-// [j kPanelColumns, (j + 1) kPanelColumns) (fixed, global): the row's sum is ((0 + s_0) + s_1) +
-// ..., s_j the sum of its products with columns in panel j, in the row's column order. (The solver
-// sweeps its rows once per panel, so the panel's part of the vector, 32 KiB, stays in the first
-// level cache while the matrix streams past: the gather no longer waits on the L2. It stores each
-// panel in slices of 8 rows summed side by side, SELL-8 with the rows of each chunk sorted by
-// length, so that the loop is not one short, unpredictable trip per row and panel.) Results (zeta,
-// rnorm, every vector) are therefore bitwise identical for any number of threads, and for any
-// number of processes whose row blocks come from row_block(). They differ in the last bits from
-// NPB's single running sum (serial_reference), well inside the verification tolerance.
+// process boundary is a chunk boundary. Columns are grouped in panels of at most kPanelColumns
+// (whole chunks, as even as chunks allow), and the panels [0, np) form a fixed binary tree (a
+// node's first ceil(n / 2) panels, then the rest). An SpMV row is the tree's sum (left + right at
+// each node) of the row's panel sums, each summed from 0 in the row's column order; a dot product
+// is the tree's sum of its panel sums, each the sum of the panel's chunks' partial sums (themselves
+// in row order) in chunk order. Products, SpMV rows and vector updates are the same expressions
+// whoever computes them, and the grid's reductions combine the nodes of the same tree
+// (cg_tree.hpp). (The solver sweeps its rows once per panel, so the panel's part of the vector, 32
+// KiB, stays in the first level cache while the matrix streams past: the gather no longer waits on
+// the L2. It stores each panel in slices of 8 rows summed side by side, SELL-8 with the rows of
+// each chunk sorted by length, so that the loop is not one short, unpredictable trip per row and
+// panel.) Results (zeta, rnorm, every vector) are therefore bitwise identical for any number of
+// threads, any number of processes whose row blocks come from row_block(), and any grid. They
+// differ in the last bits from NPB's single running sum (serial_reference), well inside the
+// verification tolerance. (Classes S, W and T have one or two panels, where the tree's order is the
+// panels' order.)
 //
 // Classes: the official S, W, A, B, C (verification value of NPB 3.x, relative epsilon 1e-10), and
 // T, a tiny class of this project: S's order with W's density and shift (na = 1400, nonzer = 8,
@@ -113,7 +123,8 @@ Csr make_matrix(const ClassParams& cp);  // all rows
 // ---- decomposition -------------------------------------------------------------------------
 
 inline constexpr std::int64_t kChunkRows = 64;
-// Width of the column panels the SpMV sweeps one at a time (4096 doubles = 32 KiB of p).
+// Widest column panel the SpMV sweeps at a time (4096 doubles = 32 KiB of p). The na columns
+// form panel_count(na) panels of whole chunks, as even as chunks allow (panel_columns).
 inline constexpr std::int64_t kPanelColumns = 4096;
 
 inline std::int64_t chunk_count(std::int64_t na) {
@@ -123,24 +134,47 @@ inline std::int64_t chunk_count(std::int64_t na) {
 // counts differing by at most one chunk.
 std::pair<std::int64_t, std::int64_t> row_block(std::int64_t na, int parts, int index);
 
+// Where a process's share lies. The matrix it is given holds its product rows (Csr::row_lo,
+// row_hi) and, of those, the columns of panels [panel_lo, panel_hi), a node of the panel tree
+// (all panels for rows; column block j for a grid). Its vectors x, z, r, q (and its part of p)
+// are the rows [vector_lo, vector_hi) (whole chunks): its product rows for rows, column block j
+// for a grid, where `reduces_product` is set: the product over its columns is only a part of the
+// rows' sums, which Exchange::reduce_product completes.
+struct Layout {
+  std::int64_t vector_lo = 0, vector_hi = 0;
+  std::int64_t panel_lo = 0, panel_hi = 0;
+  bool reduces_product = false;
+};
+// The rows layout of a matrix of rows [a.row_lo, a.row_hi) and every column.
+Layout rows_layout(const Csr& a);
+
 // How the solver gets what other threads and processes computed. Every method is collective over
 // every thread of every process of the job, called in the same order everywhere.
 class Exchange {
  public:
   virtual ~Exchange() = default;
-  // p has na entries. On entry, each thread of this process has written its own rows of p, which
-  // together are this process's rows [row_lo, row_hi). On return, all na entries are valid on
-  // every thread, and no thread writes p again before every thread has returned.
+  // p has na entries. On entry, each thread of this process has written its own vector rows of
+  // p, which together are this process's rows [vector_lo, vector_hi). On return, the entries of
+  // the columns of this process's panels are valid on every thread, and no thread writes p again
+  // before every thread has returned.
   virtual void assemble_vector(threads::ThreadCtx& t, std::span<double> p) = 0;
   // partials holds k values per chunk of the whole matrix (chunk-major: chunk c's values at
-  // [c k, c k + k)). On entry, each thread has written those of its own chunks; on return all
-  // of them are valid on every thread. The solver alternates between two arrays, so one array is
-  // written again only after every thread of every process has finished with its previous use.
+  // [c k, c k + k)). On entry, each thread has written those of its own chunks; on return those
+  // of every chunk of this process's panels are valid on every thread. The solver alternates
+  // between two arrays, so one array is written again only after every thread of every process
+  // has finished with its previous use.
   virtual void assemble_partials(threads::ThreadCtx& t, std::span<double> partials,
                                  std::size_t k) = 0;
   // Every thread of every process has arrived: before the timed part, and at the end of run(),
   // after which no process reads another's arrays (they may be freed).
   virtual void synchronize(threads::ThreadCtx& t) = 0;
+  // (Layouts with reduces_product.) w holds this process's sums over its panels for its product
+  // rows (index 0 = Csr::row_lo); on return `out` (the vector rows, index 0 = vector_lo) holds
+  // the sums over every panel. Every thread passes the same spans; w may be overwritten.
+  virtual void reduce_product(threads::ThreadCtx& t, std::span<double> w, std::span<double> out);
+  // values: this process's tree sums over its panels (the same on every thread); on return the
+  // tree sums over every panel, the same everywhere. By default they already are.
+  virtual void combine_sums(threads::ThreadCtx& t, std::span<double> values);
 };
 
 // One process: the data is already shared, so every step is a team barrier.
@@ -180,6 +214,10 @@ inline IterationModel inner_iteration_model(const Csr& a) {
 inline std::int64_t panel_count(std::int64_t na) {
   return (na + kPanelColumns - 1) / kPanelColumns;
 }
+// Columns [first, last) of panel j (0 <= j <= panel_count: panel_count gives {na, na}), and the
+// panel of column `col` (in [0, na)).
+std::pair<std::int64_t, std::int64_t> panel_columns(std::int64_t na, std::int64_t j);
+std::int64_t panel_of(std::int64_t na, std::int64_t col);
 
 // NPB's operation count of the timed part (what NPB divides by the time for Mop/s):
 // 2 niter na (3 + nonzer (nonzer + 1) + 25 (5 + nonzer (nonzer + 1)) + 3).
@@ -211,7 +249,10 @@ enum class Product { automatic, generic };
 
 class Solver {
  public:
+  // The rows layout (rows_layout(a)).
   Solver(const ClassParams& cp, const Csr& a, Exchange& exchange,
+         Product product = Product::automatic);
+  Solver(const ClassParams& cp, const Csr& a, Exchange& exchange, const Layout& layout,
          Product product = Product::automatic);
   ~Solver();
   Solver(const Solver&) = delete;
@@ -221,13 +262,32 @@ class Solver {
   // Collective over the team (and the job); the same Result on every thread.
   Result run(threads::ThreadCtx& t);
 
-  // This process's rows of z after the last run (index 0 is row a.row_lo).
+  // This process's vector rows of z after the last run (index 0 is row vector_lo).
   std::span<const double> z() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// ---- process grids -------------------------------------------------------------------------
+
+// rows: row blocks (row_block), p allgathered; grid: C x C processes as NPB's MPI CG;
+// automatic: grid where it sends fewer bytes per process (from P = 16 on, P = C x C with C a
+// power of two and at most the class's panel count), rows otherwise.
+enum class Decomposition { automatic, rows, grid };
+struct Grid {
+  int rows = 1, columns = 1;  // columns == 1: the rows decomposition
+};
+// std::invalid_argument, naming P and what is allowed, for a grid that P cannot form.
+Grid choose_grid(const ClassParams& cp, int processes, Decomposition d);
+// Rows (and columns) of block k of a grid with `columns` process columns: node k of depth
+// log2(columns) of the panel tree, as rows.
+std::pair<std::int64_t, std::int64_t> grid_block(std::int64_t na, int columns, int k);
+// The layout of process `rank` (= i C + j) of grid g (columns > 1).
+Layout grid_layout(std::int64_t na, Grid g, int rank);
+// Keeps only a's entries in columns [lo, hi) (rows stay).
+void keep_columns(Csr& a, std::int64_t lo, std::int64_t hi);
 
 // Convenience for one process: builds the whole matrix and runs the benchmark on `team`.
 Result run(threads::Team& team, const ClassParams& cp);

@@ -1,11 +1,12 @@
 // NAS CG on a job of P processes x T threads (cg.hpp has the solver and the matrix).
 //
-// Rows in whole chunks over processes (cg::row_block), then over the threads of each process.
-// Between processes the solver's two exchanges become one-sided: thread 0 of each process
-// put_signals its rows of p (and its chunks' partial sums) into every other process's window and
-// waits for theirs; the threads then copy the others' parts out of the window into their own p.
-// The dot products stay sums over chunks in chunk order, so zeta and every vector are bitwise the
-// same for every P x T.
+// Rows decomposition: rows in whole chunks over processes (cg::row_block), then over the threads
+// of each process. Between processes the solver's exchanges become one-sided: thread 0 of each
+// process put_signals its rows of p (and its chunks' partial sums) into every other process's
+// window and waits for theirs; the threads then copy the others' parts out of the window into
+// their own p. Grid decomposition (P = C x C): NPB's 2-D one, the row reduction, transpose and
+// dot-product reductions one-sided too (cg_grid_exchange.hpp). Either way the sums keep the
+// panel tree's order, so zeta and every vector are bitwise the same for every P x T and grid.
 #pragma once
 
 #include <string>
@@ -17,6 +18,7 @@ namespace compas::kernels::cg {
 
 struct JobParams {
   char cls = 'S';
+  Decomposition decomposition = Decomposition::automatic;
   // Test hook: perturb one matrix value on process 0 before solving.
   bool inject_fault = false;
   // Test hook: process 0 sleeps this long between consecutive puts of each exchange, so the
@@ -35,11 +37,15 @@ struct JobResult {
   std::int64_t na = 0, nnz = 0;    // whole matrix
   double bytes_per_iteration = 0;  // inner CG iteration, whole job (IterationModel)
   double flops_per_iteration = 0;
+  Grid grid;  // columns == 1: the rows decomposition
+  // Bytes a process puts per inner CG iteration (the largest over processes; the outer
+  // iterations' own reductions and the residual spread over their 25 inner ones).
+  double comm_bytes_per_iteration = 0;
   std::string verification;
 };
 
 // Collective: every process calls it (outside Runtime::run). std::invalid_argument for a bad
-// class or more processes than chunks.
+// class, more processes than chunks, or a grid the processes cannot form.
 JobResult run(Runtime& rt, const JobParams& p);
 
 }  // namespace compas::kernels::cg

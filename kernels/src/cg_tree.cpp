@@ -1,0 +1,89 @@
+#include "cg_tree.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace compas::kernels::cg::detail {
+
+namespace {
+
+std::int64_t split(PanelRange r) {
+  return r.lo + (r.size() + 1) / 2;
+}
+
+void walk(PanelRange node, int depth, std::vector<bool>& right, std::vector<LeafStep>& out) {
+  if (node.size() == 1) {
+    LeafStep s;
+    int d = depth;
+    int k = static_cast<int>(right.size()) - 1;  // right[k]: the node of depth k + 1
+    while (k >= 0 && right[static_cast<std::size_t>(k)]) {
+      s.from[s.pops++] = static_cast<std::uint8_t>(d - 1);  // depths from 1: slot d - 1
+      --d;
+      --k;
+    }
+    s.store = k < 0 ? LeafStep::kRoot : static_cast<std::uint8_t>(d - 1);
+    out.push_back(s);
+    return;
+  }
+  if (depth + 1 >= LeafStep::kMaxDepth)
+    throw std::length_error("cg: a panel tree deeper than " + std::to_string(LeafStep::kMaxDepth) +
+                            " levels");
+  const std::int64_t mid = split(node);
+  right.push_back(false);
+  walk({node.lo, mid}, depth + 1, right, out);
+  right.back() = true;
+  walk({mid, node.hi}, depth + 1, right, out);
+  right.pop_back();
+}
+
+double sum(PanelRange node, std::int64_t base, std::span<const double> values) {
+  if (node.size() == 1) return values[static_cast<std::size_t>(node.lo - base)];
+  const std::int64_t mid = split(node);
+  return sum({node.lo, mid}, base, values) + sum({mid, node.hi}, base, values);
+}
+
+}  // namespace
+
+PanelRange tree_node(std::int64_t np, int depth, int index) {
+  if (depth < 0 || depth >= 31 || index < 0 || index >= (1 << depth) || np < (1LL << depth))
+    throw std::invalid_argument("cg: node " + std::to_string(index) + " of depth " +
+                                std::to_string(depth) + " in a tree of " + std::to_string(np) +
+                                " panels");
+  PanelRange r{0, np};
+  for (int level = depth - 1; level >= 0; --level) {
+    const std::int64_t mid = split(r);
+    if ((index >> level) & 1)
+      r.lo = mid;
+    else
+      r.hi = mid;
+  }
+  return r;
+}
+
+std::vector<LeafStep> leaf_steps(PanelRange root) {
+  if (root.size() < 1) throw std::invalid_argument("cg: an empty panel range");
+  std::vector<LeafStep> out;
+  std::vector<bool> right;
+  walk(root, 0, right, out);
+  return out;
+}
+
+int stack_depth(const std::vector<LeafStep>& steps) {
+  int depth = 0;
+  for (const LeafStep& s : steps) {
+    if (s.store != LeafStep::kRoot) depth = std::max(depth, s.store + 1);
+    for (int k = 0; k < s.pops; ++k)
+      depth = std::max(depth, s.from[static_cast<std::size_t>(k)] + 1);
+  }
+  return depth;
+}
+
+double tree_sum(PanelRange root, std::span<const double> values) {
+  if (root.size() < 1 || values.size() != static_cast<std::size_t>(root.size()))
+    throw std::invalid_argument("cg: tree_sum over " + std::to_string(values.size()) +
+                                " values for " + std::to_string(root.size()) + " panels");
+  return sum(root, root.lo, values);
+}
+
+}  // namespace compas::kernels::cg::detail

@@ -1,0 +1,47 @@
+// The order in which NAS CG's sums over column panels are added (cg.hpp: "Reproducibility").
+//
+// The panels [0, np) of a matrix form a binary tree: a node of two or more panels splits into
+// its first ceil(n / 2) panels (left child) and the rest (right child); a node of one panel is a
+// leaf. A row's product is the tree's sum of its panels' sums (left + right at every node), and
+// so is a dot product's, whose panel sums are its chunks' partial sums added in chunk order.
+// A process of a 2-D grid with C = 2^L process columns holds the columns of one node of depth L;
+// combining the processes' node values pairwise (partners j ^ 2^s at step s, the lower column on
+// the left) is the same tree, so every decomposition adds in the same order.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace compas::kernels::cg::detail {
+
+struct PanelRange {
+  std::int64_t lo = 0, hi = 0;
+  std::int64_t size() const { return hi - lo; }
+};
+
+// Node `index` (0 = leftmost) of depth `depth` in the tree over panels [0, np). Needs
+// np >= 2^depth (every node of that depth then has a panel at least).
+PanelRange tree_node(std::int64_t np, int depth, int index);
+
+// What the product does with a row's sum over one leaf panel of the subtree `root`, in the order
+// the leaves are swept: v = sum; for each of `pops` depths d (deepest first): v = stack[d] + v
+// (the left sibling's value, saved earlier); then stack[store] = v, or, when store is kRoot, v
+// is the subtree's value. Slot d holds a left child of depth d + 1 below the subtree's root.
+struct LeafStep {
+  static constexpr int kMaxDepth = 8;
+  static constexpr std::uint8_t kRoot = 0xff;
+  std::uint8_t pops = 0;
+  std::array<std::uint8_t, kMaxDepth> from{};
+  std::uint8_t store = kRoot;
+};
+// One step per panel of `root`, in panel order; std::length_error beyond kMaxDepth levels.
+std::vector<LeafStep> leaf_steps(PanelRange root);
+// Levels of saved left siblings the steps use (0 for a single panel).
+int stack_depth(const std::vector<LeafStep>& steps);
+
+// The tree's sum of values[k], the value of panel root.lo + k, over the subtree `root`.
+double tree_sum(PanelRange root, std::span<const double> values);
+
+}  // namespace compas::kernels::cg::detail
