@@ -34,7 +34,7 @@ int run_cg(const CgArgs& a) {
   rt.profile().reset();
   kernels::cg::JobParams jp;
   jp.cls = cp.cls;
-  jp.inject_fault = a.inject_fault;
+  jp.test.inject_fault = a.inject_fault;
   jp.decomposition = a.decomposition == "rows"   ? kernels::cg::Decomposition::rows
                      : a.decomposition == "grid" ? kernels::cg::Decomposition::grid
                                                  : kernels::cg::Decomposition::automatic;

@@ -111,7 +111,7 @@ RunKernel add_run_gemm(CLI::App& run) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   cmd->add_option("--iters", a->p.iters, "multiplications timed (the median is reported)")
       ->check(CLI::Range(1, 1 << 20));
-  cmd->add_flag("--inject-fault", a->p.inject_fault,
+  cmd->add_flag("--inject-fault", a->p.test.inject_fault,
                 "perturb one element of C before verification (to see verification fail)")
       ->group("");
   add_run_flags(*cmd, a->run);

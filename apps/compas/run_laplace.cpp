@@ -106,7 +106,7 @@ RunKernel add_run_laplace(CLI::App& run) {
                   "dynamic (threads that finish their rows take groups of rows the others on "
                   "their socket have not started) | fixed (each thread its own block)")
       ->check(CLI::IsMember({"dynamic", "fixed", "static"}));
-  lap->add_flag("--inject-fault", la->p.inject_fault,
+  lap->add_flag("--inject-fault", la->p.test.inject_fault,
                 "perturb one value before verification (to see verification fail)")
       ->group("");
   add_run_flags(*lap, la->run);

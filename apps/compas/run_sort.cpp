@@ -35,7 +35,7 @@ int run_sort(const SortArgs& a) {
                     : a.stores == "direct"    ? rs::Stores::direct
                                               : rs::Stores::automatic;
   jp.local.method = rs::parse_method(a.method);
-  jp.inject_fault = a.inject_fault;
+  jp.test.inject_fault = a.inject_fault;
   Runtime rt(runtime_options(a.run));
   rs::check(jp, rt.nodes());
   const bool leader = rt.node() == 0;

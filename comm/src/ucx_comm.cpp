@@ -18,6 +18,7 @@
 #include "compas/base/machine.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
+#include "internals.hpp"
 #include "ucx_impl.hpp"
 #include "ucx_tls.hpp"
 
@@ -1020,14 +1021,14 @@ void Request::finish() {
 
 bool Request::test() {
   if (!req_) return true;
-  comm_->impl().progress_once();
+  detail::Internals::comm(*comm_).progress_once();
   const ucs_status_t st = ucp_request_check_status(req_);
   if (st == UCS_INPROGRESS) return false;
   ucp_request_free(req_);
   req_ = nullptr;
   if (st != UCS_OK) {
     hold_.reset();
-    comm_->impl().fail(peer_, op_, st);
+    detail::Internals::comm(*comm_).fail(peer_, op_, st);
   }
   finish();
   return true;
@@ -1038,7 +1039,7 @@ void Request::wait() {
   void* r = req_;
   req_ = nullptr;
   try {
-    comm_->impl().complete(r, peer_, op_, &hold_);
+    detail::Internals::comm(*comm_).complete(r, peer_, op_, &hold_);
   } catch (...) {
     hold_.reset();
     throw;

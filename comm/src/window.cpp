@@ -14,6 +14,7 @@
 
 #include "compas/base/machine.hpp"
 #include "compas/comm/window.hpp"
+#include "internals.hpp"
 #include "ucx_impl.hpp"
 
 namespace compas::comm {
@@ -112,7 +113,7 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
   const Layout layout = Layout::of(bytes, signals);  // before anything collective: may throw
   impl_ = new Impl;
   Impl& w = *impl_;
-  w.comm = &comm.impl();
+  w.comm = &detail::Internals::comm(comm);
   w.own = layout;
   // Peers may still be operating on this process's memory through UCX, which (without a progress
   // thread) completes only while this process progresses; the bootstrap below does not.
@@ -298,7 +299,8 @@ WindowBytes::~WindowBytes() {
 
 void WindowBytes::Impl::throw_freed(int rank) const {
   comm->failed.store(true, std::memory_order_relaxed);
-  if (comm->coll && comm->coll->impl() == this)  // the Comm's own window: the whole Comm is gone
+  if (comm->coll && detail::Internals::window(*comm->coll) ==
+                        this)  // the Comm's own window: the whole Comm is gone
     throw CommError("rank " + std::to_string(rank) +
                         " left the job: it destroyed its Comm while this process still needed it "
                         "(it failed, or ended without the collective calls the others made)",
@@ -314,7 +316,7 @@ void on_window_freed(Comm::Impl& m, const WindowFreedMessage& msg) {
   if (msg.rank < 0 || msg.rank >= m.size) return;
   std::lock_guard lock(m.windows_mu);
   if (msg.window >= m.windows.size() || !m.windows[msg.window]) return;
-  WindowBytes::Impl& w = *m.windows[msg.window]->impl();
+  WindowBytes::Impl& w = *detail::Internals::window(*m.windows[msg.window]);
   if (w.peers) w.peers[msg.rank].freed.store(true, std::memory_order_relaxed);
 }
 
@@ -412,7 +414,7 @@ Request WindowBytes::put_nb(int rank, std::size_t offset, const void* src, std::
   ucs_status_ptr_t sp = ucp_put_nbx(c.ep(rank), src, n, p.raddr + offset, p.rkey, &prm);
   c.count_ucx_op(rank);  // after the issue: a flush that saw the count covers the operation
   if (UCS_PTR_IS_ERR(sp)) c.fail(rank, "put", UCS_PTR_STATUS(sp));
-  return Request(comm_, sp, rank, "put");
+  return detail::Internals::request(comm_, sp, rank, "put");
 }
 
 void WindowBytes::put(int rank, std::size_t offset, const void* src, std::size_t n) {
@@ -434,7 +436,7 @@ Request WindowBytes::get_nb(int rank, std::size_t offset, void* dst, std::size_t
   ucs_status_ptr_t sp = ucp_get_nbx(c.ep(rank), dst, n, p.raddr + offset, p.rkey, &prm);
   c.count_ucx_op(rank);
   if (UCS_PTR_IS_ERR(sp)) c.fail(rank, "get", UCS_PTR_STATUS(sp));
-  return Request(comm_, sp, rank, "get");
+  return detail::Internals::request(comm_, sp, rank, "get");
 }
 
 void WindowBytes::get(int rank, std::size_t offset, void* dst, std::size_t n) {
@@ -523,7 +525,7 @@ Request WindowBytes::send_put_signal_am(int rank, std::size_t offset, const void
   ucs_status_ptr_t sp = ucp_am_send_nbx(c.ep(rank), kPutSignalAm, h, sizeof *h, src, n, &prm);
   c.count_ucx_op(rank);
   if (UCS_PTR_IS_ERR(sp)) c.fail(rank, "put_signal", UCS_PTR_STATUS(sp));
-  return Request(comm_, sp, rank, "put_signal", std::move(hold));
+  return detail::Internals::request(comm_, sp, rank, "put_signal", std::move(hold));
 }
 
 namespace {
@@ -558,7 +560,7 @@ ucs_status_t deliver_put_signal(Comm::Impl& m, const PutSignalHeader& h, void* d
                  m.rank, h.window);
     return UCS_OK;
   }
-  WindowBytes::Impl& w = *win->impl();
+  WindowBytes::Impl& w = *detail::Internals::window(*win);
   if (h.origin < 0 || h.origin >= m.size) {
     std::fprintf(stderr, "compas: rank %d: put_signal from unknown rank %d dropped\n", m.rank,
                  h.origin);
@@ -672,7 +674,7 @@ static Request window_atomic_nb(WindowBytes& win, WindowBytes::Impl& w, Comm& co
       ucp_atomic_op_nbx(c.ep(rank), op, &hold[0], 1, p.raddr + offset, p.rkey, &prm);
   c.count_ucx_op(rank);
   if (UCS_PTR_IS_ERR(sp)) c.fail(rank, name, UCS_PTR_STATUS(sp));
-  return Request(&comm, sp, rank, name, std::move(hold), result, 8, width);
+  return detail::Internals::request(&comm, sp, rank, name, std::move(hold), result, 8, width);
 }
 
 static std::uint64_t window_atomic(WindowBytes& win, WindowBytes::Impl& w, Comm& comm,

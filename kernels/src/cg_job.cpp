@@ -171,14 +171,14 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     a = make_matrix(cp, lo, hi);
     layout = rows_layout(a);
     if (rt.nodes() > 1) {
-      auto r = std::make_unique<JobExchange>(rt, cp.na, jp.put_stagger_us);
+      auto r = std::make_unique<JobExchange>(rt, cp.na, jp.test.put_stagger_us);
       bytes_sent = [e = r.get()] { return e->bytes_sent(); };
       ex = std::move(r);
     } else {
       ex = std::make_unique<TeamOnly>();
     }
   }
-  if (jp.inject_fault && rt.node() == 0 && !a.values.empty())
+  if (jp.test.inject_fault && rt.node() == 0 && !a.values.empty())
     a.values[a.values.size() / 2] *= 1.001;
   Solver solver(cp, a, *ex, layout);
   JobResult jr;

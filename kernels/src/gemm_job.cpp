@@ -447,7 +447,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   jr.seconds_min = sorted.front();
   jr.gflops = jr.seconds > 0 ? jr.flops / jr.seconds / 1e9 : 0.0;
 
-  if (jp.inject_fault && rt.node() == 0 && mi * nj > 0) C[0] += 1e-3 * (1.0 + std::fabs(C[0]));
+  if (jp.test.inject_fault && rt.node() == 0 && mi * nj > 0) C[0] += 1e-3 * (1.0 + std::fabs(C[0]));
 
   // Freivalds: d = C x - A (B x) and s = |A| (|B| |x|) + |C| |x|, every row on every process.
   std::vector<double> x(n), y(2 * n, 0.0), d(2 * n, 0.0);

@@ -432,7 +432,7 @@ Result run(Runtime& rt, const Params& p) {
           sweep_rows(ra, rb);
         } else {
           const int me_t = t.tid();
-          if (me_t == p.slow_thread) {
+          if (me_t == p.test.slow_thread) {
             const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
             while (counter(k, me_t).load(std::memory_order_relaxed) <
                        groups[static_cast<std::size_t>(me_t)].size() &&
@@ -487,7 +487,7 @@ Result run(Runtime& rt, const Params& p) {
 
     // Verification and hash over the final copy.
     const int fin = sweeps % 2;
-    if (p.inject_fault && me == 0 && t.is_leader()) at(fin, 1)[1 + n / 2] += 1e-6;
+    if (p.test.inject_fault && me == 0 && t.is_leader()) at(fin, 1)[1 + n / 2] += 1e-6;
     t.barrier();
     const double la = std::pow(eigenvalue(kModeA, h), sweeps);
     const double lb = std::pow(eigenvalue(kModeB, h), sweeps);

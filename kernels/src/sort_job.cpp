@@ -504,7 +504,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
         // read, scatter read and write) and the exchange (read, write) of its keys.
         my_bytes = stats.bytes + (np > 1 ? 20.0 * static_cast<double>(nloc) : 0.0);
         if (jp.output && it == jp.iters - 1) jp.output->assign(out.begin(), out.end());
-        if (jp.inject_fault && it == jp.iters - 1 && me == 0 && !out.empty())
+        if (jp.test.inject_fault && it == jp.iters - 1 && me == 0 && !out.empty())
           out[out.size() / 2] ^= 1u;
       }
       t.barrier();

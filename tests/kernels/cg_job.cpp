@@ -43,7 +43,7 @@ TEST(CgJob, AStaggeredProcessDoesNotLetOthersReadStaleData) {
   if (g_rt->nodes() < 3) GTEST_SKIP() << "needs three processes: one late, one fast, one waiting";
   cg::JobParams p;
   p.cls = 'S';
-  p.put_stagger_us = 2000;
+  p.test.put_stagger_us = 2000;
   const auto r = cg::run(*g_rt, p);
   const auto ref = cg::run(g_rt->team(), cg::params('S'));
   EXPECT_TRUE(r.verified) << r.verification;
@@ -96,7 +96,7 @@ TEST(CgJob, TheRowsDecompositionReportsTheBytesItSends) {
 TEST(CgJob, APerturbedMatrixFailsVerification) {
   cg::JobParams p;
   p.cls = 'S';
-  p.inject_fault = true;
+  p.test.inject_fault = true;
   const auto r = cg::run(*g_rt, p);
   EXPECT_FALSE(r.verified) << r.verification;
 }

@@ -119,7 +119,7 @@ TEST(GemmJob, AnInjectedFaultFailsVerification) {
   gemm::JobParams jp;
   jp.n = 97;
   jp.iters = 1;
-  jp.inject_fault = true;
+  jp.test.inject_fault = true;
   const auto r = gemm::run(*g_rt, jp);
   EXPECT_FALSE(r.verified) << r.verification;
   EXPECT_GT(r.error, r.tolerance);

@@ -102,7 +102,7 @@ TEST(LaplaceJob, DynamicScheduleSharesALateThreadsRowsWithTheSameBits) {
       p.n = n;
       p.iters = 9;
       p.schedule = schedule;
-      p.slow_thread = slow;
+      p.test.slow_thread = slow;
       const auto r = lp::run(*g_rt, p);
       const std::string what = "schedule " + lp::to_string(schedule) + " slow thread " +
                                std::to_string(slow) + " of " + std::to_string(threads);
@@ -200,7 +200,7 @@ TEST(LaplaceJob, APerturbedValueFailsVerification) {
   lp::Params p;
   p.n = 32;
   p.iters = 5;
-  p.inject_fault = true;
+  p.test.inject_fault = true;
   const auto r = lp::run(*g_rt, p);
   EXPECT_FALSE(r.verified) << r.verification;
   EXPECT_NE(r.field_hash, serial_hash(32, 5));

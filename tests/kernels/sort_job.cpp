@@ -119,7 +119,7 @@ TEST(SortJob, ACorruptedKeyFailsVerificationAndSaysWhy) {
   rs::JobParams jp;
   jp.keys = 65536;
   jp.dist = rs::Dist::uniform;
-  jp.inject_fault = true;
+  jp.test.inject_fault = true;
   const rs::JobResult r = rs::run(*g_rt, jp);
   EXPECT_FALSE(r.verified);
   EXPECT_NE(r.verification.find("multiset of keys changed"), std::string::npos) << r.verification;

@@ -102,6 +102,9 @@ struct CommStats {
 
 class WindowBytes;
 class Request;
+namespace detail {
+struct Internals;  // the comm layer's own access to what its classes hide (comm/src)
+}
 
 class Comm {
  public:
@@ -153,9 +156,10 @@ class Comm {
   bool host_barrier_possible() const;
 
   struct Impl;
-  Impl& impl() { return *impl_; }
 
  private:
+  friend struct detail::Internals;
+  Impl& impl() { return *impl_; }
   void close() noexcept;  // ~Comm's teardown (also when the constructor fails late)
   std::unique_ptr<Impl> impl_;
 };
@@ -175,14 +179,14 @@ class Request {
   bool test();  // progresses once; true when complete (throws CommError if it failed)
   void wait();  // throws CommError on failure or timeout
 
-  // Internal: a UCX request pointer (or null for an operation complete at issue). `hold` keeps
-  // memory UCX reads or writes until completion (an atomic's operands, a message header); on
-  // completion `result_size` bytes at hold[result_at] are copied to `result` (an atomic's reply).
+ private:
+  friend struct detail::Internals;
+  // A UCX request pointer (or null for an operation complete at issue). `hold` keeps memory UCX
+  // reads or writes until completion (an atomic's operands, a message header); on completion
+  // `result_size` bytes at hold[result_at] are copied to `result` (an atomic's reply).
   Request(Comm* comm, void* ucx_request, int peer, const char* op,
           std::unique_ptr<std::uint64_t[]> hold = nullptr, void* result = nullptr,
           std::size_t result_at = 0, std::size_t result_size = 0);
-
- private:
   void finish();  // after UCX completed: deliver the result, release what was held
   Comm* comm_ = nullptr;
   void* req_ = nullptr;

@@ -104,9 +104,10 @@ class WindowBytes {
                          int from_rank = -1);
 
   struct Impl;
-  Impl* impl() { return impl_; }
 
  private:
+  friend struct detail::Internals;
+  Impl* impl() { return impl_; }
   Request send_put_signal_am(int rank, std::size_t offset, const void* src, std::size_t n,
                              std::size_t signal, std::uint64_t add);
   Comm* comm_;

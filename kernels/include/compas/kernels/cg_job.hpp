@@ -12,6 +12,7 @@
 #include <string>
 
 #include "compas/kernels/cg.hpp"
+#include "compas/kernels/detail/test_hooks.hpp"
 #include "compas/runtime/runtime.hpp"
 
 namespace compas::kernels::cg {
@@ -19,11 +20,7 @@ namespace compas::kernels::cg {
 struct JobParams {
   char cls = 'S';
   Decomposition decomposition = Decomposition::automatic;
-  // Test hook: perturb one matrix value on process 0 before solving.
-  bool inject_fault = false;
-  // Test hook: process 0 sleeps this long between consecutive puts of each exchange, so the
-  // others see its data arrive late and out of step with faster peers.
-  int put_stagger_us = 0;
+  detail::TestHooks test;  // faults the tests inject
 };
 
 struct JobResult {

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/kernels/detail/test_hooks.hpp"
 #include "compas/kernels/gemm_local.hpp"
 #include "compas/runtime/runtime.hpp"
 
@@ -49,9 +50,8 @@ double b_value(std::uint64_t row, std::uint64_t col);
 
 struct JobParams {
   std::size_t n = 1800;
-  int iters = 3;  // multiplications timed (the result is the median)
-  // Test hook: perturb one element of C on process 0 before verification.
-  bool inject_fault = false;
+  int iters = 3;           // multiplications timed (the result is the median)
+  detail::TestHooks test;  // faults the tests inject
   // Keep this process's block of C in the result (tests gather it).
   bool keep_c = false;
 };

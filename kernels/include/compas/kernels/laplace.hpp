@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <string>
 
+#include "compas/kernels/detail/test_hooks.hpp"
 #include "compas/runtime/runtime.hpp"
 
 namespace compas::kernels::laplace {
@@ -49,11 +50,9 @@ struct Params {
   int check_every = 10;  // sweeps between convergence checks (tol > 0)
   Stores stores = Stores::automatic;
   Schedule schedule = Schedule::dynamic;
-  // Test hook: perturb one interior value on process 0 after the sweeps, before verification.
-  bool inject_fault = false;
-  // Test hook, dynamic schedule: this thread (of every process) starts each sweep's rows only
-  // once the others have taken all its groups (or after 1 s).
-  int slow_thread = -1;
+  // Faults the tests inject (slow_thread: this thread of every process starts each sweep's
+  // rows only once the others have taken all its groups, or after 1 s).
+  detail::TestHooks test;
 };
 
 struct Result {

@@ -162,9 +162,12 @@ class Workspace {
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
   struct Impl;
-  Impl& impl() { return *impl_; }
 
  private:
+  friend std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> keys,
+                                       std::span<std::uint32_t> tmp, Workspace& ws,
+                                       const Options& o, Stats* stats);
+  Impl& impl() { return *impl_; }
   std::unique_ptr<Impl> impl_;
 };
 

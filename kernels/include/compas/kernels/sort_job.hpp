@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/kernels/detail/test_hooks.hpp"
 #include "compas/kernels/sort.hpp"
 #include "compas/runtime/runtime.hpp"
 
@@ -48,8 +49,7 @@ struct JobParams {
   int iters = 1;    // sorts of the same keys; best and median reported
   Options local{};  // digit width and stores of the local sort (cache_bytes from the topology)
   std::uint64_t seed = kDefaultSeed;
-  // Test hook: corrupt one key of process 0's output after the last sort, before verification.
-  bool inject_fault = false;
+  detail::TestHooks test;  // faults the tests inject
   // When set: this process's sorted keys after the last sort are copied here.
   std::vector<std::uint32_t>* output = nullptr;
   // Keys the receive window holds at first (0: 1.25 N / P + 64); it grows when a process would

@@ -1,0 +1,20 @@
+// Faults and delays the tests (and `compas run ... --inject-fault`) inject into a kernel's job:
+// not part of the kernels' interface, and free to change.
+#pragma once
+
+namespace compas::kernels::detail {
+
+struct TestHooks {
+  // Perturb one value on process 0 so that verification must fail: laplace an interior point
+  // after the sweeps, gemm an element of C, cg a matrix value before solving, sort a key of the
+  // output after the last sort.
+  bool inject_fault = false;
+  // laplace, dynamic schedule: this thread (of every process) starts each sweep's rows only after
+  // a pause, so that the others take its rows.
+  int slow_thread = -1;
+  // cg: process 0 sleeps this long between consecutive puts of each exchange, so the others see
+  // its data arrive late and out of step with faster peers.
+  int put_stagger_us = 0;
+};
+
+}  // namespace compas::kernels::detail
