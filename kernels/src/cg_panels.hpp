@@ -157,15 +157,28 @@ struct Panels {
     double* out;
     double* stack;
     std::size_t stride;
-    // Where panel j's value of row r goes, after adding the saved left siblings.
-    void put(std::size_t j, std::size_t r, double v) const {
-      const LeafStep& s = steps[j];
-      for (int k = 0; k < s.pops; ++k)
-        v = stack[s.from[static_cast<std::size_t>(k)] * stride + r] + v;
-      if (s.store == LeafStep::kRoot)
-        out[r] = v;
-      else
-        stack[s.store * stride + r] = v;
+  };
+  // Panel j's step with its arrays resolved: v = from[pops - 1][r] + (... + (from[0][r] + v)),
+  // then to[r] = v. Resolved once per panel, so the per-row work is that of the plain sum.
+  struct Step {
+    int pops = 0;
+    const double* from[LeafStep::kMaxDepth] = {};
+    double* to = nullptr;
+    Step(const Sink& sink, std::size_t j) {
+      const LeafStep& s = sink.steps[j];
+      pops = s.pops;
+      for (int k = 0; k < pops; ++k)
+        from[k] = sink.stack + s.from[static_cast<std::size_t>(k)] * sink.stride;
+      to = s.store == LeafStep::kRoot ? sink.out : sink.stack + s.store * sink.stride;
+    }
+    void put(std::size_t r, double v) const {
+      if (pops == 0) {
+        to[r] = v;
+        return;
+      }
+      v = from[0][r] + v;
+      for (int k = 1; k < pops; ++k) v = from[k][r] + v;
+      to[r] = v;
     }
   };
   void times(const double* v, const Sink& sink, bool avx2) const {
@@ -188,6 +201,7 @@ struct Panels {
     static_assert(kLanes == 8);
     for (std::size_t j = 0; j < static_cast<std::size_t>(count); ++j) {
       const double* vj = v + column0[j];
+      const Step step(sink, j);
       for (std::size_t g = 0; g < ns; ++g) {
         __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
         for (std::uint32_t k = start[j * ns + g], e = start[j * ns + g + 1]; k < e; k += kLanes) {
@@ -209,7 +223,7 @@ struct Panels {
         const std::uint8_t* lr = lane_row.data() + (j * ns + g) * kLanes;
         const std::size_t o = g * kLanes / kChunkRows * kChunkRows;
         for (int i = 0; i < kLanes; ++i)
-          if (lr[i] != kNoRow) sink.put(j, o + lr[i], sum[i]);
+          if (lr[i] != kNoRow) step.put(o + lr[i], sum[i]);
       }
     }
   }
@@ -221,6 +235,7 @@ struct Panels {
     const std::size_t ns = static_cast<std::size_t>(slices);
     for (std::size_t j = 0; j < static_cast<std::size_t>(count); ++j) {
       const double* vj = v + column0[j];
+      const Step step(sink, j);
       for (std::size_t g = 0; g < ns; ++g) {
         double sum[kLanes] = {};
         for (std::uint32_t k = start[j * ns + g], e = start[j * ns + g + 1]; k < e; k += kLanes) {
@@ -233,7 +248,7 @@ struct Panels {
         const std::uint8_t* lr = lane_row.data() + (j * ns + g) * kLanes;
         const std::size_t o = g * kLanes / kChunkRows * kChunkRows;
         for (int i = 0; i < kLanes; ++i)
-          if (lr[i] != kNoRow) sink.put(j, o + lr[i], sum[i]);
+          if (lr[i] != kNoRow) step.put(o + lr[i], sum[i]);
       }
     }
   }
