@@ -82,7 +82,7 @@ std::string backoff_text(const threads::Backoff& b) {
 perf::json wait_json(threads::WaitPolicy asked, bool oversubscribed) {
   const threads::Backoff b = threads::resolve(asked, oversubscribed);
   std::string reason;
-  if (asked != threads::WaitPolicy::auto_)
+  if (asked != threads::WaitPolicy::automatic)
     reason = "asked for (--wait or COMPAS_WAIT)";
   else if (!oversubscribed)
     reason = "auto: every thread of the job has a CPU of its own, so waits spin long";

@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
                                              ct::BarrierAlgorithm::dissemination,
                                              ct::BarrierAlgorithm::tree};
   const ct::WaitPolicy policies[] = {ct::WaitPolicy::spin, ct::WaitPolicy::yield,
-                                     ct::WaitPolicy::block, ct::WaitPolicy::auto_};
+                                     ct::WaitPolicy::block, ct::WaitPolicy::automatic};
   for (int t : thread_counts)
     for (auto a : algorithms)
       for (auto p : policies)

@@ -166,7 +166,7 @@ std::optional<MembwIsa> parse_membw_isa(const std::string& name) {
 
 std::string to_string(StoreMode m) {
   switch (m) {
-    case StoreMode::auto_:
+    case StoreMode::automatic:
       return "auto";
     case StoreMode::temporal:
       return "temporal";
@@ -177,7 +177,7 @@ std::string to_string(StoreMode m) {
 }
 
 StoreMode parse_store_mode(const std::string& name) {
-  if (name == "auto") return StoreMode::auto_;
+  if (name == "auto") return StoreMode::automatic;
   if (name == "temporal") return StoreMode::temporal;
   if (name == "non-temporal" || name == "nontemporal" || name == "nt")
     return StoreMode::non_temporal;
@@ -725,7 +725,7 @@ std::vector<std::pair<MembwIsa, bool>> candidates(const threads::Topology& topo,
   std::vector<std::pair<MembwIsa, bool>> out;
   for (auto isa : isas) {
     const bool nt_possible = membw_has_stores(kernel) && isa != MembwIsa::generic;
-    const bool try_both = nt_possible && o.stores == StoreMode::auto_ &&
+    const bool try_both = nt_possible && o.stores == StoreMode::automatic &&
                           o.size_bytes > threads::nt_threshold(topo, team.placement());
     if (try_both || !nt_possible || o.stores != StoreMode::non_temporal)
       out.emplace_back(isa, false);

@@ -161,7 +161,7 @@ INSTANTIATE_TEST_SUITE_P(
                                      ct::BarrierAlgorithm::dissemination,
                                      ct::BarrierAlgorithm::tree),
                      testing::Values(ct::WaitPolicy::spin, ct::WaitPolicy::yield,
-                                     ct::WaitPolicy::block, ct::WaitPolicy::auto_),
+                                     ct::WaitPolicy::block, ct::WaitPolicy::automatic),
                      testing::Values(2, 3, 4, 8)),
     param_name);
 
@@ -192,12 +192,12 @@ std::vector<GroupParam> group_params() {
   const std::vector<std::vector<int>> layouts = {{0, 0, 1, 1}, {0, 1, 0, 1},       {0, 0, 0, 1},
                                                  {0, 1, 2},    {3, 3, 1, 1, 1, 7}, {0, 1, 2, 3}};
   std::vector<GroupParam> out;
-  for (auto p :
-       {ct::WaitPolicy::spin, ct::WaitPolicy::yield, ct::WaitPolicy::block, ct::WaitPolicy::auto_})
+  for (auto p : {ct::WaitPolicy::spin, ct::WaitPolicy::yield, ct::WaitPolicy::block,
+                 ct::WaitPolicy::automatic})
     for (const auto& l : layouts) out.push_back({ct::BarrierAlgorithm::tree, p, l});
   // The other algorithms ignore the socket groups; one layout each is enough.
   for (auto a : {ct::BarrierAlgorithm::central, ct::BarrierAlgorithm::dissemination})
-    for (auto p : {ct::WaitPolicy::block, ct::WaitPolicy::auto_})
+    for (auto p : {ct::WaitPolicy::block, ct::WaitPolicy::automatic})
       out.push_back({a, p, {0, 0, 1, 1}});
   return out;
 }

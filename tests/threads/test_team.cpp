@@ -233,7 +233,7 @@ TEST(Team, OversubscribedTeamWorks) {
   ct::Team team(host(), options(threads, true));
   EXPECT_TRUE(team.placement().oversubscribed);
   EXPECT_TRUE(team.oversubscribed());
-  const ct::Backoff b = ct::resolve(ct::WaitPolicy::auto_, true);
+  const ct::Backoff b = ct::resolve(ct::WaitPolicy::automatic, true);
   EXPECT_EQ(team.backoff().spins, b.spins);
   EXPECT_EQ(team.backoff().yields, b.yields);
   EXPECT_TRUE(team.backoff().sleep);
@@ -272,7 +272,7 @@ TEST(Team, JobOversubscribedBacksOff) {
   ct::Team team(host(), o);
   EXPECT_FALSE(team.placement().oversubscribed);
   EXPECT_TRUE(team.oversubscribed());
-  EXPECT_EQ(team.backoff().spins, ct::resolve(ct::WaitPolicy::auto_, true).spins);
+  EXPECT_EQ(team.backoff().spins, ct::resolve(ct::WaitPolicy::automatic, true).spins);
   ct::TeamOptions q = options(1);
   q.wait = ct::WaitPolicy::yield;
   ct::Team yielding(host(), q);
@@ -361,7 +361,7 @@ TEST(Team, ExceptionOnOneThreadIsRethrown) {
 TEST(Team, ExceptionOnOneThreadReleasesTheOthersFromTheirBarriers) {
   for (auto algorithm : {ct::BarrierAlgorithm::central, ct::BarrierAlgorithm::dissemination,
                          ct::BarrierAlgorithm::tree})
-    for (auto wait : {ct::WaitPolicy::spin, ct::WaitPolicy::block, ct::WaitPolicy::auto_})
+    for (auto wait : {ct::WaitPolicy::spin, ct::WaitPolicy::block, ct::WaitPolicy::automatic})
       for (int threads : {2, 3, 4}) {
         SCOPED_TRACE(ct::to_string(algorithm) + "/" + ct::to_string(wait) + "/" +
                      std::to_string(threads));
@@ -487,7 +487,7 @@ char task_state(pid_t tid) {
 
 // team.hpp: "Threads stay alive between runs and sleep when idle", whatever the wait policy.
 TEST(Team, IdleWorkersSleep) {
-  for (auto policy : {ct::WaitPolicy::spin, ct::WaitPolicy::auto_}) {
+  for (auto policy : {ct::WaitPolicy::spin, ct::WaitPolicy::automatic}) {
     const int threads = host().pus();
     if (threads < 2) GTEST_SKIP() << "needs a worker thread";
     ct::TeamOptions o = options(threads);

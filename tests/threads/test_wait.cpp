@@ -32,13 +32,13 @@ constexpr ct::Backoff kSleepOnly{0, 0, true};  // straight to the futex
 }  // namespace
 
 TEST(Wait, PolicyNamesRoundTrip) {
-  for (auto p :
-       {ct::WaitPolicy::spin, ct::WaitPolicy::yield, ct::WaitPolicy::block, ct::WaitPolicy::auto_})
+  for (auto p : {ct::WaitPolicy::spin, ct::WaitPolicy::yield, ct::WaitPolicy::block,
+                 ct::WaitPolicy::automatic})
     EXPECT_EQ(ct::parse_wait_policy(ct::to_string(p)), p) << ct::to_string(p);
   EXPECT_EQ(ct::to_string(ct::WaitPolicy::spin), "spin");
   EXPECT_EQ(ct::to_string(ct::WaitPolicy::yield), "yield");
   EXPECT_EQ(ct::to_string(ct::WaitPolicy::block), "block");
-  EXPECT_EQ(ct::to_string(ct::WaitPolicy::auto_), "auto");
+  EXPECT_EQ(ct::to_string(ct::WaitPolicy::automatic), "auto");
 }
 
 TEST(Wait, BadPolicyNameThrows) {
@@ -53,12 +53,12 @@ TEST(Wait, BadPolicyNameThrows) {
 }
 
 TEST(Wait, Resolve) {
-  EXPECT_TRUE(ct::resolve(ct::WaitPolicy::auto_, true).sleep);
-  EXPECT_TRUE(ct::resolve(ct::WaitPolicy::auto_, false).sleep);
+  EXPECT_TRUE(ct::resolve(ct::WaitPolicy::automatic, true).sleep);
+  EXPECT_TRUE(ct::resolve(ct::WaitPolicy::automatic, false).sleep);
   // auto: spin when every thread has a core, only briefly when oversubscribed.
-  EXPECT_LT(ct::resolve(ct::WaitPolicy::auto_, true).spins,
-            ct::resolve(ct::WaitPolicy::auto_, false).spins);
-  EXPECT_GT(ct::resolve(ct::WaitPolicy::auto_, false).spins, 0);
+  EXPECT_LT(ct::resolve(ct::WaitPolicy::automatic, true).spins,
+            ct::resolve(ct::WaitPolicy::automatic, false).spins);
+  EXPECT_GT(ct::resolve(ct::WaitPolicy::automatic, false).spins, 0);
   for (bool over : {false, true}) {
     EXPECT_FALSE(ct::resolve(ct::WaitPolicy::spin, over).sleep);
     EXPECT_GT(ct::resolve(ct::WaitPolicy::spin, over).spins, 0);
@@ -70,9 +70,9 @@ TEST(Wait, Resolve) {
 
 TEST(Wait, ResolveFences) {
   // The asymmetric (membarrier) fence only where sleeping is rare: auto with a core per thread.
-  EXPECT_EQ(ct::resolve(ct::WaitPolicy::auto_, false).asymmetric_fence,
+  EXPECT_EQ(ct::resolve(ct::WaitPolicy::automatic, false).asymmetric_fence,
             ct::asymmetric_fences_supported());
-  EXPECT_FALSE(ct::resolve(ct::WaitPolicy::auto_, true).asymmetric_fence);
+  EXPECT_FALSE(ct::resolve(ct::WaitPolicy::automatic, true).asymmetric_fence);
   EXPECT_FALSE(ct::resolve(ct::WaitPolicy::block, false).asymmetric_fence);
   EXPECT_FALSE(ct::resolve(ct::WaitPolicy::block, true).asymmetric_fence);
 }
@@ -245,21 +245,23 @@ TEST_P(WaitPingPong, NoLostWakeups) {
 
 INSTANTIATE_TEST_SUITE_P(
     Backoffs, WaitPingPong,
-    testing::Values(
-        PingPongParam{"sleep_publish", {0, 0, true, false}, true},
-        PingPongParam{"sleep_store_and_wake", {0, 0, true, false}, false},
-        PingPongParam{"asymmetric_sleep_publish", {0, 0, true, true}, true},
-        PingPongParam{"asymmetric_sleep_store_and_wake", {0, 0, true, true}, false},
-        PingPongParam{"asymmetric_spin_then_sleep_publish", {40, 1, true, true}, true, 5000},
-        PingPongParam{"spin_then_sleep_publish", {40, 1, true, false}, true, 5000},
-        PingPongParam{"yield_publish", {0, 1000000, false, false}, true, 5000},
-        PingPongParam{"auto_alone_publish", ct::resolve(ct::WaitPolicy::auto_, false), true, 500},
-        PingPongParam{"auto_shared_publish", ct::resolve(ct::WaitPolicy::auto_, true), true, 5000}),
+    testing::Values(PingPongParam{"sleep_publish", {0, 0, true, false}, true},
+                    PingPongParam{"sleep_store_and_wake", {0, 0, true, false}, false},
+                    PingPongParam{"asymmetric_sleep_publish", {0, 0, true, true}, true},
+                    PingPongParam{"asymmetric_sleep_store_and_wake", {0, 0, true, true}, false},
+                    PingPongParam{
+                        "asymmetric_spin_then_sleep_publish", {40, 1, true, true}, true, 5000},
+                    PingPongParam{"spin_then_sleep_publish", {40, 1, true, false}, true, 5000},
+                    PingPongParam{"yield_publish", {0, 1000000, false, false}, true, 5000},
+                    PingPongParam{"auto_alone_publish",
+                                  ct::resolve(ct::WaitPolicy::automatic, false), true, 500},
+                    PingPongParam{"auto_shared_publish",
+                                  ct::resolve(ct::WaitPolicy::automatic, true), true, 5000}),
     ping_pong_name);
 
 TEST(Wait, EveryPolicyWakes) {
   for (auto p : {ct::WaitPolicy::spin, ct::WaitPolicy::yield, ct::WaitPolicy::block,
-                 ct::WaitPolicy::auto_}) {
+                 ct::WaitPolicy::automatic}) {
     for (bool over : {false, true}) {
       ct::WaitWord w;
       std::uint32_t seen = 0;

@@ -87,7 +87,7 @@ void Team::worker_main(int tid) {
   started_.add_and_wake(1);
   // Idle threads wait like `auto`: a quick restart when runs follow each other closely, a
   // futex sleep when the team is idle for long.
-  const Backoff idle = resolve(WaitPolicy::auto_, backoff_oversubscribed_);
+  const Backoff idle = resolve(WaitPolicy::automatic, backoff_oversubscribed_);
   std::uint32_t seen = 0;
   for (;;) {
     seen = wait_until_reached(generation_, seen + 1, idle);

@@ -80,7 +80,7 @@ WaitPolicy parse_wait_policy(const std::string& text) {
   if (text == "spin") return WaitPolicy::spin;
   if (text == "yield") return WaitPolicy::yield;
   if (text == "block") return WaitPolicy::block;
-  if (text == "auto") return WaitPolicy::auto_;
+  if (text == "auto") return WaitPolicy::automatic;
   throw std::invalid_argument("invalid wait policy '" + text +
                               "': allowed are spin, yield, block, auto");
 }
@@ -93,7 +93,7 @@ std::string to_string(WaitPolicy policy) {
       return "yield";
     case WaitPolicy::block:
       return "block";
-    case WaitPolicy::auto_:
+    case WaitPolicy::automatic:
       return "auto";
   }
   return "?";
@@ -107,7 +107,7 @@ Backoff resolve(WaitPolicy policy, bool oversubscribed) {
       return {0, INT_MAX, false};
     case WaitPolicy::block:
       return {kSharedSpins, 0, true};
-    case WaitPolicy::auto_:
+    case WaitPolicy::automatic:
       return oversubscribed
                  ? Backoff{kSharedSpins, yields_hand_over() ? kSharedYields : 0, true, false}
                  : Backoff{kAloneSpins, kAloneYields, true, g_membarrier};

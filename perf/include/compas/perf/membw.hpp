@@ -54,10 +54,11 @@ bool membw_isa_supported(MembwIsa isa);
 MembwIsa best_membw_isa();  // AVX-512F, else AVX2+FMA, else the baseline
 
 enum class StoreMode {
-  auto_,         // try both where the working set exceeds the caches below the last level (L2s),
-                 // keep the faster
+  automatic,     // try both where the working set exceeds the caches below the last level
+                 // (L2s), keep the faster
   temporal,      // ordinary stores (the line is read for ownership, then written back)
   non_temporal,  // streaming stores that bypass the caches, then an sfence
+  auto_ [[deprecated("StoreMode::automatic")]] = automatic,
 };
 std::string to_string(StoreMode m);  // "auto", "temporal", "non-temporal"
 // "auto", "temporal", "non-temporal" (also "nt"). Throws std::invalid_argument naming the value.
@@ -94,7 +95,7 @@ struct MembwOptions {
   threads::BindSpec bind{};
   int repeats = 5;  // timed repeats per kernel x thread count; the median is reported
   bool oversubscribe = false;
-  StoreMode stores = StoreMode::auto_;
+  StoreMode stores = StoreMode::automatic;
   // Kernel instruction set. Empty (auto): the best this CPU runs, and AVX2 as well where that is
   // AVX-512 (on some machines the 256-bit kernels stream faster); both are tried and the faster
   // kept, like the store variants.

@@ -80,7 +80,7 @@ struct RuntimeOptions {
   int threads = 0;  // per process; 0: COMPAS_THREADS, else OMP_NUM_THREADS (its first value),
                     // else one per core of this process's cores
   std::string bind = "compact";  // compact | scatter | sockets | cpu list
-  threads::WaitPolicy wait = threads::WaitPolicy::auto_;
+  threads::WaitPolicy wait = threads::WaitPolicy::automatic;
   threads::BarrierAlgorithm barrier = threads::BarrierAlgorithm::dissemination;
   bool oversubscribe = false;  // allow more threads than this process's PUs
   std::string events;          // PAPI events or group for the Profile ("" = time only)

@@ -40,7 +40,7 @@ inline std::pair<std::size_t, std::size_t> block_range(std::size_t n, int parts,
 struct TeamOptions {
   int threads = 1;
   BindSpec bind{};
-  WaitPolicy wait = WaitPolicy::auto_;
+  WaitPolicy wait = WaitPolicy::automatic;
   BarrierAlgorithm barrier = BarrierAlgorithm::dissemination;
   bool allow_oversubscribe = false;
   // Pin threads to their PUs. Off only for topologies that cannot bind (synthetic ones).

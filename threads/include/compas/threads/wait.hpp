@@ -13,11 +13,12 @@
 namespace compas::threads {
 
 enum class WaitPolicy {
-  spin,   // pause loop
-  yield,  // sched_yield loop
-  block,  // brief spin, then futex sleep
-  auto_,  // spin when the job has a core per thread, else spin briefly, yield (where yields
-          // hand the core over: yields_hand_over()), then futex
+  spin,       // pause loop
+  yield,      // sched_yield loop
+  block,      // brief spin, then futex sleep
+  automatic,  // spin when the job has a core per thread, else spin briefly, yield (where
+              // yields hand the core over: yields_hand_over()), then futex
+  auto_ [[deprecated("WaitPolicy::automatic")]] = automatic,
 };
 
 WaitPolicy parse_wait_policy(const std::string& text);  // throws std::invalid_argument
