@@ -323,8 +323,10 @@ struct Solver::Impl {
     const auto [g0, g1] =
         threads::block_range(static_cast<std::size_t>(prod_hi - prod_lo), t.nthreads(), t.tid());
     const std::size_t chunks = g1 - g0;
-    // One thread alone takes one group: the split costs it 2-4% (class B) and gains nothing.
-    const std::size_t groups = std::min<std::size_t>(t.nthreads() > 1 ? kGroups : 1, chunks);
+    // One thread alone takes one group unless the panel tree keeps left siblings: then groups
+    // keep each group's rows of them (and of the output) in the L2 while the panels sweep past.
+    const bool split = t.nthreads() > 1 || stack_levels > 0;
+    const std::size_t groups = std::min<std::size_t>(split ? kGroups : 1, chunks);
     s.groups.resize(groups);
     const auto row_of = [&](std::size_t chunk) {  // product row index of a chunk's start
       return std::min(a.row_hi, (prod_lo + static_cast<std::int64_t>(chunk)) * kChunkRows) -
