@@ -15,10 +15,10 @@
 
 #include "compas/compas.hpp"
 #include "compas/kernels/gemm_job.hpp"
+#include "job_main.hpp"
 
 namespace {
 
-compas::Runtime* g_rt = nullptr;
 namespace gemm = compas::kernels::gemm;
 
 bool is_prime(int p) {
@@ -136,21 +136,3 @@ TEST(GemmJob, BadParametersAreRejectedBeforeAnythingRuns) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  try {
-    compas::Runtime rt(argc, argv);
-    g_rt = &rt;
-    int failed = RUN_ALL_TESTS() != 0;
-    rt.run([&](compas::ThreadCtx& t) {
-      const int any = rt.allreduce(t, failed, compas::op::max{});
-      if (t.is_leader()) failed = any;
-    });
-    g_rt = nullptr;
-    return failed;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gemm_job: %s\n", e.what());
-    return 1;
-  }
-}

@@ -17,10 +17,10 @@
 #include "compas/compas.hpp"
 #include "compas/kernels/laplace.hpp"
 #include "compas/perf/membw.hpp"
+#include "job_main.hpp"
 
 namespace {
 
-compas::Runtime* g_rt = nullptr;
 namespace lp = compas::kernels::laplace;
 
 std::uint64_t mix(std::uint64_t z) {
@@ -221,21 +221,3 @@ TEST(LaplaceJob, BadParametersAreRejected) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  try {
-    compas::Runtime rt(argc, argv);
-    g_rt = &rt;
-    int failed = RUN_ALL_TESTS() != 0;
-    rt.run([&](compas::ThreadCtx& t) {
-      const int any = rt.allreduce(t, failed, compas::op::max{});
-      if (t.is_leader()) failed = any;
-    });
-    g_rt = nullptr;
-    return failed;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "laplace_job: %s\n", e.what());
-    return 1;
-  }
-}

@@ -14,10 +14,10 @@
 
 #include "compas/compas.hpp"
 #include "compas/kernels/sort_job.hpp"
+#include "job_main.hpp"
 
 namespace {
 
-compas::Runtime* g_rt = nullptr;
 namespace rs = compas::kernels::sort;
 
 // This process's part of the whole sequence, sorted: [offset, offset + mine) of std::sort's order.
@@ -141,21 +141,3 @@ TEST(SortJob, BadParametersAreRejected) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  try {
-    compas::Runtime rt(argc, argv);
-    g_rt = &rt;
-    int failed = RUN_ALL_TESTS() != 0;
-    rt.run([&](compas::ThreadCtx& t) {
-      const int any = rt.allreduce(t, failed, compas::op::max{});
-      if (t.is_leader()) failed = any;
-    });
-    g_rt = nullptr;
-    return failed;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "sort_job: %s\n", e.what());
-    return 1;
-  }
-}
