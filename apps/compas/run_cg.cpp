@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compas/kernels/cg_job.hpp"
 #include "run_common.hpp"
@@ -19,85 +20,79 @@ struct CgArgs {
   bool inject_fault = false;
 };
 
-int run_cg(const CgArgs& a) {
-  if (a.cls.size() != 1) throw std::invalid_argument("--class '" + a.cls + "': one of S W A B C T");
-  const auto cp = kernels::cg::params(a.cls[0]);  // std::invalid_argument for a bad class
-  Runtime rt(runtime_options(a.run));
-  if (kernels::cg::chunk_count(cp.na) < rt.nodes())
-    throw std::invalid_argument(
-        fmt::format("--class {} has {} row chunks, fewer than the {} "
-                    "processes",
-                    a.cls, kernels::cg::chunk_count(cp.na), rt.nodes()));
-  const bool leader = rt.node() == 0;
-  if (leader) check_outputs(a.run.out);
-  const auto& events = rt.profile().events();
-  rt.profile().reset();
+kernels::cg::Decomposition decomposition(const std::string& name) {
+  return name == "rows"   ? kernels::cg::Decomposition::rows
+         : name == "grid" ? kernels::cg::Decomposition::grid
+                          : kernels::cg::Decomposition::automatic;
+}
+
+KernelRun cg_run(Runtime& rt, const CgArgs& a, const kernels::cg::ClassParams& cp) {
   kernels::cg::JobParams jp;
   jp.cls = cp.cls;
   jp.test.inject_fault = a.inject_fault;
-  jp.decomposition = a.decomposition == "rows"   ? kernels::cg::Decomposition::rows
-                     : a.decomposition == "grid" ? kernels::cg::Decomposition::grid
-                                                 : kernels::cg::Decomposition::automatic;
+  jp.decomposition = decomposition(a.decomposition);
   const auto r = kernels::cg::run(rt, jp);
-  perf::json regions = region_json(rt, events, leader && !a.run.out.quiet);
-  if (!leader) return r.verified ? 0 : 1;
-  // "solve" holds everything; what is neither communication nor synchronization is compute.
-  // Per thread, compute = solve - communicate - synchronize, so the mean over threads is the
-  // difference of the means (the maxima belong to different threads and do not subtract).
-  if (regions.contains("solve")) {
-    auto mean = [&](const char* name) {
-      return regions.contains(name) ? regions[name].value("mean_seconds", 0.0) : 0.0;
-    };
-    regions["compute"] = {
-        {"mean_seconds", std::max(0.0, mean("solve") - mean("communicate") - mean("synchronize"))},
-        {"derived", "solve - communicate - synchronize, mean over threads"}};
-  }
   const double iterations = static_cast<double>(cp.niter) * kernels::cg::kCgIterations;
   const double gbs = r.seconds > 0 ? r.bytes_per_iteration * iterations / r.seconds / 1e9 : 0.0;
-  perf::Report report("run", perf::machine_json(rt.topology()),
-                      job_params(rt, {{"kernel", "cg"},
-                                      {"nodes", rt.nodes()},
-                                      {"threads", rt.threads()},
-                                      {"class", a.cls},
-                                      {"bootstrap", rt.bootstrap().kind()}}));
-  report.add({{"kernel", "cg"},
-              {"nodes", rt.nodes()},
-              {"threads", rt.threads()},
-              {"class", std::string(1, cp.cls)},
-              {"na", r.na},
-              {"nnz", r.nnz},
-              {"niter", cp.niter},
-              {"seconds", r.seconds},
-              {"cpu_seconds", r.cpu_seconds},
-              {"verified", r.verified},
-              {"verification", r.verification},
-              {"zeta", r.zeta},
-              {"zeta_verify", r.zeta_verify},
-              {"official_zeta", r.official},
-              {"error", r.error},
-              {"rnorm", r.rnorm},
-              {"mops", r.mops},
-              {"model_gbs", gbs},
-              {"decomposition", r.grid.columns > 1 ? "grid" : "rows"},
-              {"grid", {r.grid.rows, r.grid.columns}},
-              {"comm_bytes_per_iteration", r.comm_bytes_per_iteration},
-              {"regions", regions}});
-  write_outputs(report, a.run.out);
-  if (!a.run.out.quiet)
-    fmt::print(
-        "\ncg class {} (na {}, {} nonzeros) on {} process(es) x {} thread(s): {:.4f} s, "
-        "{:.1f} Mop/s (NPB), {:.2f} GB/s by the byte model; CPU {:.4f} s\n",
-        cp.cls, r.na, r.nnz, rt.nodes(), rt.threads(), r.seconds, r.mops, gbs, r.cpu_seconds);
-  if (!a.run.out.quiet && rt.nodes() > 1)
-    fmt::print("decomposition: {}; {:.0f} bytes sent per process and inner iteration (largest)\n",
-               r.grid.columns > 1 ? fmt::format("grid {} x {}", r.grid.rows, r.grid.columns)
-                                  : std::string("rows"),
-               r.comm_bytes_per_iteration);
-  fmt::print("{}: {}\n", r.verified ? "verified" : "VERIFICATION FAILED", r.verification);
-  return r.verified ? 0 : 1;
+  const std::string decomposition = r.grid.columns > 1 ? "grid" : "rows";
+  KernelRun out;
+  out.verified = r.verified;
+  out.verification = r.verification;
+  out.whole_region = "solve";
+  out.params = {{"class", a.cls}};
+  out.record = {{"class", std::string(1, cp.cls)},
+                {"na", r.na},
+                {"nnz", r.nnz},
+                {"niter", cp.niter},
+                {"seconds", r.seconds},
+                {"cpu_seconds", r.cpu_seconds},
+                {"verified", r.verified},
+                {"verification", r.verification},
+                {"zeta", r.zeta},
+                {"zeta_verify", r.zeta_verify},
+                {"official_zeta", r.official},
+                {"error", r.error},
+                {"rnorm", r.rnorm},
+                {"mops", r.mops},
+                {"model_gbs", gbs},
+                {"decomposition", decomposition},
+                {"grid", {r.grid.rows, r.grid.columns}},
+                {"comm_bytes_per_iteration", r.comm_bytes_per_iteration}};
+  std::string text = fmt::format(
+      "\ncg class {} (na {}, {} nonzeros) on {} process(es) x {} thread(s): {:.4f} s, "
+      "{:.1f} Mop/s (NPB), {:.2f} GB/s by the byte model; CPU {:.4f} s\n",
+      cp.cls, r.na, r.nnz, rt.nodes(), rt.threads(), r.seconds, r.mops, gbs, r.cpu_seconds);
+  if (rt.nodes() > 1)
+    text += fmt::format(
+        "decomposition: {}; {:.0f} bytes sent per process and inner iteration (largest)\n",
+        r.grid.columns > 1 ? fmt::format("grid {} x {}", r.grid.rows, r.grid.columns)
+                           : decomposition,
+        r.comm_bytes_per_iteration);
+  out.summary = [text](const perf::json&) { return text; };
+  return out;
 }
 
-}  // namespace
+int run_cg(const CgArgs& a) {
+  if (a.cls.size() != 1) throw std::invalid_argument("--class '" + a.cls + "': one of S W A B C T");
+  const auto cp = kernels::cg::params(a.cls[0]);  // std::invalid_argument for a bad class
+  auto check = [&](Runtime& rt) {
+    if (kernels::cg::chunk_count(cp.na) < rt.nodes())
+      throw std::invalid_argument(
+          fmt::format("--class {} has {} row chunks, fewer than the {} processes", a.cls,
+                      kernels::cg::chunk_count(cp.na), rt.nodes()));
+  };
+  return run_kernel("cg", a.run, check, [&](Runtime& rt) { return cg_run(rt, a, cp); });
+}
+
+// COMPaS Fig. 11: the tiny class (about 1 MB, cache-resident) and one beyond the caches.
+std::vector<StudySize> cg_study_sizes(double scale) {
+  std::vector<StudySize> sizes = {{"class=T", {"--class", "T"}, 0.1}};
+  if (scale >= 0.3)
+    sizes.push_back({"class=A", {"--class", "A"}, 1.8});
+  else
+    sizes.push_back({"class=W", {"--class", "W"}, 0.4});
+  return sizes;
+}
 
 RunKernel add_run_cg(CLI::App& run) {
   auto a = std::make_shared<CgArgs>();
@@ -113,6 +108,13 @@ RunKernel add_run_cg(CLI::App& run) {
       ->group("");
   add_run_flags(*cmd, a->run);
   return {cmd, [a] { return run_cg(*a); }};
+}
+
+}  // namespace
+
+// NPB fixes CG's sizes in classes: there is no size per core to hold, so no weak series.
+KernelSpec cg_kernel() {
+  return {"cg", "mops", "load", add_run_cg, cg_study_sizes, nullptr};
 }
 
 }  // namespace compas::app

@@ -1,5 +1,6 @@
 #include "run_common.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include <fmt/core.h>
@@ -103,6 +104,53 @@ perf::json wait_json(threads::WaitPolicy asked, bool oversubscribed) {
 perf::json job_params(Runtime& rt, perf::json params) {
   params.update(wait_json(rt.options().wait, rt.team().oversubscribed()));
   return params;
+}
+
+namespace {
+
+// compute = whole - communicate - synchronize per thread, so the mean over threads is the
+// difference of the means (the maxima belong to different threads and do not subtract).
+void add_compute(perf::json& regions, const std::string& whole) {
+  if (whole.empty() || !regions.contains(whole)) return;
+  auto mean = [&](const std::string& name) {
+    return regions.contains(name) ? regions[name].value("mean_seconds", 0.0) : 0.0;
+  };
+  regions["compute"] = {
+      {"mean_seconds", std::max(0.0, mean(whole) - mean("communicate") - mean("synchronize"))},
+      {"derived", whole + " - communicate - synchronize, mean over threads"}};
+}
+
+perf::json job_fields(const std::string& kernel, Runtime& rt) {
+  return {{"kernel", kernel}, {"nodes", rt.nodes()}, {"threads", rt.threads()}};
+}
+
+}  // namespace
+
+int run_kernel(const std::string& kernel, const RunFlags& flags,
+               const std::function<void(Runtime&)>& check,
+               const std::function<KernelRun(Runtime&)>& run) {
+  Runtime rt(runtime_options(flags));
+  check(rt);
+  const bool leader = rt.node() == 0;
+  if (leader) check_outputs(flags.out);
+  const auto& events = rt.profile().events();
+  rt.profile().reset();
+  KernelRun r = run(rt);
+  perf::json regions = region_json(rt, events, leader && !flags.out.quiet);
+  if (!leader) return r.verified ? 0 : 1;
+  add_compute(regions, r.whole_region);
+  perf::json params = job_fields(kernel, rt);
+  params.update(r.params);
+  params["bootstrap"] = rt.bootstrap().kind();
+  perf::json record = job_fields(kernel, rt);
+  record.update(r.record);
+  record["regions"] = std::move(regions);
+  perf::Report report("run", perf::machine_json(rt.topology()), job_params(rt, std::move(params)));
+  report.add(std::move(record));
+  write_outputs(report, flags.out);
+  if (!flags.out.quiet && r.summary) fmt::print("{}", r.summary(record["regions"]));
+  fmt::print("{}: {}\n", r.verified ? "verified" : "VERIFICATION FAILED", r.verification);
+  return r.verified ? 0 : 1;
 }
 
 }  // namespace compas::app

@@ -1,5 +1,5 @@
 // Shared pieces of `compas run KERNEL`: the job flags every kernel takes, the Runtime built from
-// them, the job-level region table, and the registry of kernels (one run_<kernel>.cpp each).
+// them, the job-level region table, and the harness every kernel's run goes through.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,6 +10,7 @@
 #include "common.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/runtime/runtime.hpp"
+#include "kernel_table.hpp"
 
 namespace compas::app {
 
@@ -39,14 +40,27 @@ perf::json job_params(Runtime& rt, perf::json params);
 perf::json region_json(Runtime& rt, const perf::EventChoice& events, bool print,
                        const std::map<std::string, perf::WorkModel>& models = {});
 
-// A kernel's subcommand under `compas run` and the function that runs it once parsed.
-struct RunKernel {
-  CLI::App* app = nullptr;
-  std::function<int()> run;
+// What a kernel's run gives the harness (run_kernel).
+struct KernelRun {
+  bool verified = false;
+  std::string verification;
+  perf::json params = perf::json::object();  // the report's parameters after kernel, nodes, threads
+  perf::json record = perf::json::object();  // the result's fields after kernel, nodes, threads
+  // What rank 0 prints after the report is written (unless --quiet), given the job's regions.
+  std::function<std::string(const perf::json& regions)> summary;
+  // The region holding the whole solve, if the kernel has one: "compute" is then added as it
+  // minus communicate and synchronize (means over threads).
+  std::string whole_region;
 };
-RunKernel add_run_laplace(CLI::App& run);
-RunKernel add_run_cg(CLI::App& run);
-RunKernel add_run_gemm(CLI::App& run);
-RunKernel add_run_sort(CLI::App& run);
+
+// One kernel on this job with what every kernel does around its own work: the Runtime from the
+// job flags; `check` (the parameters against the job: bad input before any work); the output
+// paths checked on rank 0; the regions reset before `run` and gathered after it (the table
+// printed on rank 0); then on rank 0 the report (machine; kernel, nodes, threads, the params,
+// bootstrap and wait policy; the record and its regions) written, the summary and the verdict
+// printed. Returns 0 when verified, else 1 (on every process).
+int run_kernel(const std::string& kernel, const RunFlags& flags,
+               const std::function<void(Runtime&)>& check,
+               const std::function<KernelRun(Runtime&)>& run);
 
 }  // namespace compas::app

@@ -3,9 +3,11 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "compas/kernels/gemm_job.hpp"
 #include "run_common.hpp"
@@ -19,6 +21,71 @@ struct GemmArgs {
   kernels::gemm::JobParams p;
 };
 
+// A, B and C alone take 24 n^2 / P bytes per process: refuse what cannot fit in this host.
+void check_memory(const kernels::gemm::JobParams& p, int processes) {
+  const double need = 24.0 * static_cast<double>(p.n) * static_cast<double>(p.n) / processes;
+  const double have =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (have > 0 && need > have)
+    throw std::invalid_argument(fmt::format(
+        "--n {}: A, B and C need {:.1f} GiB per process ({} process(es)), more than this host's "
+        "{:.1f} GiB",
+        p.n, need / (1 << 30), processes, have / (1 << 30)));
+}
+
+std::string gemm_summary(const kernels::gemm::JobResult& r, int nodes, int threads,
+                         const perf::json& regions) {
+  const char* algorithm = nodes == 1 ? "local" : r.ring ? "ring" : "summa";
+  std::string text = fmt::format(
+      "\ngemm n={} on {} process(es) x {} thread(s), grid {}x{} ({}, {} panel step(s)), {} "
+      "micro-kernel: {:.4f} s per multiplication (median of {}; fastest {:.4f} s), {:.2f} "
+      "GFLOP/s\n",
+      r.n, nodes, threads, r.grid_rows, r.grid_cols, algorithm, r.steps, r.isa, r.seconds, r.iters,
+      r.seconds_min, r.gflops);
+  auto per_multiply = [&](const char* name) {
+    return regions.contains(name) ? regions[name].value("max_seconds", 0.0) / r.iters : 0.0;
+  };
+  text += fmt::format(
+      "per multiplication (slowest thread, all iterations' mean): compute {:.4f} s, "
+      "communicate {:.4f} s, synchronize {:.4f} s\n",
+      per_multiply("compute"), per_multiply("communicate"), per_multiply("synchronize"));
+  if (nodes > 1)
+    text += fmt::format("panels put between processes: {:.1f} MB per multiplication\n",
+                        r.panel_bytes / 1e6);
+  return text;
+}
+
+KernelRun gemm_run(Runtime& rt, const GemmArgs& a) {
+  const auto r = kernels::gemm::run(rt, a.p);
+  KernelRun out;
+  out.verified = r.verified;
+  out.verification = r.verification;
+  out.params = {{"n", a.p.n}, {"iters", a.p.iters}};
+  out.record = {{"n", r.n},
+                {"grid", fmt::format("{}x{}", r.grid_rows, r.grid_cols)},
+                {"algorithm", rt.nodes() == 1 ? "local"
+                              : r.ring        ? "ring"
+                                              : "summa"},
+                {"isa", r.isa},
+                {"iters", r.iters},
+                {"steps", r.steps},
+                {"seconds", r.seconds},
+                {"seconds_min", r.seconds_min},
+                {"iter_seconds", r.iter_seconds},
+                {"cpu_seconds", r.cpu_seconds},
+                {"flops", r.flops},
+                {"gflops", r.gflops},
+                {"panel_bytes", r.panel_bytes},
+                {"verified", r.verified},
+                {"verification", r.verification},
+                {"error", r.error},
+                {"tolerance", r.tolerance}};
+  out.summary = [r, nodes = rt.nodes(), threads = rt.threads()](const perf::json& regions) {
+    return gemm_summary(r, nodes, threads, regions);
+  };
+  return out;
+}
+
 int run_gemm(const GemmArgs& a) {
   try {
     kernels::gemm::resolve_isa();  // a bad COMPAS_GEMM_ISA is bad input, said before anything runs
@@ -27,79 +94,29 @@ int run_gemm(const GemmArgs& a) {
     if (what.find("COMPAS_GEMM_ISA") != std::string::npos) throw;
     throw std::invalid_argument("COMPAS_GEMM_ISA: " + what);
   }
-  Runtime rt(runtime_options(a.run));
-  kernels::gemm::check(a.p, rt.nodes());
-  // A, B and C alone take 24 n^2 / P bytes per process: refuse what cannot fit in this host.
-  const double need = 24.0 * static_cast<double>(a.p.n) * static_cast<double>(a.p.n) / rt.nodes();
-  const double have =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
-  if (have > 0 && need > have)
-    throw std::invalid_argument(fmt::format(
-        "--n {}: A, B and C need {:.1f} GiB per process ({} process(es)), more than this host's "
-        "{:.1f} GiB",
-        a.p.n, need / (1 << 30), rt.nodes(), have / (1 << 30)));
-  const bool leader = rt.node() == 0;
-  if (leader) check_outputs(a.run.out);
-  const auto& events = rt.profile().events();
-  rt.profile().reset();
-  const auto r = kernels::gemm::run(rt, a.p);
-  const perf::json regions = region_json(rt, events, leader && !a.run.out.quiet);
-  if (!leader) return r.verified ? 0 : 1;
-
-  const std::string grid = fmt::format("{}x{}", r.grid_rows, r.grid_cols);
-  const char* algorithm = rt.nodes() == 1 ? "local" : r.ring ? "ring" : "summa";
-  perf::Report report("run", perf::machine_json(rt.topology()),
-                      job_params(rt, {{"kernel", "gemm"},
-                                      {"nodes", rt.nodes()},
-                                      {"threads", rt.threads()},
-                                      {"n", a.p.n},
-                                      {"iters", a.p.iters},
-                                      {"bootstrap", rt.bootstrap().kind()}}));
-  report.add({{"kernel", "gemm"},
-              {"nodes", rt.nodes()},
-              {"threads", rt.threads()},
-              {"n", r.n},
-              {"grid", grid},
-              {"algorithm", algorithm},
-              {"isa", r.isa},
-              {"iters", r.iters},
-              {"steps", r.steps},
-              {"seconds", r.seconds},
-              {"seconds_min", r.seconds_min},
-              {"iter_seconds", r.iter_seconds},
-              {"cpu_seconds", r.cpu_seconds},
-              {"flops", r.flops},
-              {"gflops", r.gflops},
-              {"panel_bytes", r.panel_bytes},
-              {"verified", r.verified},
-              {"verification", r.verification},
-              {"error", r.error},
-              {"tolerance", r.tolerance},
-              {"regions", regions}});
-  write_outputs(report, a.run.out);
-  if (!a.run.out.quiet) {
-    fmt::print(
-        "\ngemm n={} on {} process(es) x {} thread(s), grid {} ({}, {} panel step(s)), {} "
-        "micro-kernel: {:.4f} s per multiplication (median of {}; fastest {:.4f} s), {:.2f} "
-        "GFLOP/s\n",
-        r.n, rt.nodes(), rt.threads(), grid, algorithm, r.steps, r.isa, r.seconds, r.iters,
-        r.seconds_min, r.gflops);
-    auto per_multiply = [&](const char* name) {
-      return regions.contains(name) ? regions[name].value("max_seconds", 0.0) / r.iters : 0.0;
-    };
-    fmt::print(
-        "per multiplication (slowest thread, all iterations' mean): compute {:.4f} s, "
-        "communicate {:.4f} s, synchronize {:.4f} s\n",
-        per_multiply("compute"), per_multiply("communicate"), per_multiply("synchronize"));
-    if (rt.nodes() > 1)
-      fmt::print("panels put between processes: {:.1f} MB per multiplication\n",
-                 r.panel_bytes / 1e6);
-  }
-  fmt::print("{}: {}\n", r.verified ? "verified" : "VERIFICATION FAILED", r.verification);
-  return r.verified ? 0 : 1;
+  auto check = [&](Runtime& rt) {
+    kernels::gemm::check(a.p, rt.nodes());
+    check_memory(a.p, rt.nodes());
+  };
+  return run_kernel("gemm", a.run, check, [&](Runtime& rt) { return gemm_run(rt, a); });
 }
 
-}  // namespace
+// COMPaS Table 6 used n = 1800; a small size shows the per-panel overheads.
+std::vector<StudySize> gemm_study_sizes(double scale) {
+  const std::string big = scale >= 0.3 ? "1800" : "600";
+  return {{"n=256", {"--n", "256", "--iters", "3"}, 0.2},
+          {"n=" + big, {"--n", big, "--iters", "3"}, scale >= 0.3 ? 2.5 : 0.5}};
+}
+
+// n grows by sqrt(p): n^2 matrix elements, the same per core (the work grows by p^1.5).
+WeakSeries gemm_weak_series(double scale) {
+  const int n0 = scale >= 0.3 ? 800 : 300;
+  const double s1 = scale >= 0.3 ? 0.5 : 0.05;
+  return {"n=" + std::to_string(n0) + "*sqrt(p)", [=](int p) {
+            const std::string n = scaled_by_sqrt(n0, p);
+            return StudySize{"n=" + n, {"--n", n, "--iters", "3"}, s1 * std::pow(p, 1.5)};
+          }};
+}
 
 RunKernel add_run_gemm(CLI::App& run) {
   auto a = std::make_shared<GemmArgs>();
@@ -116,6 +133,12 @@ RunKernel add_run_gemm(CLI::App& run) {
       ->group("");
   add_run_flags(*cmd, a->run);
   return {cmd, [a] { return run_gemm(*a); }};
+}
+
+}  // namespace
+
+KernelSpec gemm_kernel() {
+  return {"gemm", "gflops", "load", add_run_gemm, gemm_study_sizes, gemm_weak_series};
 }
 
 }  // namespace compas::app

@@ -1,8 +1,11 @@
 // compas run laplace: explicit Jacobi, halos by put_signal (kernels/laplace.hpp).
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compas/kernels/laplace.hpp"
 #include "run_common.hpp"
@@ -18,71 +21,74 @@ struct LaplaceArgs {
   std::string schedule = "dynamic";
 };
 
+KernelRun laplace_run(Runtime& rt, const LaplaceArgs& a) {
+  const auto r = kernels::laplace::run(rt, a.p);
+  const double gbs = r.seconds > 0 ? r.bytes / r.seconds / 1e9 : 0.0;
+  KernelRun out;
+  out.verified = r.verified;
+  out.verification = r.verification;
+  out.params = {{"n", a.p.n}, {"iters", a.p.iters}, {"tol", a.p.tol}};
+  out.record = {{"n", a.p.n},
+                {"iters", a.p.iters},
+                {"sweeps", r.sweeps},
+                {"seconds", r.seconds},
+                {"cpu_seconds", r.cpu_seconds},
+                {"verified", r.verified},
+                {"verification", r.verification},
+                {"max_error", r.max_error},
+                {"mlups", r.mlups()},
+                {"gflops", r.seconds > 0 ? r.flops / r.seconds / 1e9 : 0.0},
+                {"model_gbs", gbs},
+                {"field_hash", fmt::format("{:016x}", r.field_hash)},
+                {"streaming_stores", r.streaming_stores},
+                {"stores_calibrated", r.stores_calibrated},
+                {"stores_reason", r.stores_reason},
+                {"schedule", kernels::laplace::to_string(a.p.schedule)},
+                {"moved", r.moved}};
+  std::string text = fmt::format(
+      "\nlaplace n={} on {} process(es) x {} thread(s): {} sweeps in {:.4f} s, {:.1f} "
+      "MLUP/s, {:.2f} GB/s by the kernel's byte model\n"
+      "CPU time {:.4f} s over wallclock {:.4f} s; field hash {:016x}\n",
+      a.p.n, rt.nodes(), rt.threads(), r.sweeps, r.seconds, r.mlups(), gbs, r.cpu_seconds,
+      r.seconds, r.field_hash);
+  if (a.p.schedule == kernels::laplace::Schedule::dynamic && rt.threads() > 1)
+    text += fmt::format(
+        "dynamic schedule: {:.1f}% of the point updates made by a thread other than the "
+        "rows' owner\n",
+        100 * r.moved);
+  out.summary = [text](const perf::json&) { return text; };
+  return out;
+}
+
 int run_laplace(LaplaceArgs& a) {
   a.p.stores = a.stores == "cached"      ? kernels::laplace::Stores::cached
                : a.stores == "streaming" ? kernels::laplace::Stores::streaming
                                          : kernels::laplace::Stores::automatic;
   a.p.schedule = kernels::laplace::parse_schedule(a.schedule);
-  Runtime rt(runtime_options(a.run));
-  kernels::laplace::check(a.p, rt.nodes());
-  const bool leader = rt.node() == 0;
-  if (leader) check_outputs(a.run.out);
-  const auto& events = rt.profile().events();
-  rt.profile().reset();
-  const auto r = kernels::laplace::run(rt, a.p);
-  const perf::json regions = region_json(rt, events, leader && !a.run.out.quiet);
-  if (!leader) return r.verified ? 0 : 1;
-
-  perf::Report report("run", perf::machine_json(rt.topology()),
-                      job_params(rt, {{"kernel", "laplace"},
-                                      {"nodes", rt.nodes()},
-                                      {"threads", rt.threads()},
-                                      {"n", a.p.n},
-                                      {"iters", a.p.iters},
-                                      {"tol", a.p.tol},
-                                      {"bootstrap", rt.bootstrap().kind()}}));
-  perf::json rec = {{"kernel", "laplace"},
-                    {"nodes", rt.nodes()},
-                    {"threads", rt.threads()},
-                    {"n", a.p.n},
-                    {"iters", a.p.iters},
-                    {"sweeps", r.sweeps},
-                    {"seconds", r.seconds},
-                    {"cpu_seconds", r.cpu_seconds},
-                    {"verified", r.verified},
-                    {"verification", r.verification},
-                    {"max_error", r.max_error},
-                    {"mlups", r.mlups()},
-                    {"gflops", r.seconds > 0 ? r.flops / r.seconds / 1e9 : 0.0},
-                    {"model_gbs", r.seconds > 0 ? r.bytes / r.seconds / 1e9 : 0.0},
-                    {"field_hash", fmt::format("{:016x}", r.field_hash)},
-                    {"streaming_stores", r.streaming_stores},
-                    {"stores_calibrated", r.stores_calibrated},
-                    {"stores_reason", r.stores_reason},
-                    {"schedule", kernels::laplace::to_string(a.p.schedule)},
-                    {"moved", r.moved},
-                    {"regions", regions}};
-  report.add(rec);
-  write_outputs(report, a.run.out);
-  if (!a.run.out.quiet) {
-    fmt::print(
-        "\nlaplace n={} on {} process(es) x {} thread(s): {} sweeps in {:.4f} s, {:.1f} "
-        "MLUP/s, {:.2f} GB/s by the kernel's byte model\n",
-        a.p.n, rt.nodes(), rt.threads(), r.sweeps, r.seconds, r.mlups(),
-        r.seconds > 0 ? r.bytes / r.seconds / 1e9 : 0.0);
-    fmt::print("CPU time {:.4f} s over wallclock {:.4f} s; field hash {:016x}\n", r.cpu_seconds,
-               r.seconds, r.field_hash);
-    if (a.p.schedule == kernels::laplace::Schedule::dynamic && rt.threads() > 1)
-      fmt::print(
-          "dynamic schedule: {:.1f}% of the point updates made by a thread other than the "
-          "rows' owner\n",
-          100 * r.moved);
-  }
-  fmt::print("{}: {}\n", r.verified ? "verified" : "VERIFICATION FAILED", r.verification);
-  return r.verified ? 0 : 1;
+  return run_kernel(
+      "laplace", a.run, [&](Runtime& rt) { kernels::laplace::check(a.p, rt.nodes()); },
+      [&](Runtime& rt) { return laplace_run(rt, a); });
 }
 
-}  // namespace
+// The paper's n = 640 and a field well beyond the caches.
+std::vector<StudySize> laplace_study_sizes(double scale) {
+  const int iters = std::max(10, static_cast<int>(std::lround(2000 * scale)));
+  const int big_iters = std::max(2, static_cast<int>(std::lround(20 * scale)));
+  const std::string big = scale >= 0.3 ? "4096" : "1024";
+  return {{"n=640", {"--n", "640", "--iters", std::to_string(iters)}, iters * 0.4e-3},
+          {"n=" + big, {"--n", big, "--iters", std::to_string(big_iters)}, big_iters * 0.03}};
+}
+
+// n grows by sqrt(p): n^2 points, the same per core.
+WeakSeries laplace_weak_series(double scale) {
+  const int n0 = scale >= 0.3 ? 1024 : 512;
+  const int iters = std::max(10, static_cast<int>(std::lround(200 * scale)));
+  const double s1 = iters * (scale >= 0.3 ? 2.5e-3 : 0.6e-3);
+  return {"n=" + std::to_string(n0) + "*sqrt(p)", [=](int p) {
+            const std::string n = scaled_by_sqrt(n0, p);
+            return StudySize{"n=" + n, {"--n", n, "--iters", std::to_string(iters)}, s1 * p};
+          }};
+}
 
 RunKernel add_run_laplace(CLI::App& run) {
   auto la = std::make_shared<LaplaceArgs>();
@@ -112,6 +118,12 @@ RunKernel add_run_laplace(CLI::App& run) {
   add_run_flags(*lap, la->run);
 
   return {lap, [la] { return run_laplace(*la); }};
+}
+
+}  // namespace
+
+KernelSpec laplace_kernel() {
+  return {"laplace", "mlups", "copy", add_run_laplace, laplace_study_sizes, laplace_weak_series};
 }
 
 }  // namespace compas::app

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compas/kernels/sort_job.hpp"
 #include "run_common.hpp"
@@ -24,7 +25,7 @@ struct SortArgs {
   bool inject_fault = false;
 };
 
-int run_sort(const SortArgs& a) {
+rs::JobParams job_params_of(const SortArgs& a) {
   rs::JobParams jp;
   jp.keys = rs::parse_keys(a.keys);  // std::invalid_argument names the value
   jp.dist = rs::parse_dist(a.dist);
@@ -36,65 +37,70 @@ int run_sort(const SortArgs& a) {
                                               : rs::Stores::automatic;
   jp.local.method = rs::parse_method(a.method);
   jp.test.inject_fault = a.inject_fault;
-  Runtime rt(runtime_options(a.run));
-  rs::check(jp, rt.nodes());
-  const bool leader = rt.node() == 0;
-  if (leader) check_outputs(a.run.out);
-  const auto& events = rt.profile().events();
-  rt.profile().reset();
-  const auto r = rs::run(rt, jp);
-  const perf::json regions = region_json(rt, events, leader && !a.run.out.quiet);
-  if (!leader) return r.verified ? 0 : 1;
-
-  perf::Report report("run", perf::machine_json(rt.topology()),
-                      job_params(rt, {{"kernel", "sort"},
-                                      {"nodes", rt.nodes()},
-                                      {"threads", rt.threads()},
-                                      {"keys", r.keys},
-                                      {"dist", rs::to_string(jp.dist)},
-                                      {"iters", jp.iters},
-                                      {"digit_bits", jp.local.digit_bits},
-                                      {"stores", a.stores},
-                                      {"method", a.method},
-                                      {"bootstrap", rt.bootstrap().kind()}}));
-  report.add({{"kernel", "sort"},
-              {"nodes", rt.nodes()},
-              {"threads", rt.threads()},
-              {"keys", r.keys},
-              {"dist", rs::to_string(r.dist)},
-              {"iters", r.iters},
-              {"seconds", r.seconds},
-              {"median_seconds", r.median_seconds},
-              {"iteration_seconds", r.iteration_seconds},
-              {"cpu_seconds", r.cpu_seconds},
-              {"verified", r.verified},
-              {"verification", r.verification},
-              {"mkeys_per_s", r.mkeys_per_s},
-              {"model_bytes", r.bytes},
-              {"model_gbs", r.model_gbs},
-              {"digit_bits", r.digit_bits},
-              {"passes", r.passes},
-              {"skipped_passes", r.skipped},
-              {"streaming_stores", r.streaming},
-              {"stores_reason", r.stores_reason},
-              {"method", r.method},
-              {"min_keys_per_process", r.min_keys},
-              {"max_keys_per_process", r.max_keys},
-              {"regions", regions}});
-  write_outputs(report, a.run.out);
-  if (!a.run.out.quiet)
-    fmt::print(
-        "\nsort {} keys ({}) on {} process(es) x {} thread(s): best {:.4f} s, median {:.4f} s "
-        "of {}; {:.1f} Mkeys/s, {:.2f} GB/s by the byte model; {}, {}-bit digits, {} pass(es) "
-        "run, {} skipped{}; keys per process {}..{}\n",
-        r.keys, rs::to_string(r.dist), rt.nodes(), rt.threads(), r.seconds, r.median_seconds,
-        r.iters, r.mkeys_per_s, r.model_gbs, r.method, r.digit_bits, r.passes, r.skipped,
-        r.streaming ? ", streaming stores" : "", r.min_keys, r.max_keys);
-  fmt::print("{}: {}\n", r.verified ? "verified" : "VERIFICATION FAILED", r.verification);
-  return r.verified ? 0 : 1;
+  return jp;
 }
 
-}  // namespace
+KernelRun sort_run(Runtime& rt, const SortArgs& a, const rs::JobParams& jp) {
+  const auto r = rs::run(rt, jp);
+  KernelRun out;
+  out.verified = r.verified;
+  out.verification = r.verification;
+  out.params = {{"keys", r.keys},     {"dist", rs::to_string(jp.dist)},
+                {"iters", jp.iters},  {"digit_bits", jp.local.digit_bits},
+                {"stores", a.stores}, {"method", a.method}};
+  out.record = {{"keys", r.keys},
+                {"dist", rs::to_string(r.dist)},
+                {"iters", r.iters},
+                {"seconds", r.seconds},
+                {"median_seconds", r.median_seconds},
+                {"iteration_seconds", r.iteration_seconds},
+                {"cpu_seconds", r.cpu_seconds},
+                {"verified", r.verified},
+                {"verification", r.verification},
+                {"mkeys_per_s", r.mkeys_per_s},
+                {"model_bytes", r.bytes},
+                {"model_gbs", r.model_gbs},
+                {"digit_bits", r.digit_bits},
+                {"passes", r.passes},
+                {"skipped_passes", r.skipped},
+                {"streaming_stores", r.streaming},
+                {"stores_reason", r.stores_reason},
+                {"method", r.method},
+                {"min_keys_per_process", r.min_keys},
+                {"max_keys_per_process", r.max_keys}};
+  const std::string text = fmt::format(
+      "\nsort {} keys ({}) on {} process(es) x {} thread(s): best {:.4f} s, median {:.4f} s "
+      "of {}; {:.1f} Mkeys/s, {:.2f} GB/s by the byte model; {}, {}-bit digits, {} pass(es) "
+      "run, {} skipped{}; keys per process {}..{}\n",
+      r.keys, rs::to_string(r.dist), rt.nodes(), rt.threads(), r.seconds, r.median_seconds, r.iters,
+      r.mkeys_per_s, r.model_gbs, r.method, r.digit_bits, r.passes, r.skipped,
+      r.streaming ? ", streaming stores" : "", r.min_keys, r.max_keys);
+  out.summary = [text](const perf::json&) { return text; };
+  return out;
+}
+
+int run_sort(const SortArgs& a) {
+  const rs::JobParams jp = job_params_of(a);
+  return run_kernel(
+      "sort", a.run, [&](Runtime& rt) { rs::check(jp, rt.nodes()); },
+      [&](Runtime& rt) { return sort_run(rt, a, jp); });
+}
+
+// The paper's 4M keys (its buffers fit the caches of a node of the time), and 16x more.
+std::vector<StudySize> sort_study_sizes(double scale) {
+  const std::string big = scale >= 0.3 ? "64M" : "8M";
+  return {{"keys=4M", {"--keys", "4M", "--iters", "3"}, 1.0},
+          {"keys=" + big, {"--keys", big, "--iters", "3"}, scale >= 0.3 ? 6.0 : 2.0}};
+}
+
+// Keys grow by p: the same keys per core.
+WeakSeries sort_weak_series(double scale) {
+  const int m0 = scale >= 0.3 ? 8 : 2;  // millions of keys per core
+  return {"keys=" + std::to_string(m0) + "M*p", [=](int p) {
+            const std::string keys = std::to_string(m0 * p) + "M";
+            return StudySize{"keys=" + keys, {"--keys", keys, "--iters", "3"}, 0.3 * m0 * p};
+          }};
+}
 
 RunKernel add_run_sort(CLI::App& run) {
   auto a = std::make_shared<SortArgs>();
@@ -124,6 +130,12 @@ RunKernel add_run_sort(CLI::App& run) {
       ->group("");
   add_run_flags(*cmd, a->run);
   return {cmd, [a] { return run_sort(*a); }};
+}
+
+}  // namespace
+
+KernelSpec sort_kernel() {
+  return {"sort", "mkeys_per_s", "copy", add_run_sort, sort_study_sizes, sort_weak_series};
 }
 
 }  // namespace compas::app

@@ -140,11 +140,12 @@ std::map<std::string, std::vector<PointRuns>> gather_points(const ReportContext&
   return by_size;
 }
 
-// The compas membw stream whose traffic matches the kernel's: CG reads (load), Laplace reads one
-// array and writes another (copy), the sort reads and scatters (copy), GEMM's panels are read
-// (load).
+// The compas membw stream whose traffic matches the kernel's (its KernelSpec says): CG reads
+// (load), Laplace reads one array and writes another (copy), the sort reads and scatters (copy),
+// GEMM's panels are read (load).
 std::string stream_for(const std::string& kernel) {
-  return kernel == "laplace" || kernel == "sort" ? "copy" : "load";
+  const KernelSpec* k = find_kernel(kernel);
+  return k ? k->stream : "load";
 }
 
 // The stream's bandwidth on p threads, or on the most threads membw measured below p (a job

@@ -1,6 +1,8 @@
 // compas study's plan (study_plan.hpp).
 #include "study_plan.hpp"
 
+#include "kernel_table.hpp"
+
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -88,23 +90,13 @@ std::vector<Shape> parse_grid(const std::string& grid, int cores) {
 
 }  // namespace
 
-// The kernels a study can sweep, and the record field holding each one's rate.
-static const std::vector<std::pair<std::string, std::string>>& study_kernels() {
-  static const std::vector<std::pair<std::string, std::string>> k = {
-      {"laplace", "mlups"}, {"gemm", "gflops"}, {"cg", "mops"}, {"sort", "mkeys_per_s"}};
-  return k;
-}
-
 std::string study_kernel_names() {
-  std::string names;
-  for (const auto& [k, rate] : study_kernels()) names += (names.empty() ? "" : ", ") + k;
-  return names;
+  return kernel_names();
 }
 
 std::string rate_field(const std::string& kernel) {
-  for (const auto& [k, rate] : study_kernels())
-    if (k == kernel) return rate;
-  return "seconds";
+  const KernelSpec* k = find_kernel(kernel);
+  return k ? k->rate_field : "seconds";
 }
 
 namespace {
@@ -112,7 +104,7 @@ namespace {
 std::vector<std::string> kernel_list(const std::string& text) {
   std::vector<std::string> out;
   for (const auto& k : split_list(text, ',')) {
-    if (rate_field(k) == "seconds")
+    if (!find_kernel(k))
       throw std::invalid_argument("--kernels: '" + k + "' is not a kernel compas study runs: " +
                                   "allowed are " + study_kernel_names());
     out.push_back(k);
@@ -156,9 +148,10 @@ void check_scaling(const std::string& scaling) {
 
 namespace {
 
-// NPB fixes CG's sizes in classes: there is no size per core to hold.
+// A kernel whose sizes are fixed (NPB's classes) has no size per core to hold.
 bool weak_scales(const std::string& kernel) {
-  return kernel != "cg";
+  const KernelSpec* k = find_kernel(kernel);
+  return k && k->weak_series;
 }
 
 }  // namespace
@@ -266,89 +259,9 @@ void add_characterize_steps(const PlanContext& c, std::vector<Step>& plan) {
       30 * scale + 2);
 }
 
-struct KernelSize {
-  std::string label;  // "n=640"
-  std::vector<std::string> args;
-  double seconds_1x1;  // estimate
-};
-
-// Each kernel at a size of the paper's and at one beyond the caches.
-std::vector<KernelSize> kernel_sizes(const std::string& k, double scale) {
-  std::vector<KernelSize> sizes;
-  if (k == "laplace") {
-    // The paper's n = 640 and a field well beyond the caches.
-    const int iters = std::max(10, static_cast<int>(std::lround(2000 * scale)));
-    const int big_iters = std::max(2, static_cast<int>(std::lround(20 * scale)));
-    const std::string big = scale >= 0.3 ? "4096" : "1024";
-    sizes.push_back({"n=640", {"--n", "640", "--iters", std::to_string(iters)}, iters * 0.4e-3});
-    sizes.push_back(
-        {"n=" + big, {"--n", big, "--iters", std::to_string(big_iters)}, big_iters * 0.03});
-  } else if (k == "cg") {
-    // COMPaS Fig. 11: the tiny class (about 1 MB, cache-resident) and one beyond the caches.
-    sizes.push_back({"class=T", {"--class", "T"}, 0.1});
-    if (scale >= 0.3)
-      sizes.push_back({"class=A", {"--class", "A"}, 1.8});
-    else
-      sizes.push_back({"class=W", {"--class", "W"}, 0.4});
-  } else if (k == "gemm") {
-    // COMPaS Table 6 used n = 1800; a small size shows the per-panel overheads.
-    const std::string big = scale >= 0.3 ? "1800" : "600";
-    sizes.push_back({"n=256", {"--n", "256", "--iters", "3"}, 0.2});
-    sizes.push_back({"n=" + big, {"--n", big, "--iters", "3"}, scale >= 0.3 ? 2.5 : 0.5});
-  } else if (k == "sort") {
-    // The paper's 4M keys (its buffers fit the caches of a node of the time), and 16x more.
-    const std::string big = scale >= 0.3 ? "64M" : "8M";
-    sizes.push_back({"keys=4M", {"--keys", "4M", "--iters", "3"}, 1.0});
-    sizes.push_back({"keys=" + big, {"--keys", big, "--iters", "3"}, scale >= 0.3 ? 6.0 : 2.0});
-  }
-  return sizes;
-}
-
-// Under weak scaling each kernel has one series whose size grows with p = P x T so that the data
-// per core stays that of 1 x 1: Laplace's and GEMM's n by sqrt(p) (n^2 grid points or matrix
-// elements), the sort's keys by p.
-struct WeakSeries {
-  std::string label;  // "n=1024*sqrt(p)"
-  std::function<KernelSize(int p)> at;
-};
-
-std::optional<WeakSeries> weak_series(const std::string& k, double scale) {
-  const auto root = [](int n0, int p) {
-    return std::to_string(static_cast<int>(std::lround(n0 * std::sqrt(static_cast<double>(p)))));
-  };
-  if (k == "laplace") {
-    const int n0 = scale >= 0.3 ? 1024 : 512;
-    const int iters = std::max(10, static_cast<int>(std::lround(200 * scale)));
-    const double s1 = iters * (scale >= 0.3 ? 2.5e-3 : 0.6e-3);
-    return WeakSeries{
-        "n=" + std::to_string(n0) + "*sqrt(p)", [=](int p) {
-          const std::string n = root(n0, p);
-          return KernelSize{"n=" + n, {"--n", n, "--iters", std::to_string(iters)}, s1 * p};
-        }};
-  }
-  if (k == "gemm") {
-    const int n0 = scale >= 0.3 ? 800 : 300;
-    const double s1 = scale >= 0.3 ? 0.5 : 0.05;
-    return WeakSeries{
-        "n=" + std::to_string(n0) + "*sqrt(p)", [=](int p) {
-          const std::string n = root(n0, p);
-          return KernelSize{"n=" + n, {"--n", n, "--iters", "3"}, s1 * std::pow(p, 1.5)};
-        }};
-  }
-  if (k == "sort") {
-    const int m0 = scale >= 0.3 ? 8 : 2;  // millions of keys per core
-    return WeakSeries{
-        "keys=" + std::to_string(m0) + "M*p", [=](int p) {
-          const std::string keys = std::to_string(m0 * p) + "M";
-          return KernelSize{"keys=" + keys, {"--keys", keys, "--iters", "3"}, 0.3 * m0 * p};
-        }};
-  }
-  return std::nullopt;
-}
-
 struct KernelPoint {
   std::string kernel;
-  KernelSize size;
+  StudySize size;
   Shape shape;
   std::string series;     // "laplace n=640", "laplace n=1024*sqrt(p) (weak)"
   std::string id_prefix;  // "laplace_n640", "laplace_weak"
@@ -401,16 +314,17 @@ std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
   add_characterize_steps(c, plan);
   std::vector<KernelPoint> points;
   for (const auto& k : kernel_list(a.kernels)) {
+    const KernelSpec& spec = *find_kernel(k);  // kernel_list checked the names
     if (a.scaling == "weak") {
-      const auto weak = weak_series(k, c.scale);
-      if (!weak) continue;  // said by left_out_points
+      if (!spec.weak_series) continue;  // said by left_out_points
+      const WeakSeries weak = spec.weak_series(c.scale);
       for (const auto& sh : shapes)
         if (!leaves_out(a, sh))
           points.push_back(
-              {k, weak->at(sh.p * sh.t), sh, k + " " + weak->label + " (weak)", k + "_weak"});
+              {k, weak.at(sh.p * sh.t), sh, k + " " + weak.label + " (weak)", k + "_weak"});
       continue;
     }
-    for (const auto& sz : kernel_sizes(k, c.scale))
+    for (const auto& sz : spec.study_sizes(c.scale))
       for (const auto& sh : shapes)
         if (!leaves_out(a, sh))
           points.push_back(

@@ -1,0 +1,244 @@
+// What the tests of the `compas` command line share: running `compas` (alone or as every rank of
+// a compas-run job) as a user would, with stdout and stderr captured; a fresh directory per test;
+// the checks of a report's header and of a CSV file.
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+#ifndef COMPAS_EXE
+#error "COMPAS_EXE must name the compas executable"
+#endif
+#ifndef COMPAS_RUN_EXE
+#error "COMPAS_RUN_EXE must name the compas-run executable"
+#endif
+
+struct Outcome {
+  int exit_code = -1;  // -1 when the process did not exit normally
+  int signal = 0;
+  std::string out, err;
+  std::string describe() const {
+    std::ostringstream s;
+    s << "exit " << exit_code;
+    if (signal) s << " (signal " << signal << ")";
+    s << "\n--- stdout:\n" << out << "\n--- stderr:\n" << err;
+    return s.str();
+  }
+};
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+// Runs `compas args...`. The child's environment is ours without any COMPAS_* variable (the
+// flags read them), plus `env`.
+inline Outcome run_exe(const std::string& exe, const std::vector<std::string>& args,
+                       const Env& env) {
+  std::vector<std::string> argv_s = {exe};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "COMPAS_", 7) != 0) env_s.emplace_back(*e);
+  for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_s) envp.push_back(s.data());
+  envp.push_back(nullptr);
+
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ADD_FAILURE() << "pipe2: " << std::strerror(errno);
+    return {};
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv_s[0].c_str(), &fa, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  Outcome r;
+  if (rc != 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    ADD_FAILURE() << "posix_spawn " << argv_s[0] << ": " << std::strerror(rc);
+    return r;
+  }
+  // Drain both pipes together so that neither can fill up and stall the child.
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[4096];
+      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  return r;
+}
+
+inline Outcome run_compas(const std::vector<std::string>& args, const Env& env = {}) {
+  return run_exe(COMPAS_EXE, args, env);
+}
+
+// `compas args...` as every rank of a compas-run job of `nprocs` processes.
+inline Outcome run_compas_job(int nprocs, const std::vector<std::string>& args,
+                              const Env& env = {}) {
+  std::vector<std::string> all = {"-n", std::to_string(nprocs), "-t", "1", COMPAS_EXE};
+  all.insert(all.end(), args.begin(), args.end());
+  return run_exe(COMPAS_RUN_EXE, all, env);
+}
+
+inline std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+inline std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, sep)) out.push_back(item);
+  return out;
+}
+
+// A fresh directory per test, removed afterwards.
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "compas-cli-test.XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr) << std::strerror(errno);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::set<std::string> files() const {
+    std::set<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir_)) out.insert(e.path().filename().string());
+    return out;
+  }
+  json load_json(const std::string& name) const {
+    const std::string text = read_file(dir_ / name);
+    json j = json::parse(text, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << name << " is not valid JSON:\n" << text;
+    return j;
+  }
+  fs::path dir_;
+};
+
+// The host's PU count, from `compas topology --json`.
+inline int host_pus() {
+  static const int pus = [] {
+    const fs::path f = fs::temp_directory_path() / ("compas-cli-pus." + std::to_string(getpid()));
+    const Outcome r = run_compas({"topology", "--quiet", "--json", f.string()});
+    int n = 0;
+    if (r.exit_code == 0) {
+      json j = json::parse(read_file(f), nullptr, false);
+      if (!j.is_discarded()) n = j["machine"].value("pus", 0);
+    }
+    std::error_code ec;
+    fs::remove(f, ec);
+    return n;
+  }();
+  return pus;
+}
+
+inline void expect_report_header(const json& j, const std::string& command) {
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j.value("command", ""), command);
+  ASSERT_TRUE(j.contains("version"));
+  EXPECT_TRUE(j["version"].is_string());
+  ASSERT_TRUE(j.contains("machine"));
+  const json& m = j["machine"];
+  for (const char* k : {"sockets", "numa_nodes", "cores", "pus"}) {
+    ASSERT_TRUE(m.contains(k)) << k;
+    EXPECT_TRUE(m[k].is_number_integer()) << k;
+    EXPECT_GE(m[k].get<int>(), 1) << k;
+  }
+  ASSERT_TRUE(m.contains("caches"));
+  ASSERT_TRUE(m["caches"].is_array());
+  for (const auto& c : m["caches"]) {
+    EXPECT_TRUE(c.contains("level") && c["level"].is_number_integer()) << c.dump();
+    EXPECT_TRUE(c.contains("size_bytes") && c["size_bytes"].is_number_integer()) << c.dump();
+    EXPECT_TRUE(c.contains("shared_by") && c["shared_by"].is_number_integer()) << c.dump();
+  }
+  EXPECT_TRUE(m.contains("cpu_model") && m["cpu_model"].is_string());
+  EXPECT_TRUE(m.contains("compiler") && m["compiler"].is_string());
+  EXPECT_TRUE(j.contains("params"));
+  ASSERT_TRUE(j.contains("results"));
+  ASSERT_TRUE(j["results"].is_array());
+}
+
+// CSV: a header naming `columns` among others, and one row per record.
+inline void expect_csv(const std::string& text, std::size_t records,
+                       const std::vector<std::string>& columns) {
+  const auto lines = lines_of(text);
+  ASSERT_FALSE(lines.empty()) << "empty CSV";
+  const auto header = split(lines[0], ',');
+  for (const auto& c : columns)
+    EXPECT_NE(std::find(header.begin(), header.end(), c), header.end())
+        << "CSV header lacks '" << c << "': " << lines[0];
+  EXPECT_EQ(lines.size() - 1, records) << text;
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    EXPECT_EQ(split(lines[i], ',').size(), header.size()) << "row " << i << ": " << lines[i];
+}
+
+}  // namespace cli
