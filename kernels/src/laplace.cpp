@@ -14,7 +14,9 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -222,13 +224,60 @@ void check(const Params& p, int processes) {
                                 " is not allowed: at least 1");
 }
 
-Result run(Runtime& rt, const Params& p) {
-  check(p, rt.nodes());
-  const std::size_t n = p.n, width = n + 2;
-  const double h = 1.0 / static_cast<double>(n + 1);
-  const int me = rt.node(), nodes = rt.nodes();
-  const auto [row_lo, row_hi] = rt.node_block(n);  // interior rows, 0-based
-  const std::size_t rows = row_hi - row_lo;
+namespace {
+
+// One run(): the field's two copies, the store plan, the rows each thread sweeps, and a method per
+// phase of a thread's work; run() makes one and runs thread_main on the team.
+class Job {
+ public:
+  Job(Runtime& rt, const Params& p);
+  void thread_main(threads::ThreadCtx& t);
+  Result result() const;
+
+ private:
+  // The calibration's state on each thread (--stores auto): when sweeps began (leader), and the
+  // last sweep that calibrates.
+  struct Calibration {
+    bool on = false;
+    std::chrono::steady_clock::time_point w0;  // the timed sweeps' start
+    std::array<double, kCalibrateSweeps + 2> started{};
+    int last = kCalibrateSweeps;
+  };
+  struct alignas(64) Counter {
+    std::atomic<std::size_t> next{0};
+  };
+
+  // Local row r of a copy (r = 0 is the halo above the first interior row) from its halo column.
+  double* at(int copy, std::size_t local_row) {
+    return field_[copy].row(static_cast<index>(row_lo_ + local_row));
+  }
+  // Global grid row of local row r (r = 0 is the halo above the first interior row).
+  std::size_t grid_row(std::size_t r) const { return row_lo_ + r; }
+  std::atomic<std::size_t>& counter(int sweep, int u) const {
+    return counters_[static_cast<std::size_t>(sweep % 2 * nt_ + u)].next;
+  }
+  bool same_socket(int u, int v) const {
+    return socket_of_.size() < static_cast<std::size_t>(nt_) ||
+           socket_of_[static_cast<std::size_t>(u)] == socket_of_[static_cast<std::size_t>(v)];
+  }
+  void plan_stores();
+  void make_groups();
+  void first_touch(threads::ThreadCtx& t);
+  calibration::Vote decide_early(threads::ThreadCtx& t, std::span<const double> took);
+  void calibration_point(threads::ThreadCtx& t, int k, Calibration& cal);
+  void sweep_rows(int src, int dst, std::size_t lo, std::size_t hi, bool streaming,
+                  double* change);
+  void sweep(threads::ThreadCtx& t, int k, bool streaming, double* change,
+             std::pair<std::size_t, std::size_t> own, double& moved);
+  bool end_sweep(threads::ThreadCtx& t, int k, bool checking, double local_change, double& change);
+  void verify(threads::ThreadCtx& t, std::pair<std::size_t, std::size_t> own, double moved);
+
+  Runtime& rt_;
+  const Params& p_;
+  const std::size_t n_, width_;
+  const double h_;
+  const int me_, nodes_;
+  std::size_t row_lo_ = 0, rows_ = 0;
   // The two copies of the field (Jacobi reads one and writes the other): the grid's interior rows
   // and columns 1..n, rows over processes, one halo row above and below (the neighbour's edge row
   // or the boundary) and one halo column each side (the boundary). DistArray pads rows to whole
@@ -236,329 +285,366 @@ Result run(Runtime& rt, const Params& p) {
   // n a multiple of 8) and never share one with a halo column or another row (a line written
   // partly by streaming and partly by plain stores leaves a write-combining buffer half full):
   // streaming sweeps at n = 8192 ran 3% (one thread) and 7% (two) faster than on unpadded rows.
-  // Not zeroed: the first-touch loop below writes every element of both copies from the thread
-  // that sweeps it.
-  const Range inner{1, static_cast<index>(n) + 1};
-  DistArray<double, 2> field[2] = {
-      DistArray<double, 2>(rt, Range2{inner, inner}, {.fill = comm::Fill::none}),
-      DistArray<double, 2>(rt, Range2{inner, inner}, {.fill = comm::Fill::none})};
-  const auto pitch = static_cast<std::size_t>(field[0].pitch());
-  // Streaming stores pay when the two copies do not fit the caches: then every sweep goes to
-  // memory anyway, and skipping the destination's read saves a third of the traffic. Whether they
-  // fit is not always knowable (virtual machines report last-level caches that are not there), so
-  // `auto` times both kinds when the field exceeds the caches below the last level, in blocks of
-  // sweeps of one kind (store_calibration.hpp: a sweep right after the other kind pays for it);
-  // each process takes the difference of the two kinds' median sweeps (one sweep slowed by the
-  // machine does not decide), and the job keeps the kind that took less time summed over
-  // processes. When after one block of each kind every process finds one kind clearly faster
-  // (calibration::early_vote), the job keeps it at once and the worse kind runs half as long.
-  // Fields beyond twice the last level stream without timing (calibration::plan_stores).
-  const std::uint64_t field_bytes =
-      2 * static_cast<std::uint64_t>(field[0].with_halos().rows.size()) * pitch * sizeof(double);
-  std::uint64_t cache_total = 0;
-  for (const auto& c : rt.topology().caches())
-    if (c.type != "instruction" && c.level >= 2)
-      cache_total = std::max<std::uint64_t>(cache_total, c.size_bytes * std::max(c.count, 1));
-  const std::uint64_t below_last_level =
-      threads::nt_threshold(rt.topology(), rt.team().placement());
-  const RowFn row_cached = choose_row(false), row_stream = choose_row(true);
-  const bool can_stream = row_stream != row_generic;
-  const calibration::Asked asked = p.stores == Stores::cached      ? calibration::Asked::cached
-                                   : p.stores == Stores::streaming ? calibration::Asked::streaming
-                                                                   : calibration::Asked::automatic;
-  const calibration::StoresPlan plan = calibration::plan_stores(
-      asked, can_stream, p.iters, field_bytes, below_last_level, cache_total);
-  const bool calibrate_here = plan.calibrate;
-  bool stream = plan.stream;
-  bool calibrated = false;
-  std::string reason = plan.reason;
-  // Local row r of a copy (r = 0 is the halo above the first interior row) from its halo column.
-  auto at = [&](int copy, std::size_t local_row) {
-    return field[copy].row(static_cast<index>(row_lo + local_row));
-  };
-  // Global grid row of local row r (r = 0 is the halo above the first interior row).
-  auto grid_row = [&](std::size_t r) { return row_lo + r; };
-
+  // Not zeroed: first_touch writes every element of both copies from the thread that sweeps it.
+  DistArray<double, 2> field_[2];
+  std::size_t pitch_ = 0;
+  RowFn row_cached_ = nullptr, row_stream_ = nullptr;
+  bool calibrate_here_ = false, stream_ = false, calibrated_ = false;
+  std::string reason_;
   // The rows each thread sweeps (Schedule): thread u owns the local rows block_range(rows, nt, u),
   // cut into groups of whole kRows blocks (the last one takes the rest). Its counter holds the
   // next group not yet taken. Two sets of counters, one per parity of the sweep: in sweep k each
   // owner resets its counter of the set sweep k + 1 uses, which nobody touches between the barrier
   // that ended sweep k - 1 and the one that ends sweep k; so a thread that starts a sweep late
   // finds its groups already being taken.
-  const int nt = rt.threads();
-  const bool dynamic = p.schedule == Schedule::dynamic && nt > 1;
+  const int nt_;
+  const bool dynamic_;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> groups_;
+  std::unique_ptr<Counter[]> counters_;
+  const std::vector<int>& socket_of_;
+  // Results, written by the leader of each process.
+  double t_wall_ = 0, t_cpu_ = 0, moved_points_ = 0, max_change_ = 0, max_error_ = 0;
+  int sweeps_ = 0;
+  std::uint64_t hash_ = 0;
+};
+
+DistArray<double, 2> field_copy(Runtime& rt, std::size_t n) {
+  const Range inner{1, static_cast<index>(n) + 1};
+  return DistArray<double, 2>(rt, Range2{inner, inner}, {.fill = comm::Fill::none});
+}
+
+Job::Job(Runtime& rt, const Params& p)
+    : rt_(rt),
+      p_(p),
+      n_(p.n),
+      width_(p.n + 2),
+      h_(1.0 / static_cast<double>(p.n + 1)),
+      me_(rt.node()),
+      nodes_(rt.nodes()),
+      field_{field_copy(rt, p.n), field_copy(rt, p.n)},
+      nt_(rt.threads()),
+      dynamic_(p.schedule == Schedule::dynamic && rt.threads() > 1),
+      counters_(new Counter[2 * static_cast<std::size_t>(rt.threads())]),
+      socket_of_(rt.team().placement().socket_of_thread) {
+  const auto [lo, hi] = rt.node_block(n_);  // interior rows, 0-based
+  row_lo_ = lo;
+  rows_ = hi - lo;
+  pitch_ = static_cast<std::size_t>(field_[0].pitch());
+  plan_stores();
+  make_groups();
+}
+
+// Streaming stores pay when the two copies do not fit the caches: then every sweep goes to
+// memory anyway, and skipping the destination's read saves a third of the traffic. Whether they
+// fit is not always knowable (virtual machines report last-level caches that are not there), so
+// `auto` times both kinds when the field exceeds the caches below the last level, in blocks of
+// sweeps of one kind (store_calibration.hpp: a sweep right after the other kind pays for it);
+// each process takes the difference of the two kinds' median sweeps (one sweep slowed by the
+// machine does not decide), and the job keeps the kind that took less time summed over
+// processes. When after one block of each kind every process finds one kind clearly faster
+// (calibration::early_vote), the job keeps it at once and the worse kind runs half as long.
+// Fields beyond twice the last level stream without timing (calibration::plan_stores).
+void Job::plan_stores() {
+  const std::uint64_t field_bytes =
+      2 * static_cast<std::uint64_t>(field_[0].with_halos().rows.size()) * pitch_ * sizeof(double);
+  std::uint64_t cache_total = 0;
+  for (const auto& c : rt_.topology().caches())
+    if (c.type != "instruction" && c.level >= 2)
+      cache_total = std::max<std::uint64_t>(cache_total, c.size_bytes * std::max(c.count, 1));
+  const std::uint64_t below_last_level =
+      threads::nt_threshold(rt_.topology(), rt_.team().placement());
+  row_cached_ = choose_row(false);
+  row_stream_ = choose_row(true);
+  const bool can_stream = row_stream_ != row_generic;
+  const calibration::Asked asked = p_.stores == Stores::cached      ? calibration::Asked::cached
+                                   : p_.stores == Stores::streaming ? calibration::Asked::streaming
+                                                                    : calibration::Asked::automatic;
+  const calibration::StoresPlan plan = calibration::plan_stores(
+      asked, can_stream, p_.iters, field_bytes, below_last_level, cache_total);
+  calibrate_here_ = plan.calibrate;
+  stream_ = plan.stream;
+  reason_ = plan.reason;
+}
+
+void Job::make_groups() {
   constexpr std::size_t kGroups = 16;
-  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> groups(
-      static_cast<std::size_t>(nt));
-  for (int u = 0; u < nt; ++u) {
-    const auto [a, b] = threads::block_range(rows, nt, u);
+  groups_.resize(static_cast<std::size_t>(nt_));
+  for (int u = 0; u < nt_; ++u) {
+    const auto [a, b] = threads::block_range(rows_, nt_, u);
     const std::size_t blocks = (b - a) / kRows;
-    const std::size_t count = dynamic ? std::clamp<std::size_t>(blocks, 1, kGroups) : 1;
+    const std::size_t count = dynamic_ ? std::clamp<std::size_t>(blocks, 1, kGroups) : 1;
     for (std::size_t g = 0; g < count; ++g) {
       const auto [g0, g1] =
           threads::block_range(blocks, static_cast<int>(count), static_cast<int>(g));
-      groups[static_cast<std::size_t>(u)].emplace_back(a + g0 * kRows,
-                                                       g + 1 == count ? b : a + g1 * kRows);
+      groups_[static_cast<std::size_t>(u)].emplace_back(a + g0 * kRows,
+                                                        g + 1 == count ? b : a + g1 * kRows);
     }
   }
-  struct alignas(64) Counter {
-    std::atomic<std::size_t> next{0};
-  };
-  const std::unique_ptr<Counter[]> counters(new Counter[2 * static_cast<std::size_t>(nt)]);
-  auto counter = [&](int sweep, int u) -> std::atomic<std::size_t>& {
-    return counters[static_cast<std::size_t>(sweep % 2 * nt + u)].next;
-  };
-  const std::vector<int>& socket_of = rt.team().placement().socket_of_thread;
-  auto same_socket = [&](int u, int v) {
-    return socket_of.size() < static_cast<std::size_t>(nt) ||
-           socket_of[static_cast<std::size_t>(u)] == socket_of[static_cast<std::size_t>(v)];
-  };
+}
 
+// First touch by the thread that will sweep the rows; both copies get boundary and start.
+void Job::first_touch(threads::ThreadCtx& t) {
+  const auto [a, b] = threads::block_range(rows_ + 2, t.nthreads(), t.tid());
+  for (std::size_t r = a; r < b; ++r) {
+    const double y = static_cast<double>(grid_row(r)) * h_;
+    for (int c = 0; c < 2; ++c) {
+      double* row = at(c, r);
+      for (std::size_t j = 0; j < width_; ++j) {
+        const double x = static_cast<double>(j) * h_;
+        const bool boundary =
+            j == 0 || j == width_ - 1 || grid_row(r) == 0 || grid_row(r) == n_ + 1;
+        row[j] = harmonic(x, y) +
+                 (boundary ? 0.0 : kAmpA * mode(kModeA, x, y) + kAmpB * mode(kModeB, x, y));
+      }
+    }
+  }
+}
+
+// The job's vote after the first two calibration blocks: the leader of each process votes from
+// its sweeps, the other threads leave the lowest and highest votes as they are.
+calibration::Vote Job::decide_early(threads::ThreadCtx& t, std::span<const double> took) {
+  using calibration::Vote;
+  struct Votes {
+    int lowest, highest;
+  };
+  const Vote mine = t.is_leader() ? calibration::early_vote(took) : Vote::unclear;
+  const Votes v = rt_.allreduce(
+      t,
+      t.is_leader() ? Votes{static_cast<int>(mine), static_cast<int>(mine)}
+                    : Votes{static_cast<int>(Vote::streaming), static_cast<int>(Vote::cached)},
+      [](Votes a, Votes b) {
+        return Votes{std::min(a.lowest, b.lowest), std::max(a.highest, b.highest)};
+      });
+  return calibration::job_vote(static_cast<Vote>(v.lowest), static_cast<Vote>(v.highest));
+}
+
+// Before sweep k of the calibration: the leader notes when it began; after the first blocks of
+// each kind the job may decide early, after the last one it decides on the summed differences.
+void Job::calibration_point(threads::ThreadCtx& t, int k, Calibration& cal) {
+  if (t.is_leader())
+    cal.started[static_cast<std::size_t>(k)] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - cal.w0).count();
+  if (k != calibration::kEarlyLast + 1 && k != kCalibrateSweeps + 1) return;
+  COMPAS_REGION(t, "synchronize");
+  std::array<double, kCalibrateSweeps + 1> took{};
+  for (int s = 1; s < k; ++s)
+    took[static_cast<std::size_t>(s)] =
+        cal.started[static_cast<std::size_t>(s + 1)] - cal.started[static_cast<std::size_t>(s)];
+  if (k == calibration::kEarlyLast + 1) {
+    // Stop here when every process saw a clear difference the same way.
+    const calibration::Vote v = decide_early(t, took);
+    if (v != calibration::Vote::unclear) {
+      cal.last = calibration::kEarlyLast;
+      if (t.is_leader()) {
+        stream_ = v == calibration::Vote::streaming;
+        reason_ = calibration::early_reason(v);
+      }
+    }
+  } else {
+    const double streaming_minus_cached = calibration::streaming_minus_cached(took);
+    const double sum = rt_.allreduce(t, t.is_leader() ? streaming_minus_cached : 0.0, op::sum{});
+    if (t.is_leader()) {
+      stream_ = sum < 0;
+      reason_ = calibration::timed_reason(sum);
+    }
+  }
+  t.barrier();
+}
+
+// Local rows [lo, hi) (0-based interior rows; row r of the field is at r + 1) from copy src into
+// copy dst.
+void Job::sweep_rows(int src, int dst, std::size_t lo, std::size_t hi, bool streaming,
+                     double* change) {
+  const RowFn row = streaming ? row_stream_ : row_cached_;
+  std::size_t r = 1 + lo;
+#if defined(__x86_64__)
+  // Blocks of kRows rows where the rows allow it (AVX2, aligned interiors), then one by one.
+  if (row != row_generic && (reinterpret_cast<std::uintptr_t>(at(dst, 1) + 1) & 31) == 0)
+    for (; r + kRows <= 1 + hi; r += kRows)
+      rows_avx2(at(src, r - 1), at(dst, r), pitch_, n_, change, streaming);
+#endif
+  for (; r < 1 + hi; ++r) row(at(src, r - 1), at(src, r), at(src, r + 1), at(dst, r), n_, change);
+}
+
+// Sweep k's rows on this thread: its own block (fixed schedule), or its groups and then those
+// of the threads on its socket not yet taken (dynamic).
+void Job::sweep(threads::ThreadCtx& t, int k, bool streaming, double* change,
+                std::pair<std::size_t, std::size_t> own, double& moved) {
+  const int src = (k - 1) % 2, dst = k % 2;
+  COMPAS_REGION(t, "compute");
+  if (!dynamic_) {
+    sweep_rows(src, dst, own.first, own.second, streaming, change);
+  } else {
+    const int me_t = t.tid();
+    if (me_t == p_.test.slow_thread) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      while (counter(k, me_t).load(std::memory_order_relaxed) <
+                 groups_[static_cast<std::size_t>(me_t)].size() &&
+             std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+    }
+    counter(k + 1, me_t).store(0, std::memory_order_relaxed);
+    // My groups, then those of the threads on my socket (their first-touched pages).
+    for (int i = 0; i < nt_; ++i) {
+      const int u = (me_t + i) % nt_;
+      if (!same_socket(u, me_t)) continue;
+      const auto& mine = groups_[static_cast<std::size_t>(u)];
+      auto& next = counter(k, u);
+      for (std::size_t g; (g = next.fetch_add(1, std::memory_order_relaxed)) < mine.size();) {
+        sweep_rows(src, dst, mine[g].first, mine[g].second, streaming, change);
+        if (u != me_t) moved += static_cast<double>(mine[g].second - mine[g].first);
+      }
+    }
+  }
+#if defined(__x86_64__)
+  if (streaming) _mm_sfence();  // streaming stores are visible before the barrier releases
+#endif
+}
+
+// After sweep k: the team's barrier, the halos, and the convergence check when due. True when
+// the field converged.
+bool Job::end_sweep(threads::ThreadCtx& t, int k, bool checking, double local_change,
+                    double& change) {
+  {
+    COMPAS_REGION(t, "synchronize");
+    t.barrier();
+  }
+  if (t.is_leader() && nodes_ > 1) {
+    COMPAS_REGION(t, "communicate");
+    // My first and last new rows into the neighbours' halos, theirs into mine; the barrier
+    // above and the one (or the allreduce) below stand around it.
+    field_[k % 2].exchange_halos(t, TeamSync::none);
+  }
+  if (checking) {
+    COMPAS_REGION(t, "synchronize");
+    change = rt_.allreduce(t, local_change, op::max{});
+    if (p_.tol > 0 && change <= p_.tol) return true;
+  } else if (nodes_ > 1) {
+    COMPAS_REGION(t, "synchronize");
+    t.barrier();
+  }
+  return false;
+}
+
+void Job::thread_main(threads::ThreadCtx& t) {
+  first_touch(t);
+  const auto own = threads::block_range(rows_, t.nthreads(), t.tid());
+  Calibration cal;
+  // Every process calibrates, or none does (the calibration ends in a collective).
+  cal.on = rt_.allreduce(t, calibrate_here_ ? 1 : 0, op::min{}) == 1;
+  if (t.is_leader()) calibrated_ = cal.on;
+  rt_.barrier(t);
+  const auto w0 = std::chrono::steady_clock::now();
+  cal.w0 = w0;
+  const double c0 = t.is_leader() ? perf::process_cpu_seconds() : 0.0;
+  int k = 0;
+  double change = 0;
+  double moved = 0;  // rows of other threads swept here, summed over sweeps
+  for (k = 1; k <= p_.iters; ++k) {
+    const bool checking = (p_.tol > 0 && k % p_.check_every == 0) || k == p_.iters;
+    double local_change = 0;
+    if (cal.on && k <= cal.last + 1) calibration_point(t, k, cal);
+    const bool streaming =
+        cal.on && k <= cal.last ? k >= calibration::kFirst && calibration::streams(k) : stream_;
+    sweep(t, k, streaming, checking ? &local_change : nullptr, own, moved);
+    if (end_sweep(t, k, checking, local_change, change)) break;
+  }
+  const int done = std::min(k, p_.iters);
+  rt_.barrier(t);
+  if (t.is_leader()) {
+    t_wall_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    t_cpu_ = perf::process_cpu_seconds() - c0;
+    sweeps_ = done;
+    max_change_ = change;
+  }
+  t.barrier();
+  verify(t, own, moved);
+}
+
+// Verification and hash over the final copy, and the job's totals (on the leaders).
+void Job::verify(threads::ThreadCtx& t, std::pair<std::size_t, std::size_t> own, double moved) {
+  const int fin = sweeps_ % 2;
+  if (p_.test.inject_fault && me_ == 0 && t.is_leader()) at(fin, 1)[1 + n_ / 2] += 1e-6;
+  t.barrier();
+  const double la = std::pow(eigenvalue(kModeA, h_), sweeps_);
+  const double lb = std::pow(eigenvalue(kModeB, h_), sweeps_);
+  double err = 0;
+  std::uint64_t hsh = 0;
+  for (std::size_t r = 1 + own.first; r < 1 + own.second; ++r) {
+    const double y = static_cast<double>(grid_row(r)) * h_;
+    const double* row = at(fin, r);
+    for (std::size_t j = 1; j <= n_; ++j) {
+      const double x = static_cast<double>(j) * h_;
+      const double want = p_.tol > 0 ? harmonic(x, y)
+                                     : harmonic(x, y) + kAmpA * la * mode(kModeA, x, y) +
+                                           kAmpB * lb * mode(kModeB, x, y);
+      err = std::max(err, std::fabs(row[j] - want));
+      hsh += splitmix64((static_cast<std::uint64_t>(grid_row(r)) << 32 | j) ^
+                        splitmix64(std::bit_cast<std::uint64_t>(row[j])));
+    }
+  }
+  err = rt_.allreduce(t, err, op::max{});
+  hsh = rt_.allreduce(t, hsh, op::sum{});
+  const double wall = rt_.allreduce(t, t_wall_, op::max{});
+  const double cpu = rt_.allreduce(t, t.is_leader() ? t_cpu_ : 0.0, op::sum{});
+  const double moved_rows = rt_.allreduce(t, moved, op::sum{});
+  if (t.is_leader()) {
+    max_error_ = err;
+    hash_ = hsh;
+    t_wall_ = wall;
+    t_cpu_ = cpu;
+    moved_points_ = moved_rows * static_cast<double>(n_);
+  }
+}
+
+Result Job::result() const {
   Result res;
-  double t_wall = 0, t_cpu = 0;
-  double moved_points = 0;
-  double max_change = 0;
-  int sweeps = 0;
-  std::uint64_t hash = 0;
-  double max_error = 0;
-
-  // The job's vote after the first two calibration blocks: the leader of each process votes from
-  // its sweeps, the other threads leave the lowest and highest votes as they are.
-  auto decide_early = [&](threads::ThreadCtx& t, std::span<const double> took) {
-    using calibration::Vote;
-    struct Votes {
-      int lowest, highest;
-    };
-    const Vote mine = t.is_leader() ? calibration::early_vote(took) : Vote::unclear;
-    const Votes v = rt.allreduce(
-        t,
-        t.is_leader() ? Votes{static_cast<int>(mine), static_cast<int>(mine)}
-                      : Votes{static_cast<int>(Vote::streaming), static_cast<int>(Vote::cached)},
-        [](Votes a, Votes b) {
-          return Votes{std::min(a.lowest, b.lowest), std::max(a.highest, b.highest)};
-        });
-    return calibration::job_vote(static_cast<Vote>(v.lowest), static_cast<Vote>(v.highest));
-  };
-
-  rt.run([&](threads::ThreadCtx& t) {
-    // First touch by the thread that will sweep the rows; both copies get boundary and start.
-    const auto [a, b] = threads::block_range(rows + 2, t.nthreads(), t.tid());
-    for (std::size_t r = a; r < b; ++r) {
-      const double y = static_cast<double>(grid_row(r)) * h;
-      for (int c = 0; c < 2; ++c) {
-        double* row = at(c, r);
-        for (std::size_t j = 0; j < width; ++j) {
-          const double x = static_cast<double>(j) * h;
-          const bool boundary =
-              j == 0 || j == width - 1 || grid_row(r) == 0 || grid_row(r) == n + 1;
-          row[j] = harmonic(x, y) +
-                   (boundary ? 0.0 : kAmpA * mode(kModeA, x, y) + kAmpB * mode(kModeB, x, y));
-        }
-      }
-    }
-    const auto [ra, rb] = threads::block_range(rows, t.nthreads(), t.tid());
-    // Every process calibrates, or none does (the calibration ends in a collective).
-    const bool calibrate = rt.allreduce(t, calibrate_here ? 1 : 0, op::min{}) == 1;
-    if (t.is_leader()) calibrated = calibrate;
-    rt.barrier(t);
-    const auto w0 = std::chrono::steady_clock::now();
-    const double c0 = t.is_leader() ? perf::process_cpu_seconds() : 0.0;
-    int k = 0;
-    double change = 0;
-    double moved = 0;  // rows of other threads swept here, summed over sweeps
-    std::array<double, kCalibrateSweeps + 2> started{};  // leader: when sweep k began
-    int calibrate_last = kCalibrateSweeps;  // the last sweep that calibrates (when calibrate)
-    for (k = 1; k <= p.iters; ++k) {
-      const int src = (k - 1) % 2, dst = k % 2;
-      const bool checking = (p.tol > 0 && k % p.check_every == 0) || k == p.iters;
-      double local_change = 0;
-      if (calibrate && k <= calibrate_last + 1) {
-        if (t.is_leader())
-          started[static_cast<std::size_t>(k)] =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-        if (k == calibration::kEarlyLast + 1 || k == kCalibrateSweeps + 1) {
-          COMPAS_REGION(t, "synchronize");
-          std::array<double, kCalibrateSweeps + 1> took{};
-          for (int s = 1; s < k; ++s)
-            took[static_cast<std::size_t>(s)] =
-                started[static_cast<std::size_t>(s + 1)] - started[static_cast<std::size_t>(s)];
-          if (k == calibration::kEarlyLast + 1) {
-            // Stop here when every process saw a clear difference the same way.
-            const calibration::Vote v = decide_early(t, took);
-            if (v != calibration::Vote::unclear) {
-              calibrate_last = calibration::kEarlyLast;
-              if (t.is_leader()) {
-                stream = v == calibration::Vote::streaming;
-                reason = calibration::early_reason(v);
-              }
-            }
-          } else {
-            const double streaming_minus_cached = calibration::streaming_minus_cached(took);
-            const double sum =
-                rt.allreduce(t, t.is_leader() ? streaming_minus_cached : 0.0, op::sum{});
-            if (t.is_leader()) {
-              stream = sum < 0;
-              reason = calibration::timed_reason(sum);
-            }
-          }
-          t.barrier();
-        }
-      }
-      const bool streaming = calibrate && k <= calibrate_last
-                                 ? k >= calibration::kFirst && calibration::streams(k)
-                                 : stream;
-      const RowFn row = streaming ? row_stream : row_cached;
-      // Local rows [lo, hi) (0-based interior rows; row r of the field is at r + 1).
-      auto sweep_rows = [&](std::size_t lo, std::size_t hi) {
-        std::size_t r = 1 + lo;
-#if defined(__x86_64__)
-        // Blocks of kRows rows where the rows allow it (AVX2, aligned interiors), then one by one.
-        if (row != row_generic && (reinterpret_cast<std::uintptr_t>(at(dst, 1) + 1) & 31) == 0)
-          for (; r + kRows <= 1 + hi; r += kRows)
-            rows_avx2(at(src, r - 1), at(dst, r), pitch, n, checking ? &local_change : nullptr,
-                      streaming);
-#endif
-        for (; r < 1 + hi; ++r) {
-          const double* above = at(src, r - 1);
-          const double* mid = at(src, r);
-          const double* below = at(src, r + 1);
-          double* out = at(dst, r);
-          row(above, mid, below, out, n, checking ? &local_change : nullptr);
-        }
-      };
-      {
-        COMPAS_REGION(t, "compute");
-        if (!dynamic) {
-          sweep_rows(ra, rb);
-        } else {
-          const int me_t = t.tid();
-          if (me_t == p.test.slow_thread) {
-            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-            while (counter(k, me_t).load(std::memory_order_relaxed) <
-                       groups[static_cast<std::size_t>(me_t)].size() &&
-                   std::chrono::steady_clock::now() < until)
-              std::this_thread::yield();
-          }
-          counter(k + 1, me_t).store(0, std::memory_order_relaxed);
-          // My groups, then those of the threads on my socket (their first-touched pages).
-          for (int i = 0; i < nt; ++i) {
-            const int u = (me_t + i) % nt;
-            if (!same_socket(u, me_t)) continue;
-            const auto& mine = groups[static_cast<std::size_t>(u)];
-            auto& next = counter(k, u);
-            for (std::size_t g; (g = next.fetch_add(1, std::memory_order_relaxed)) < mine.size();) {
-              sweep_rows(mine[g].first, mine[g].second);
-              if (u != me_t) moved += static_cast<double>(mine[g].second - mine[g].first);
-            }
-          }
-        }
-#if defined(__x86_64__)
-        if (streaming) _mm_sfence();  // streaming stores are visible before the barrier releases
-#endif
-      }
-      {
-        COMPAS_REGION(t, "synchronize");
-        t.barrier();
-      }
-      if (t.is_leader() && nodes > 1) {
-        COMPAS_REGION(t, "communicate");
-        // My first and last new rows into the neighbours' halos, theirs into mine; the barrier
-        // above and the one (or the allreduce) below stand around it.
-        field[dst].exchange_halos(t, TeamSync::none);
-      }
-      if (checking) {
-        COMPAS_REGION(t, "synchronize");
-        change = rt.allreduce(t, local_change, op::max{});
-        if (p.tol > 0 && change <= p.tol) break;
-      } else if (nodes > 1) {
-        COMPAS_REGION(t, "synchronize");
-        t.barrier();
-      }
-    }
-    const int done = std::min(k, p.iters);
-    rt.barrier(t);
-    if (t.is_leader()) {
-      t_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-      t_cpu = perf::process_cpu_seconds() - c0;
-      sweeps = done;
-      max_change = change;
-    }
-    t.barrier();
-
-    // Verification and hash over the final copy.
-    const int fin = sweeps % 2;
-    if (p.test.inject_fault && me == 0 && t.is_leader()) at(fin, 1)[1 + n / 2] += 1e-6;
-    t.barrier();
-    const double la = std::pow(eigenvalue(kModeA, h), sweeps);
-    const double lb = std::pow(eigenvalue(kModeB, h), sweeps);
-    double err = 0;
-    std::uint64_t hsh = 0;
-    for (std::size_t r = 1 + ra; r < 1 + rb; ++r) {
-      const double y = static_cast<double>(grid_row(r)) * h;
-      const double* row = at(fin, r);
-      for (std::size_t j = 1; j <= n; ++j) {
-        const double x = static_cast<double>(j) * h;
-        const double want = p.tol > 0 ? harmonic(x, y)
-                                      : harmonic(x, y) + kAmpA * la * mode(kModeA, x, y) +
-                                            kAmpB * lb * mode(kModeB, x, y);
-        err = std::max(err, std::fabs(row[j] - want));
-        hsh += splitmix64((static_cast<std::uint64_t>(grid_row(r)) << 32 | j) ^
-                          splitmix64(std::bit_cast<std::uint64_t>(row[j])));
-      }
-    }
-    err = rt.allreduce(t, err, op::max{});
-    hsh = rt.allreduce(t, hsh, op::sum{});
-    const double wall = rt.allreduce(t, t_wall, op::max{});
-    const double cpu = rt.allreduce(t, t.is_leader() ? t_cpu : 0.0, op::sum{});
-    const double moved_rows = rt.allreduce(t, moved, op::sum{});
-    if (t.is_leader()) {
-      max_error = err;
-      hash = hsh;
-      t_wall = wall;
-      t_cpu = cpu;
-      moved_points = moved_rows * static_cast<double>(n);
-    }
-  });
-
-  res.streaming_stores = stream;
-  res.stores_calibrated = calibrated;
-  res.stores_reason = reason;
-  res.sweeps = sweeps;
-  res.seconds = t_wall;
-  res.cpu_seconds = t_cpu;
-  res.max_change = max_change;
-  res.max_error = max_error;
-  res.field_hash = hash;
-  const double points = static_cast<double>(n) * static_cast<double>(n) * sweeps;
+  res.streaming_stores = stream_;
+  res.stores_calibrated = calibrated_;
+  res.stores_reason = reason_;
+  res.sweeps = sweeps_;
+  res.seconds = t_wall_;
+  res.cpu_seconds = t_cpu_;
+  res.max_change = max_change_;
+  res.max_error = max_error_;
+  res.field_hash = hash_;
+  const double points = static_cast<double>(n_) * static_cast<double>(n_) * sweeps_;
   res.flops = 4 * points;
-  res.moved = points > 0 ? moved_points / points : 0.0;
+  res.moved = points > 0 ? moved_points_ / points : 0.0;
   res.bytes = 16 * points;  // read one value, write one (neighbours come from cache)
   // Rounding: each sweep adds a few ulps of max |u| (<= 1.5) and Jacobi contracts old errors.
-  const double rounding = 1e-12 * (1.0 + sweeps * 1e-3);
-  if (p.tol > 0) {
+  const double rounding = 1e-12 * (1.0 + sweeps_ * 1e-3);
+  char buf[256];
+  if (p_.tol > 0) {
     // The change of a sweep is the slowest mode's amplitude times (1 - lambda); what is left of
     // it is at most change * lambda / (1 - lambda) (plus the faster mode, smaller still).
-    const double lam = eigenvalue(kModeA, h);
-    res.allowed_error = 1.01 * max_change * lam / (1 - lam) + rounding;
-    const bool converged = max_change <= p.tol;
-    res.verified = converged && max_error <= res.allowed_error;
-    char buf[256];
+    const double lam = eigenvalue(kModeA, h_);
+    res.allowed_error = 1.01 * max_change_ * lam / (1 - lam) + rounding;
+    const bool converged = max_change_ <= p_.tol;
+    res.verified = converged && max_error_ <= res.allowed_error;
     std::snprintf(buf, sizeof buf,
                   "%s after %d sweeps (max change %.3e, tol %.3e); max |u - f| = %.3e %s %.3e",
-                  converged ? "converged" : "did not converge", sweeps, max_change, p.tol,
-                  max_error, max_error <= res.allowed_error ? "<=" : ">", res.allowed_error);
-    res.verification = buf;
+                  converged ? "converged" : "did not converge", sweeps_, max_change_, p_.tol,
+                  max_error_, max_error_ <= res.allowed_error ? "<=" : ">", res.allowed_error);
   } else {
     res.allowed_error = rounding;
-    res.verified = max_error <= res.allowed_error;
-    char buf[256];
+    res.verified = max_error_ <= res.allowed_error;
     std::snprintf(buf, sizeof buf,
                   "max |u - closed form| after %d sweeps = %.3e %s %.3e (f = x^2 - y^2 plus "
                   "eigenmodes (1,1) and (3,2))",
-                  sweeps, max_error, res.verified ? "<=" : ">", res.allowed_error);
-    res.verification = buf;
+                  sweeps_, max_error_, res.verified ? "<=" : ">", res.allowed_error);
   }
+  res.verification = buf;
   return res;
+}
+
+}  // namespace
+
+Result run(Runtime& rt, const Params& p) {
+  check(p, rt.nodes());
+  Job job(rt, p);
+  rt.run([&](threads::ThreadCtx& t) { job.thread_main(t); });
+  return job.result();
 }
 
 }  // namespace compas::kernels::laplace
