@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel_table.hpp"
 #include "study_models.hpp"
 #include "study_report_parts.hpp"
 
