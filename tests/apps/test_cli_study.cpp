@@ -1,0 +1,665 @@
+// Tests of the `compas` command line, run as a user runs it (cli.hpp): `compas study`: the report
+// it writes, what a rerun skips or redoes, resuming after an interrupt or a kill, weak scaling, the
+// dry run, and the supervision of its runs (timeouts, failures). Sizes are tiny; no test passes or
+// fails on a measured time or rate.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <utility>
+#include <vector>
+#include "../common/proc.hpp"
+#include "cli.hpp"
+#include "compas/perf/extrap.hpp"
+#include "compas/threads/domain.hpp"
+
+namespace {
+
+using namespace cli;
+
+// As the study report prints seconds: four decimals.
+std::string fmt_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4f", v);
+  return buf;
+}
+
+std::vector<json> jsonl(const std::string& file) {
+  std::vector<json> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  return out;
+}
+
+std::set<std::string> run_ids(const std::string& file) {
+  std::set<std::string> ids;
+  for (const auto& j : jsonl(file)) ids.insert(j.value("id", ""));
+  return ids;
+}
+
+TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
+  const std::string out = path("study");
+  const Outcome r = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const auto runs = jsonl(out + "/runs.jsonl");
+  // 7 characterization runs + 2 runs of 2 sizes x 4 shapes of each of laplace, gemm, cg, sort.
+  ASSERT_EQ(runs.size(), 71u) << r.describe();
+  for (const auto& j : runs) EXPECT_EQ(j.value("exit", -1), 0) << j.dump();
+  const std::string md = read_file(out + "/report.md");
+  for (const char* section : {"## Machine",
+                              "## Memory bandwidth",
+                              "## Loaded latency",
+                              "## The kernels against the bus",
+                              "## Cache working sets",
+                              "## Thread barrier",
+                              "## Process barrier",
+                              "## Put latency",
+                              "## laplace n=640",
+                              "Amdahl fit",
+                              "Performance model of time against p = P x T",
+                              "Extra-P's text format",
+                              "## cg class=T",
+                              "## cg class=W",
+                              "| mops |",
+                              "## sort keys=4M",
+                              "| mkeys_per_s |",
+                              "## gemm n=256",
+                              "| gflops |",
+                              "Table 6",
+                              "Verdict: ",
+                              "COMPaS 1998",
+                              "All planned runs finished"})
+    EXPECT_NE(md.find(section), std::string::npos) << section << " missing\n" << md;
+  EXPECT_EQ(md.find("nan"), std::string::npos) << md;
+  EXPECT_EQ(md.find("Partial report"), std::string::npos) << md;
+  const json study = load_json("study/study.json");
+  ASSERT_TRUE(study["kernels"].contains("laplace n=640")) << study.dump();
+  const json& rows = study["kernels"]["laplace n=640"]["rows"];
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) {
+    EXPECT_GT(row.value("speedup", 0.0), 0) << row.dump();
+    EXPECT_TRUE(row.value("verified", false)) << row.dump();
+    // Each point's two runs: the median between their min and max, both kept as samples.
+    EXPECT_EQ(row.value("runs", 0), 2) << row.dump();
+    ASSERT_EQ(row["seconds_samples"].size(), 2u) << row.dump();
+    EXPECT_LE(row.value("seconds_min", 1e9), row.value("seconds", 0.0)) << row.dump();
+    EXPECT_GE(row.value("seconds_max", 0.0), row.value("seconds", 1e9)) << row.dump();
+  }
+  // Scaling conclusions need 3 points at least: with fewer, no fraction and the reason.
+  const json& lap = study["kernels"]["laplace n=640"];
+  if (lap.value("amdahl_points", 0) < 3) {
+    EXPECT_TRUE(lap["amdahl_serial_fraction"].is_null()) << lap.dump();
+    EXPECT_NE(lap.value("amdahl_reason", "").find("at least 3 are needed"), std::string::npos)
+        << lap.dump();
+  }
+  ASSERT_TRUE(lap.contains("model")) << lap.dump();
+  EXPECT_TRUE(lap["model"].contains("formula") || lap["model"].contains("reason")) << lap.dump();
+  // The times in Extra-P's text format, one file per kernel size: a DATA line per P x T.
+  const auto extrap = compas::perf::parse_extrap_text(read_file(out + "/extrap/laplace_n640.txt"));
+  EXPECT_EQ(extrap.parameters, (std::vector<std::string>{"processes", "threads"}));
+  EXPECT_EQ(extrap.points.size(), 4u);
+  ASSERT_EQ(extrap.series.size(), 1u);
+  EXPECT_EQ(extrap.series[0].region, "laplace n=640");
+  EXPECT_EQ(extrap.series[0].values.size(), 4u);
+  ASSERT_TRUE(study["kernels"].contains("cg class=W")) << study.dump();
+  EXPECT_EQ(study["kernels"]["cg class=W"].value("rate_field", ""), "mops");
+  for (const auto& row : study["kernels"]["cg class=W"]["rows"]) {
+    EXPECT_TRUE(row.value("verified", false)) << row.dump();
+    EXPECT_GT(row.value("rate", 0.0), 0) << row.dump();
+  }
+  // The kernel tables as CSV: a header and one row per kernel run (8 sizes x 4 shapes).
+  {
+    std::ifstream in(out + "/study.csv");
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    ASSERT_EQ(lines.size(), 33u) << read_file(out + "/study.csv");
+    EXPECT_EQ(lines[0].rfind("kernel,size,procs,threads,oversubscribed,seconds,", 0), 0u);
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 20) << lines[i];
+      EXPECT_EQ(lines[i].substr(lines[i].rfind(',') + 1), "2") << "runs: " << lines[i];
+    }
+  }
+  // Every number in the kernel table comes from the runs' own JSON: the 1 x 1 row's min - max.
+  const double one =
+      load_json("study/raw/laplace_n640_p1t1.json")["results"][0].value("seconds", 0.0);
+  const double two =
+      load_json("study/raw/laplace_n640_p1t1_r2.json")["results"][0].value("seconds", 0.0);
+  EXPECT_NE(md.find(fmt_double(std::min(one, two)) + " - " + fmt_double(std::max(one, two))),
+            std::string::npos)
+      << md;
+  // Plots, where a python3 with matplotlib exists (as compas looks for one).
+  const bool matplotlib =
+      std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") == 0 ||
+      std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0;
+  if (matplotlib) {
+    for (const char* png : {"study.png", "membw.png", "cache.png", "study-laplace_n640.png"})
+      EXPECT_TRUE(fs::exists(out + "/plots/" + png)) << png << " missing";
+    // report.md shows every plot the study made, each kernel size's next to its table.
+    const std::string shown = read_file(out + "/report.md");
+    for (const auto& e : fs::directory_iterator(out + "/plots"))
+      EXPECT_NE(shown.find("](plots/" + e.path().filename().string() + ")"), std::string::npos)
+          << e.path() << " not shown";
+    const auto table = shown.find("## laplace n=640"),
+               figure = shown.find("plots/study-laplace_n640.png");
+    EXPECT_LT(table, figure);
+    EXPECT_LT(figure, shown.find("\n## ", table + 1));
+    // report.html holds them inline.
+    const std::string html = read_file(out + "/report.html");
+    EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);
+    EXPECT_EQ(html.find("src=\"plots/"), std::string::npos);
+  }
+  // Second run: everything is done already.
+  const std::string before = read_file(out + "/runs.jsonl");
+  const Outcome again = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "2"});
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_EQ(read_file(out + "/runs.jsonl"), before) << "a finished run was repeated";
+  EXPECT_NE(again.out.find("71 of 71 runs done"), std::string::npos) << again.describe();
+}
+
+TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
+  const std::string out = path("study");
+  std::vector<std::string> argv_s = {COMPAS_EXE, "study",   "--out",     out, "--budget",
+                                     "1",        "--quiet", "--repeats", "1"};
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  // Stop it once it is into the kernel sweep (8 runs done), with Ctrl-C's signal.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::size_t lines = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(out + "/runs.jsonl");
+    lines = 0;
+    for (std::string l; std::getline(in, l);) ++lines;
+    if (lines >= 8) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_GE(lines, 8u);
+  kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  const bool stopped = WIFEXITED(status) && WEXITSTATUS(status) == 130;
+  const bool finished_first = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  EXPECT_TRUE(stopped || finished_first) << "status " << status;
+  const auto partial = run_ids(out + "/runs.jsonl");  // every line parses
+  if (stopped) {
+    EXPECT_LT(partial.size(), 39u);
+    EXPECT_NE(read_file(out + "/report.md").find("Partial report"), std::string::npos);
+  }
+  const Outcome rest = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "1"});
+  ASSERT_EQ(rest.exit_code, 0) << rest.describe();
+  const auto runs = jsonl(out + "/runs.jsonl");
+  EXPECT_EQ(runs.size(), 39u) << "runs repeated or missing";
+  EXPECT_EQ(run_ids(out + "/runs.jsonl").size(), 39u);
+  EXPECT_EQ(read_file(out + "/report.md").find("Partial report"), std::string::npos);
+}
+
+// SIGKILL gives the study no chance to clean up: whatever it had written must still be whole,
+// and a rerun must finish the plan without repeating what was recorded as done.
+TEST_F(Cli, StudyKilledMidRunResumesAndEveryFileIsWhole) {
+  const std::string out = path("study");
+  std::vector<std::string> argv_s = {COMPAS_EXE, "study",     "--out",   out,
+                                     "--budget", "1",         "--quiet", "--kernels",
+                                     "laplace",  "--repeats", "1"};
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::size_t lines = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(out + "/runs.jsonl");
+    lines = 0;
+    for (std::string l; std::getline(in, l);) ++lines;
+    if (lines >= 8) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_GE(lines, 8u);
+  kill(pid, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status) || WIFEXITED(status)) << status;
+  const std::set<std::string> before = run_ids(out + "/runs.jsonl");  // every line parses
+  EXPECT_GE(before.size(), 8u);
+  const Outcome rest = run_compas({"study", "--out", out, "--budget", "1", "--quiet", "--kernels",
+                                   "laplace", "--repeats", "1"});
+  ASSERT_EQ(rest.exit_code, 0) << rest.describe();
+  const auto runs = jsonl(out + "/runs.jsonl");
+  EXPECT_EQ(runs.size(), 15u) << "runs repeated or missing";
+  const std::set<std::string> after = run_ids(out + "/runs.jsonl");
+  EXPECT_EQ(after.size(), 15u);
+  for (const auto& id : before) EXPECT_TRUE(after.count(id)) << id;
+  // Every JSON file the study and its runs wrote parses.
+  std::size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    if (e.path().extension() != ".json") continue;
+    ++files;
+    json parsed;
+    EXPECT_NO_THROW(parsed = json::parse(read_file(e.path()))) << e.path();
+  }
+  EXPECT_GE(files, 15u);  // 14 raw runs and study.json
+  EXPECT_EQ(read_file(out + "/report.md").find("Partial report"), std::string::npos);
+}
+
+// runs.jsonl after damage: a last line torn by a kill mid-write (no newline) and a well-formed
+// line whose fields have other types. Both runs count as not finished and run again; the next
+// record is not appended onto the torn line (which would lose both); nothing throws.
+TEST_F(Cli, StudyRerunsTornAndMistypedRecordsAndLosesNoNewOne) {
+  const std::string out = path("study");
+  const std::vector<std::string> args = {"study",   "--out",     out,       "--budget",  "1",
+                                         "--quiet", "--kernels", "laplace", "--repeats", "1"};
+  const Outcome first = run_compas(args);
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  const auto runs = jsonl(out + "/runs.jsonl");
+  ASSERT_EQ(runs.size(), 15u);
+  std::string text;
+  for (std::size_t i = 0; i + 1 < runs.size(); ++i) {
+    json j = runs[i];
+    if (i == 3) j["exit"] = "zero";  // well-formed, wrong type
+    text += j.dump() + "\n";
+  }
+  const std::string last = runs.back().dump();
+  text += last.substr(0, last.size() / 2);  // torn: half a record, no newline
+  {
+    std::ofstream f(out + "/runs.jsonl", std::ios::trunc);
+    f << text;
+  }
+  const Outcome again = run_compas(args);
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_NE(again.err.find("line 4 is not a whole run record"), std::string::npos)
+      << again.describe();
+  EXPECT_NE(again.err.find("line 15 is not a whole run record"), std::string::npos)
+      << again.describe();
+  // Every line but the torn one parses; the two damaged runs are recorded again, whole.
+  std::ifstream in(out + "/runs.jsonl");
+  std::set<std::string> whole;
+  int torn = 0;
+  for (std::string line; std::getline(in, line);) {
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded()) {
+      ++torn;
+      EXPECT_EQ(line, last.substr(0, last.size() / 2));
+      continue;
+    }
+    if (j.value("exit", json()).is_number_integer()) whole.insert(j.value("id", ""));
+  }
+  EXPECT_EQ(torn, 1);
+  EXPECT_EQ(whole.size(), 15u);
+  EXPECT_TRUE(whole.count(runs[3].value("id", "")));
+  EXPECT_TRUE(whole.count(runs.back().value("id", "")));
+}
+
+// --fresh deletes raw/ and logs/ in --out: never in a directory that is not a study's.
+TEST_F(Cli, StudyFreshRefusesADirectoryThatIsNotAStudys) {
+  const std::string out = path("mine");
+  fs::create_directories(out + "/raw");
+  fs::create_directories(out + "/logs");
+  { std::ofstream(out + "/raw/thesis.tex") << "keep me"; }
+  { std::ofstream(out + "/logs/notes") << "keep me too"; }
+  const Outcome r = run_compas({"study", "--out", out, "--fresh", "--budget", "1"});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_NE(r.err.find("not a compas study directory"), std::string::npos) << r.describe();
+  EXPECT_EQ(read_file(out + "/raw/thesis.tex"), "keep me");
+  EXPECT_EQ(read_file(out + "/logs/notes"), "keep me too");
+}
+
+// Weak scaling: each kernel's size grows with P x T so that every core keeps 1 x 1's share
+// (Laplace's n by sqrt(p), the sort's keys by p); CG, whose sizes NPB fixes, is left out with why.
+TEST_F(Cli, StudyWeakScalingGrowsTheSizeWithTheJob) {
+  const Outcome r =
+      run_compas({"study", "--out", path("weak"), "--dry-run", "--scaling", "weak", "--grid",
+                  "1x1,1x2,2x2", "--kernels", "laplace,sort,cg", "--repeats", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  auto command_of = [&](const std::string& id) {
+    const auto at = r.out.find("  " + id + " ");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  EXPECT_NE(command_of("laplace_weak_p1t1").find("--n 1024 "), std::string::npos) << r.out;
+  EXPECT_NE(command_of("laplace_weak_p1t2").find("--n 1448 "), std::string::npos) << r.out;
+  EXPECT_NE(command_of("laplace_weak_p2t2").find("--n 2048 "), std::string::npos) << r.out;
+  EXPECT_NE(command_of("sort_weak_p1t1").find("--keys 8M "), std::string::npos) << r.out;
+  EXPECT_NE(command_of("sort_weak_p2t2").find("--keys 32M "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("run cg"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("left out cg under --scaling weak"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, StudyDryRunPrintsThePlanAndRunsNothing) {
+  const std::string out = path("plan");
+  const Outcome r = run_compas({"study", "--out", out, "--dry-run", "--grid", "1x1,2x1"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("laplace_n640_p2t1"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.out.find("laplace_n640_p1t2"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("cg_classA_p2t1"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("--class T"), std::string::npos) << r.describe();
+  EXPECT_FALSE(fs::exists(out)) << "a dry run created " << out;
+}
+
+// ---- study: supervision of its runs ------------------------------------------------------------
+// A launcher written by the test stands in for the runs: one that hangs, traps SIGINT, refuses
+// to start or starts compas-run. The characterization runs the study starts itself are recorded
+// as done beforehand, so that only the launcher's runs run. Hanging runs are `slow-rank`, a link
+// to sleep in the test's directory, so that any of them left behind is found by its path.
+
+// Records the characterization runs as done in `out`/runs.jsonl.
+void seed_characterization_done(const std::string& out) {
+  fs::create_directories(out);
+  std::ofstream f(out + "/runs.jsonl");
+  for (const std::string id : {"topology", "membw", "loaded_latency", "cache", "barrier_threads",
+                               "barrier_p2", "barrier_p4", "pingpong"})
+    f << json{{"id", id},  {"title", id},    {"kind", "characterize"},
+              {"exit", 0}, {"seconds", 0.0}, {"json", "raw/" + id + ".json"}}
+             .dump()
+      << "\n";
+}
+
+// Writes an executable shell script into `dir` and returns its path.
+std::string write_script(const fs::path& dir, const std::string& name, const std::string& body) {
+  const fs::path p = dir / name;
+  std::ofstream(p) << "#!/bin/sh\n" << body;
+  fs::permissions(p, fs::perms::owner_all, fs::perm_options::add);
+  return p.string();
+}
+
+// `dir`/slow-rank, a link to sleep: a run's process with the test's directory in its command line.
+std::string slow_rank(const fs::path& dir) {
+  const fs::path link = dir / "slow-rank";
+  for (const char* sleep : {"/usr/bin/sleep", "/bin/sleep"})
+    if (fs::exists(sleep)) {
+      fs::create_symlink(sleep, link);
+      break;
+    }
+  EXPECT_TRUE(fs::exists(link)) << "no sleep program";
+  return link.string();
+}
+
+// Kills, at the end of a test, the processes with `marker` in their command line: a study that
+// fails its test may leave its runs behind.
+struct KillLeftovers {
+  std::string marker;
+  ~KillLeftovers() {
+    for (pid_t pid : compas::testing::processes_with(marker)) kill(pid, SIGKILL);
+  }
+};
+
+// A tiny study: Laplace over `grid`, every run through `launcher`.
+std::vector<std::string> study_args(const std::string& out, const std::string& launcher,
+                                    const std::string& grid) {
+  return {"study",  "--out", out,          "--budget", "0.1",       "--kernels", "laplace",
+          "--grid", grid,    "--launcher", launcher,   "--repeats", "1"};
+}
+
+// The same as a command line for compas::testing::Proc.
+std::vector<std::string> study_command(const std::string& out, const std::string& launcher,
+                                       const std::string& grid) {
+  std::vector<std::string> argv = {COMPAS_EXE};
+  for (auto& a : study_args(out, launcher, grid)) argv.push_back(a);
+  return argv;
+}
+
+std::map<std::string, std::vector<json>> records_by_id(const std::string& file) {
+  std::map<std::string, std::vector<json>> by_id;
+  for (const auto& j : jsonl(file)) by_id[j.value("id", "")].push_back(j);
+  return by_id;
+}
+
+// Waits up to 30 s for `done()`.
+template <typename F>
+bool eventually(F done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!done() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return done();
+}
+
+// A hanging run is stopped at --run-timeout (SIGTERM, which it ignores, then SIGKILL) and
+// recorded as failed; the runs after it still run.
+TEST_F(Cli, StudyRunTimeoutStopsAHangingRunAndTheSweepGoesOn) {
+  const std::string out = path("study"), slow = slow_rank(dir_);
+  KillLeftovers cleanup{slow};
+  seed_characterization_done(out);
+  const std::string launcher = write_script(dir_, "launch.sh",
+                                            R"(p=$1; shift
+case "$p $*" in
+  "2 "*"--n 640"*) echo "hanging now"; trap '' TERM; exec )" +
+                                                slow + R"( 300 ;;
+esac
+exit 0
+)");
+  auto command = study_command(out, launcher + " {P}", "1x1,2x1");
+  command.insert(command.end(), {"--run-timeout", "2"});
+  compas::testing::Proc study(command, {});
+  ASSERT_TRUE(study.wait(60)) << "the study hangs\n" << study.describe();
+  ASSERT_EQ(study.exit_code, 0) << study.describe();
+  auto runs = records_by_id(out + "/runs.jsonl");
+  ASSERT_EQ(runs["laplace_n640_p2t1"].size(), 1u) << read_file(out + "/runs.jsonl");
+  const json hung = runs["laplace_n640_p2t1"].back();
+  EXPECT_TRUE(hung.value("failed", false)) << hung.dump();
+  EXPECT_EQ(hung.value("reason", ""), "timed out after 2 s") << hung.dump();
+  EXPECT_EQ(hung.value("exit", 0), 128 + SIGKILL) << "SIGTERM was ignored: " << hung.dump();
+  EXPECT_NE(hung.value("log_tail", "").find("hanging now"), std::string::npos) << hung.dump();
+  for (const char* id : {"laplace_n640_p1t1", "laplace_n1024_p1t1", "laplace_n1024_p2t1"}) {
+    ASSERT_EQ(runs[id].size(), 1u) << id << "\n" << read_file(out + "/runs.jsonl");
+    EXPECT_EQ(runs[id].back().value("exit", -1), 0) << runs[id].back().dump();
+    EXPECT_FALSE(runs[id].back().contains("failed")) << runs[id].back().dump();
+  }
+  const std::string md = read_file(out + "/report.md");
+  for (const char* part : {"## Failed runs", "### laplace n=640 on 2 x 1", "timed out after 2 s",
+                           "logs/laplace_n640_p2t1.log", "hanging now"})
+    EXPECT_NE(md.find(part), std::string::npos) << part << " missing\n" << md;
+  EXPECT_NE(study.err.find("1 run failed"), std::string::npos) << study.describe();
+  EXPECT_TRUE(compas::testing::none_left(slow, 10)) << "the timed-out run is still there";
+}
+
+// The first Ctrl-C is forwarded to the run, which goes on (its shell traps SIGINT, its sleep
+// ignores it); the second kills the run's process group at once and the study ends with its
+// partial report.
+TEST_F(Cli, StudySecondInterruptKillsARunThatIgnoresTheFirst) {
+  const std::string out = path("study"), slow = slow_rank(dir_), got = path("got-sigint");
+  KillLeftovers cleanup{slow};
+  seed_characterization_done(out);
+  const std::string launcher =
+      write_script(dir_, "launch.sh", "trap 'echo INT >> " + got + "' INT\n" + slow + R"( 300 &
+while :; do wait $!; [ $? -gt 128 ] || exit 0; done
+)");
+  compas::testing::Proc study(study_command(out, launcher + " {P}", "1x1"), {});
+  ASSERT_TRUE(eventually([&] { return !compas::testing::processes_with(slow).empty(); }))
+      << "the run did not start\n"
+      << study.describe();
+  study.signal(SIGINT);
+  ASSERT_TRUE(eventually([&] { return fs::exists(got); }))
+      << "the first SIGINT did not reach the run";
+  EXPECT_FALSE(study.wait(0.5)) << "the study ended on the first SIGINT\n" << study.describe();
+  study.signal(SIGINT);
+  ASSERT_TRUE(study.wait(30)) << "the second SIGINT did not stop the study";
+  EXPECT_EQ(study.exit_code, 130) << study.describe();
+  EXPECT_NE(read_file(out + "/report.md").find("Partial report"), std::string::npos);
+  EXPECT_TRUE(compas::testing::none_left(slow, 10)) << "the run outlived the study";
+  // A run stopped on request did not fail: it is not recorded, and runs again next time.
+  EXPECT_FALSE(records_by_id(out + "/runs.jsonl").count("laplace_n640_p1t1"));
+}
+
+// SIGKILL gives the study no chance to stop its run: the run (compas-run and its ranks) must die
+// with it all the same.
+TEST_F(Cli, StudyKilledTakesItsRunWithIt) {
+  const std::string out = path("study"), slow = slow_rank(dir_);
+  KillLeftovers cleanup{slow};
+  seed_characterization_done(out);
+  const std::string launcher = write_script(
+      dir_, "launch.sh", std::string("exec ") + COMPAS_RUN_EXE + " -n 2 -t 1 " + slow + " 300\n");
+  compas::testing::Proc study(study_command(out, launcher + " {P}", "2x1"), {});
+  // compas-run and its two ranks.
+  ASSERT_TRUE(eventually([&] { return compas::testing::processes_with(slow).size() == 3; }))
+      << study.describe();
+  study.signal(SIGKILL);
+  ASSERT_TRUE(study.wait(10));
+  EXPECT_TRUE(compas::testing::none_left(slow, 10))
+      << compas::testing::processes_with(slow).size() << " processes of the run outlived the study";
+}
+
+// A launcher that refuses the P = 2 runs while the file `refuse` exists, and starts the others
+// with compas-run.
+std::string refusing_launcher(const fs::path& dir, const std::string& refuse) {
+  return write_script(dir, "launch.sh",
+                      "p=$1; shift\nif [ \"$p\" = 2 ] && [ -e " + refuse +
+                          " ]; then\n  echo 'launcher: cannot place 2 processes here' >&2\n  "
+                          "exit 3\nfi\nexec " +
+                          COMPAS_RUN_EXE + " -n \"$p\" -t 1 \"$@\"\n");
+}
+
+const char* const kRefused[] = {"laplace_n640_p2t1", "laplace_n1024_p2t1"};
+const char* const kPlaced[] = {"laplace_n640_p1t1", "laplace_n1024_p1t1"};
+
+TEST_F(Cli, StudyRecordsARefusedRunAndFinishesTheRest) {
+  const std::string out = path("study"), refuse = path("refuse");
+  std::ofstream(refuse) << "refuse\n";
+  seed_characterization_done(out);
+  const Outcome r =
+      run_compas(study_args(out, refusing_launcher(dir_, refuse) + " {P}", "1x1,2x1"));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  auto runs = records_by_id(out + "/runs.jsonl");
+  for (const char* id : kRefused) {
+    ASSERT_EQ(runs[id].size(), 1u) << id << "\n" << read_file(out + "/runs.jsonl");
+    const json f = runs[id].back();
+    EXPECT_TRUE(f.value("failed", false)) << f.dump();
+    EXPECT_EQ(f.value("exit", 0), 3) << f.dump();
+    EXPECT_EQ(f.value("reason", ""), "exit 3") << f.dump();
+    EXPECT_NE(f.value("log_tail", "").find("cannot place 2 processes here"), std::string::npos)
+        << f.dump();
+  }
+  for (const char* id : kPlaced) {
+    ASSERT_EQ(runs[id].size(), 1u) << id << "\n" << read_file(out + "/runs.jsonl");
+    EXPECT_EQ(runs[id].back().value("exit", -1), 0) << runs[id].back().dump();
+    EXPECT_TRUE(fs::exists(out + "/raw/" + id + ".json")) << id;
+  }
+  const std::string md = read_file(out + "/report.md");
+  for (const char* part :
+       {"Partial report", "## laplace n=640", "## Failed runs", "### laplace n=640 on 2 x 1",
+        "### laplace n=1024 on 2 x 1", "exit 3; log: `logs/laplace_n640_p2t1.log`",
+        "```\nlauncher: cannot place 2 processes here\n```"})
+    EXPECT_NE(md.find(part), std::string::npos) << part << " missing\n" << md;
+  EXPECT_NE(r.out.find("; 2 failed)"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("2 runs failed"), std::string::npos) << r.describe();
+}
+
+TEST_F(Cli, StudyRerunRetriesTheFailedRuns) {
+  const std::string out = path("study"), refuse = path("refuse");
+  std::ofstream(refuse) << "refuse\n";
+  seed_characterization_done(out);
+  const auto args = study_args(out, refusing_launcher(dir_, refuse) + " {P}", "1x1,2x1");
+  const Outcome first = run_compas(args);
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  for (const char* id : kRefused) {
+    const auto records = records_by_id(out + "/runs.jsonl")[id];
+    ASSERT_EQ(records.size(), 1u) << id << "\n" << read_file(out + "/runs.jsonl");
+    ASSERT_TRUE(records[0].value("failed", false)) << records[0].dump();
+  }
+  fs::remove(refuse);
+  const Outcome again = run_compas(args);
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  auto runs = records_by_id(out + "/runs.jsonl");
+  for (const char* id : kRefused) {
+    ASSERT_EQ(runs[id].size(), 2u) << id << " was not run again\n"
+                                   << read_file(out + "/runs.jsonl");
+    EXPECT_EQ(runs[id].back().value("exit", -1), 0) << runs[id].back().dump();
+    EXPECT_FALSE(runs[id].back().contains("failed")) << runs[id].back().dump();
+  }
+  for (const char* id : kPlaced) EXPECT_EQ(runs[id].size(), 1u) << id << " was run again";
+  const std::string md = read_file(out + "/report.md");
+  EXPECT_EQ(md.find("## Failed runs"), std::string::npos) << md;
+  EXPECT_NE(md.find("All planned runs finished"), std::string::npos) << md;
+  EXPECT_EQ(again.out.find("failed"), std::string::npos) << again.describe();
+  EXPECT_EQ(again.err.find("failed"), std::string::npos) << again.describe();
+}
+
+TEST_F(Cli, StudyRunTimeoutMustBeAPositiveNumberOfSeconds) {
+  for (const std::string value : {"", "0", "-1", "soon"}) {
+    const Outcome r =
+        run_compas({"study", "--dry-run", "--out", path("s"), "--run-timeout", value});
+    EXPECT_EQ(r.exit_code, 2) << "'" << value << "'\n" << r.describe();
+    EXPECT_NE(r.err.find("--run-timeout"), std::string::npos) << r.describe();
+    // The empty value gets the common message, with the option's expected type.
+    EXPECT_NE(r.err.find(value.empty() ? "SECONDS>0" : "seconds > 0"), std::string::npos)
+        << "allowed values\n"
+        << r.describe();
+    EXPECT_FALSE(fs::exists(path("s"))) << "'" << value << "'";
+  }
+}
+
+// Under a cluster launcher a grid point beyond this host's cores is left out, and the plan says
+// so; --oversubscribe keeps it, and so does compas-run here (today's one oversubscribed point).
+TEST_F(Cli, StudyUnderALauncherLeavesOutOversubscribedPoints) {
+  const std::string out = path("plan");
+  auto plan = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"study",     "--out",   out,      "--dry-run",
+                                     "--kernels", "laplace", "--grid", "1x1,1024x1024"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_compas(args);
+  };
+  const Outcome launched = plan({"--launcher", "mpirun -n {P}"});
+  ASSERT_EQ(launched.exit_code, 0) << launched.describe();
+  EXPECT_NE(launched.out.find("laplace_n640_p1t1"), std::string::npos) << launched.describe();
+  EXPECT_EQ(launched.out.find("p1024t1024"), std::string::npos) << launched.describe();
+  EXPECT_NE(launched.out.find("left out 1024 x 1024"), std::string::npos) << launched.describe();
+  EXPECT_NE(launched.out.find("--oversubscribe"), std::string::npos) << launched.describe();
+  const Outcome asked = plan({"--launcher", "mpirun -n {P}", "--oversubscribe"});
+  ASSERT_EQ(asked.exit_code, 0) << asked.describe();
+  EXPECT_NE(asked.out.find("laplace_n640_p1024t1024"), std::string::npos) << asked.describe();
+  EXPECT_EQ(asked.out.find("left out"), std::string::npos) << asked.describe();
+  const Outcome here = plan({});
+  ASSERT_EQ(here.exit_code, 0) << here.describe();
+  EXPECT_NE(here.out.find("laplace_n640_p1024t1024"), std::string::npos) << here.describe();
+  EXPECT_FALSE(fs::exists(out)) << "a dry run created " << out;
+}
+
+TEST_F(Cli, HelpExitsZero) {
+  const Outcome r = run_compas({"--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("topology"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("barrier"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.out.find("_omp-barrier"), std::string::npos) << "internal command listed\n"
+                                                           << r.describe();
+}
+
+TEST_F(Cli, SubcommandHelpExitsZero) {
+  const Outcome r = run_compas({"topology", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("--threads"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("--json"), std::string::npos) << r.describe();
+}
+
+TEST_F(Cli, ProbeHelpListsEvents) {
+  for (const char* command : {"membw", "cache"}) {
+    const Outcome r = run_compas({command, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_NE(r.out.find("--events"), std::string::npos) << command << "\n" << r.describe();
+    EXPECT_NE(r.out.find("COMPAS_EVENTS"), std::string::npos) << command << "\n" << r.describe();
+  }
+}
+
+TEST_F(Cli, VersionExitsZero) {
+  const Outcome r = run_compas({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find('.'), std::string::npos) << r.describe();
+}
+
+}  // namespace
