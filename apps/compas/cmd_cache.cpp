@@ -67,8 +67,9 @@ std::string describe_cache(const perf::CacheTarget& c) {
   return s;
 }
 
-int run_cache(const CacheArgs& a) {
-  const auto topo = threads::Topology::host();
+// The probe's options from the flags; a bad range, cpu, event or output path fails here, before
+// the TSC calibration and the table header.
+perf::CacheProbeOptions probe_options(const CacheArgs& a, const threads::Topology& topo) {
   perf::CacheProbeOptions opt;
   opt.min_bytes = parse_size_flag("--min", a.min);
   opt.max_bytes = parse_size_flag("--max", a.max);
@@ -76,8 +77,6 @@ int run_cache(const CacheArgs& a) {
   opt.cpu = a.cpu >= 0 ? a.cpu : topo.pu_list().at(0).os_index;
   opt.repeats = a.repeats;
   opt.repeat_ms = a.repeat_ms;
-  // Fail on a bad range, event or output path now, before the TSC calibration and the table
-  // header.
   if (opt.min_bytes > opt.max_bytes)
     throw std::invalid_argument("--min '" + a.min + "' (" + perf::format_size(opt.min_bytes) +
                                 ") is larger than --max '" + a.max + "' (" +
@@ -94,23 +93,27 @@ int run_cache(const CacheArgs& a) {
   opt.events = choose_events_flag(a.events);
   check_outputs(a.out);
   check_plot_dir(a.plot);
-  const auto& tsc = perf::tsc();
-  if (!a.out.quiet) {
-    fmt::print(
-        "cache probe on cpu {}: chase = one dependent load per step around a random cycle of "
-        "64-byte lines; stream = sequential 8-byte loads\n",
-        opt.cpu);
-    fmt::print("median of {} repeats of >= {} ms; cycles are TSC cycles at {:.3f} GHz{}\n",
-               opt.repeats, opt.repeat_ms, tsc.ghz,
-               tsc.invariant ? " (constant-rate time-stamp counter, not the core clock)"
-                             : " (the TSC is not flagged invariant here)");
-    fmt::print("{:>10} {:>10} {:>10} {:>15} {:>12}\n", "size", "chase ns", "chase cyc",
-               "stream ns/load", "stream GB/s");
-    opt.progress = print_row;
-  }
-  const auto res = perf::run_cache_probe(topo, opt);
+  return opt;
+}
 
-  perf::json params = {
+// What the columns mean, the table's header, and a row printed per size as it is measured.
+void print_header(perf::CacheProbeOptions& opt) {
+  const auto& tsc = perf::tsc();
+  fmt::print(
+      "cache probe on cpu {}: chase = one dependent load per step around a random cycle of "
+      "64-byte lines; stream = sequential 8-byte loads\n",
+      opt.cpu);
+  fmt::print("median of {} repeats of >= {} ms; cycles are TSC cycles at {:.3f} GHz{}\n",
+             opt.repeats, opt.repeat_ms, tsc.ghz,
+             tsc.invariant ? " (constant-rate time-stamp counter, not the core clock)"
+                           : " (the TSC is not flagged invariant here)");
+  fmt::print("{:>10} {:>10} {:>10} {:>15} {:>12}\n", "size", "chase ns", "chase cyc",
+             "stream ns/load", "stream GB/s");
+  opt.progress = print_row;
+}
+
+perf::json report_params(const perf::CacheProbeOptions& opt, const perf::CacheProbeResult& res) {
+  return {
       {"min_bytes", res.sizes.front()},
       {"max_bytes", res.sizes.back()},
       {"max_bytes_requested", res.max_bytes_requested},
@@ -147,6 +150,10 @@ int run_cache(const CacheArgs& a) {
        "metrics from perf::aggregate (stream bandwidth_gbs: the bytes it read over the region's "
        "time)"},
       {"seconds", res.seconds}};
+}
+
+perf::Report make_report(const threads::Topology& topo, const perf::json& params,
+                         const perf::CacheProbeResult& res) {
   perf::Report report("cache", perf::machine_json(topo), params);
   for (const auto& r : res.records) {
     perf::json j = {{"size_bytes", r.size_bytes},           {"pattern", r.pattern},
@@ -171,22 +178,11 @@ int run_cache(const CacheArgs& a) {
                 {"cache_bytes", k.cache.size_bytes},
                 {"cache_per_core_bytes", k.cache.per_core_bytes},
                 {"octaves_from_cache", k.octaves_from_cache}});
-  write_outputs(report, a.out);
-  plot_report(report, a.plot);
-  warn_counter_errors(res.counter_errors);
-  if (a.out.quiet) return 0;
+  return report;
+}
 
-  if (res.max_bytes_requested > res.sizes.back())
-    fmt::print("--max capped to {}: half the available memory\n",
-               perf::format_size(res.sizes.back()));
-  int disturbed = 0, total = 0;
-  for (const auto& r : res.records) disturbed += r.disturbed_repeats, total += r.repeats;
-  if (disturbed)
-    fmt::print(
-        "* {} of {} repeats lost the cpu even after retries (busy machine?); their descheduled "
-        "time was taken out\n",
-        disturbed, total);
-  fmt::print("huge pages: {}\n", params["hugepages"].get<std::string>());
+// The knees found, each with the hwloc cache matched to it, and the caches no knee matched.
+void print_knees(const perf::CacheProbeResult& res) {
   fmt::print("knees of the chase curve (halfway up each climb of >= 1.5x between plateaus):\n");
   if (res.knees.empty())
     fmt::print("  none between {} and {}\n", perf::format_size(res.sizes.front()),
@@ -217,6 +213,32 @@ int run_cache(const CacheArgs& a) {
       fmt::print("  {} (hwloc): no knee matched to it between {} and {}\n", describe_cache(c),
                  perf::format_size(res.sizes.front()), perf::format_size(res.sizes.back()));
   }
+}
+
+int run_cache(const CacheArgs& a) {
+  const auto topo = threads::Topology::host();
+  perf::CacheProbeOptions opt = probe_options(a, topo);
+  if (!a.out.quiet) print_header(opt);
+  const auto res = perf::run_cache_probe(topo, opt);
+  const perf::json params = report_params(opt, res);
+  const perf::Report report = make_report(topo, params, res);
+  write_outputs(report, a.out);
+  plot_report(report, a.plot);
+  warn_counter_errors(res.counter_errors);
+  if (a.out.quiet) return 0;
+
+  if (res.max_bytes_requested > res.sizes.back())
+    fmt::print("--max capped to {}: half the available memory\n",
+               perf::format_size(res.sizes.back()));
+  int disturbed = 0, total = 0;
+  for (const auto& r : res.records) disturbed += r.disturbed_repeats, total += r.repeats;
+  if (disturbed)
+    fmt::print(
+        "* {} of {} repeats lost the cpu even after retries (busy machine?); their descheduled "
+        "time was taken out\n",
+        disturbed, total);
+  fmt::print("huge pages: {}\n", params["hugepages"].get<std::string>());
+  print_knees(res);
   fmt::print("{}\n", kCompas1998);
   fmt::print("probe time {:.1f} s\n", res.seconds);
   print_regions(res.regions, opt.events);
