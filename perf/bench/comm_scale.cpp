@@ -182,6 +182,157 @@ Spread spread(std::vector<double> v) {
   return {s.median, s.min, s.max, true};
 }
 
+// Puts to more and more peers (peer_counts), noting after each step the RSS and the endpoints
+// into `mine`: its steps, the connect times and the growth per peer and per endpoint.
+void connect_steps(const Args& a, compas::comm::Bootstrap& boot, compas::comm::Comm& comm,
+                   compas::comm::Window<std::byte>& win, json& mine) {
+  const int rank = boot.rank(), p = boot.size();
+  // Connect to more and more peers. Bootstrap barriers (not Comm::barrier, which would connect)
+  // keep the ranks in step, so that the endpoints peers create towards this rank (wire-up) are in
+  // by the time it reads its RSS.
+  const std::uint64_t payload = 0x636f6d7061730000ull | static_cast<std::uint64_t>(rank);
+  std::byte src[sizeof payload];
+  std::memcpy(src, &payload, sizeof payload);
+  const std::size_t slots = std::max<std::size_t>(a.window_bytes / sizeof payload, 1);
+  const std::size_t offset = (static_cast<std::size_t>(rank) % slots) * sizeof payload;
+  const std::size_t n = std::min(sizeof payload, a.window_bytes);
+  json steps = json::array();
+  std::vector<double> xs, ys, es;
+  int done = 0;
+  double connect_ms_total = 0;
+  for (const int k : peer_counts(p)) {
+    boot.barrier();
+    const auto t0 = Clock::now();
+    for (int i = done + 1; i <= k; ++i) {
+      const int peer = (rank + i) % p;
+      win.put(peer, offset, std::span<const std::byte>(src, n));
+      comm.flush(peer);
+    }
+    const double step_ms = ms_between(t0, Clock::now());
+    connect_ms_total += step_ms;
+    boot.barrier();
+    for (int i = 0; i < 64; ++i) comm.progress();
+    boot.barrier();
+    const Rss r = read_rss();
+    const int connected = comm.connected_peers();
+    json s = rss_json(r);
+    s["k"] = k;
+    s["connected_peers"] = connected;
+    s["connect_ms"] = step_ms;
+    steps.push_back(s);
+    if (k > 0) {
+      xs.push_back(k);
+      ys.push_back(static_cast<double>(r.total));
+      es.push_back(connected);
+    }
+    done = k;
+  }
+  mine["steps"] = steps;
+  mine["connect_ms_total"] = connect_ms_total;
+  if (p > 1) mine["connect_ms_per_peer"] = connect_ms_total / (p - 1);
+  // With a single point (P = 2) the slope is the step from no peer to one.
+  if (xs.size() == 1 && steps.size() == 2) {
+    xs.insert(xs.begin(), 0.0);
+    ys.insert(ys.begin(), steps[0]["rss_kib"].get<double>());
+  }
+  if (auto s = slope(xs, ys)) mine["kib_per_peer"] = *s;
+  // Against the endpoints instead (k >= 1, where they vary): the same growth per new endpoint.
+  const std::vector<double> ys_tail(ys.end() - static_cast<std::ptrdiff_t>(es.size()), ys.end());
+  if (auto s = slope(es, ys_tail)) mine["kib_per_endpoint"] = *s;
+}
+
+// The figures of the job: one record per metric, its median, min and max over the ranks.
+struct Summary {
+  Spread age, t_b, t_c, t_w, r_main, r_boot, r_comm, r_win, e_comm, e_win, slope_s, slope_e, conn;
+  std::vector<std::pair<int, std::pair<Spread, Spread>>> per_k;
+};
+
+Summary add_metrics(compas::perf::Report& report, const std::vector<json>& ranks, int p) {
+  Summary m;
+  auto add = [&](const std::string& metric, const std::string& unit, auto get) {
+    std::vector<double> v;
+    for (const auto& r : ranks)
+      if (auto x = get(r)) v.push_back(*x);
+    if (v.empty()) return Spread{};
+    const Spread s = spread(v);
+    report.add({{"metric", metric},
+                {"unit", unit},
+                {"processes", p},
+                {"median", s.median},
+                {"min", s.min},
+                {"max", s.max},
+                {"ranks", v.size()}});
+    return s;
+  };
+  auto num = [](const char* key) {
+    return [key](const json& r) -> std::optional<double> {
+      if (!r.contains(key)) return std::nullopt;
+      return r[key].get<double>();
+    };
+  };
+  auto rss_at = [](const char* step, const char* key) {
+    return
+        [step, key](const json& r) -> std::optional<double> { return r[step][key].get<double>(); };
+  };
+  m.age = add("age_at_main", "ms", num("age_at_main_ms"));
+  m.t_b = add("bootstrap", "ms", num("bootstrap_ms"));
+  m.t_c = add("bootstrap+comm", "ms", num("comm_ms"));
+  m.t_w = add("bootstrap+comm+window", "ms", num("window_ms"));
+  m.r_main = add("rss_main", "KiB", rss_at("rss_main", "rss_kib"));
+  m.r_boot = add("rss_bootstrap", "KiB", rss_at("rss_bootstrap", "rss_kib"));
+  m.r_comm = add("rss_comm", "KiB", rss_at("rss_comm", "rss_kib"));
+  m.r_win = add("rss_window", "KiB", rss_at("rss_window", "rss_kib"));
+  m.e_comm = add("peers_after_comm", "endpoints", num("peers_after_comm"));
+  m.e_win = add("peers_after_window", "endpoints", num("peers_after_window"));
+  for (std::size_t i = 0; i < peer_counts(p).size(); ++i) {
+    const int k = peer_counts(p)[i];
+    const Spread rk = add("rss_k" + std::to_string(k), "KiB", [i](const json& r) {
+      return std::optional<double>(r["steps"][i]["rss_kib"].get<double>());
+    });
+    const Spread ek = add("peers_k" + std::to_string(k), "endpoints", [i](const json& r) {
+      return std::optional<double>(r["steps"][i]["connected_peers"].get<double>());
+    });
+    m.per_k.push_back({k, {rk, ek}});
+  }
+  m.slope_s = add("kib_per_peer", "KiB", num("kib_per_peer"));
+  m.slope_e = add("kib_per_endpoint", "KiB", num("kib_per_endpoint"));
+  m.conn = add("connect_per_peer", "ms", num("connect_ms_per_peer"));
+
+  return m;
+}
+
+void print_summary(const Summary& m, int p, const std::string& kind, const std::string& transport,
+                   bool direct) {
+  fmt::print("comm_scale: {} processes ({} bootstrap), transport to the next rank: {}{}\n", p, kind,
+             transport, direct ? " (load/store)" : "");
+  fmt::print("{:<34} {:>12} {:>12} {:>12}\n", "over ranks", "median", "min", "max");
+  auto row = [](const std::string& what, const Spread& s, const char* f) {
+    if (!s.valid) return;
+    fmt::print(
+        fmt::runtime("{:<34} {:>12" + std::string(f) + "} {:>12" + f + "} {:>12" + f + "}\n"), what,
+        s.median, s.min, s.max);
+  };
+  row("process age at main (ms)", m.age, ".0f");
+  row("main -> bootstrap (ms)", m.t_b, ".1f");
+  row("main -> Comm (ms)", m.t_c, ".1f");
+  row("main -> first window (ms)", m.t_w, ".1f");
+  row("RSS at main (KiB)", m.r_main, ".0f");
+  row("RSS after bootstrap (KiB)", m.r_boot, ".0f");
+  row("RSS after Comm (KiB)", m.r_comm, ".0f");
+  row("RSS after window (KiB)", m.r_win, ".0f");
+  row("endpoints after Comm", m.e_comm, ".0f");
+  row("endpoints after window", m.e_win, ".0f");
+  for (const auto& [k, s] : m.per_k) {
+    row(fmt::format("RSS, {} peers put to (KiB)", k), s.first, ".0f");
+    row(fmt::format("endpoints, {} peers put to", k), s.second, ".0f");
+  }
+  if (p > 1) {
+    row("KiB per peer put to (slope)", m.slope_s, ".1f");
+    row("KiB per new endpoint (slope)", m.slope_e, ".1f");
+    row("first put+flush per peer (ms)", m.conn, ".3f");
+  }
+}
+
 int run(const Args& a, Clock::time_point t_main, double age_at_main_ms) {
   const Rss rss_main = read_rss();
 
@@ -212,58 +363,7 @@ int run(const Args& a, Clock::time_point t_main, double age_at_main_ms) {
                {"peers_after_comm", peers_after_comm},
                {"peers_after_window", peers_after_window}};
 
-  // Connect to more and more peers. Bootstrap barriers (not Comm::barrier, which would connect)
-  // keep the ranks in step, so that the endpoints peers create towards this rank (wire-up) are in
-  // by the time it reads its RSS.
-  const std::uint64_t payload = 0x636f6d7061730000ull | static_cast<std::uint64_t>(rank);
-  std::byte src[sizeof payload];
-  std::memcpy(src, &payload, sizeof payload);
-  const std::size_t slots = std::max<std::size_t>(a.window_bytes / sizeof payload, 1);
-  const std::size_t offset = (static_cast<std::size_t>(rank) % slots) * sizeof payload;
-  const std::size_t n = std::min(sizeof payload, a.window_bytes);
-  json steps = json::array();
-  std::vector<double> xs, ys, es;
-  int done = 0;
-  double connect_ms_total = 0;
-  for (const int k : peer_counts(p)) {
-    boot->barrier();
-    const auto t0 = Clock::now();
-    for (int i = done + 1; i <= k; ++i) {
-      const int peer = (rank + i) % p;
-      win.put(peer, offset, std::span<const std::byte>(src, n));
-      comm.flush(peer);
-    }
-    const double step_ms = ms_between(t0, Clock::now());
-    connect_ms_total += step_ms;
-    boot->barrier();
-    for (int i = 0; i < 64; ++i) comm.progress();
-    boot->barrier();
-    const Rss r = read_rss();
-    const int connected = comm.connected_peers();
-    json s = rss_json(r);
-    s["k"] = k;
-    s["connected_peers"] = connected;
-    s["connect_ms"] = step_ms;
-    steps.push_back(s);
-    if (k > 0) {
-      xs.push_back(k);
-      ys.push_back(static_cast<double>(r.total));
-      es.push_back(connected);
-    }
-    done = k;
-  }
-  mine["steps"] = steps;
-  mine["connect_ms_total"] = connect_ms_total;
-  if (p > 1) mine["connect_ms_per_peer"] = connect_ms_total / (p - 1);
-  // With a single point (P = 2) the slope is the step from no peer to one.
-  if (xs.size() == 1 && steps.size() == 2) {
-    xs.insert(xs.begin(), 0.0);
-    ys.insert(ys.begin(), steps[0]["rss_kib"].get<double>());
-  }
-  if (auto s = slope(xs, ys)) mine["kib_per_peer"] = *s;
-  // Against the endpoints instead (k >= 1, where they vary): the same growth per new endpoint.
-  const std::vector<double> ys_tail(ys.end() - static_cast<std::ptrdiff_t>(es.size()), ys.end());
-  if (auto s = slope(es, ys_tail)) mine["kib_per_endpoint"] = *s;
+  connect_steps(a, *boot, comm, win, mine);
   const std::string transport = p > 1 ? comm.transport((rank + 1) % p) : std::string("self");
   const bool direct = p > 1 && win.direct((rank + 1) % p);
 
@@ -287,90 +387,14 @@ int run(const Args& a, Clock::time_point t_main, double age_at_main_ms) {
        {"signals", a.signals},
        {"peer_counts", peer_counts(p)}});
 
-  // One record per metric: median, min and max over the ranks.
-  auto add = [&](const std::string& metric, const std::string& unit, auto get) {
-    std::vector<double> v;
-    for (const auto& r : ranks)
-      if (auto x = get(r)) v.push_back(*x);
-    if (v.empty()) return Spread{};
-    const Spread s = spread(v);
-    report.add({{"metric", metric},
-                {"unit", unit},
-                {"processes", p},
-                {"median", s.median},
-                {"min", s.min},
-                {"max", s.max},
-                {"ranks", v.size()}});
-    return s;
-  };
-  auto num = [](const char* key) {
-    return [key](const json& r) -> std::optional<double> {
-      if (!r.contains(key)) return std::nullopt;
-      return r[key].get<double>();
-    };
-  };
-  auto rss_at = [](const char* step, const char* key) {
-    return
-        [step, key](const json& r) -> std::optional<double> { return r[step][key].get<double>(); };
-  };
-  const Spread age = add("age_at_main", "ms", num("age_at_main_ms"));
-  const Spread t_b = add("bootstrap", "ms", num("bootstrap_ms"));
-  const Spread t_c = add("bootstrap+comm", "ms", num("comm_ms"));
-  const Spread t_w = add("bootstrap+comm+window", "ms", num("window_ms"));
-  const Spread r_main = add("rss_main", "KiB", rss_at("rss_main", "rss_kib"));
-  const Spread r_boot = add("rss_bootstrap", "KiB", rss_at("rss_bootstrap", "rss_kib"));
-  const Spread r_comm = add("rss_comm", "KiB", rss_at("rss_comm", "rss_kib"));
-  const Spread r_win = add("rss_window", "KiB", rss_at("rss_window", "rss_kib"));
-  const Spread e_comm = add("peers_after_comm", "endpoints", num("peers_after_comm"));
-  const Spread e_win = add("peers_after_window", "endpoints", num("peers_after_window"));
-  std::vector<std::pair<int, std::pair<Spread, Spread>>> per_k;
-  for (std::size_t i = 0; i < peer_counts(p).size(); ++i) {
-    const int k = peer_counts(p)[i];
-    const Spread rk = add("rss_k" + std::to_string(k), "KiB", [i](const json& r) {
-      return std::optional<double>(r["steps"][i]["rss_kib"].get<double>());
-    });
-    const Spread ek = add("peers_k" + std::to_string(k), "endpoints", [i](const json& r) {
-      return std::optional<double>(r["steps"][i]["connected_peers"].get<double>());
-    });
-    per_k.push_back({k, {rk, ek}});
-  }
-  const Spread slope_s = add("kib_per_peer", "KiB", num("kib_per_peer"));
-  const Spread slope_e = add("kib_per_endpoint", "KiB", num("kib_per_endpoint"));
-  const Spread conn = add("connect_per_peer", "ms", num("connect_ms_per_peer"));
+  const Summary m = add_metrics(report, ranks, p);
 
   json out = report.to_json();
   out["ranks"] = ranks;
   if (!a.json_path.empty()) compas::perf::write_file_atomic(a.json_path, out.dump(2) + "\n");
 
   if (a.quiet) return 0;
-  fmt::print("comm_scale: {} processes ({} bootstrap), transport to the next rank: {}{}\n", p,
-             boot->kind(), transport, direct ? " (load/store)" : "");
-  fmt::print("{:<34} {:>12} {:>12} {:>12}\n", "over ranks", "median", "min", "max");
-  auto row = [](const std::string& what, const Spread& s, const char* f) {
-    if (!s.valid) return;
-    fmt::print(
-        fmt::runtime("{:<34} {:>12" + std::string(f) + "} {:>12" + f + "} {:>12" + f + "}\n"), what,
-        s.median, s.min, s.max);
-  };
-  row("process age at main (ms)", age, ".0f");
-  row("main -> bootstrap (ms)", t_b, ".1f");
-  row("main -> Comm (ms)", t_c, ".1f");
-  row("main -> first window (ms)", t_w, ".1f");
-  row("RSS at main (KiB)", r_main, ".0f");
-  row("RSS after bootstrap (KiB)", r_boot, ".0f");
-  row("RSS after Comm (KiB)", r_comm, ".0f");
-  row("RSS after window (KiB)", r_win, ".0f");
-  row("endpoints after Comm", e_comm, ".0f");
-  row("endpoints after window", e_win, ".0f");
-  for (const auto& [k, s] : per_k) {
-    row(fmt::format("RSS, {} peers put to (KiB)", k), s.first, ".0f");
-    row(fmt::format("endpoints, {} peers put to", k), s.second, ".0f");
-  }
-  if (p > 1) {
-    row("KiB per peer put to (slope)", slope_s, ".1f");
-    row("KiB per new endpoint (slope)", slope_e, ".1f");
-    row("first put+flush per peer (ms)", conn, ".3f");
-  }
+  print_summary(m, p, boot->kind(), transport, direct);
   return 0;
 }
 
