@@ -112,7 +112,7 @@ TEST_P(CliBadInput, ExitsTwoNamesTheProblemWritesNothing) {
   EXPECT_EQ(r.out, "") << "something was printed\n" << r.describe();
 }
 
-std::vector<BadInput> bad_inputs() {
+std::vector<BadInput> bad_measure_inputs() {
   return {
       {"topology_threads_zero", {"topology", "--threads", "0"}, {"--threads"}},
       {"topology_threads_negative", {"topology", "--threads", "-1"}, {"--threads"}},
@@ -160,12 +160,6 @@ std::vector<BadInput> bad_inputs() {
        {{"COMPAS_EVENTS", "NOT_AN_EVENT"}}},
       {"membw_stores_bogus", {"membw", "--stores", "bogus"}, {"'bogus'"}},
       // An empty word after a flag whose own check would run first (a range) still says empty.
-      {"study_repeats_empty_word_says_empty",
-       {"study", "--repeats", ""},
-       {"--repeats: an empty value is not allowed (expected int:int in [1 - 100])"}},
-      {"run_laplace_n_empty_word_says_empty",
-       {"run", "laplace", "--n", ""},
-       {"--n: an empty value is not allowed (expected"}},
       {"membw_workgroup_no_such_domain", {"membw", "--workgroup", "S64:1MiB"}, {"'S64'", "S0"}},
       {"membw_workgroup_bad_domain", {"membw", "--workgroup", "Q1:1MiB"}, {"'Q1'", "S<i>"}},
       {"membw_workgroup_threads_zero", {"membw", "--workgroup", "S0:1MiB:0"}, {"'0'"}},
@@ -193,6 +187,31 @@ std::vector<BadInput> bad_inputs() {
       {"cache_max_text", {"cache", "--max", "banana"}, {"'banana'"}},
       {"cache_cpu_not_ours", {"cache", "--cpu", "4096", "--max", "8KiB"}, {"--cpu 4096"}},
       {"cache_events_unknown", {"cache", "--events", "NOT_AN_EVENT"}, {"NOT_AN_EVENT"}},
+  };
+}
+
+std::vector<BadInput> bad_run_study_inputs() {
+  return {
+      {"study_repeats_empty_word_says_empty",
+       {"study", "--repeats", ""},
+       {"--repeats: an empty value is not allowed (expected int:int in [1 - 100])"}},
+      {"study_launcher_without_p", {"study", "--launcher", "mpirun -n 4"}, {"{P}"}, {}, false},
+      {"study_grid_bad", {"study", "--grid", "2by2"}, {"2by2"}, {}, false},
+      {"study_grid_zero", {"study", "--grid", "0x1"}, {"0x1"}, {}, false},
+      {"study_kernels_bogus", {"study", "--kernels", "bogus"}, {"'bogus'"}, {}, false},
+      {"study_budget_zero", {"study", "--budget", "0"}, {"--budget"}, {}, false},
+      {"study_run_timeout_zero", {"study", "--run-timeout", "0"}, {"--run-timeout"}, {}, false},
+      {"study_repeats_zero", {"study", "--repeats", "0"}, {"--repeats"}, {}, false},
+      {"study_scaling_bogus",
+       {"study", "--scaling", "medium"},
+       {"'medium'", "strong", "weak"},
+       {},
+       false},
+      {"study_scaling_empty", {"study", "--scaling", ""}, {"--scaling"}, {}, false},
+      {"study_run_timeout_empty", {"study", "--run-timeout", ""}, {"--run-timeout"}, {}, false},
+      {"run_laplace_n_empty_word_says_empty",
+       {"run", "laplace", "--n", ""},
+       {"--n: an empty value is not allowed (expected"}},
       {"run_no_kernel", {"run"}, {"laplace", "subcommand"}, {}, false},
       {"run_unknown_kernel", {"run", "bogosort"}, {"bogosort"}, {}, false},
       {"run_laplace_n_zero", {"run", "laplace", "--n", "0"}, {"--n"}},
@@ -251,23 +270,15 @@ std::vector<BadInput> bad_inputs() {
        {"run", "cg", "--class", "S"},
        {"COMPAS_REPORT_BINDING='' is not allowed: an empty value"},
        {{"COMPAS_REPORT_BINDING", ""}}},
-      {"study_launcher_without_p", {"study", "--launcher", "mpirun -n 4"}, {"{P}"}, {}, false},
-      {"study_grid_bad", {"study", "--grid", "2by2"}, {"2by2"}, {}, false},
-      {"study_grid_zero", {"study", "--grid", "0x1"}, {"0x1"}, {}, false},
-      {"study_kernels_bogus", {"study", "--kernels", "bogus"}, {"'bogus'"}, {}, false},
-      {"study_budget_zero", {"study", "--budget", "0"}, {"--budget"}, {}, false},
-      {"study_run_timeout_zero", {"study", "--run-timeout", "0"}, {"--run-timeout"}, {}, false},
-      {"study_repeats_zero", {"study", "--repeats", "0"}, {"--repeats"}, {}, false},
-      {"study_scaling_bogus",
-       {"study", "--scaling", "medium"},
-       {"'medium'", "strong", "weak"},
-       {},
-       false},
-      {"study_scaling_empty", {"study", "--scaling", ""}, {"--scaling"}, {}, false},
-      {"study_run_timeout_empty", {"study", "--run-timeout", ""}, {"--run-timeout"}, {}, false},
       {"unknown_subcommand", {"frobnicate"}, {"frobnicate"}},
       {"no_subcommand", {}, {"subcommand", "command"}, {}, false},
   };
+}
+
+std::vector<BadInput> bad_inputs() {
+  std::vector<BadInput> all = bad_measure_inputs();
+  for (auto& b : bad_run_study_inputs()) all.push_back(std::move(b));
+  return all;
 }
 
 INSTANTIATE_TEST_SUITE_P(, CliBadInput, ::testing::ValuesIn(bad_inputs()));
