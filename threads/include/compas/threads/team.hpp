@@ -103,6 +103,10 @@ class alignas(64) ThreadCtx {
   void exclusive_scan(std::span<T> data, Op op, const T& identity);
 
  private:
+  // op over the values of threads 0..last, in thread order, on every thread (allreduce: last =
+  // nthreads - 1; inclusive_scan: last = tid).
+  template <class T, class Op>
+  T fold_upto(const T& value, Op op, int last);
   friend class Team;
   static constexpr std::size_t kSlotBytes = 128;
   template <class T>
@@ -211,23 +215,28 @@ const T* ThreadCtx::publish_and_gather(const T& value) {
 }
 
 template <class T, class Op>
-T ThreadCtx::allreduce(const T& value, Op op) {
+T ThreadCtx::fold_upto(const T& value, Op op, int last) {
   static_assert(std::is_trivially_copyable_v<T>, "team collectives need trivially copyable T");
   if (nthreads_ == 1) return value;
   if constexpr (sizeof(T) <= kSlotBytes) {
     put_slot(value);
     barrier();
     T acc = get_slot<T>(0);
-    for (int i = 1; i < nthreads_; ++i) acc = op(acc, get_slot<T>(i));
+    for (int i = 1; i <= last; ++i) acc = op(acc, get_slot<T>(i));
     parity_ ^= 1u;
     return acc;
   } else {
     publish_and_gather(value);
     T acc = *static_cast<const T*>(pointer_of(0));
-    for (int i = 1; i < nthreads_; ++i) acc = op(acc, *static_cast<const T*>(pointer_of(i)));
+    for (int i = 1; i <= last; ++i) acc = op(acc, *static_cast<const T*>(pointer_of(i)));
     barrier();  // every thread has read every value before any value goes out of scope
     return acc;
   }
+}
+
+template <class T, class Op>
+T ThreadCtx::allreduce(const T& value, Op op) {
+  return fold_upto(value, op, nthreads_ - 1);
 }
 
 template <class T, class Op>
@@ -276,22 +285,7 @@ T ThreadCtx::broadcast(const T& value, int root) {
 
 template <class T, class Op>
 T ThreadCtx::inclusive_scan(const T& value, Op op) {
-  static_assert(std::is_trivially_copyable_v<T>, "team collectives need trivially copyable T");
-  if (nthreads_ == 1) return value;
-  if constexpr (sizeof(T) <= kSlotBytes) {
-    put_slot(value);
-    barrier();
-    T acc = get_slot<T>(0);
-    for (int i = 1; i <= tid_; ++i) acc = op(acc, get_slot<T>(i));
-    parity_ ^= 1u;
-    return acc;
-  } else {
-    publish_and_gather(value);
-    T acc = *static_cast<const T*>(pointer_of(0));
-    for (int i = 1; i <= tid_; ++i) acc = op(acc, *static_cast<const T*>(pointer_of(i)));
-    barrier();
-    return acc;
-  }
+  return fold_upto(value, op, tid_);
 }
 
 template <class T, class Op>
