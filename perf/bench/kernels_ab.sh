@@ -6,7 +6,8 @@
 # Usage: perf/bench/kernels_ab.sh BIN_A BIN_B   (each a build's bin/ with compas and compas-run;
 #   its libraries are taken from BIN/../lib first, so a copied build runs as built)
 #   ROUNDS (default 5), SHAPES (default "2x1 1x2"), KERNELS (default: all of B's table),
-#   SIZE_<kernel> (flags of that kernel's size; defaults below: beyond the caches, ~1 s a run)
+#   SIZE_<kernel> (flags of that kernel's size; defaults below: beyond the caches, ~1 s a run),
+#   ARGS_B (extra flags for build B's runs only: the variant under test)
 set -euo pipefail
 a=$1 b=$2
 rounds=${ROUNDS:-5}
@@ -23,11 +24,12 @@ libs() { echo "$1/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; }
 # The table of build B: "name rate".
 LD_LIBRARY_PATH=$(libs "$b") "$b/compas" run --list | awk '{print $1, $3}' >"$tmp/table"
 kernels=${KERNELS:-$(awk '{print $1}' "$tmp/table" | tr '\n' ' ')}
-rate() {  # BIN P T KERNEL FIELD -> the rate
+rate() {  # BIN P T KERNEL FIELD [FLAGS...] -> the rate
   local bin=$1 p=$2 t=$3 k=$4 field=$5
+  shift 5
   # shellcheck disable=SC2086
   LD_LIBRARY_PATH=$(libs "$bin") "$bin/compas-run" -n "$p" -t "$t" "$bin/compas" run "$k" \
-    ${size[$k]:-} --quiet --json "$tmp/r.json" >/dev/null 2>&1
+    ${size[$k]:-} "$@" --quiet --json "$tmp/r.json" >/dev/null 2>&1
   python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results'][0][sys.argv[2]])" \
     "$tmp/r.json" "$field"
 }
@@ -45,9 +47,11 @@ for k in $kernels; do
     for ((r = 0; r < rounds; r++)); do
       if ((r % 2 == 0)); then
         x=$(rate "$a" "$p" "$t" "$k" "$field")
-        y=$(rate "$b" "$p" "$t" "$k" "$field")
+        # shellcheck disable=SC2086
+        y=$(rate "$b" "$p" "$t" "$k" "$field" ${ARGS_B:-})
       else
-        y=$(rate "$b" "$p" "$t" "$k" "$field")
+        # shellcheck disable=SC2086
+        y=$(rate "$b" "$p" "$t" "$k" "$field" ${ARGS_B:-})
         x=$(rate "$a" "$p" "$t" "$k" "$field")
       fi
       echo "$x" >>"$tmp/a"
