@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "../common/proc.hpp"
+
 extern char** environ;
 
 namespace cli {
@@ -158,18 +160,9 @@ inline std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 // A fresh directory per test, removed afterwards.
-class Cli : public ::testing::Test {
+class Cli : public compas::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "compas-cli-test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr) << std::strerror(errno);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  Cli() : TempDirTest("compas-cli-test") {}
   std::set<std::string> files() const {
     std::set<std::string> out;
     for (const auto& e : fs::directory_iterator(dir_)) out.insert(e.path().filename().string());
@@ -181,7 +174,6 @@ class Cli : public ::testing::Test {
     EXPECT_FALSE(j.is_discarded()) << name << " is not valid JSON:\n" << text;
     return j;
   }
-  fs::path dir_;
 };
 
 // The host's PU count, from `compas topology --json`.

@@ -153,18 +153,9 @@ json membw_file(const std::string& hostname, const json& records) {
           {"results", records}};
 }
 
-class Compare : public ::testing::Test {
+class Compare : public compas::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "compas-compare-test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr) << std::strerror(errno);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  Compare() : TempDirTest("compas-compare-test") {}
 
   std::string write(const std::string& name, const std::string& text) const {
     fs::create_directories((dir_ / name).parent_path());
@@ -209,7 +200,6 @@ class Compare : public ::testing::Test {
       EXPECT_TRUE(has(r.err, p)) << "stderr lacks '" << p << "'\n" << r.described;
     EXPECT_FALSE(fs::exists(path("refused.json"))) << "a refused comparison wrote its file";
   }
-  fs::path dir_;
 };
 
 void expect_point(const std::map<std::string, json>& points, const std::string& id,
