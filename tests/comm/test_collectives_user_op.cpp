@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../common/doubling.hpp"
+#include "../common/word.hpp"
 #include "compas/comm/comm.hpp"
 
 namespace {
@@ -41,27 +42,12 @@ int nranks() {
 
 // A string of up to 12 characters in 13 bytes (an odd size: chunk boundaries cut values), with
 // concatenation: associative, not commutative.
-struct Word {
-  std::uint8_t len = 0;
-  char s[12] = {};
-  std::string str() const { return std::string(s, len); }
-};
+using Word = compas::testing::Word<12>;
 static_assert(sizeof(Word) == 13);
+using concat = compas::testing::Concat<12>;
 Word word(const std::string& text) {
-  Word w;
-  w.len = static_cast<std::uint8_t>(text.size());
-  std::memcpy(w.s, text.data(), text.size());
-  return w;
+  return compas::testing::word<12>(text);
 }
-struct concat {
-  Word operator()(const Word& a, const Word& b) const {
-    if (a.len + b.len > 12) throw std::length_error("concat: longer than 12 characters");
-    Word w = a;
-    std::memcpy(w.s + a.len, b.s, b.len);
-    w.len = static_cast<std::uint8_t>(a.len + b.len);
-    return w;
-  }
-};
 // What rank r contributes at position i: two letters, different for every rank.
 Word letters(int r, std::size_t i) {
   const auto c = static_cast<char>('a' + (static_cast<std::size_t>(r) * 5 + i) % 26);

@@ -16,6 +16,7 @@
 
 #include "../../runtime/src/binding_report.hpp"
 #include "../common/doubling.hpp"
+#include "../common/word.hpp"
 #include "compas/compas.hpp"
 
 namespace {
@@ -47,26 +48,11 @@ int global_threads() {
 }
 
 // A string of up to 24 characters with concatenation: associative, not commutative.
-struct Word {
-  std::uint8_t len = 0;
-  char s[24] = {};
-  std::string str() const { return std::string(s, len); }
-};
+using Word = compas::testing::Word<24>;
+using concat = compas::testing::Concat<24>;
 Word word(const std::string& text) {
-  Word w;
-  w.len = static_cast<std::uint8_t>(text.size());
-  std::memcpy(w.s, text.data(), text.size());
-  return w;
+  return compas::testing::word<24>(text);
 }
-struct concat {
-  Word operator()(const Word& a, const Word& b) const {
-    if (a.len + b.len > 24) throw std::length_error("concat: longer than 24 characters");
-    Word w = a;
-    std::memcpy(w.s + a.len, b.s, b.len);
-    w.len = static_cast<std::uint8_t>(a.len + b.len);
-    return w;
-  }
-};
 Word letter(int g) {  // one per global thread (or process)
   return word(std::string(1, static_cast<char>('a' + g)));
 }
