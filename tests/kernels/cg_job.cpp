@@ -12,7 +12,7 @@
 
 #include "compas/compas.hpp"
 #include "compas/kernels/cg_job.hpp"
-#include "job_main.hpp"
+#include "../common/job_main.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 
 #include "compas/compas.hpp"
 #include "compas/kernels/gemm_job.hpp"
-#include "job_main.hpp"
+#include "../common/job_main.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "compas/compas.hpp"
 #include "compas/kernels/laplace.hpp"
 #include "compas/perf/membw.hpp"
-#include "job_main.hpp"
+#include "../common/job_main.hpp"
 
 namespace {
 

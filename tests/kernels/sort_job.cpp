@@ -14,7 +14,7 @@
 
 #include "compas/compas.hpp"
 #include "compas/kernels/sort_job.hpp"
-#include "job_main.hpp"
+#include "../common/job_main.hpp"
 
 namespace {
 

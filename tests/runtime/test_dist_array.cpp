@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "../common/job_main.hpp"
 #include "compas/compas.hpp"
 
 namespace {
@@ -22,7 +23,6 @@ using compas::index;
 using compas::Range;
 using compas::Range2;
 
-compas::Runtime* g_rt = nullptr;
 compas::Runtime& rt() {
   return *g_rt;
 }
@@ -336,22 +336,3 @@ TEST(DistArrayErrors, FunneledExchangeFromAnotherThreadOrInsideRunIsRefused) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  try {
-    compas::Runtime runtime(argc, argv);
-    g_rt = &runtime;
-    const int rc = RUN_ALL_TESTS();
-    int failed = rc != 0;
-    runtime.run([&](compas::ThreadCtx& t) {
-      const int any = runtime.allreduce(t, failed, compas::op::max{});
-      if (t.is_leader()) failed = any;
-    });
-    g_rt = nullptr;
-    return failed;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "test_dist_array: %s\n", e.what());
-    return 1;
-  }
-}

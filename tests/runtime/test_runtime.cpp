@@ -16,12 +16,12 @@
 
 #include "../../runtime/src/binding_report.hpp"
 #include "../common/doubling.hpp"
+#include "../common/job_main.hpp"
 #include "../common/word.hpp"
 #include "compas/compas.hpp"
 
 namespace {
 
-compas::Runtime* g_rt = nullptr;
 compas::Runtime& rt() {
   return *g_rt;
 }
@@ -378,23 +378,3 @@ TEST(BindingReport, OneLineWithEveryThreadsCpu) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  try {
-    compas::Runtime runtime(argc, argv);
-    g_rt = &runtime;
-    const int rc = RUN_ALL_TESTS();
-    // Every rank must agree: a failure anywhere fails the job.
-    int failed = rc != 0;
-    runtime.run([&](compas::ThreadCtx& t) {
-      const int any = runtime.allreduce(t, failed, compas::op::max{});
-      if (t.is_leader()) failed = any;
-    });
-    g_rt = nullptr;
-    return failed;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "test_runtime: %s\n", e.what());
-    return 1;
-  }
-}

@@ -1,9 +1,0 @@
-// The job every *_job.cpp test program runs in: job_main.cpp's main() builds the Runtime (alone,
-// or one rank of a compas-run job), runs the GoogleTest cases on every process and fails the
-// program on every process when a case failed on any.
-#pragma once
-
-#include "compas/compas.hpp"
-
-// This process's Runtime while the cases run.
-extern compas::Runtime* g_rt;
