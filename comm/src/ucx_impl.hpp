@@ -130,6 +130,7 @@ struct Comm::Impl {
   std::atomic<int> acks_pending{0};  // flush_waiting.size() + acks_due.size()
   void note_applied(int origin);     // after a signal from origin is applied
   void on_flush_request(const FlushMessage& req);
+  void on_flush_ack(const FlushMessage& ack);
   void send_due_acks();  // outside handlers: after progress calls
   void flush_signals(const std::vector<int>& targets);
   void progress_once();  // ucp_worker_progress, then acknowledgements due
