@@ -1,24 +1,19 @@
-// Comm: the UCP context, the shared multi-threaded worker, lazy endpoints with peer error
-// handling, the progress thread, waits with back-off and timeouts, and the node barrier.
-#include <poll.h>
+// Comm: construction (UCP context, multi-threaded worker, worker address exchange, per-peer tables,
+// active-message handlers), teardown, and what the exchange taught (hosts, cpus, threads). The
+// rest of Comm is in ucx_*.cpp, one concern each.
 #include <sched.h>
-#include <signal.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
-#include <sstream>
 
 #include "compas/base/env.hpp"
 #include "compas/base/machine.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
-#include "internals.hpp"
 #include "ucx_impl.hpp"
 #include "ucx_status.hpp"
 #include "ucx_tls.hpp"
@@ -28,6 +23,7 @@ namespace compas::comm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using Impl = Comm::Impl;
 
 // This process's pid namespace ("pid:[inode]"), so that pids are compared only within one.
 std::string pid_namespace() {
@@ -84,40 +80,8 @@ int cpus_in_union(const std::vector<std::string>& masks) {
   return n;
 }
 
-}  // namespace
-
-CommOptions CommOptions::from_environment() {
-  namespace vars = base::vars;
-  // In the order of each variable's choices.
-  constexpr Progress kProgress[] = {Progress::thread, Progress::wait};
-  constexpr CommWait kWait[] = {CommWait::spin, CommWait::backoff, CommWait::automatic};
-  constexpr SignalPath kPath[] = {SignalPath::rma, SignalPath::am, SignalPath::automatic};
-  constexpr NodeBarrier kBarrier[] = {NodeBarrier::dissemination, NodeBarrier::host,
-                                      NodeBarrier::automatic};
-  CommOptions o;
-  if (const auto i = base::env_choice(vars::progress)) o.progress = kProgress[*i];
-  if (const auto i = base::env_choice(vars::comm_wait)) o.wait = kWait[*i];
-  if (const auto i = base::env_choice(vars::signal_path)) o.signal_path = kPath[*i];
-  if (const auto i = base::env_choice(vars::node_barrier)) o.node_barrier = kBarrier[*i];
-  if (const auto v = base::env_bool(vars::oversubscribed)) {
-    o.oversubscribed = *v;
-    o.oversubscribed_given = true;
-  }
-  if (const auto v = base::env_bool(vars::direct)) o.direct = *v;
-  if (const auto t = base::env_seconds(vars::timeout)) o.timeout_s = *t;
-  return o;
-}
-
-Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
-  m.self = this;
-  m.boot = &boot;
-  m.opt = options;
-  m.rank = boot.rank();
-  m.size = boot.size();
-  m.backoff = options.wait == CommWait::backoff ||
-              (options.wait == CommWait::automatic && options.oversubscribed);
-
+// The UCP context (its configuration adjusted) and the multi-threaded worker.
+void create_worker(Impl& m, const CommOptions& options) {
   ucp_config_t* config = nullptr;
   check(ucp_config_read(nullptr, nullptr, &config), "reading the UCX configuration");
   // Same-host peers update each other's words with CPU atomics; remote atomics must then be CPU
@@ -155,7 +119,10 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
         "UCX was built without multi-thread support (worker thread mode is not "
         "UCS_THREAD_MODE_MULTI); compas needs a UCX configured with --enable-mt");
   }
+}
 
+// What this process tells the others at construction (read back by learn_peers).
+std::string describe_self(Impl& m) {
   ucp_address_t* address = nullptr;
   size_t address_len = 0;
   check(ucp_worker_get_address(m.worker, &address, &address_len), "ucp_worker_get_address");
@@ -166,8 +133,12 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
                            pid_namespace() + '\n' +
                            std::string(reinterpret_cast<const char*>(address), address_len);
   ucp_worker_release_address(m.worker, address);
+  return mine;
+}
 
-  const std::vector<std::string> all = boot.allgather(mine);
+// Every rank's worker address, host, affinity mask and threads from what each described
+// (describe_self); same-host pids to check for liveness; whether this host is oversubscribed.
+void learn_peers(Impl& m, const std::vector<std::string>& all) {
   m.addresses.resize(m.size);
   m.host_of.assign(m.size, 0);
   std::map<std::string, int> host_index;
@@ -219,7 +190,11 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
     m.backoff = m.opt.wait == CommWait::backoff ||
                 (m.opt.wait == CommWait::automatic && m.opt.oversubscribed);
   }
+}
 
+// The per-peer tables (endpoints, liveness, signal paths, flush counters) and the active
+// message handlers.
+void init_peers(Impl& m) {
   m.eps = std::make_unique<std::atomic<ucp_ep_h>[]>(m.size);
   m.shared_memory_allowed = detail::shared_memory_allowed(std::getenv("UCX_TLS"));
   m.dead = std::make_unique<std::atomic<bool>[]>(m.size);
@@ -285,6 +260,46 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
   check(ucp_worker_set_am_recv_handler(m.worker, &hp), "registering the window-freed handler");
   m.err_args.resize(m.size);
   for (int r = 0; r < m.size; ++r) m.err_args[r] = {&m, r};
+}
+
+}  // namespace
+
+CommOptions CommOptions::from_environment() {
+  namespace vars = base::vars;
+  // In the order of each variable's choices.
+  constexpr Progress kProgress[] = {Progress::thread, Progress::wait};
+  constexpr CommWait kWait[] = {CommWait::spin, CommWait::backoff, CommWait::automatic};
+  constexpr SignalPath kPath[] = {SignalPath::rma, SignalPath::am, SignalPath::automatic};
+  constexpr NodeBarrier kBarrier[] = {NodeBarrier::dissemination, NodeBarrier::host,
+                                      NodeBarrier::automatic};
+  CommOptions o;
+  if (const auto i = base::env_choice(vars::progress)) o.progress = kProgress[*i];
+  if (const auto i = base::env_choice(vars::comm_wait)) o.wait = kWait[*i];
+  if (const auto i = base::env_choice(vars::signal_path)) o.signal_path = kPath[*i];
+  if (const auto i = base::env_choice(vars::node_barrier)) o.node_barrier = kBarrier[*i];
+  if (const auto v = base::env_bool(vars::oversubscribed)) {
+    o.oversubscribed = *v;
+    o.oversubscribed_given = true;
+  }
+  if (const auto v = base::env_bool(vars::direct)) o.direct = *v;
+  if (const auto t = base::env_seconds(vars::timeout)) o.timeout_s = *t;
+  return o;
+}
+
+Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.self = this;
+  m.boot = &boot;
+  m.opt = options;
+  m.rank = boot.rank();
+  m.size = boot.size();
+  m.backoff = options.wait == CommWait::backoff ||
+              (options.wait == CommWait::automatic && options.oversubscribed);
+
+  create_worker(m, options);
+  const std::vector<std::string> all = boot.allgather(describe_self(m));
+  learn_peers(m, all);
+  init_peers(m);
 
   if (m.size > 1 && options.progress == Progress::thread) {
     if (ucp_worker_get_efd(m.worker, &m.efd) != UCS_OK) m.efd = -1;
