@@ -16,94 +16,26 @@
 #include "compas/comm/window.hpp"
 #include "internals.hpp"
 #include "ucx_impl.hpp"
+#include "window_impl.hpp"
 
 namespace compas::comm {
 
 namespace {
 
-constexpr std::size_t kLine = 64;
-
-// n rounded up to a multiple of `to`, or std::length_error naming `what` if that wraps.
-std::size_t round_up(std::size_t n, std::size_t to, const char* what) {
-  if (n > SIZE_MAX - (to - 1))
-    throw std::length_error(std::string(what) + ": " + std::to_string(n) +
-                            " bytes do not fit in memory");
-  return (n + to - 1) / to * to;
-}
-
-// Where one process's window lies in its registered memory: data, then (a line further at most)
-// the signal words, then the sleeper count and the freed word on lines of their own. Each
-// process has its own, since sizes may differ between processes.
-struct Layout {
-  std::size_t bytes = 0, signals = 0;
-  std::size_t data_bytes = 0;    // bytes rounded up to a line
-  std::size_t signal_bytes = 0;  // signals * 8 rounded up to a line
-  std::size_t total = 0;
-
-  static Layout of(std::size_t bytes, std::size_t signals) {
-    Layout l;
-    l.bytes = bytes;
-    l.signals = signals;
-    l.data_bytes = round_up(bytes, kLine, "window data");
-    l.signal_bytes =
-        round_up(detail::checked_bytes(signals, 8, "window signals"), kLine, "window signals");
-    if (l.signal_bytes > SIZE_MAX - 2 * kLine - l.data_bytes)
-      throw std::length_error("window of " + std::to_string(bytes) + " bytes and " +
-                              std::to_string(signals) + " signals does not fit in memory");
-    l.total = l.data_bytes + l.signal_bytes + 2 * kLine;
-    return l;
-  }
-  std::uint64_t* signal(std::byte* base, std::size_t i) const {
-    return reinterpret_cast<std::uint64_t*>(base + data_bytes) + i;
-  }
-  // How many threads sleep on a signal of this window (futex): of the owning process, and of
-  // same-host processes waiting on it by load/store (direct_wait_until).
-  std::uint32_t* waiters(std::byte* base) const {
-    return reinterpret_cast<std::uint32_t*>(base + data_bytes + signal_bytes);
-  }
-  // Non-zero once the owner let the window go without meeting everyone: load/store peers read
-  // it (a line of its own, written once) before each operation; others learn by message.
-  std::atomic<std::uint32_t>* freed_word(std::byte* base) const {
-    return reinterpret_cast<std::atomic<std::uint32_t>*>(base + data_bytes + signal_bytes + kLine);
-  }
-};
+using detail::check_range;
+using detail::check_signal;
+using detail::kLine;
+using detail::Layout;
+using detail::low_half;
+using detail::Peer;
 
 // What each process publishes at creation: base address, data bytes, signal count, packed rkey.
 constexpr std::size_t kKeyHeader = 3 * sizeof(std::uint64_t);
 
-struct Peer {
-  std::atomic<bool> ready{false};
-  Layout layout;            // its sizes (from the key exchange)
-  std::uint64_t raddr = 0;  // remote base address
-  std::string packed;       // its packed rkey
-  ucp_rkey_h rkey = nullptr;
-  std::byte* direct = nullptr;  // mapped base, when load/store reaches it
-  // The owner let this window go without meeting this process (kWindowFreedAm): operations on
-  // it fail here, at the initiator.
-  std::atomic<bool> freed{false};
-};
-
-}  // namespace
-
-struct WindowBytes::Impl {
-  Comm::Impl* comm = nullptr;
-  ucp_mem_h memh = nullptr;
-  Layout own;  // this process's sizes
-  std::unique_ptr<Peer[]> peers;
-  std::mutex mu;
-  std::uint32_t id = 0;  // index in the Comm's window table
-  std::byte* base = nullptr;
-
-  Peer& peer(int rank, WindowBytes& w);
-  // `rank`'s sizes, known from creation on; std::out_of_range for a rank outside the job.
-  const Layout& layout(int rank) const;
-  [[noreturn]] void throw_freed(int rank) const;
-};
-
-namespace {
-
-std::uint32_t* low_half(std::uint64_t* word) {
-  return reinterpret_cast<std::uint32_t*>(word);  // little-endian: the low half comes first
+ucp_request_param_t no_callback() {
+  ucp_request_param_t p{};
+  p.op_attr_mask = 0;
+  return p;
 }
 
 }  // namespace
@@ -364,41 +296,6 @@ Peer& WindowBytes::Impl::peer(int rank, WindowBytes& win) {
 bool WindowBytes::direct(int rank) {
   return impl_->peer(rank, *this).direct != nullptr;
 }
-
-namespace {
-
-[[noreturn]] void out_of_window(const char* op, int rank, std::size_t offset, std::size_t n,
-                                std::size_t bytes) {
-  throw std::out_of_range(std::string(op) + " to rank " + std::to_string(rank) +
-                          " at byte offset " + std::to_string(offset) + " of " + std::to_string(n) +
-                          " bytes is outside its window (" + std::to_string(bytes) + " bytes)");
-}
-
-void check_range(const char* op, int rank, std::size_t offset, std::size_t n, std::size_t bytes) {
-  if (offset > bytes || n > bytes - offset) out_of_window(op, rank, offset, n, bytes);
-}
-
-void check_signal(const char* op, std::size_t index, std::size_t signals) {
-  if (index >= signals)
-    throw std::out_of_range(std::string(op) + ": signal " + std::to_string(index) +
-                            " does not exist (the window has " + std::to_string(signals) +
-                            " signals)");
-}
-
-void check_signal(const char* op, int rank, std::size_t index, std::size_t signals) {
-  if (index >= signals)
-    throw std::out_of_range(std::string(op) + " to rank " + std::to_string(rank) + ": signal " +
-                            std::to_string(index) + " does not exist (its window has " +
-                            std::to_string(signals) + " signals)");
-}
-
-ucp_request_param_t no_callback() {
-  ucp_request_param_t p{};
-  p.op_attr_mask = 0;
-  return p;
-}
-
-}  // namespace
 
 Request WindowBytes::put_nb(int rank, std::size_t offset, const void* src, std::size_t n) {
   check_range("put", rank, offset, n, impl_->layout(rank).bytes);
