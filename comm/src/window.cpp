@@ -32,12 +32,6 @@ using detail::Peer;
 // What each process publishes at creation: base address, data bytes, signal count, packed rkey.
 constexpr std::size_t kKeyHeader = 3 * sizeof(std::uint64_t);
 
-ucp_request_param_t no_callback() {
-  ucp_request_param_t p{};
-  p.op_attr_mask = 0;
-  return p;
-}
-
 }  // namespace
 
 WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fill fill)
@@ -295,49 +289,6 @@ Peer& WindowBytes::Impl::peer(int rank, WindowBytes& win) {
 
 bool WindowBytes::direct(int rank) {
   return impl_->peer(rank, *this).direct != nullptr;
-}
-
-Request WindowBytes::put_nb(int rank, std::size_t offset, const void* src, std::size_t n) {
-  check_range("put", rank, offset, n, impl_->layout(rank).bytes);
-  Peer& p = impl_->peer(rank, *this);
-  Comm::Impl& c = *impl_->comm;
-  c.counts().put(n);
-  if (n == 0) return {};
-  if (p.direct) {
-    std::memcpy(p.direct + offset, src, n);
-    return {};
-  }
-  ucp_request_param_t prm = no_callback();
-  ucs_status_ptr_t sp = ucp_put_nbx(c.ep(rank), src, n, p.raddr + offset, p.rkey, &prm);
-  c.count_ucx_op(rank);  // after the issue: a flush that saw the count covers the operation
-  if (UCS_PTR_IS_ERR(sp)) c.fail(rank, "put", UCS_PTR_STATUS(sp));
-  return detail::Internals::request(comm_, sp, rank, "put");
-}
-
-void WindowBytes::put(int rank, std::size_t offset, const void* src, std::size_t n) {
-  put_nb(rank, offset, src, n).wait();
-}
-
-Request WindowBytes::get_nb(int rank, std::size_t offset, void* dst, std::size_t n) {
-  check_range("get", rank, offset, n, impl_->layout(rank).bytes);
-  Peer& p = impl_->peer(rank, *this);
-  Comm::Impl& c = *impl_->comm;
-  c.counts().get(n);
-  if (n == 0) return {};
-  if (p.direct) {
-    std::atomic_thread_fence(std::memory_order_acquire);
-    std::memcpy(dst, p.direct + offset, n);
-    return {};
-  }
-  ucp_request_param_t prm = no_callback();
-  ucs_status_ptr_t sp = ucp_get_nbx(c.ep(rank), dst, n, p.raddr + offset, p.rkey, &prm);
-  c.count_ucx_op(rank);
-  if (UCS_PTR_IS_ERR(sp)) c.fail(rank, "get", UCS_PTR_STATUS(sp));
-  return detail::Internals::request(comm_, sp, rank, "get");
-}
-
-void WindowBytes::get(int rank, std::size_t offset, void* dst, std::size_t n) {
-  get_nb(rank, offset, dst, n).wait();
 }
 
 void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
