@@ -58,7 +58,8 @@ struct WindowFreedMessage {
 constexpr unsigned kWindowFreedAm = 4;
 void on_window_freed(Comm::Impl& m, const WindowFreedMessage& msg);  // window.cpp
 
-// Applies a put_signal that arrived as an active message (window.cpp). Runs in progress context.
+// Applies a put_signal that arrived as an active message (window_signals.cpp). Runs in progress
+// context.
 ucs_status_t deliver_put_signal(Comm::Impl& m, const PutSignalHeader& h, void* data,
                                 std::size_t length, const ucp_am_recv_param_t* param);
 
