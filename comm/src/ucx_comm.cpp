@@ -1,25 +1,21 @@
-// Comm: the UCP context, the shared multi-threaded worker, lazy endpoints with peer error
-// handling, the progress thread, waits with back-off and timeouts, and the node barrier.
-#include <poll.h>
+// Comm: construction (UCP context, multi-threaded worker, worker address exchange, per-peer tables,
+// active-message handlers), teardown, and what the exchange taught (hosts, cpus, threads). The
+// rest of Comm is in ucx_*.cpp, one concern each.
 #include <sched.h>
-#include <signal.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
-#include <sstream>
 
 #include "compas/base/env.hpp"
 #include "compas/base/machine.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
-#include "internals.hpp"
 #include "ucx_impl.hpp"
+#include "ucx_status.hpp"
 #include "ucx_tls.hpp"
 
 namespace compas::comm {
@@ -27,44 +23,13 @@ namespace compas::comm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string ucx_error(const std::string& what, ucs_status_t status) {
-  return what + ": " + ucs_status_string(status);
-}
-
-void check(ucs_status_t status, const std::string& what) {
-  if (status != UCS_OK) throw CommError(ucx_error(what, status));
-}
-
-void on_ep_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
-  auto* a = static_cast<EpErrorArg*>(arg);
-  {
-    // Called inside UCX progress with the worker's lock held: take only reason_mu, which is never
-    // held around a UCX call (mu is, around ucp_ep_create: taking it here could deadlock).
-    std::lock_guard lock(a->impl->reason_mu);
-    a->impl->dead_reason[a->rank] = ucs_status_string(status);
-  }
-  a->impl->dead[a->rank].store(true, std::memory_order_release);
-}
+using Impl = Comm::Impl;
 
 // This process's pid namespace ("pid:[inode]"), so that pids are compared only within one.
 std::string pid_namespace() {
   char buf[64];
   const ssize_t n = ::readlink("/proc/self/ns/pid", buf, sizeof buf - 1);
   return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
-}
-
-// False once the process is gone or a zombie (killed, not yet reaped by its launcher).
-bool process_alive(long pid) {
-  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return false;
-  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
-  if (!f) return errno != ENOENT;
-  char line[512];
-  const bool got = std::fgets(line, sizeof line, f) != nullptr;
-  std::fclose(f);
-  if (!got) return true;
-  const char* close = std::strrchr(line, ')');  // the name may hold spaces and parentheses
-  return !(close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X'));
 }
 
 // Threads this process will run (the Runtime's count, else COMPAS_THREADS as compas-run sets it),
@@ -115,46 +80,8 @@ int cpus_in_union(const std::vector<std::string>& masks) {
   return n;
 }
 
-std::string format_seconds(double s) {
-  std::ostringstream o;
-  o << s << " s";
-  return o.str();
-}
-
-}  // namespace
-
-CommOptions CommOptions::from_environment() {
-  namespace vars = base::vars;
-  // In the order of each variable's choices.
-  constexpr Progress kProgress[] = {Progress::thread, Progress::wait};
-  constexpr CommWait kWait[] = {CommWait::spin, CommWait::backoff, CommWait::automatic};
-  constexpr SignalPath kPath[] = {SignalPath::rma, SignalPath::am, SignalPath::automatic};
-  constexpr NodeBarrier kBarrier[] = {NodeBarrier::dissemination, NodeBarrier::host,
-                                      NodeBarrier::automatic};
-  CommOptions o;
-  if (const auto i = base::env_choice(vars::progress)) o.progress = kProgress[*i];
-  if (const auto i = base::env_choice(vars::comm_wait)) o.wait = kWait[*i];
-  if (const auto i = base::env_choice(vars::signal_path)) o.signal_path = kPath[*i];
-  if (const auto i = base::env_choice(vars::node_barrier)) o.node_barrier = kBarrier[*i];
-  if (const auto v = base::env_bool(vars::oversubscribed)) {
-    o.oversubscribed = *v;
-    o.oversubscribed_given = true;
-  }
-  if (const auto v = base::env_bool(vars::direct)) o.direct = *v;
-  if (const auto t = base::env_seconds(vars::timeout)) o.timeout_s = *t;
-  return o;
-}
-
-Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
-  m.self = this;
-  m.boot = &boot;
-  m.opt = options;
-  m.rank = boot.rank();
-  m.size = boot.size();
-  m.backoff = options.wait == CommWait::backoff ||
-              (options.wait == CommWait::automatic && options.oversubscribed);
-
+// The UCP context (its configuration adjusted) and the multi-threaded worker.
+void create_worker(Impl& m, const CommOptions& options) {
   ucp_config_t* config = nullptr;
   check(ucp_config_read(nullptr, nullptr, &config), "reading the UCX configuration");
   // Same-host peers update each other's words with CPU atomics; remote atomics must then be CPU
@@ -192,7 +119,10 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
         "UCX was built without multi-thread support (worker thread mode is not "
         "UCS_THREAD_MODE_MULTI); compas needs a UCX configured with --enable-mt");
   }
+}
 
+// What this process tells the others at construction (read back by learn_peers).
+std::string describe_self(Impl& m) {
   ucp_address_t* address = nullptr;
   size_t address_len = 0;
   check(ucp_worker_get_address(m.worker, &address, &address_len), "ucp_worker_get_address");
@@ -203,8 +133,12 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
                            pid_namespace() + '\n' +
                            std::string(reinterpret_cast<const char*>(address), address_len);
   ucp_worker_release_address(m.worker, address);
+  return mine;
+}
 
-  const std::vector<std::string> all = boot.allgather(mine);
+// Every rank's worker address, host, affinity mask and threads from what each described
+// (describe_self); same-host pids to check for liveness; whether this host is oversubscribed.
+void learn_peers(Impl& m, const std::vector<std::string>& all) {
   m.addresses.resize(m.size);
   m.host_of.assign(m.size, 0);
   std::map<std::string, int> host_index;
@@ -256,7 +190,11 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
     m.backoff = m.opt.wait == CommWait::backoff ||
                 (m.opt.wait == CommWait::automatic && m.opt.oversubscribed);
   }
+}
 
+// The per-peer tables (endpoints, liveness, signal paths, flush counters) and the active
+// message handlers.
+void init_peers(Impl& m) {
   m.eps = std::make_unique<std::atomic<ucp_ep_h>[]>(m.size);
   m.shared_memory_allowed = detail::shared_memory_allowed(std::getenv("UCX_TLS"));
   m.dead = std::make_unique<std::atomic<bool>[]>(m.size);
@@ -306,11 +244,7 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
     FlushMessage f;
     if (header_length != sizeof f) return UCS_OK;
     std::memcpy(&f, header, sizeof f);
-    if (f.rank < 0 || f.rank >= impl.size) return UCS_OK;
-    auto& acked = impl.am_acked[f.rank];
-    std::uint64_t cur = acked.load();
-    while (cur < f.seq && !acked.compare_exchange_weak(cur, f.seq)) {
-    }
+    if (f.rank >= 0 && f.rank < impl.size) impl.on_flush_ack(f);
     return UCS_OK;
   };
   check(ucp_worker_set_am_recv_handler(m.worker, &hp), "registering the flush ack handler");
@@ -326,6 +260,46 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
   check(ucp_worker_set_am_recv_handler(m.worker, &hp), "registering the window-freed handler");
   m.err_args.resize(m.size);
   for (int r = 0; r < m.size; ++r) m.err_args[r] = {&m, r};
+}
+
+}  // namespace
+
+CommOptions CommOptions::from_environment() {
+  namespace vars = base::vars;
+  // In the order of each variable's choices.
+  constexpr Progress kProgress[] = {Progress::thread, Progress::wait};
+  constexpr CommWait kWait[] = {CommWait::spin, CommWait::backoff, CommWait::automatic};
+  constexpr SignalPath kPath[] = {SignalPath::rma, SignalPath::am, SignalPath::automatic};
+  constexpr NodeBarrier kBarrier[] = {NodeBarrier::dissemination, NodeBarrier::host,
+                                      NodeBarrier::automatic};
+  CommOptions o;
+  if (const auto i = base::env_choice(vars::progress)) o.progress = kProgress[*i];
+  if (const auto i = base::env_choice(vars::comm_wait)) o.wait = kWait[*i];
+  if (const auto i = base::env_choice(vars::signal_path)) o.signal_path = kPath[*i];
+  if (const auto i = base::env_choice(vars::node_barrier)) o.node_barrier = kBarrier[*i];
+  if (const auto v = base::env_bool(vars::oversubscribed)) {
+    o.oversubscribed = *v;
+    o.oversubscribed_given = true;
+  }
+  if (const auto v = base::env_bool(vars::direct)) o.direct = *v;
+  if (const auto t = base::env_seconds(vars::timeout)) o.timeout_s = *t;
+  return o;
+}
+
+Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.self = this;
+  m.boot = &boot;
+  m.opt = options;
+  m.rank = boot.rank();
+  m.size = boot.size();
+  m.backoff = options.wait == CommWait::backoff ||
+              (options.wait == CommWait::automatic && options.oversubscribed);
+
+  create_worker(m, options);
+  const std::vector<std::string> all = boot.allgather(describe_self(m));
+  learn_peers(m, all);
+  init_peers(m);
 
   if (m.size > 1 && options.progress == Progress::thread) {
     if (ucp_worker_get_efd(m.worker, &m.efd) != UCS_OK) m.efd = -1;
@@ -341,33 +315,6 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
     close();
     throw;
   }
-}
-
-void Comm::Impl::choose_node_barrier() {
-  if (size == 1) return;
-  if (size >= (1 << 24))  // the dissemination's signals (see Comm::barrier)
-    throw CommError("a job of " + std::to_string(size) + " processes: at most 16777215 allowed");
-  // Every process votes (the same collective on all, whatever its options say): two-level only
-  // when all want it and every one reaches its host leader by load/store.
-  const std::vector<int>& mine = hosts[host_of[rank]];
-  const int leader = mine.front();
-  const bool want = opt.node_barrier == NodeBarrier::host ||
-                    (opt.node_barrier == NodeBarrier::automatic && backoff);
-  const bool can = leader == rank || coll->direct(leader);
-  const std::vector<std::string> votes =
-      boot->allgather(std::string(1, can ? '1' : '0') + (want ? '1' : '0'));
-  bool all_can = true, all_want = true;
-  for (const auto& v : votes) {
-    all_can = all_can && v.size() == 2 && v[0] == '1';
-    all_want = all_want && v.size() == 2 && v[1] == '1';
-  }
-  bool shared = false;  // some host has several processes
-  for (const auto& h : hosts) shared = shared || h.size() > 1;
-  host_barrier_possible = all_can;
-  host_barrier = all_can && all_want && shared;
-  for (const auto& h : hosts) leaders.push_back(h.front());
-  everyone.resize(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r) everyone[static_cast<std::size_t>(r)] = r;
 }
 
 bool Comm::Impl::may_meet() const {
@@ -450,601 +397,6 @@ const std::vector<int>& Comm::cpus_of(int r) const {
 }
 int Comm::threads_of(int r) const {
   return impl_->threads_of.at(static_cast<std::size_t>(r));
-}
-bool Comm::progress() {
-  // A thread that progresses by itself keeps the progress thread standing down, as a wait does.
-  impl_->last_wait_end_ns.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
-  const bool any = ucp_worker_progress(impl_->worker) != 0;
-  impl_->send_due_acks();
-  return any;
-}
-
-void Comm::Impl::progress_once() {
-  ucp_worker_progress(worker);
-  send_due_acks();
-}
-
-void Comm::Impl::note_applied(int origin) {
-  am_applied[origin].fetch_add(1, std::memory_order_seq_cst);
-  if (acks_pending.load(std::memory_order_seq_cst) == 0) return;
-  std::lock_guard lock(acks_mu);
-  for (auto it = flush_waiting.begin(); it != flush_waiting.end();) {
-    if (am_applied[it->rank].load() >= it->seq) {
-      acks_due.push_back(*it);
-      it = flush_waiting.erase(it);
-    } else {
-      ++it;
-    }
-  }
-}
-
-void Comm::Impl::on_flush_request(const FlushMessage& req) {
-  std::lock_guard lock(acks_mu);
-  if (am_applied[req.rank].load(std::memory_order_seq_cst) >= req.seq)
-    acks_due.push_back(req);
-  else
-    flush_waiting.push_back(req);  // a rendezvous payload is still on its way
-  acks_pending.store(static_cast<int>(flush_waiting.size() + acks_due.size()));
-}
-
-void Comm::Impl::send_due_acks() {
-  if (acks_pending.load(std::memory_order_relaxed) == 0) return;
-  std::vector<FlushMessage> due;
-  {
-    std::lock_guard lock(acks_mu);
-    due.swap(acks_due);
-    acks_pending.store(static_cast<int>(flush_waiting.size()));
-  }
-  for (const FlushMessage& req : due) {
-    auto* ack = new FlushMessage{rank, 0, req.seq};
-    ucp_request_param_t prm{};
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    prm.user_data = ack;
-    prm.cb.send = [](void* request, ucs_status_t, void* user) {
-      delete static_cast<FlushMessage*>(user);
-      ucp_request_free(request);
-    };
-    ucs_status_ptr_t sp;
-    try {
-      sp = ucp_am_send_nbx(ep(req.rank), kFlushAckAm, ack, sizeof *ack, nullptr, 0, &prm);
-    } catch (const CommError&) {
-      sp = UCS_STATUS_PTR(UCS_ERR_UNREACHABLE);  // the origin is gone; nobody waits for this
-    }
-    if (!UCS_PTR_IS_PTR(sp)) delete ack;  // done at once, or failed
-  }
-}
-
-void Comm::Impl::flush_signals(const std::vector<int>& targets) {
-  std::vector<std::pair<int, std::uint64_t>> asked;
-  for (int r : targets) {
-    const std::uint64_t seq = am_sent[r].load(std::memory_order_seq_cst);
-    if (am_acked[r].load(std::memory_order_seq_cst) >= seq) continue;
-    FlushMessage req{rank, 0, seq};
-    ucp_request_param_t prm{};
-    complete(ucp_am_send_nbx(ep(r), kFlushRequestAm, &req, sizeof req, nullptr, 0, &prm), r,
-             "flush request");
-    asked.emplace_back(r, seq);
-  }
-  for (auto [r, seq] : asked)
-    wait([&, r = r, seq = seq] { return am_acked[r].load(std::memory_order_seq_cst) >= seq; },
-         [r = r] { return "the signals sent to rank " + std::to_string(r) + " to be applied"; }, r);
-}
-int Comm::connected_peers() const {
-  return impl_->connected.load();
-}
-
-std::uint64_t Comm::Impl::new_serial() {
-  static std::atomic<std::uint64_t> next{1};
-  return next.fetch_add(1, std::memory_order_relaxed);
-}
-
-Comm::Impl::OpCounts& Comm::Impl::counts() {
-  struct Cached {
-    std::uint64_t serial = 0;
-    OpCounts* block = nullptr;
-  };
-  thread_local Cached cached;
-  if (cached.serial == serial) [[likely]]
-    return *cached.block;
-  // A thread new to this Comm, or one that used another Comm since: find or add its block.
-  std::lock_guard lock(counts_mu);
-  const auto me = std::this_thread::get_id();
-  OpCounts* block = nullptr;
-  for (auto& [id, c] : count_blocks)
-    if (id == me) block = &c;
-  if (!block)
-    block = &count_blocks
-                 .emplace_back(std::piecewise_construct, std::forward_as_tuple(me),
-                               std::forward_as_tuple())
-                 .second;
-  cached = {serial, block};
-  return *block;
-}
-
-CommStats Comm::stats() const {
-  Impl& m = *impl_;
-  CommStats s;
-  {
-    std::lock_guard lock(m.counts_mu);
-    for (const auto& [id, c] : m.count_blocks) {
-      s.puts += c.puts.load(std::memory_order_relaxed);
-      s.gets += c.gets.load(std::memory_order_relaxed);
-      s.atomics += c.atomics.load(std::memory_order_relaxed);
-      s.signals += c.signals.load(std::memory_order_relaxed);
-      s.bytes_put += c.bytes_put.load(std::memory_order_relaxed);
-      s.bytes_got += c.bytes_got.load(std::memory_order_relaxed);
-    }
-  }
-  s.endpoints = static_cast<std::uint64_t>(m.connected.load());
-  return s;
-}
-
-void Comm::connect(int r) {
-  if (r < 0 || r >= impl_->size)
-    throw std::out_of_range("rank " + std::to_string(r) + " is outside the job: ranks are 0.." +
-                            std::to_string(impl_->size - 1));
-  if (r != impl_->rank) impl_->ep(r);
-}
-
-void Comm::Impl::check_alive(int r, bool immediately) const {
-  if (r < 0 || r >= size) return;
-  if (!dead[r].load(std::memory_order_acquire) && r < static_cast<int>(local_pid.size()) &&
-      local_pid[r] > 0) {
-    // A same-host peer: UCX's shared-memory transports report no errors, so look at the process.
-    const std::int64_t now = Clock::now().time_since_epoch().count();
-    std::int64_t last = pid_checked_ns[r].load(std::memory_order_relaxed);
-    if ((immediately || now - last > 20'000'000) &&
-        pid_checked_ns[r].compare_exchange_strong(last, now)) {
-      if (!process_alive(local_pid[r])) {
-        {
-          std::lock_guard lock(reason_mu);
-          dead_reason[r] = "process " + std::to_string(local_pid[r]) + " on this host is gone";
-        }
-        dead[r].store(true, std::memory_order_release);
-      }
-    }
-  }
-  if (dead[r].load(std::memory_order_acquire)) {
-    failed.store(true, std::memory_order_relaxed);
-    std::string why;
-    {
-      std::lock_guard lock(reason_mu);
-      why = dead_reason[r];
-    }
-    throw CommError("rank " + std::to_string(r) + " is unreachable (" + why +
-                        "): the process died or its network failed",
-                    r);
-  }
-}
-
-void Comm::Impl::fail(int r, const std::string& what, ucs_status_t status) const {
-  check_alive(r);
-  throw CommError(ucx_error(what + (r >= 0 ? " (rank " + std::to_string(r) + ")" : ""), status), r);
-}
-
-bool Comm::Impl::use_am_for_signals(int r) {
-  const int known = signal_by_am[r].load(std::memory_order_acquire);
-  if (known >= 0) return known == 1;
-  bool am = opt.signal_path == SignalPath::am;
-  if (opt.signal_path == SignalPath::automatic) {
-    // am unless some lane does RMA over something other than tcp.
-    const std::string lanes = self->transport(r);
-    am = true;
-    std::size_t at = 0;
-    while (at < lanes.size()) {
-      auto end = lanes.find(", ", at);
-      if (end == std::string::npos) end = lanes.size();
-      const std::string lane = lanes.substr(at, end - at);
-      if (lane.find("rma") != std::string::npos && lane.rfind("tcp", 0) != 0) am = false;
-      at = end + 2;
-    }
-  }
-  signal_by_am[r].store(am ? 1 : 0, std::memory_order_release);
-  return am;
-}
-
-bool Comm::Impl::same_host_as_me(int r) const {
-  return host_of[r] == host_of[rank];
-}
-
-ucp_ep_h Comm::Impl::ep(int r) {
-  ucp_ep_h e = eps[r].load(std::memory_order_acquire);
-  if (e) {
-    if (dead[r].load(std::memory_order_relaxed)) check_alive(r);
-    return e;
-  }
-  std::lock_guard lock(mu);
-  e = eps[r].load(std::memory_order_acquire);
-  if (e) return e;
-  // Never reconnect to a peer whose endpoint was closed (sever): it stays unreachable.
-  if (dead[r].load(std::memory_order_acquire)) check_alive(r);
-  ucp_ep_params_t p{};
-  p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                 UCP_EP_PARAM_FIELD_ERR_HANDLER;
-  p.address = reinterpret_cast<const ucp_address_t*>(addresses[r].data());
-  // UCX's shared-memory transports cannot report a dead peer (UCX 1.13): asking for peer error
-  // handling silently moves same-host traffic to tcp loopback, 100x slower. Same-host peers get
-  // no UCX error handling; their death is reported by the waits' timeouts (naming the rank) and
-  // by the launcher, which ends the job when a process dies. Where UCX_TLS leaves no shared
-  // memory, same-host traffic goes over a network transport anyway and gets error handling like
-  // any other: an endpoint can then be closed at once when an operation times out (abandon).
-  p.err_mode = same_host_as_me(r) && shared_memory_allowed ? UCP_ERR_HANDLING_MODE_NONE
-                                                           : UCP_ERR_HANDLING_MODE_PEER;
-  p.err_handler.cb = on_ep_error;
-  p.err_handler.arg = &err_args[r];
-  const ucs_status_t st = ucp_ep_create(worker, &p, &e);
-  if (st != UCS_OK) throw CommError(ucx_error("connecting to rank " + std::to_string(r), st), r);
-  eps[r].store(e, std::memory_order_release);
-  connected.fetch_add(1);
-  return e;
-}
-
-void Comm::Impl::sleep_on_worker(int timeout_ms) {
-  if (efd < 0) {
-    ::usleep(static_cast<useconds_t>(timeout_ms) * 1000 / 10);
-    return;
-  }
-  if (ucp_worker_arm(worker) != UCS_OK) return;  // busy: events are pending already
-  pollfd pfd{efd, POLLIN, 0};
-  ::poll(&pfd, 1, timeout_ms);
-}
-
-void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std::string()>& what,
-                      int peer, const std::function<void()>& block, bool poll_often) {
-  if (done()) return;
-  // While a thread waits here it progresses the worker, and the progress thread stands down so
-  // that the two do not fight over the worker lock (or, oversubscribed, over a core).
-  struct Waiting {
-    Impl& m;
-    explicit Waiting(Impl& impl) : m(impl) { m.enter_wait(); }
-    ~Waiting() { m.leave_wait(); }
-  } waiting(*this);
-  const auto start = Clock::now();
-  const auto limit = std::chrono::duration<double>(opt.timeout_s);
-  for (std::uint64_t i = 1;; ++i) {
-    // The worker lock is costly: between progress calls, poll the condition alone a few times.
-    if (!poll_often || (i & 7) == 1) progress_once();
-    if (done()) return;
-    if ((i & 63) == 0) {
-      if (peer >= 0) {
-        check_alive(peer);
-      } else {
-        // Waiting on several peers (e.g. a count of signals from all): any of them dying ends it.
-        for (int r = 0; r < size; ++r)
-          if (r != rank) check_alive(r);
-      }
-      if (Clock::now() - start > limit) {
-        failed.store(true, std::memory_order_relaxed);
-        throw CommError("timed out after " + format_seconds(opt.timeout_s) + " waiting for " +
-                            (peer >= 0 ? "rank " + std::to_string(peer) : std::string("peers")) +
-                            ": " + what() + " (COMPAS_TIMEOUT)",
-                        peer);
-      }
-    }
-    if (backoff) {
-      // A peer sharing this core needs it more than this loop does.
-      if (i < 64) {
-        sched_yield();
-      } else if (block) {
-        leave_wait();  // not progressing while asleep: the progress thread takes over
-        block();
-        enter_wait();
-      } else {
-        sleep_on_worker(1);
-      }
-    } else if (i > (1u << 20)) {
-      sched_yield();
-    } else {
-      base::cpu_relax();
-    }
-  }
-}
-
-void Comm::Impl::enter_wait() {
-  if (progress_thread.joinable()) waiting_threads.fetch_add(1, std::memory_order_seq_cst);
-}
-
-void Comm::Impl::leave_wait() {
-  if (!progress_thread.joinable()) return;
-  // No wake-up: the progress thread resumes by itself once waits have stopped for a while (see
-  // run_progress_thread), so back-to-back waits never pay for waking it.
-  last_wait_end_ns.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
-  waiting_threads.fetch_sub(1, std::memory_order_seq_cst);
-}
-
-void Comm::Impl::complete(ucs_status_ptr_t sp, int peer, const char* op,
-                          std::unique_ptr<std::uint64_t[]>* hold) {
-  if (sp == nullptr) return;
-  if (UCS_PTR_IS_ERR(sp)) fail(peer, op, UCS_PTR_STATUS(sp));
-  ucs_status_t st = UCS_INPROGRESS;
-  try {
-    wait([&] { return (st = ucp_request_check_status(sp)) != UCS_INPROGRESS; },
-         [&] { return std::string(op) + " to complete"; }, peer);
-  } catch (...) {
-    abandon(sp, peer, op, hold ? std::move(*hold) : nullptr);
-    throw;
-  }
-  ucp_request_free(sp);
-  if (st != UCS_OK) fail(peer, op, st);
-}
-
-void Comm::Impl::run_progress_thread() {
-  // Application threads progress the worker themselves while they wait; this thread is for the
-  // stretches when none does (computing, or not communicating), so that peers' operations on this
-  // process's memory still complete. It stands down while a thread waits and until waits have
-  // stopped for kIdle, which keeps it off the cores in communication-heavy phases.
-  // While threads wait it naps kBusyNap at a time: each of its wake-ups takes the core from a
-  // thread polling for a message for a few microseconds (at 1 ms naps, a tcp put_signal
-  // ping-pong on two cores took 11.3 us one way against 9.5 without the thread). It resumes at
-  // most kBusyNap + kIdle after the last wait.
-  constexpr std::int64_t kIdle = 1'000'000;      // ns
-  constexpr std::int64_t kBusyNap = 20'000'000;  // ns
-  while (!stop_progress.load(std::memory_order_acquire)) {
-    if (const std::uint32_t w = waiting_threads.load(std::memory_order_seq_cst); w > 0) {
-      base::futex_wait(waiting_threads, w, kBusyNap);
-      continue;
-    }
-    const std::int64_t since =
-        Clock::now().time_since_epoch().count() - last_wait_end_ns.load(std::memory_order_relaxed);
-    if (since < kIdle) {
-      base::futex_wait(waiting_threads, 0, kIdle - since);
-      continue;
-    }
-    while (ucp_worker_progress(worker) != 0) {
-    }
-    send_due_acks();
-    sleep_on_worker(100);
-  }
-}
-
-void Comm::flush(int r) {
-  Impl& m = *impl_;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (r < 0 || r >= m.size)
-    throw std::out_of_range("flush: rank " + std::to_string(r) + " is outside the job");
-  ucp_ep_h ep = m.eps[r].load(std::memory_order_acquire);
-  if (!ep) return;
-  // Nothing handed to UCX since the last flush (load/store peers): the fence above is all.
-  const std::uint64_t issued = m.ucx_ops[r].load(std::memory_order_acquire);
-  if (issued != m.ucx_flushed[r].load(std::memory_order_relaxed)) {
-    m.check_alive(r);
-    ucp_request_param_t p{};
-    m.complete(ucp_ep_flush_nbx(ep, &p), r, "flush");
-    std::uint64_t seen = m.ucx_flushed[r].load();
-    while (seen < issued && !m.ucx_flushed[r].compare_exchange_weak(seen, issued)) {
-    }
-  }
-  if (m.am_sent[r].load(std::memory_order_relaxed) != 0) m.flush_signals({r});
-}
-
-void Comm::flush_all() {
-  Impl& m = *impl_;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (m.connected.load() == 0) return;
-  const std::uint64_t issued = m.ucx_ops_total.load(std::memory_order_acquire);
-  if (issued != m.ucx_flushed_total.load(std::memory_order_relaxed)) {
-    ucp_request_param_t p{};
-    m.complete(ucp_worker_flush_nbx(m.worker, &p), -1, "flush_all");
-    std::uint64_t seen = m.ucx_flushed_total.load();
-    while (seen < issued && !m.ucx_flushed_total.compare_exchange_weak(seen, issued)) {
-    }
-    for (int r = 0; r < m.size; ++r) {
-      const std::uint64_t per = m.ucx_ops[r].load();
-      std::uint64_t old = m.ucx_flushed[r].load();
-      while (old < per && !m.ucx_flushed[r].compare_exchange_weak(old, per)) {
-      }
-    }
-  }
-  std::vector<int> targets;
-  for (int r = 0; r < m.size; ++r)
-    if (m.am_sent[r].load(std::memory_order_relaxed) != 0) targets.push_back(r);
-  if (!targets.empty()) m.flush_signals(targets);
-}
-
-void Comm::fence() {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (impl_->connected.load() == 0) return;
-  check(ucp_worker_fence(impl_->worker), "ucp_worker_fence");
-}
-
-std::string Comm::transport(int r) {
-  if (r == impl_->rank) return "self (load/store)";
-  ucp_ep_h ep = impl_->ep(r);
-  char* buf = nullptr;
-  size_t len = 0;
-  FILE* f = open_memstream(&buf, &len);
-  if (!f) return "?";
-  ucp_ep_print_info(ep, f);
-  std::fclose(f);
-  std::string text(buf, len);
-  std::free(buf);
-  // Keep the lanes' transport names: lines like "#   lane[0]:  3:posix/memory.0 md[1] ... rma".
-  std::string out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const auto lane = line.find("lane[");
-    if (lane == std::string::npos) continue;
-    const auto colon = line.find(':', lane);
-    if (colon == std::string::npos) continue;
-    std::istringstream words(line.substr(colon + 1));
-    std::string tl;
-    words >> tl;
-    if (const auto c = tl.find(':'); c != std::string::npos) tl = tl.substr(c + 1);
-    std::string role;
-    for (std::string w; words >> w;) {
-      w = w.substr(0, w.find('#'));  // "amo#0" -> "amo"
-      if (w == "am" || w == "am_bw" || w == "rma" || w == "rma_bw" || w == "amo" || w == "tag")
-        role += (role.empty() ? "" : "+") + w;
-    }
-    if (!out.empty()) out += ", ";
-    out += tl + (role.empty() ? "" : " (" + role + ")");
-  }
-  return out.empty() ? text : out;
-}
-
-void Comm::Impl::dissemination(const std::vector<int>& group, int me, std::uint64_t epoch,
-                               std::size_t first_signal) {
-  const int n = static_cast<int>(group.size());
-  for (int k = 0, d = 1; d < n; ++k, d <<= 1) {
-    const int to = group[static_cast<std::size_t>((me + d) % n)];
-    const int from = group[static_cast<std::size_t>((me - d + n) % n)];
-    ep(from);  // an endpoint to the rank waited for is how its death is noticed
-    coll->signal_add(to, first_signal + static_cast<std::size_t>(k), 1);
-    coll->wait_until(first_signal + static_cast<std::size_t>(k), epoch, from);
-  }
-}
-
-void Comm::barrier() {
-  barrier(NodeBarrier::automatic);
-}
-
-std::string Comm::barrier_algorithm() const {
-  return impl_->host_barrier ? "host" : "dissemination";
-}
-
-bool Comm::host_barrier_possible() const {
-  return impl_->size == 1 || impl_->host_barrier_possible;
-}
-
-void Comm::barrier(NodeBarrier how) {
-  Impl& m = *impl_;
-  if (how == NodeBarrier::host && !host_barrier_possible())
-    throw std::logic_error(
-        "the two-level node barrier needs every process to reach its host leader by load/store");
-  const bool host = how == NodeBarrier::automatic ? m.host_barrier : how == NodeBarrier::host;
-  if (m.size == 1) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    return;
-  }
-  std::lock_guard lock(m.barrier_mu);
-  flush_all();
-  // The coll window's signals: 0-23 the dissemination among all (P < 2^24), 24-47 the one among
-  // host leaders, 48 and 56 (lines of their own) the host's arrival and release words. Each
-  // algorithm counts its own barriers, so the two may alternate.
-  constexpr std::size_t kLeaders = 24, kArrive = 48, kRelease = 56;
-  if (!host) {
-    m.dissemination(m.everyone, m.rank, ++m.barrier_epoch, 0);
-    return;
-  }
-  const std::uint64_t epoch = ++m.host_barrier_epoch;
-  const std::vector<int>& mine = m.hosts[static_cast<std::size_t>(m.host_of[m.rank])];
-  const int leader = mine.front();
-  const auto n = static_cast<std::uint64_t>(mine.size());
-  if (m.hosts.size() == 1) {
-    // Nobody sleeps on the arrival word here; the last to arrive (any process) releases.
-    if (m.coll->direct_fetch_add_signal(leader, kArrive, 1, /*wake=*/false) + 1 == epoch * n)
-      m.coll->direct_fetch_add_signal(leader, kRelease, 1);
-    else
-      m.coll->direct_wait_until(leader, kRelease, epoch, "the host barrier's release");
-    return;
-  }
-  if (m.rank != leader) {
-    // The leader may sleep on the arrival word; only it releases.
-    m.coll->direct_fetch_add_signal(leader, kArrive, 1);
-    m.coll->direct_wait_until(leader, kRelease, epoch, "the host barrier's release", leader);
-    return;
-  }
-  if (n > 1)
-    m.coll->direct_wait_until(leader, kArrive, epoch * (n - 1), "this host's processes arriving");
-  const int h = m.host_of[m.rank];
-  m.dissemination(m.leaders, h, epoch, kLeaders);
-  if (n > 1) m.coll->direct_fetch_add_signal(leader, kRelease, 1);
-}
-
-// ---- Request ----
-
-Request::Request(Comm* comm, void* ucx_request, int peer, const char* op,
-                 std::unique_ptr<std::uint64_t[]> hold, void* result, std::size_t result_at,
-                 std::size_t result_size)
-    : comm_(comm),
-      req_(ucx_request),
-      peer_(peer),
-      op_(op),
-      hold_(std::move(hold)),
-      result_(result),
-      result_at_(result_at),
-      result_size_(result_size) {
-  if (!req_) finish();  // complete at issue
-}
-
-Request::Request(Request&& o) noexcept
-    : comm_(o.comm_),
-      req_(o.req_),
-      peer_(o.peer_),
-      op_(o.op_),
-      hold_(std::move(o.hold_)),
-      result_(o.result_),
-      result_at_(o.result_at_),
-      result_size_(o.result_size_) {
-  o.req_ = nullptr;
-  o.result_ = nullptr;
-}
-
-Request& Request::operator=(Request&& o) noexcept {
-  if (this != &o) {
-    if (req_) {
-      try {
-        wait();
-      } catch (...) {
-      }
-    }
-    comm_ = o.comm_;
-    req_ = o.req_;
-    peer_ = o.peer_;
-    op_ = o.op_;
-    hold_ = std::move(o.hold_);
-    result_ = o.result_;
-    result_at_ = o.result_at_;
-    result_size_ = o.result_size_;
-    o.req_ = nullptr;
-    o.result_ = nullptr;
-  }
-  return *this;
-}
-
-Request::~Request() {
-  if (req_) {
-    try {
-      wait();
-    } catch (...) {
-    }
-  }
-}
-
-void Request::finish() {
-  if (result_ && hold_ && result_size_)
-    std::memcpy(result_, reinterpret_cast<const std::byte*>(hold_.get()) + result_at_,
-                result_size_);
-  result_ = nullptr;
-  hold_.reset();
-}
-
-bool Request::test() {
-  if (!req_) return true;
-  detail::Internals::comm(*comm_).progress_once();
-  const ucs_status_t st = ucp_request_check_status(req_);
-  if (st == UCS_INPROGRESS) return false;
-  ucp_request_free(req_);
-  req_ = nullptr;
-  if (st != UCS_OK) {
-    hold_.reset();
-    detail::Internals::comm(*comm_).fail(peer_, op_, st);
-  }
-  finish();
-  return true;
-}
-
-void Request::wait() {
-  if (!req_) return;
-  void* r = req_;
-  req_ = nullptr;
-  try {
-    detail::Internals::comm(*comm_).complete(r, peer_, op_, &hold_);
-  } catch (...) {
-    hold_.reset();
-    throw;
-  }
-  finish();
 }
 
 }  // namespace compas::comm

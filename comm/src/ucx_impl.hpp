@@ -58,7 +58,8 @@ struct WindowFreedMessage {
 constexpr unsigned kWindowFreedAm = 4;
 void on_window_freed(Comm::Impl& m, const WindowFreedMessage& msg);  // window.cpp
 
-// Applies a put_signal that arrived as an active message (window.cpp). Runs in progress context.
+// Applies a put_signal that arrived as an active message (window_signals.cpp). Runs in progress
+// context.
 ucs_status_t deliver_put_signal(Comm::Impl& m, const PutSignalHeader& h, void* data,
                                 std::size_t length, const ucp_am_recv_param_t* param);
 
@@ -130,6 +131,7 @@ struct Comm::Impl {
   std::atomic<int> acks_pending{0};  // flush_waiting.size() + acks_due.size()
   void note_applied(int origin);     // after a signal from origin is applied
   void on_flush_request(const FlushMessage& req);
+  void on_flush_ack(const FlushMessage& ack);
   void send_due_acks();  // outside handlers: after progress calls
   void flush_signals(const std::vector<int>& targets);
   void progress_once();  // ucp_worker_progress, then acknowledgements due

@@ -1,0 +1,122 @@
+// WindowBytes' atomics (fetch_add, compare_swap; 4 or 8 bytes): CPU atomics where load/store
+// reaches the peer, UCX atomics otherwise.
+#include <atomic>
+#include <cstring>
+#include <stdexcept>
+
+#include "compas/comm/window.hpp"
+#include "internals.hpp"
+#include "ucx_impl.hpp"
+#include "window_impl.hpp"
+
+namespace compas::comm {
+
+namespace {
+
+using detail::check_range;
+using detail::Peer;
+
+std::uint64_t local_atomic(std::byte* at, ucp_atomic_op_t op, std::uint64_t value,
+                           std::uint64_t expected, std::size_t width) {
+  if (width == 8) {
+    std::atomic_ref<std::uint64_t> a(*reinterpret_cast<std::uint64_t*>(at));
+    if (op == UCP_ATOMIC_OP_ADD) return a.fetch_add(value, std::memory_order_acq_rel);
+    std::uint64_t e = expected;
+    a.compare_exchange_strong(e, value, std::memory_order_acq_rel);
+    return e;
+  }
+  std::atomic_ref<std::uint32_t> a(*reinterpret_cast<std::uint32_t*>(at));
+  if (op == UCP_ATOMIC_OP_ADD)
+    return a.fetch_add(static_cast<std::uint32_t>(value), std::memory_order_acq_rel);
+  auto e = static_cast<std::uint32_t>(expected);
+  a.compare_exchange_strong(e, static_cast<std::uint32_t>(value), std::memory_order_acq_rel);
+  return e;
+}
+
+}  // namespace
+
+static Request window_atomic_nb(WindowBytes& win, WindowBytes::Impl& w, Comm& comm,
+                                const char* name, int rank, std::size_t offset, ucp_atomic_op_t op,
+                                std::uint64_t value, std::uint64_t expected, std::size_t width,
+                                void* result) {
+  if (width != 4 && width != 8)
+    throw std::invalid_argument(std::string(name) + ": width " + std::to_string(width) +
+                                " is not allowed: atomics are 4 or 8 bytes wide");
+  check_range(name, rank, offset, width, win.bytes(rank));
+  if (offset % width != 0)
+    throw std::invalid_argument(std::string(name) + " at byte offset " + std::to_string(offset) +
+                                " is not aligned to its width (" + std::to_string(width) + ")");
+  Peer& p = w.peer(rank, win);
+  Comm::Impl& c = *w.comm;
+  c.counts().atomic();
+  if (p.direct) {
+    const std::uint64_t old = local_atomic(p.direct + offset, op, value, expected, width);
+    if (width == 8) {
+      std::memcpy(result, &old, 8);
+    } else {
+      const auto old32 = static_cast<std::uint32_t>(old);
+      std::memcpy(result, &old32, 4);
+    }
+    return {};
+  }
+  // UCX's compare-swap takes the compare value in `buffer` and the new value in the reply buffer
+  // (which receives the old value); fetch-add takes the operand in `buffer`. Both live in the
+  // Request until completion: hold[0] the operand, hold[1] the reply.
+  const bool cswap = op == UCP_ATOMIC_OP_CSWAP;
+  auto hold = std::make_unique<std::uint64_t[]>(2);
+  const std::uint64_t operand = cswap ? expected : value, reply = cswap ? value : 0;
+  if (width == 8) {
+    hold[0] = operand;
+    hold[1] = reply;
+  } else {
+    const auto o32 = static_cast<std::uint32_t>(operand), r32 = static_cast<std::uint32_t>(reply);
+    std::memcpy(&hold[0], &o32, 4);
+    std::memcpy(&hold[1], &r32, 4);
+  }
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+  prm.datatype = ucp_dt_make_contig(width);
+  prm.reply_buffer = &hold[1];
+  ucs_status_ptr_t sp =
+      ucp_atomic_op_nbx(c.ep(rank), op, &hold[0], 1, p.raddr + offset, p.rkey, &prm);
+  c.count_ucx_op(rank);
+  if (UCS_PTR_IS_ERR(sp)) c.fail(rank, name, UCS_PTR_STATUS(sp));
+  return detail::Internals::request(&comm, sp, rank, name, std::move(hold), result, 8, width);
+}
+
+static std::uint64_t window_atomic(WindowBytes& win, WindowBytes::Impl& w, Comm& comm,
+                                   const char* name, int rank, std::size_t offset,
+                                   ucp_atomic_op_t op, std::uint64_t value, std::uint64_t expected,
+                                   std::size_t width) {
+  std::uint64_t r64 = 0;
+  std::uint32_t r32 = 0;
+  void* out = width == 8 ? static_cast<void*>(&r64) : static_cast<void*>(&r32);
+  window_atomic_nb(win, w, comm, name, rank, offset, op, value, expected, width, out).wait();
+  return width == 8 ? r64 : r32;
+}
+
+std::uint64_t WindowBytes::fetch_add(int rank, std::size_t offset, std::uint64_t value,
+                                     std::size_t width) {
+  return window_atomic(*this, *impl_, *comm_, "fetch_add", rank, offset, UCP_ATOMIC_OP_ADD, value,
+                       0, width);
+}
+
+Request WindowBytes::fetch_add_nb(int rank, std::size_t offset, std::uint64_t value,
+                                  std::size_t width, void* result) {
+  return window_atomic_nb(*this, *impl_, *comm_, "fetch_add", rank, offset, UCP_ATOMIC_OP_ADD,
+                          value, 0, width, result);
+}
+
+std::uint64_t WindowBytes::compare_swap(int rank, std::size_t offset, std::uint64_t expected,
+                                        std::uint64_t desired, std::size_t width) {
+  return window_atomic(*this, *impl_, *comm_, "compare_swap", rank, offset, UCP_ATOMIC_OP_CSWAP,
+                       desired, expected, width);
+}
+
+Request WindowBytes::compare_swap_nb(int rank, std::size_t offset, std::uint64_t expected,
+                                     std::uint64_t desired, std::size_t width, void* result) {
+  return window_atomic_nb(*this, *impl_, *comm_, "compare_swap", rank, offset, UCP_ATOMIC_OP_CSWAP,
+                          desired, expected, width, result);
+}
+
+}  // namespace compas::comm

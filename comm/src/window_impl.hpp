@@ -1,0 +1,129 @@
+// WindowBytes::Impl and what the window sources share: where a window lies in its registered
+// memory (Layout), what is known of each peer's window (Peer), and the range and signal checks.
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <atomic>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "compas/comm/ucx.hpp"
+#include "compas/comm/window.hpp"
+
+namespace compas::comm {
+
+namespace detail {
+
+inline constexpr std::size_t kLine = 64;
+
+// n rounded up to a multiple of `to`, or std::length_error naming `what` if that wraps.
+inline std::size_t round_up(std::size_t n, std::size_t to, const char* what) {
+  if (n > SIZE_MAX - (to - 1))
+    throw std::length_error(std::string(what) + ": " + std::to_string(n) +
+                            " bytes do not fit in memory");
+  return (n + to - 1) / to * to;
+}
+
+// Where one process's window lies in its registered memory: data, then (a line further at most)
+// the signal words, then the sleeper count and the freed word on lines of their own. Each
+// process has its own, since sizes may differ between processes.
+struct Layout {
+  std::size_t bytes = 0, signals = 0;
+  std::size_t data_bytes = 0;    // bytes rounded up to a line
+  std::size_t signal_bytes = 0;  // signals * 8 rounded up to a line
+  std::size_t total = 0;
+
+  static Layout of(std::size_t bytes, std::size_t signals) {
+    Layout l;
+    l.bytes = bytes;
+    l.signals = signals;
+    l.data_bytes = round_up(bytes, kLine, "window data");
+    l.signal_bytes =
+        round_up(detail::checked_bytes(signals, 8, "window signals"), kLine, "window signals");
+    if (l.signal_bytes > SIZE_MAX - 2 * kLine - l.data_bytes)
+      throw std::length_error("window of " + std::to_string(bytes) + " bytes and " +
+                              std::to_string(signals) + " signals does not fit in memory");
+    l.total = l.data_bytes + l.signal_bytes + 2 * kLine;
+    return l;
+  }
+  std::uint64_t* signal(std::byte* base, std::size_t i) const {
+    return reinterpret_cast<std::uint64_t*>(base + data_bytes) + i;
+  }
+  // How many threads sleep on a signal of this window (futex): of the owning process, and of
+  // same-host processes waiting on it by load/store (direct_wait_until).
+  std::uint32_t* waiters(std::byte* base) const {
+    return reinterpret_cast<std::uint32_t*>(base + data_bytes + signal_bytes);
+  }
+  // Non-zero once the owner let the window go without meeting everyone: load/store peers read
+  // it (a line of its own, written once) before each operation; others learn by message.
+  std::atomic<std::uint32_t>* freed_word(std::byte* base) const {
+    return reinterpret_cast<std::atomic<std::uint32_t>*>(base + data_bytes + signal_bytes + kLine);
+  }
+};
+
+struct Peer {
+  std::atomic<bool> ready{false};
+  Layout layout;            // its sizes (from the key exchange)
+  std::uint64_t raddr = 0;  // remote base address
+  std::string packed;       // its packed rkey
+  ucp_rkey_h rkey = nullptr;
+  std::byte* direct = nullptr;  // mapped base, when load/store reaches it
+  // The owner let this window go without meeting this process (kWindowFreedAm): operations on
+  // it fail here, at the initiator.
+  std::atomic<bool> freed{false};
+};
+
+inline std::uint32_t* low_half(std::uint64_t* word) {
+  return reinterpret_cast<std::uint32_t*>(word);  // little-endian: the low half comes first
+}
+
+[[noreturn]] inline void out_of_window(const char* op, int rank, std::size_t offset, std::size_t n,
+                                       std::size_t bytes) {
+  throw std::out_of_range(std::string(op) + " to rank " + std::to_string(rank) +
+                          " at byte offset " + std::to_string(offset) + " of " + std::to_string(n) +
+                          " bytes is outside its window (" + std::to_string(bytes) + " bytes)");
+}
+
+inline void check_range(const char* op, int rank, std::size_t offset, std::size_t n,
+                        std::size_t bytes) {
+  if (offset > bytes || n > bytes - offset) out_of_window(op, rank, offset, n, bytes);
+}
+
+inline void check_signal(const char* op, std::size_t index, std::size_t signals) {
+  if (index >= signals)
+    throw std::out_of_range(std::string(op) + ": signal " + std::to_string(index) +
+                            " does not exist (the window has " + std::to_string(signals) +
+                            " signals)");
+}
+
+inline void check_signal(const char* op, int rank, std::size_t index, std::size_t signals) {
+  if (index >= signals)
+    throw std::out_of_range(std::string(op) + " to rank " + std::to_string(rank) + ": signal " +
+                            std::to_string(index) + " does not exist (its window has " +
+                            std::to_string(signals) + " signals)");
+}
+
+}  // namespace detail
+
+struct WindowBytes::Impl {
+  Comm::Impl* comm = nullptr;
+  ucp_mem_h memh = nullptr;
+  detail::Layout own;  // this process's sizes
+  std::unique_ptr<detail::Peer[]> peers;
+  std::mutex mu;
+  std::uint32_t id = 0;  // index in the Comm's window table
+  std::byte* base = nullptr;
+
+  detail::Peer& peer(int rank, WindowBytes& w);
+  // `rank`'s sizes, known from creation on; std::out_of_range for a rank outside the job.
+  const detail::Layout& layout(int rank) const;
+  [[noreturn]] void throw_freed(int rank) const;
+};
+
+}  // namespace compas::comm
