@@ -61,8 +61,8 @@ KernelRun cg_run(Runtime& rt, const CgArgs& a, const kernels::cg::ClassParams& c
   std::string text = fmt::format(
       "\ncg class {} (na {}, {} nonzeros) on {} process(es) x {} thread(s): {:.4f} s, "
       "{:.1f} Mop/s (NPB), {:.2f} GB/s by the byte model; CPU {:.4f} s\n",
-      cp.cls, r.na, r.nnz, rt.nodes(), rt.threads(), r.seconds, r.mops, gbs, r.cpu_seconds);
-  if (rt.nodes() > 1)
+      cp.cls, r.na, r.nnz, rt.processes(), rt.threads(), r.seconds, r.mops, gbs, r.cpu_seconds);
+  if (rt.processes() > 1)
     text += fmt::format(
         "decomposition: {}; {:.0f} bytes sent per process and inner iteration (largest)\n",
         r.grid.columns > 1 ? fmt::format("grid {} x {}", r.grid.rows, r.grid.columns)
@@ -76,10 +76,10 @@ int run_cg(const CgArgs& a) {
   if (a.cls.size() != 1) throw std::invalid_argument("--class '" + a.cls + "': one of S W A B C T");
   const auto cp = kernels::cg::params(a.cls[0]);  // std::invalid_argument for a bad class
   auto check = [&](Runtime& rt) {
-    if (kernels::cg::chunk_count(cp.na) < rt.nodes())
+    if (kernels::cg::chunk_count(cp.na) < rt.processes())
       throw std::invalid_argument(
           fmt::format("--class {} has {} row chunks, fewer than the {} processes", a.cls,
-                      kernels::cg::chunk_count(cp.na), rt.nodes()));
+                      kernels::cg::chunk_count(cp.na), rt.processes()));
   };
   return run_kernel("cg", a.run, check, [&](Runtime& rt) { return cg_run(rt, a, cp); });
 }

@@ -121,7 +121,7 @@ void add_compute(perf::json& regions, const std::string& whole) {
 }
 
 perf::json job_fields(const std::string& kernel, Runtime& rt) {
-  return {{"kernel", kernel}, {"nodes", rt.nodes()}, {"threads", rt.threads()}};
+  return {{"kernel", kernel}, {"nodes", rt.processes()}, {"threads", rt.threads()}};
 }
 
 }  // namespace
@@ -131,7 +131,7 @@ int run_kernel(const std::string& kernel, const RunFlags& flags,
                const std::function<KernelRun(Runtime&)>& run) {
   Runtime rt(runtime_options(flags));
   check(rt);
-  const bool leader = rt.node() == 0;
+  const bool leader = rt.process() == 0;
   if (leader) check_outputs(flags.out);
   const auto& events = rt.profile().events();
   rt.profile().reset();

@@ -63,9 +63,9 @@ KernelRun gemm_run(Runtime& rt, const GemmArgs& a) {
   out.params = {{"n", a.p.n}, {"iters", a.p.iters}};
   out.record = {{"n", r.n},
                 {"grid", fmt::format("{}x{}", r.grid_rows, r.grid_cols)},
-                {"algorithm", rt.nodes() == 1 ? "local"
-                              : r.ring        ? "ring"
-                                              : "summa"},
+                {"algorithm", rt.processes() == 1 ? "local"
+                              : r.ring            ? "ring"
+                                                  : "summa"},
                 {"isa", r.isa},
                 {"iters", r.iters},
                 {"steps", r.steps},
@@ -80,7 +80,7 @@ KernelRun gemm_run(Runtime& rt, const GemmArgs& a) {
                 {"verification", r.verification},
                 {"error", r.error},
                 {"tolerance", r.tolerance}};
-  out.summary = [r, nodes = rt.nodes(), threads = rt.threads()](const perf::json& regions) {
+  out.summary = [r, nodes = rt.processes(), threads = rt.threads()](const perf::json& regions) {
     return gemm_summary(r, nodes, threads, regions);
   };
   return out;
@@ -95,8 +95,8 @@ int run_gemm(const GemmArgs& a) {
     throw std::invalid_argument("COMPAS_GEMM_ISA: " + what);
   }
   auto check = [&](Runtime& rt) {
-    kernels::gemm::check(a.p, rt.nodes());
-    check_memory(a.p, rt.nodes());
+    kernels::gemm::check(a.p, rt.processes());
+    check_memory(a.p, rt.processes());
   };
   return run_kernel("gemm", a.run, check, [&](Runtime& rt) { return gemm_run(rt, a); });
 }

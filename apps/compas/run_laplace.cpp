@@ -49,7 +49,7 @@ KernelRun laplace_run(Runtime& rt, const LaplaceArgs& a) {
       "\nlaplace n={} on {} process(es) x {} thread(s): {} sweeps in {:.4f} s, {:.1f} "
       "MLUP/s, {:.2f} GB/s by the kernel's byte model\n"
       "CPU time {:.4f} s over wallclock {:.4f} s; field hash {:016x}\n",
-      a.p.n, rt.nodes(), rt.threads(), r.sweeps, r.seconds, r.mlups(), gbs, r.cpu_seconds,
+      a.p.n, rt.processes(), rt.threads(), r.sweeps, r.seconds, r.mlups(), gbs, r.cpu_seconds,
       r.seconds, r.field_hash);
   if (a.p.schedule == kernels::laplace::Schedule::dynamic && rt.threads() > 1)
     text += fmt::format(
@@ -66,7 +66,7 @@ int run_laplace(LaplaceArgs& a) {
                                          : kernels::laplace::Stores::automatic;
   a.p.schedule = kernels::laplace::parse_schedule(a.schedule);
   return run_kernel(
-      "laplace", a.run, [&](Runtime& rt) { kernels::laplace::check(a.p, rt.nodes()); },
+      "laplace", a.run, [&](Runtime& rt) { kernels::laplace::check(a.p, rt.processes()); },
       [&](Runtime& rt) { return laplace_run(rt, a); });
 }
 

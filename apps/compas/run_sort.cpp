@@ -72,8 +72,8 @@ KernelRun sort_run(Runtime& rt, const SortArgs& a, const rs::JobParams& jp) {
       "\nsort {} keys ({}) on {} process(es) x {} thread(s): best {:.4f} s, median {:.4f} s "
       "of {}; {:.1f} Mkeys/s, {:.2f} GB/s by the byte model; {}, {}-bit digits, {} pass(es) "
       "run, {} skipped{}; keys per process {}..{}\n",
-      r.keys, rs::to_string(r.dist), rt.nodes(), rt.threads(), r.seconds, r.median_seconds, r.iters,
-      r.mkeys_per_s, r.model_gbs, r.method, r.digit_bits, r.passes, r.skipped,
+      r.keys, rs::to_string(r.dist), rt.processes(), rt.threads(), r.seconds, r.median_seconds,
+      r.iters, r.mkeys_per_s, r.model_gbs, r.method, r.digit_bits, r.passes, r.skipped,
       r.streaming ? ", streaming stores" : "", r.min_keys, r.max_keys);
   out.summary = [text](const perf::json&) { return text; };
   return out;
@@ -82,7 +82,7 @@ KernelRun sort_run(Runtime& rt, const SortArgs& a, const rs::JobParams& jp) {
 int run_sort(const SortArgs& a) {
   const rs::JobParams jp = job_params_of(a);
   return run_kernel(
-      "sort", a.run, [&](Runtime& rt) { rs::check(jp, rt.nodes()); },
+      "sort", a.run, [&](Runtime& rt) { rs::check(jp, rt.processes()); },
       [&](Runtime& rt) { return sort_run(rt, a, jp); });
 }
 

@@ -56,8 +56,8 @@ int main(int argc, char** argv) {
   long kept = 0;
   for (long i = 0; i < n; ++i)
     if (mix(i) >> 58 == top) want += kept++ * mix(i);
-  if (rt.node() == 0)
+  if (rt.process() == 0)
     std::printf("n %ld processes %d threads %d: bin %lu holds %ld keys; result = %lu, serial %lu\n",
-                n, rt.nodes(), omp_get_max_threads(), top, all[top], check, want);
+                n, rt.processes(), omp_get_max_threads(), top, all[top], check, want);
   return check == want && kept == all[top] && total == n ? 0 : 1;
 }

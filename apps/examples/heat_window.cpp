@@ -7,7 +7,7 @@
 //
 //  1. `compas::Runtime rt(argc, argv)` replaces the OpenMP runtime: it joins the job, pins T
 //     threads inside this process's cores, and takes --threads/--bind/--wait out of argv.
-//  2. Data is split over processes first: rt.node_block(n) is this process's share of the
+//  2. Data is split over processes first: rt.process_block(n) is this process's share of the
 //     points. Each process keeps only its points plus one ghost point on each side, instead of
 //     the whole array; the ghosts start as the neighbours' first values.
 //  3. The arrays live in a window (rt.window) so that neighbours can write the ghost points
@@ -30,18 +30,21 @@ int main(int argc, char** argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 1000000;
   const int steps = argc > 2 ? std::atoi(argv[2]) : 200;
   const double pi = 3.14159265358979323846, h = 1.0 / static_cast<double>(n + 1), r = 0.25;
-  if (n < rt.nodes()) {
-    std::fprintf(stderr, "heat_hybrid: n %ld is smaller than the %d processes\n", n, rt.nodes());
+  if (n < rt.processes()) {
+    std::fprintf(stderr, "heat_hybrid: n %ld is smaller than the %d processes\n", n,
+                 rt.processes());
     return 2;
   }
 
-  const auto [lo, hi] = rt.node_block(static_cast<std::size_t>(n));  // (2) global points lo+1..hi
+  const auto [lo, hi] =
+      rt.process_block(static_cast<std::size_t>(n));  // (2) global points lo+1..hi
   const long local = static_cast<long>(hi - lo);
-  const long stride = n / rt.nodes() + 3;  // the same on every process: the window is symmetric
+  const long stride = n / rt.processes() + 3;  // the same on every process: the window is symmetric
   auto w = rt.window<double>(2 * static_cast<std::size_t>(stride), 2);  // (3) u and v, ghosts
   double* u = w.local().data();
   double* v = u + stride;
-  const int left = rt.node() - 1, right = rt.node() + 1 < rt.nodes() ? rt.node() + 1 : -1;
+  const int left = rt.process() - 1,
+            right = rt.process() + 1 < rt.processes() ? rt.process() + 1 : -1;
   enum { kFromLeft = 0, kFromRight = 1 };
 
   double top = 0;
@@ -61,12 +64,14 @@ int main(int argc, char** argv) {
       for (long i = static_cast<long>(a) + 1; i <= static_cast<long>(b); ++i)
         next[i] = cur[i] + r * (cur[i - 1] - 2 * cur[i] + cur[i + 1]);
       t.barrier();
-      if (t.is_leader() && rt.nodes() > 1) {  // (5)
+      if (t.is_leader() && rt.processes() > 1) {  // (5)
         const std::size_t base = next == u ? 0 : static_cast<std::size_t>(stride);
         if (left >= 0) {
           const long left_local = static_cast<long>(
-              compas::threads::block_range(static_cast<std::size_t>(n), rt.nodes(), left).second -
-              compas::threads::block_range(static_cast<std::size_t>(n), rt.nodes(), left).first);
+              compas::threads::block_range(static_cast<std::size_t>(n), rt.processes(), left)
+                  .second -
+              compas::threads::block_range(static_cast<std::size_t>(n), rt.processes(), left)
+                  .first);
           w.put_signal(left, base + static_cast<std::size_t>(left_local) + 1,
                        std::span<const double>(next + 1, 1), kFromRight);
         }
@@ -87,8 +92,8 @@ int main(int argc, char** argv) {
 
   const double g = 1 - 2 * r * (1 - std::cos(pi * h));
   const double exact = std::pow(g, steps) * std::sin(pi * static_cast<double>((n + 1) / 2) * h);
-  if (rt.node() == 0)
+  if (rt.process() == 0)
     std::printf("n %ld steps %d processes %d threads %d: result = %.15e, exact %.15e\n", n, steps,
-                rt.nodes(), rt.threads(), top, exact);
+                rt.processes(), rt.threads(), top, exact);
   return std::fabs(top - exact) <= 1e-12 ? 0 : 1;
 }

@@ -53,8 +53,8 @@ int main(int argc, char** argv) {
 
   const double g = 1 - 4 * r * (1 - std::cos(pi * h)), peak = std::sin(pi * ((n + 1) / 2) * h);
   const double exact = std::pow(g, steps) * peak * peak;
-  if (rt.node() == 0)
+  if (rt.process() == 0)
     std::printf("n %ld steps %d processes %d threads %d: result = %.15e, exact %.15e\n", n, steps,
-                rt.nodes(), omp_get_max_threads(), top, exact);
+                rt.processes(), omp_get_max_threads(), top, exact);
   return std::fabs(top - exact) <= 1e-12 ? 0 : 1;
 }

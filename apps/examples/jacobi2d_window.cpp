@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
   };
   auto w = rt.window<double>(static_cast<std::size_t>(2 * field + 4 * rows_max), 4);
   double* const win = w.local().data();
-  const int me = rt.node();
+  const int me = rt.process();
   const int west = grid.col > 0 ? me - 1 : -1;
   const int east = grid.col + 1 < grid.cols ? me + 1 : -1;
   const int north = grid.row > 0 ? me - grid.cols : -1;
@@ -160,8 +160,8 @@ int main(int argc, char** argv) {
 
   const double g = 1 - 4 * r * (1 - std::cos(pi * h)), peak = std::sin(pi * ((n + 1) / 2) * h);
   const double exact = std::pow(g, steps) * peak * peak;
-  if (rt.node() == 0)
+  if (rt.process() == 0)
     std::printf("n %ld steps %d processes %d threads %d: result = %.15e, exact %.15e\n", n, steps,
-                rt.nodes(), omp_get_max_threads(), top, exact);
+                rt.processes(), omp_get_max_threads(), top, exact);
   return std::fabs(top - exact) <= 1e-12 ? 0 : 1;
 }

@@ -251,7 +251,7 @@ BroadcastTree broadcast_tree(const std::vector<std::vector<int>>& hosts, int roo
   return t;
 }
 
-NodeCollectives::NodeCollectives(Comm& comm, CollectivesOptions options)
+ProcessCollectives::ProcessCollectives(Comm& comm, CollectivesOptions options)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.comm = &comm;
@@ -280,22 +280,23 @@ NodeCollectives::NodeCollectives(Comm& comm, CollectivesOptions options)
                                           2 * static_cast<std::size_t>(m.p));
 }
 
-NodeCollectives::~NodeCollectives() = default;
+ProcessCollectives::~ProcessCollectives() = default;
 
-Comm& NodeCollectives::comm() {
+Comm& ProcessCollectives::comm() {
   return *impl_->comm;
 }
-std::size_t NodeCollectives::slot_bytes() const {
+std::size_t ProcessCollectives::slot_bytes() const {
   return impl_->slot;
 }
-const std::vector<std::vector<int>>& NodeCollectives::hosts() const {
+const std::vector<std::vector<int>>& ProcessCollectives::hosts() const {
   return impl_->hosts;
 }
-void NodeCollectives::barrier() {
+void ProcessCollectives::barrier() {
   impl_->comm->barrier();
 }
 
-void NodeCollectives::broadcast_bytes(void* data, std::size_t bytes, int root, std::size_t elem) {
+void ProcessCollectives::broadcast_bytes(void* data, std::size_t bytes, int root,
+                                         std::size_t elem) {
   Impl& m = *impl_;
   if (root < 0 || root >= m.p)
     throw std::invalid_argument("broadcast: root " + std::to_string(root) +
@@ -321,7 +322,7 @@ void NodeCollectives::broadcast_bytes(void* data, std::size_t bytes, int root, s
 // double, the extras get the result back. Partners combine as op(lower ranks' value, higher ranks'
 // value), so both compute the same bits.
 template <class T>
-void NodeCollectives::Impl::recursive_doubling(std::span<T> v, Op op) {
+void ProcessCollectives::Impl::recursive_doubling(std::span<T> v, Op op) {
   auto* buf = reinterpret_cast<std::byte*>(v.data());
   const std::size_t bytes = v.size_bytes();
   auto absorb = [&](int src, std::uint64_t j, const std::byte* at, bool src_first) {
@@ -356,7 +357,7 @@ void NodeCollectives::Impl::recursive_doubling(std::span<T> v, Op op) {
 // Block b of the vector is reduced at rank b, combining the P contributions in rank order
 // (x0 op x1 op ... op xP-1, bitwise the serial left fold), then every block goes to everyone.
 template <class T>
-void NodeCollectives::Impl::reduce_scatter_allgather(std::span<T> v, Op op) {
+void ProcessCollectives::Impl::reduce_scatter_allgather(std::span<T> v, Op op) {
   const std::size_t n = v.size();
   const std::size_t q = n / static_cast<std::size_t>(p), extra = n % static_cast<std::size_t>(p);
   auto lo = [&](int b) {
@@ -399,7 +400,7 @@ void NodeCollectives::Impl::reduce_scatter_allgather(std::span<T> v, Op op) {
 }
 
 template <class T>
-void NodeCollectives::allreduce_impl(std::span<T> inout, Op op) {
+void ProcessCollectives::allreduce_impl(std::span<T> inout, Op op) {
   static_assert(is_reducible_v<T>);
   Impl& m = *impl_;
   if (op != Op::sum && op != Op::min && op != Op::max && op != Op::prod)
@@ -421,8 +422,8 @@ void NodeCollectives::allreduce_impl(std::span<T> inout, Op op) {
   });
 }
 
-void NodeCollectives::allgather_bytes(const void* mine, std::size_t n, void* all, std::size_t all_n,
-                                      std::size_t elem) {
+void ProcessCollectives::allgather_bytes(const void* mine, std::size_t n, void* all,
+                                         std::size_t all_n, std::size_t elem) {
   Impl& m = *impl_;
   const auto p = static_cast<std::size_t>(m.p);
   if (n > std::numeric_limits<std::size_t>::max() / p || all_n != p * n)
@@ -443,10 +444,11 @@ void NodeCollectives::allgather_bytes(const void* mine, std::size_t n, void* all
   });
 }
 
-void NodeCollectives::alltoallv_bytes(const void* send, std::size_t send_n,
-                                      std::span<const std::size_t> send_counts, void* recv,
-                                      std::size_t recv_n, std::span<const std::size_t> recv_counts,
-                                      std::size_t elem) {
+void ProcessCollectives::alltoallv_bytes(const void* send, std::size_t send_n,
+                                         std::span<const std::size_t> send_counts, void* recv,
+                                         std::size_t recv_n,
+                                         std::span<const std::size_t> recv_counts,
+                                         std::size_t elem) {
   Impl& m = *impl_;
   const auto p = static_cast<std::size_t>(m.p);
   auto check_entries = [&](const char* name, std::span<const std::size_t> counts) {
@@ -497,11 +499,11 @@ void NodeCollectives::alltoallv_bytes(const void* send, std::size_t send_n,
   });
 }
 
-template void NodeCollectives::allreduce_impl<std::int32_t>(std::span<std::int32_t>, Op);
-template void NodeCollectives::allreduce_impl<std::int64_t>(std::span<std::int64_t>, Op);
-template void NodeCollectives::allreduce_impl<std::uint32_t>(std::span<std::uint32_t>, Op);
-template void NodeCollectives::allreduce_impl<std::uint64_t>(std::span<std::uint64_t>, Op);
-template void NodeCollectives::allreduce_impl<float>(std::span<float>, Op);
-template void NodeCollectives::allreduce_impl<double>(std::span<double>, Op);
+template void ProcessCollectives::allreduce_impl<std::int32_t>(std::span<std::int32_t>, Op);
+template void ProcessCollectives::allreduce_impl<std::int64_t>(std::span<std::int64_t>, Op);
+template void ProcessCollectives::allreduce_impl<std::uint32_t>(std::span<std::uint32_t>, Op);
+template void ProcessCollectives::allreduce_impl<std::uint64_t>(std::span<std::uint64_t>, Op);
+template void ProcessCollectives::allreduce_impl<float>(std::span<float>, Op);
+template void ProcessCollectives::allreduce_impl<double>(std::span<double>, Op);
 
 }  // namespace compas::comm

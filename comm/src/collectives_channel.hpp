@@ -46,7 +46,7 @@ struct Header {
                             // result this message stands for (0: a valid value)
   std::uint32_t reserved[4];
 };
-static_assert(sizeof(Header) == NodeCollectives::kHeaderBytes);
+static_assert(sizeof(Header) == ProcessCollectives::kHeaderBytes);
 
 // Non-direct peers get header and payload in one put when the payload is this small (one
 // operation instead of two; above it the extra copy costs more than the put saves).
@@ -77,7 +77,7 @@ std::string elements(std::uint64_t bytes, std::uint32_t elem);
 
 }  // namespace detail
 
-struct NodeCollectives::Impl {
+struct ProcessCollectives::Impl {
   Comm* comm = nullptr;
   int p = 1, me = 0;
   std::vector<std::vector<int>> hosts;

@@ -57,7 +57,7 @@ void finish(const char* what, const Failure& failure, bool missing) {
 
 // Recursive doubling over detail::Doubling's pairing; `acc` (n values) becomes the result.
 // Returns whether the result is missing (f threw somewhere it depends on).
-bool allreduce_doubling(NodeCollectives::Impl& m, std::byte* acc, std::size_t n,
+bool allreduce_doubling(ProcessCollectives::Impl& m, std::byte* acc, std::size_t n,
                         const detail::ErasedOp& op, Failure& failure) {
   const std::size_t bytes = n * op.size;
   std::vector<std::byte>& in = m.user_in;
@@ -106,8 +106,8 @@ bool allreduce_doubling(NodeCollectives::Impl& m, std::byte* acc, std::size_t n,
 // just below this block: it goes in front of the prefix and of the partial; a higher one's goes
 // behind the partial. Returns whether the prefix is missing; `have` says whether `out` was
 // written (false on rank 0).
-bool scan_doubling(NodeCollectives::Impl& m, const std::byte* value, std::byte* out, std::size_t n,
-                   const detail::ErasedOp& op, Failure& failure, bool& have) {
+bool scan_doubling(ProcessCollectives::Impl& m, const std::byte* value, std::byte* out,
+                   std::size_t n, const detail::ErasedOp& op, Failure& failure, bool& have) {
   const std::size_t bytes = n * op.size;
   std::vector<std::byte>&in = m.user_in, &partial = m.user_partial;
   in.resize(bytes);
@@ -145,7 +145,7 @@ bool scan_doubling(NodeCollectives::Impl& m, const std::byte* value, std::byte* 
 
 }  // namespace
 
-void NodeCollectives::allreduce_user(void* inout, std::size_t n, const detail::ErasedOp& op) {
+void ProcessCollectives::allreduce_user(void* inout, std::size_t n, const detail::ErasedOp& op) {
   Impl& m = *impl_;
   if (m.p == 1) return;
   Failure failure;
@@ -157,8 +157,8 @@ void NodeCollectives::allreduce_user(void* inout, std::size_t n, const detail::E
   finish("allreduce", failure, missing);
 }
 
-void NodeCollectives::exclusive_scan_user(const void* in, void* out, std::size_t n,
-                                          const detail::ErasedOp& op) {
+void ProcessCollectives::exclusive_scan_user(const void* in, void* out, std::size_t n,
+                                             const detail::ErasedOp& op) {
   Impl& m = *impl_;
   if (m.p == 1) return;
   Failure failure;

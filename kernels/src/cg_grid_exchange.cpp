@@ -32,17 +32,17 @@ GridExchange::GridExchange(Runtime& rt, std::int64_t na, Grid g)
     : rt_(rt),
       c_(g.columns),
       levels_(std::countr_zero(static_cast<unsigned>(g.columns))),
-      i_(rt.node() / g.columns),
-      j_(rt.node() % g.columns),
+      i_(rt.process() / g.columns),
+      j_(rt.process() % g.columns),
       blocks_(blocks_of(na, g.columns)),
       max_block_(largest(blocks_)),
       win_(rt.comm(),
            2 * static_cast<std::size_t>(levels_) * (max_block_ + kMaxSums) + 2 * max_block_,
            4 * static_cast<std::size_t>(levels_) + 2) {
-  if (g.rows != g.columns || g.rows * g.columns != rt.nodes())
+  if (g.rows != g.columns || g.rows * g.columns != rt.processes())
     throw std::invalid_argument("cg: a " + std::to_string(g.rows) + " x " +
                                 std::to_string(g.columns) + " grid for " +
-                                std::to_string(rt.nodes()) + " processes");
+                                std::to_string(rt.processes()) + " processes");
   const auto [lo, hi] = blocks_[static_cast<std::size_t>(i_)];
   const std::size_t chunks = (hi - lo + kChunkRows - 1) / kChunkRows;
   for (int q = 0; q < c_; ++q) piece_chunk_.push_back(threads::block_range(chunks, c_, q).first);
@@ -135,7 +135,7 @@ void GridExchange::reduce_product(threads::ThreadCtx& t, std::span<double> w,
 // this process gets the pieces of block j from the processes of row j.
 void GridExchange::gather(threads::ThreadCtx& t, std::span<double> w, std::span<double> out,
                           Range piece, std::size_t parity, std::uint64_t rounds) {
-  const int me = rt_.node();
+  const int me = rt_.process();
   const std::size_t sig = 2 * static_cast<std::size_t>(levels_) + parity;
   const std::uint64_t expect = static_cast<std::uint64_t>(c_ - (i_ == j_ ? 1 : 0));
   {

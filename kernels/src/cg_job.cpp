@@ -35,12 +35,12 @@ class JobExchange final : public Exchange {
  public:
   JobExchange(Runtime& rt, std::int64_t na, int stagger_us)
       : rt_(rt),
-        stagger_us_(rt.node() == 0 ? stagger_us : 0),
+        stagger_us_(rt.process() == 0 ? stagger_us : 0),
         na_(static_cast<std::size_t>(na)),
         nchunks_(static_cast<std::size_t>(chunk_count(na))),
         win_(rt.comm(), 2 * na_ + 2 * nchunks_ * kMaxPartials, 4) {
-    for (int r = 0; r < rt.nodes(); ++r) {
-      const auto [lo, hi] = row_block(na, rt.nodes(), r);
+    for (int r = 0; r < rt.processes(); ++r) {
+      const auto [lo, hi] = row_block(na, rt.processes(), r);
       rows_.push_back({static_cast<std::size_t>(lo), static_cast<std::size_t>(hi)});
       chunks_.push_back({static_cast<std::size_t>(lo / kChunkRows),
                          static_cast<std::size_t>((hi + kChunkRows - 1) / kChunkRows)});
@@ -83,7 +83,7 @@ class JobExchange final : public Exchange {
       COMPAS_REGION(t, "synchronize");
       t.barrier();  // every thread has written its part
     }
-    const int me = rt_.node(), p = rt_.nodes();
+    const int me = rt_.process(), p = rt_.processes();
     if (t.is_leader()) {
       COMPAS_REGION(t, "communicate");
       ++calls;
@@ -149,28 +149,28 @@ class TeamOnly final : public Exchange {
 
 JobResult run(Runtime& rt, const JobParams& jp) {
   const ClassParams cp = params(jp.cls);
-  if (chunk_count(cp.na) < rt.nodes())
+  if (chunk_count(cp.na) < rt.processes())
     throw std::invalid_argument(
         "cg: class " + std::string(1, cp.cls) + " has " + std::to_string(chunk_count(cp.na)) +
-        " row chunks, fewer than the " + std::to_string(rt.nodes()) + " processes");
-  const Grid grid = choose_grid(cp, rt.nodes(), jp.decomposition);
+        " row chunks, fewer than the " + std::to_string(rt.processes()) + " processes");
+  const Grid grid = choose_grid(cp, rt.processes(), jp.decomposition);
   Csr a;
   Layout layout;
   std::unique_ptr<Exchange> ex;
   std::function<double()> bytes_sent = [] { return 0.0; };
   if (grid.columns > 1) {
-    layout = grid_layout(cp.na, grid, rt.node());
-    const auto [lo, hi] = grid_block(cp.na, grid.columns, rt.node() / grid.columns);
+    layout = grid_layout(cp.na, grid, rt.process());
+    const auto [lo, hi] = grid_block(cp.na, grid.columns, rt.process() / grid.columns);
     a = make_matrix(cp, lo, hi);
     keep_columns(a, layout.vector_lo, layout.vector_hi);  // block j's rows are its columns
     auto g = std::make_unique<detail::GridExchange>(rt, cp.na, grid);
     bytes_sent = [e = g.get()] { return e->bytes_sent(); };
     ex = std::move(g);
   } else {
-    const auto [lo, hi] = row_block(cp.na, rt.nodes(), rt.node());
+    const auto [lo, hi] = row_block(cp.na, rt.processes(), rt.process());
     a = make_matrix(cp, lo, hi);
     layout = rows_layout(a);
-    if (rt.nodes() > 1) {
+    if (rt.processes() > 1) {
       auto r = std::make_unique<JobExchange>(rt, cp.na, jp.test.put_stagger_us);
       bytes_sent = [e = r.get()] { return e->bytes_sent(); };
       ex = std::move(r);
@@ -178,7 +178,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
       ex = std::make_unique<TeamOnly>();
     }
   }
-  if (jp.test.inject_fault && rt.node() == 0 && !a.values.empty())
+  if (jp.test.inject_fault && rt.process() == 0 && !a.values.empty())
     a.values[a.values.size() / 2] += 1.0;  // an entry changed by 1: zeta moves well past 1e-10
   Solver solver(cp, a, *ex, layout);
   JobResult jr;

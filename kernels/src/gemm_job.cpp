@@ -362,7 +362,7 @@ GemmJob::GemmJob(Runtime& runtime, const JobParams& params)
     : rt(runtime),
       jp(params),
       n(jp.n),
-      P(rt.nodes()),
+      P(rt.processes()),
       grid(rt.process_grid()),
       plan(n, P, grid),
       I(plan.rows()),
@@ -482,7 +482,7 @@ void GemmJob::step(threads::ThreadCtx& t, const Step& st) {
     for (auto& r : pending) r.wait();
     pending.clear();
     for (const Release& r : st.releases)
-      win->signal_add(r.to, release_signal(r.m, r.slot, rt.node(), P));
+      win->signal_add(r.to, release_signal(r.m, r.slot, rt.process(), P));
   }
 }
 
@@ -579,12 +579,12 @@ void GemmJob::freivalds(threads::ThreadCtx& t, const std::vector<double>& x, std
 }  // namespace
 
 JobResult run(Runtime& rt, const JobParams& jp) {
-  check(jp, rt.nodes());
+  check(jp, rt.processes());
   GemmJob job(rt, jp);
   rt.run([&](threads::ThreadCtx& t) { job.multiplications(t); });
   job.win.reset();
   job.timings();
-  if (jp.test.inject_fault && rt.node() == 0 && job.mi * job.nj > 0) job.fault();
+  if (jp.test.inject_fault && rt.process() == 0 && job.mi * job.nj > 0) job.fault();
   job.verify();
   if (jp.keep_c) job.keep_block();
   return std::move(job.jr);

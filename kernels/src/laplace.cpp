@@ -265,8 +265,7 @@ class Job {
   void first_touch(threads::ThreadCtx& t);
   calibration::Vote decide_early(threads::ThreadCtx& t, std::span<const double> took);
   void calibration_point(threads::ThreadCtx& t, int k, Calibration& cal);
-  void sweep_rows(int src, int dst, std::size_t lo, std::size_t hi, bool streaming,
-                  double* change);
+  void sweep_rows(int src, int dst, std::size_t lo, std::size_t hi, bool streaming, double* change);
   void sweep(threads::ThreadCtx& t, int k, bool streaming, double* change,
              std::pair<std::size_t, std::size_t> own, double& moved);
   bool end_sweep(threads::ThreadCtx& t, int k, bool checking, double local_change, double& change);
@@ -319,14 +318,14 @@ Job::Job(Runtime& rt, const Params& p)
       n_(p.n),
       width_(p.n + 2),
       h_(1.0 / static_cast<double>(p.n + 1)),
-      me_(rt.node()),
-      nodes_(rt.nodes()),
+      me_(rt.process()),
+      nodes_(rt.processes()),
       field_{field_copy(rt, p.n), field_copy(rt, p.n)},
       nt_(rt.threads()),
       dynamic_(p.schedule == Schedule::dynamic && rt.threads() > 1),
       counters_(new Counter[2 * static_cast<std::size_t>(rt.threads())]),
       socket_of_(rt.team().placement().socket_of_thread) {
-  const auto [lo, hi] = rt.node_block(n_);  // interior rows, 0-based
+  const auto [lo, hi] = rt.process_block(n_);  // interior rows, 0-based
   row_lo_ = lo;
   rows_ = hi - lo;
   pitch_ = static_cast<std::size_t>(field_[0].pitch());
@@ -641,7 +640,7 @@ Result Job::result() const {
 }  // namespace
 
 Result run(Runtime& rt, const Params& p) {
-  check(p, rt.nodes());
+  check(p, rt.processes());
   Job job(rt, p);
   rt.run([&](threads::ThreadCtx& t) { job.thread_main(t); });
   return job.result();

@@ -114,12 +114,12 @@ std::string multiset_changed(const Fingerprint& after, const Fingerprint& before
 SortJob::SortJob(Runtime& runtime, const JobParams& params)
     : rt(runtime),
       jp(params),
-      np(rt.nodes()),
-      me(rt.node()),
+      np(rt.processes()),
+      me(rt.process()),
       nt(rt.threads()),
       n(jp.keys),
       local(jp.local) {
-  const auto [lo, hi] = rt.node_block(static_cast<std::size_t>(n));
+  const auto [lo, hi] = rt.process_block(static_cast<std::size_t>(n));
   nlo = lo;
   nloc = hi - lo;
   if (local.cache_bytes == Options{}.cache_bytes) local.cache_bytes = cache_bytes(rt.topology());
@@ -288,9 +288,9 @@ void SortJob::job_stats(threads::ThreadCtx& t) {
     res.skipped = skipped;
     res.streaming = streaming != 0;
     res.stores_reason = "this process's local sort, last repetition: " + stats.stores_reason;
-    res.method = in_buckets == rt.nodes() * t.nthreads() ? "buckets"
-                 : in_buckets == 0                       ? "lsd"
-                                                         : "buckets and lsd";
+    res.method = in_buckets == rt.processes() * t.nthreads() ? "buckets"
+                 : in_buckets == 0                           ? "lsd"
+                                                             : "buckets and lsd";
   }
 }
 
@@ -318,7 +318,7 @@ JobResult SortJob::result() {
 }  // namespace detail
 
 JobResult run(Runtime& rt, const JobParams& jp) {
-  check(jp, rt.nodes());
+  check(jp, rt.processes());
   detail::SortJob job(rt, jp);
   rt.run([&](threads::ThreadCtx& t) { job.repetitions(t); });
   return job.result();

@@ -6,9 +6,9 @@
 //
 // Variants, each a loop of calls from thread 0 of a T = 1 Runtime (rt.run):
 //   runtime  Runtime::allreduce(t, x, op::sum{}): comm's recursive doubling with the caller's op
-//   fold     what Runtime::allreduce did before: an allgather of the P values (NodeCollectives),
+//   fold     what Runtime::allreduce did before: an allgather of the P values (ProcessCollectives),
 //            folded left to right on every process
-//   builtin  NodeCollectives::allreduce(x, Op::sum): recursive doubling with a built-in op
+//   builtin  ProcessCollectives::allreduce(x, Op::sum): recursive doubling with a built-in op
 //   mpi      MPI_Allreduce(MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), when MPI is built in and the job
 //            was started by mpirun (the Runtime's bootstrap is then MPI)
 // A warm-up picks each variant's call count so that one repeat lasts about --target-ms (the
@@ -100,7 +100,7 @@ std::vector<Variant> variants(compas::Runtime& rt) {
     return rt.allreduce(t, x, compas::op::sum{});
   });
   v.emplace_back("fold", [&rt](compas::threads::ThreadCtx&, double x) {
-    std::vector<double> all(static_cast<std::size_t>(rt.nodes()));
+    std::vector<double> all(static_cast<std::size_t>(rt.processes()));
     rt.collectives().allgather(std::span<const double>(&x, 1), std::span<double>(all));
     double acc = all[0];
     for (std::size_t r = 1; r < all.size(); ++r) acc += all[r];
@@ -125,8 +125,8 @@ std::vector<Variant> variants(compas::Runtime& rt) {
 // `calls` calls after the node barrier: this rank's mean ns per call. Counts wrong results.
 double time_calls(compas::Runtime& rt, compas::threads::ThreadCtx& t, Variant& v, long calls,
                   long& wrong) {
-  const double mine = rt.node() + 1.0;
-  const double want = rt.nodes() * (rt.nodes() + 1) / 2.0;
+  const double mine = rt.process() + 1.0;
+  const double want = rt.processes() * (rt.processes() + 1) / 2.0;
   rt.comm().barrier();
   const auto t0 = Clock::now();
   for (long i = 0; i < calls; ++i)
@@ -155,11 +155,12 @@ void measure(compas::Runtime& rt, compas::threads::ThreadCtx& t, std::vector<Var
 
 void report(compas::Runtime& rt, const std::vector<Variant>& vs, const Args& a) {
   const unsigned cpus = std::thread::hardware_concurrency();
-  const bool over = static_cast<unsigned>(rt.nodes()) > cpus;
+  const bool over = static_cast<unsigned>(rt.processes()) > cpus;
   fmt::print(
       "allreduce of one double: P = {} processes x 1 thread on {} cpus{}, bootstrap {}\n",
-      rt.nodes(), cpus,
-      over ? fmt::format(" (oversubscribed: {} processes share {} cpus)", rt.nodes(), cpus) : "",
+      rt.processes(), cpus,
+      over ? fmt::format(" (oversubscribed: {} processes share {} cpus)", rt.processes(), cpus)
+           : "",
       rt.bootstrap().kind());
   double mpi_median = 0;
   for (const Variant& v : vs)
@@ -167,7 +168,7 @@ void report(compas::Runtime& rt, const std::vector<Variant>& vs, const Args& a) 
   fmt::print("{:<8} {:>12} {:>12} {:>12} {:>8} {:>10}\n", "variant", "median us", "min us",
              "max us", "/ mpi", "calls");
   compas::perf::Report rep("allreduce_latency", compas::perf::machine_json(rt.topology()),
-                           {{"processes", rt.nodes()},
+                           {{"processes", rt.processes()},
                             {"threads", 1},
                             {"cpus", cpus},
                             {"oversubscribed", over},
@@ -180,8 +181,9 @@ void report(compas::Runtime& rt, const std::vector<Variant>& vs, const Args& a) 
     fmt::print("{:<8} {:>12.2f} {:>12.2f} {:>12.2f} {:>8} {:>10}\n", v.name, s.median / 1e3,
                s.min / 1e3, s.max / 1e3, mpi_median > 0 ? fmt::format("{:.2f}", ratio) : "-",
                v.calls);
-    json rec = {{"variant", v.name},     {"processes", rt.nodes()}, {"median_us", s.median / 1e3},
-                {"min_us", s.min / 1e3}, {"max_us", s.max / 1e3},   {"calls_per_repeat", v.calls}};
+    json rec = {{"variant", v.name},           {"processes", rt.processes()},
+                {"median_us", s.median / 1e3}, {"min_us", s.min / 1e3},
+                {"max_us", s.max / 1e3},       {"calls_per_repeat", v.calls}};
     if (mpi_median > 0) rec["ratio_to_mpi"] = ratio;
     rep.add(rec);
   }
@@ -197,13 +199,13 @@ int main(int argc, char** argv) {
     if (rt.threads() != 1)
       throw std::invalid_argument("--threads " + std::to_string(rt.threads()) +
                                   " is not allowed: one thread per process (--threads 1)");
-    if (rt.nodes() < 2)
+    if (rt.processes() < 2)
       throw std::invalid_argument("one process: run under a launcher with 2 or more processes");
     std::vector<Variant> vs = variants(rt);
     long wrong = 0;
     rt.run([&](compas::threads::ThreadCtx& t) { measure(rt, t, vs, a, wrong); });
     const long wrong_anywhere = rt.allreduce(wrong, compas::op::sum{});
-    if (rt.node() == 0) report(rt, vs, a);
+    if (rt.process() == 0) report(rt, vs, a);
     if (wrong_anywhere) {
       std::fprintf(stderr, "allreduce_latency: %ld results were wrong\n", wrong_anywhere);
       return 1;

@@ -49,7 +49,7 @@ std::string describe(const DistShape& s) {
 // error on every process (each sees every description).
 void agree(Runtime& rt, const DistShape& s) {
   const std::string mine = describe(s);
-  if (rt.nodes() == 1) return;
+  if (rt.processes() == 1) return;
   const auto all = rt.bootstrap().allgather(mine);
   for (std::size_t r = 1; r < all.size(); ++r)
     if (all[r] != all[0])
@@ -162,7 +162,7 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
   if (shape.dims == 1) m.shape.rows = Range{0, 1};
   agree(rt, m.shape);  // first: a shape that differs must fail alike everywhere, not hang
 
-  const int p = rt.nodes(), me = rt.node();
+  const int p = rt.processes(), me = rt.process();
   if (shape.dims == 1) {
     m.grid_cols = p;
     m.my_col = me;

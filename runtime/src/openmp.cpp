@@ -349,7 +349,7 @@ void Runtime::openmp_allreduce(const void* value, void* result, const ErasedOp& 
     const ErasedOp* op;
   } ctx{this, &op};
   detail::OpenMpThreads::Across across = nullptr;
-  if (nodes() > 1)
+  if (processes() > 1)
     across = [](void* c, void* acc) {
       auto* x = static_cast<Ctx*>(c);
       x->op->across(*x->rt, acc, x->op->op);

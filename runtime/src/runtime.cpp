@@ -137,7 +137,7 @@ struct Runtime::Impl {
   RuntimeOptions opt;
   std::unique_ptr<comm::Bootstrap> boot;
   std::unique_ptr<comm::Comm> comm;
-  std::unique_ptr<comm::NodeCollectives> coll;
+  std::unique_ptr<comm::ProcessCollectives> coll;
   threads::Topology topo;
   std::unique_ptr<threads::Team> team;
   std::unique_ptr<perf::Profile> profile;
@@ -233,7 +233,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   comm::CommOptions co = comm::CommOptions::from_environment();
   co.threads = m.opt.threads;  // what the Comm counts against the host's cpus
   m.comm = std::make_unique<comm::Comm>(*m.boot, co);
-  if (m.boot->size() > 1) m.coll = std::make_unique<comm::NodeCollectives>(*m.comm);
+  if (m.boot->size() > 1) m.coll = std::make_unique<comm::ProcessCollectives>(*m.comm);
   // Processes of this host that the launcher left on the same cpus take a share each.
   auto share =
       detail::share_host_cpus(m.topo, *m.comm, within, base::env_text(vars::cpus).has_value());
@@ -279,10 +279,10 @@ Runtime::~Runtime() {
   m.boot.reset();
 }
 
-int Runtime::node() const {
+int Runtime::process() const {
   return impl_->boot->rank();
 }
-int Runtime::nodes() const {
+int Runtime::processes() const {
   return impl_->boot->size();
 }
 int Runtime::threads() const {
@@ -307,7 +307,7 @@ perf::Profile& Runtime::profile() {
   return *impl_->profile;
 }
 
-comm::NodeCollectives& Runtime::collectives() {
+comm::ProcessCollectives& Runtime::collectives() {
   if (!impl_->coll)
     throw std::logic_error("Runtime::collectives: a job of one process has no node collectives");
   return *impl_->coll;
@@ -335,7 +335,7 @@ bool Runtime::on_main_thread() const {
 
 std::vector<perf::RegionSample> Runtime::job_samples() {
   auto mine = impl_->profile->samples();
-  if (nodes() == 1) return mine;
+  if (processes() == 1) return mine;
   perf::json j = perf::json::array();
   for (const auto& s : mine)
     j.push_back({{"node", s.node},
@@ -363,40 +363,41 @@ std::vector<perf::RegionSample> Runtime::job_samples() {
 
 void Runtime::barrier(threads::ThreadCtx& t) {
   t.barrier();
-  if (nodes() == 1) return;
+  if (processes() == 1) return;
   if (t.is_leader()) impl_->comm->barrier();
   t.barrier();
 }
 
 void Runtime::check_root(int root_node, int root_thread) const {
-  if (root_node < 0 || root_node >= nodes())
+  if (root_node < 0 || root_node >= processes())
     throw std::out_of_range("broadcast: root process " + std::to_string(root_node) +
-                            " is outside the job: processes are 0.." + std::to_string(nodes() - 1));
+                            " is outside the job: processes are 0.." +
+                            std::to_string(processes() - 1));
   if (root_thread < 0 || root_thread >= impl_->team->size())
     throw std::out_of_range("broadcast: root thread " + std::to_string(root_thread) +
                             " is outside the team: threads are 0.." +
                             std::to_string(impl_->team->size() - 1));
 }
 
-std::pair<std::size_t, std::size_t> Runtime::node_block(std::size_t n) const {
-  return threads::block_range(n, nodes(), node());
+std::pair<std::size_t, std::size_t> Runtime::process_block(std::size_t n) const {
+  return threads::block_range(n, processes(), process());
 }
 
 std::pair<std::size_t, std::size_t> Runtime::block(const threads::ThreadCtx& t,
                                                    std::size_t n) const {
-  const auto [lo, hi] = node_block(n);
+  const auto [lo, hi] = process_block(n);
   const auto [a, b] = threads::block_range(hi - lo, t.nthreads(), t.tid());
   return {lo + a, lo + b};
 }
 
 Runtime::Grid Runtime::process_grid() const {
   Grid g;
-  const int p = nodes();
+  const int p = processes();
   g.rows = static_cast<int>(std::sqrt(static_cast<double>(p)));
   while (g.rows > 1 && p % g.rows != 0) --g.rows;
   g.cols = p / g.rows;
-  g.row = node() / g.cols;
-  g.col = node() % g.cols;
+  g.row = process() / g.cols;
+  g.col = process() % g.cols;
   return g;
 }
 

@@ -22,12 +22,12 @@ using namespace compas::comm;
 
 std::unique_ptr<Bootstrap> g_boot;
 std::unique_ptr<Comm> g_comm;
-std::unique_ptr<NodeCollectives> g_coll;
+std::unique_ptr<ProcessCollectives> g_coll;
 
 Comm& comm() {
   return *g_comm;
 }
-NodeCollectives& coll() {
+ProcessCollectives& coll() {
   return *g_coll;
 }
 int rank() {
@@ -93,7 +93,7 @@ std::vector<T> reference(Op op, std::size_t n, int salt) {
 }
 
 template <class T>
-void check_allreduce(NodeCollectives& nc, Op op, std::size_t n, int salt) {
+void check_allreduce(ProcessCollectives& nc, Op op, std::size_t n, int salt) {
   std::vector<T> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = contribution<T>(op, rank(), i, salt);
   nc.allreduce(std::span<T>(v), op);
@@ -180,7 +180,7 @@ TEST(BroadcastTree, LeadersGoFirstAndRootLeadsItsHost) {
 
 // ---- broadcast ----
 
-void check_broadcast(NodeCollectives& nc, std::size_t n, int root, int salt) {
+void check_broadcast(ProcessCollectives& nc, std::size_t n, int root, int salt) {
   std::vector<std::uint32_t> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = rank() == root ? word(root, 0, i, salt) : 0xdeadbeefu;
   nc.broadcast(std::span<std::uint32_t>(v), root);
@@ -232,7 +232,7 @@ TEST(Broadcast, TwoLevelOverSimulatedHosts) {
     CollectivesOptions o;
     o.hosts = hosts;
     o.slot_bytes = 1024;  // a 1001-word message is four chunks
-    NodeCollectives nc(comm(), o);
+    ProcessCollectives nc(comm(), o);
     for (int root = 0; root < p; ++root)
       for (std::size_t n : {1ul, 1001ul, 20001ul}) check_broadcast(nc, n, root, 2 + root);
   }
@@ -241,7 +241,7 @@ TEST(Broadcast, TwoLevelOverSimulatedHosts) {
 // ---- allreduce ----
 
 template <class T>
-void allreduce_all_ops(NodeCollectives& nc, const std::vector<std::size_t>& sizes) {
+void allreduce_all_ops(ProcessCollectives& nc, const std::vector<std::size_t>& sizes) {
   for (Op op : {Op::sum, Op::min, Op::max, Op::prod})
     for (std::size_t n : sizes) check_allreduce<T>(nc, op, n, static_cast<int>(n % 97));
 }
@@ -304,14 +304,14 @@ TEST(Allreduce, TinySlotsBothAlgorithms) {
   CollectivesOptions o;
   o.slot_bytes = 128;  // 64 bytes of payload: 8 doubles
   o.allreduce_small_bytes = 64;
-  NodeCollectives nc(comm(), o);
+  ProcessCollectives nc(comm(), o);
   for (std::size_t n : {0ul, 1ul, 7ul, 8ul, 9ul, 1001ul, 3001ul}) {
     check_allreduce<double>(nc, Op::sum, n, 3);
     check_allreduce<std::int32_t>(nc, Op::min, n, 4);
   }
   CollectivesOptions big_small = o;
   big_small.allreduce_small_bytes = 1 << 20;  // recursive doubling over many chunks
-  NodeCollectives nd(comm(), big_small);
+  ProcessCollectives nd(comm(), big_small);
   for (std::size_t n : {9ul, 1001ul, 3001ul}) check_allreduce<std::uint64_t>(nd, Op::prod, n, 5);
 }
 
@@ -351,7 +351,7 @@ std::size_t count(int from, int to, int salt, std::size_t scale) {
   return static_cast<std::size_t>(h) * scale + static_cast<std::size_t>(from + 2 * to);
 }
 
-void check_alltoallv(NodeCollectives& nc, int salt, std::size_t scale) {
+void check_alltoallv(ProcessCollectives& nc, int salt, std::size_t scale) {
   const int p = nranks();
   std::vector<std::size_t> sc(static_cast<std::size_t>(p)), rc(static_cast<std::size_t>(p));
   for (int t = 0; t < p; ++t) {
@@ -391,7 +391,7 @@ TEST(Alltoallv, AllCountsZero) {
 TEST(Alltoallv, TinySlotsManyChunks) {
   CollectivesOptions o;
   o.slot_bytes = 192;
-  NodeCollectives nc(comm(), o);
+  ProcessCollectives nc(comm(), o);
   for (int salt = 0; salt < 4; ++salt) check_alltoallv(nc, salt, 50);
 }
 
@@ -449,23 +449,23 @@ TEST(Errors, BadSizesAreInvalidArguments) {
 TEST(Errors, BadOptionsAreInvalidArguments) {
   CollectivesOptions o;
   o.slot_bytes = 100;
-  EXPECT_THROW([&] { NodeCollectives nc(comm(), o); }(), std::invalid_argument);
+  EXPECT_THROW([&] { ProcessCollectives nc(comm(), o); }(), std::invalid_argument);
   CollectivesOptions h;
   h.hosts = {{0}};
   if (nranks() > 1) {
-    EXPECT_THROW([&] { NodeCollectives nc(comm(), h); }(), std::invalid_argument);
+    EXPECT_THROW([&] { ProcessCollectives nc(comm(), h); }(), std::invalid_argument);
   }
   h.hosts = {{0, 0}};
-  EXPECT_THROW([&] { NodeCollectives nc(comm(), h); }(), std::invalid_argument);
+  EXPECT_THROW([&] { ProcessCollectives nc(comm(), h); }(), std::invalid_argument);
   h.hosts = {{nranks()}};
-  EXPECT_THROW([&] { NodeCollectives nc(comm(), h); }(), std::invalid_argument);
+  EXPECT_THROW([&] { ProcessCollectives nc(comm(), h); }(), std::invalid_argument);
 }
 
 // Ranks disagreeing on a size: each receiver names the sender and both sizes, and the object
 // refuses further calls (its channels are out of step).
 TEST(Errors, SizesDisagreeingAcrossRanksAreReported) {
   if (nranks() == 1) GTEST_SKIP() << "needs two processes";
-  NodeCollectives nc(comm());
+  ProcessCollectives nc(comm());
   const std::size_t n = 1 + static_cast<std::size_t>(rank());
   std::vector<std::int64_t> mine(n), all(n * static_cast<std::size_t>(nranks()));
   try {
@@ -486,7 +486,7 @@ TEST(Errors, SizesDisagreeingAcrossRanksAreReported) {
 // timeout or, if the absent rank's process has ended by then, because it is gone.
 TEST(Faults, DISABLED_AbsentRankIsNamedInTheTimeout) {
   if (nranks() < 2) GTEST_SKIP() << "needs two processes";
-  NodeCollectives nc(comm());
+  ProcessCollectives nc(comm());
   const int absent = nranks() - 1;
   if (rank() == absent) return;
   try {
@@ -517,7 +517,7 @@ int main(int argc, char** argv) {
   try {
     g_boot = Bootstrap::from_environment();
     g_comm = std::make_unique<Comm>(*g_boot);
-    g_coll = std::make_unique<NodeCollectives>(*g_comm);
+    g_coll = std::make_unique<ProcessCollectives>(*g_comm);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "test_collectives: cannot form the job: %s\n", e.what());
     return 1;

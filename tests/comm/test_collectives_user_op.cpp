@@ -1,6 +1,6 @@
-// Node collectives with a caller's operator (NodeCollectives::allreduce and exclusive_scan taking
-// a function) across real processes. CTest starts this program through compas-run with P = 1..5
-// (see CMakeLists.txt); every rank runs every test in the same order. Operators that do not
+// Node collectives with a caller's operator (ProcessCollectives::allreduce and exclusive_scan
+// taking a function) across real processes. CTest starts this program through compas-run with P
+// = 1..5 (see CMakeLists.txt); every rank runs every test in the same order. Operators that do not
 // commute (concatenation, matrix products) must give exactly the rank-order result, and
 // floating-point sums exactly the grouping the header documents (tests/common/doubling.hpp), the
 // same bits on every rank.
@@ -25,12 +25,12 @@ using namespace compas::comm;
 
 std::unique_ptr<Bootstrap> g_boot;
 std::unique_ptr<Comm> g_comm;
-std::unique_ptr<NodeCollectives> g_coll;
+std::unique_ptr<ProcessCollectives> g_coll;
 
 Comm& comm() {
   return *g_comm;
 }
-NodeCollectives& coll() {
+ProcessCollectives& coll() {
   return *g_coll;
 }
 int rank() {
@@ -91,7 +91,7 @@ std::uint64_t bits(double d) {
 }
 const auto add = [](double a, double b) { return a + b; };
 
-void check_concat_allreduce(NodeCollectives& nc, std::size_t n) {
+void check_concat_allreduce(ProcessCollectives& nc, std::size_t n) {
   std::vector<Word> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = letters(rank(), i);
   nc.allreduce(std::span<Word>(v), concat{});
@@ -99,7 +99,7 @@ void check_concat_allreduce(NodeCollectives& nc, std::size_t n) {
     ASSERT_EQ(v[i].str(), rank_order_concat(i, nranks())) << "element " << i << " of " << n;
 }
 
-void check_concat_scan(NodeCollectives& nc, std::size_t n) {
+void check_concat_scan(ProcessCollectives& nc, std::size_t n) {
   std::vector<Word> in(n), out(n, word("#"));  // out stays "#" on rank 0
   for (std::size_t i = 0; i < n; ++i) in[i] = letters(rank(), i);
   nc.exclusive_scan(std::span<const Word>(in), std::span<Word>(out), concat{});
@@ -108,7 +108,7 @@ void check_concat_scan(NodeCollectives& nc, std::size_t n) {
         << "element " << i << " of " << n;
 }
 
-void check_matrix_allreduce_and_scan(NodeCollectives& nc, std::size_t n) {
+void check_matrix_allreduce_and_scan(ProcessCollectives& nc, std::size_t n) {
   std::vector<Mat> v(n), before(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = before[i] = matrix(rank(), i);
   nc.exclusive_scan(std::span<const Mat>(v), std::span<Mat>(before), matmul{});
@@ -218,7 +218,7 @@ TEST(UserOpScan, LengthsMustAgree) {
 TEST(UserOpBoth, ThroughTinySlots) {
   CollectivesOptions o;
   o.slot_bytes = 128;
-  NodeCollectives nc(comm(), o);
+  ProcessCollectives nc(comm(), o);
   for (std::size_t n : {1ul, 5ul, 1001ul}) {
     check_concat_allreduce(nc, n);
     check_concat_scan(nc, n);
@@ -290,7 +290,7 @@ int main(int argc, char** argv) {
   try {
     g_boot = Bootstrap::from_environment();
     g_comm = std::make_unique<Comm>(*g_boot);
-    g_coll = std::make_unique<NodeCollectives>(*g_comm);
+    g_coll = std::make_unique<ProcessCollectives>(*g_comm);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "test_collectives_user_op: cannot form the job: %s\n", e.what());
     return 1;

@@ -1,5 +1,5 @@
 // Serial references for the grouping of the node collectives that take a caller's operator
-// (NodeCollectives::allreduce / exclusive_scan with a function, and so the Runtime's hybrid
+// (ProcessCollectives::allreduce / exclusive_scan with a function, and so the Runtime's hybrid
 // reductions): what they must compute, bit for bit, from every process's value. Written from the
 // documented scheme, not from the implementation: the processes beyond the largest power of two
 // p2 <= P fold into their neighbours (2v with 2v + 1 for v < P - p2), the p2 partials then

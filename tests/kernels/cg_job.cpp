@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "../common/job_main.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/cg_job.hpp"
-#include "../common/job_main.hpp"
 
 namespace {
 
@@ -40,7 +40,8 @@ TEST(CgJob, ClassesVerifyAndMatchTheSingleProcessSolverBitForBit) {
 // exchange and starts the next before process 0's data of the first has reached everyone. Each
 // exchange must still wait for its own data (the result stays bitwise the single-process one).
 TEST(CgJob, AStaggeredProcessDoesNotLetOthersReadStaleData) {
-  if (g_rt->nodes() < 3) GTEST_SKIP() << "needs three processes: one late, one fast, one waiting";
+  if (g_rt->processes() < 3)
+    GTEST_SKIP() << "needs three processes: one late, one fast, one waiting";
   cg::JobParams p;
   p.cls = 'S';
   p.test.put_stagger_us = 2000;
@@ -55,7 +56,7 @@ TEST(CgJob, AStaggeredProcessDoesNotLetOthersReadStaleData) {
 // NPB's 2-D decomposition on a real job of 4 processes (2 x 2; class W has two column panels):
 // the same bits as one process, and bytes reported.
 TEST(CgJob, AGridGivesTheSameBitsAsOneProcess) {
-  if (g_rt->nodes() != 4) GTEST_SKIP() << "needs a job of 2 x 2 processes";
+  if (g_rt->processes() != 4) GTEST_SKIP() << "needs a job of 2 x 2 processes";
   cg::JobParams p;
   p.cls = 'W';
   p.decomposition = cg::Decomposition::grid;
@@ -80,7 +81,7 @@ TEST(CgJob, TheRowsDecompositionReportsTheBytesItSends) {
   p.decomposition = cg::Decomposition::rows;
   const auto r = cg::run(*g_rt, p);
   const cg::ClassParams cp = cg::params('S');
-  const int procs = g_rt->nodes();
+  const int procs = g_rt->processes();
   double most = 0;
   for (int q = 0; q < procs && procs > 1; ++q) {
     const auto [lo, hi] = cg::row_block(cp.na, procs, q);
@@ -102,7 +103,7 @@ TEST(CgJob, APerturbedMatrixFailsVerification) {
 }
 
 TEST(CgJob, MoreProcessesThanChunksIsRejected) {
-  if (g_rt->nodes() < 2) GTEST_SKIP() << "needs a job of several processes";
+  if (g_rt->processes() < 2) GTEST_SKIP() << "needs a job of several processes";
   // Every class has far more chunks than this job has processes: the check passes here; the
   // error path is exercised by the CLI test with a tiny class.
   cg::JobParams p;

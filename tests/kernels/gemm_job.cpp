@@ -13,9 +13,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "../common/job_main.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/gemm_job.hpp"
-#include "../common/job_main.hpp"
 
 namespace {
 
@@ -31,9 +31,9 @@ bool is_prime(int p) {
 // C gathered on rank 0 (n x n, row-major); empty on the other ranks.
 std::vector<double> gather(compas::Runtime& rt, const gemm::JobResult& r) {
   const std::size_t n = r.n;
-  if (rt.nodes() == 1) return r.c;
+  if (rt.processes() == 1) return r.c;
   compas::comm::Window<double> win(rt.comm(), n * n, 1);
-  if (rt.node() == 0)
+  if (rt.process() == 0)
     for (double& v : win.local()) v = std::numeric_limits<double>::quiet_NaN();
   rt.comm().barrier();
   for (std::size_t i = 0; i < r.rows && r.cols > 0; ++i)
@@ -41,7 +41,7 @@ std::vector<double> gather(compas::Runtime& rt, const gemm::JobResult& r) {
   rt.comm().flush(0);
   rt.comm().barrier();
   std::vector<double> c;
-  if (rt.node() == 0) c.assign(win.local().begin(), win.local().end());
+  if (rt.process() == 0) c.assign(win.local().begin(), win.local().end());
   rt.comm().barrier();
   return c;
 }
@@ -61,7 +61,7 @@ std::vector<double> reference(std::size_t n) {
 }
 
 TEST(GemmJob, GatheredProductMatchesCblasDgemm) {
-  const int p = g_rt->nodes();
+  const int p = g_rt->processes();
   for (std::size_t n : {std::size_t{1}, std::size_t{97}, std::size_t{128}}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     gemm::JobParams jp;
@@ -83,7 +83,7 @@ TEST(GemmJob, GatheredProductMatchesCblasDgemm) {
       EXPECT_EQ(r.panel_bytes, 8.0 * static_cast<double>(n * n) * (r.grid_rows + r.grid_cols - 2));
     }
     const std::vector<double> c = gather(*g_rt, r);
-    if (g_rt->node() != 0) continue;
+    if (g_rt->process() != 0) continue;
     const std::vector<double> ref = reference(n);
     ASSERT_EQ(c.size(), ref.size());
     double diff = 0, norm = 0;

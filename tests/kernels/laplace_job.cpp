@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "../../kernels/src/store_calibration.hpp"
+#include "../common/job_main.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/laplace.hpp"
 #include "compas/perf/membw.hpp"
-#include "../common/job_main.hpp"
 
 namespace {
 
@@ -84,7 +84,7 @@ TEST(LaplaceJob, FixedSweepsMatchTheSerialReferenceBitForBit) {
 // rows (a group swept twice, skipped or never taken changes the hash or the share of moved
 // updates; a group not taken holds the late thread back 1 s); the fixed schedule moves none.
 TEST(LaplaceJob, DynamicScheduleSharesALateThreadsRowsWithTheSameBits) {
-  const int threads = g_rt->threads(), nodes = g_rt->nodes();
+  const int threads = g_rt->threads(), nodes = g_rt->processes();
   const auto& socket = g_rt->team().placement().socket_of_thread;
   const bool one_socket =
       std::all_of(socket.begin(), socket.end(), [&](int s) { return s == socket.front(); });
@@ -152,7 +152,7 @@ TEST(LaplaceJob, AutoStoresCalibrateBeyondTheCachesWithTheSameBits) {
       compas::perf::nt_threshold(g_rt->topology(), g_rt->team().placement());
   // Both copies of the process's rows: 2 (n / P + 3) (n + 2) 8 bytes, past the threshold.
   std::size_t n = 64;
-  const auto nodes = static_cast<std::size_t>(g_rt->nodes());
+  const auto nodes = static_cast<std::size_t>(g_rt->processes());
   while (2 * (n / nodes + 3) * (n + 2) * 8 <= threshold) n += n / 2;
   if (n > 4096) GTEST_SKIP() << "caches below the last level of " << threshold << " bytes";
   constexpr int kMin = compas::kernels::calibration::kMinSweeps;

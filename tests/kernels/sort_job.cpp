@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "../common/job_main.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/sort_job.hpp"
-#include "../common/job_main.hpp"
 
 namespace {
 
@@ -35,12 +35,12 @@ void expect_slice_of_sorted(rs::Dist d, std::uint64_t n, const std::vector<std::
   ASSERT_LE(offset + count, n);
   EXPECT_TRUE(
       std::equal(mine.begin(), mine.end(), all.begin() + static_cast<std::ptrdiff_t>(offset)))
-      << rs::to_string(d) << ": process " << g_rt->node() << " holds keys [" << offset << ", "
+      << rs::to_string(d) << ": process " << g_rt->process() << " holds keys [" << offset << ", "
       << offset + count << ") that are not that slice of the sorted sequence";
 }
 
 TEST(SortJob, EveryDistributionSortsGloballyAndVerifies) {
-  const int p = g_rt->nodes();
+  const int p = g_rt->processes();
   for (rs::Dist d : rs::all_dists()) {
     for (std::uint64_t n : {std::uint64_t{65536}, std::uint64_t{65536 + 13}}) {
       std::vector<std::uint32_t> out;

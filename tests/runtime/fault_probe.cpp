@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     if (options.threads == 0) options.threads = 2;
     options.oversubscribe = true;
     compas::Runtime rt(options);
-    const int R = rt.node(), P = rt.nodes();
+    const int R = rt.process(), P = rt.processes();
     std::printf("fault_probe: rank %d of %d started %s\n", R, P, phase.c_str());
     std::fflush(stdout);
     const bool me = R == victim;

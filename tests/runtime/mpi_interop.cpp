@@ -36,10 +36,10 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   try {
     compas::Runtime rt(argc, argv);
-    expect(rt.node() == rank, "the Runtime's rank " + std::to_string(rt.node()) + " is not MPI's " +
-                                  std::to_string(rank));
-    expect(rt.nodes() == size, "the Runtime's size " + std::to_string(rt.nodes()) +
-                                   " is not MPI's " + std::to_string(size));
+    expect(rt.process() == rank, "the Runtime's rank " + std::to_string(rt.process()) +
+                                     " is not MPI's " + std::to_string(rank));
+    expect(rt.processes() == size, "the Runtime's size " + std::to_string(rt.processes()) +
+                                       " is not MPI's " + std::to_string(size));
     // mpirun --bind-to none gives every process the whole machine: the Runtime splits the cores
     // between the processes of the host, so no two threads of the job share a cpu unless the
     // job has more threads than the host has cpus.

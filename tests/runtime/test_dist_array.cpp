@@ -58,7 +58,7 @@ int check1(DistArray<double>& u, bool periodic, int k) {
   for (index i = u.with_halos().lo; i < u.with_halos().hi; ++i) {
     const double want = expected1(i, u.domain(), periodic, k);
     if (u[i] != want && ++wrong <= 3)
-      ADD_FAILURE() << "rank " << rt().node() << " cell " << i << " holds " << u[i] << ", want "
+      ADD_FAILURE() << "rank " << rt().process() << " cell " << i << " holds " << u[i] << ", want "
                     << want << " (exchange " << k << ")";
   }
   return wrong;
@@ -71,12 +71,12 @@ struct Case1 {
 };
 
 TEST(DistArray1, HalosHoldTheNeighboursCellsFunneled) {
-  const index p = rt().nodes();
+  const index p = rt().processes();
   for (const Case1& c : {Case1{{0, 10 * p + 3}, 1, false}, Case1{{1, 10 * p + 1}, 1, true},
                          Case1{{-5, 4 * p + 1}, 2, false}, Case1{{3, 2 * p + 4}, 2, true}}) {
     DistArray<double> u(rt(), c.domain, {.halo = c.halo, .periodic = c.periodic});
     EXPECT_EQ(u.domain(), c.domain);
-    EXPECT_EQ(u.owned(), compas::split(c.domain, p, rt().node()));
+    EXPECT_EQ(u.owned(), compas::split(c.domain, p, rt().process()));
     for (int k = 1; k <= 3; ++k) {  // values change every exchange: stale cells are caught
       fill1(u, k);
       u.exchange_halos();
@@ -87,7 +87,7 @@ TEST(DistArray1, HalosHoldTheNeighboursCellsFunneled) {
 }
 
 TEST(DistArray1, HalosHoldTheNeighboursCellsFromEveryThread) {
-  const index p = rt().nodes();
+  const index p = rt().processes();
   for (bool periodic : {false, true}) {
     DistArray<double> u(rt(), 7 * p + 2, {.halo = 2, .periodic = periodic});
     for (int k = 1; k <= 4; ++k) {
@@ -109,10 +109,10 @@ TEST(DistArray1, HalosHoldTheNeighboursCellsFromEveryThread) {
 // has sent): its next edge must not overwrite cells the neighbour has not taken yet. Many
 // exchanges of one array in place, values changing every time, ranks at different speeds.
 TEST(DistArray1, ManyExchangesInPlaceNeverMixEpochs) {
-  DistArray<double> u(rt(), 3 * rt().nodes(), {.periodic = true});
+  DistArray<double> u(rt(), 3 * rt().processes(), {.periodic = true});
   for (int k = 1; k <= 300; ++k) {
     fill1(u, k);
-    if ((k + rt().node()) % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if ((k + rt().process()) % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
     u.exchange_halos();
     ASSERT_EQ(check1(u, true, k), 0) << "exchange " << k;
   }
@@ -121,7 +121,7 @@ TEST(DistArray1, ManyExchangesInPlaceNeverMixEpochs) {
 // Two arrays swapped in a time loop keep their own halos and epochs: a 3-point average whose
 // result is compared with the same loop run serially over the whole domain.
 TEST(DistArray1, SwappedArraysInATimeLoopMatchTheSerialLoop) {
-  const index n = 13 * rt().nodes() + 5;
+  const index n = 13 * rt().processes() + 5;
   for (bool periodic : {false, true}) {
     DistArray<double> u(rt(), n, {.periodic = periodic}), v(rt(), n, {.periodic = periodic});
     std::vector<double> su(static_cast<std::size_t>(n + 2), 0.0), sv = su;  // serial, 1 halo
@@ -178,14 +178,14 @@ int run2(DistArray<double, 2>& u, bool periodic, int k, compas::ThreadCtx* t) {
       // value there is what the neighbour holds, kUnset.
       const double want = expected2(i, j, u.domain(), periodic, k);
       if (u(i, j) != want && ++wrong <= 3)
-        ADD_FAILURE() << "rank " << rt().node() << " cell (" << i << ", " << j << ") holds "
+        ADD_FAILURE() << "rank " << rt().process() << " cell (" << i << ", " << j << ") holds "
                       << u(i, j) << ", want " << want << " (exchange " << k << ")";
     }
   return wrong;
 }
 
 TEST(DistArray2, HalosAndCornersHoldTheNeighboursCells) {
-  const index p = rt().nodes();
+  const index p = rt().processes();
   for (auto dec : {compas::Decomposition::rows, compas::Decomposition::grid})
     for (index halo : {1, 2})
       for (bool periodic : {false, true}) {
@@ -211,7 +211,8 @@ TEST(DistArray2, HalosAndCornersHoldTheNeighboursCells) {
 }
 
 TEST(DistArray2, LocalViewAndRowsAddressTheSameCells) {
-  DistArray<int, 2> u(rt(), 5 * rt().nodes(), 11, {.decomposition = compas::Decomposition::grid});
+  DistArray<int, 2> u(rt(), 5 * rt().processes(), 11,
+                      {.decomposition = compas::Decomposition::grid});
   auto v = u.local();
   EXPECT_EQ(v.extent(0), u.rows().size());
   EXPECT_EQ(v.extent(1), u.cols().size());
@@ -228,18 +229,18 @@ TEST(DistArray2, LocalViewAndRowsAddressTheSameCells) {
 }
 
 TEST(Loops, ParallelForCoversTheRangeOnceAndReduceIsJobWide) {
-  const index n = 1000 * rt().nodes() + 17;
-  const Range mine = compas::split(Range{0, n}, rt().nodes(), rt().node());
+  const index n = 1000 * rt().processes() + 17;
+  const Range mine = compas::split(Range{0, n}, rt().processes(), rt().process());
   std::vector<int> hits(static_cast<std::size_t>(mine.size()), 0);
   rt().parallel_for(mine, [&](index i) { ++hits[static_cast<std::size_t>(i - mine.lo)]; });
   for (int h : hits) ASSERT_EQ(h, 1);
   const auto sum = rt().reduce(mine, index{0}, compas::op::sum{}, [](index i) { return i; });
   EXPECT_EQ(sum, n * (n - 1) / 2);
-  const Range2 grid{{0, 3 * rt().nodes()}, {0, 5}};
-  const Range2 part{compas::split(grid.rows, rt().nodes(), rt().node()), grid.cols};
+  const Range2 grid{{0, 3 * rt().processes()}, {0, 5}};
+  const Range2 part{compas::split(grid.rows, rt().processes(), rt().process()), grid.cols};
   const auto top =
       rt().reduce(part, index{-1}, compas::op::max{}, [](index i, index j) { return i * 10 + j; });
-  EXPECT_EQ(top, (3 * rt().nodes() - 1) * 10 + 4);
+  EXPECT_EQ(top, (3 * rt().processes() - 1) * 10 + 4);
   index inside = 0;
   rt().run([&](compas::ThreadCtx& t) {
     const index c =
@@ -253,7 +254,7 @@ TEST(Loops, ParallelForCoversTheRangeOnceAndReduceIsJobWide) {
 // processes before this one, the array allreduce combines element by element in rank order (a
 // non-commutative op shows the order).
 TEST(Loops, FunneledScanPartAndArrayAllreduce) {
-  const int p = rt().nodes(), me = rt().node();
+  const int p = rt().processes(), me = rt().process();
   EXPECT_EQ(rt().part({5, 5 + 7 * p + 3}), compas::split({5, 5 + 7 * p + 3}, p, me));
   const index before = rt().exclusive_scan(index{me + 1}, compas::op::sum{}, index{0});
   EXPECT_EQ(before, index{me} * (me + 1) / 2);
@@ -280,7 +281,7 @@ TEST(Loops, FunneledScanPartAndArrayAllreduce) {
 }
 
 TEST(DistArrayErrors, AHaloWiderThanAPartIsRefusedEverywhere) {
-  const index p = rt().nodes();
+  const index p = rt().processes();
   try {
     DistArray<double> u(rt(), 2 * p, {.halo = 3, .periodic = true});
     ADD_FAILURE() << "no error";
@@ -296,27 +297,27 @@ TEST(DistArrayErrors, AHaloWiderThanAPartIsRefusedEverywhere) {
 }
 
 TEST(DistArrayErrors, ShapesThatDifferBetweenProcessesAreRefusedEverywhere) {
-  if (rt().nodes() == 1) GTEST_SKIP() << "needs two processes";
-  const index n = 10 * rt().nodes() + (rt().node() == 1 ? 1 : 0);
+  if (rt().processes() == 1) GTEST_SKIP() << "needs two processes";
+  const index n = 10 * rt().processes() + (rt().process() == 1 ? 1 : 0);
   try {
     DistArray<double> u(rt(), n);
     ADD_FAILURE() << "no error";
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("rank 0 a 1-D [0, " + std::to_string(10 * rt().nodes()) + ")"),
+    EXPECT_NE(msg.find("rank 0 a 1-D [0, " + std::to_string(10 * rt().processes()) + ")"),
               std::string::npos)
         << msg;
-    EXPECT_NE(msg.find("rank 1 a 1-D [0, " + std::to_string(10 * rt().nodes() + 1) + ")"),
+    EXPECT_NE(msg.find("rank 1 a 1-D [0, " + std::to_string(10 * rt().processes() + 1) + ")"),
               std::string::npos)
         << msg;
   }
   // The job goes on: the next array is made alike everywhere.
-  DistArray<double> ok(rt(), 4 * rt().nodes());
+  DistArray<double> ok(rt(), 4 * rt().processes());
   ok.exchange_halos();
 }
 
 TEST(DistArrayErrors, FunneledExchangeFromAnotherThreadOrInsideRunIsRefused) {
-  DistArray<double> u(rt(), 4 * rt().nodes());
+  DistArray<double> u(rt(), 4 * rt().processes());
   std::string error;
   std::thread other([&] {
     try {

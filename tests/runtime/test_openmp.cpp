@@ -243,7 +243,7 @@ TEST(OpenMP, LeftAloneTheBindingIsOpenMPs) {
 }
 
 TEST(OpenMP, AllreduceFromEveryThreadOfARegion) {
-  const int T = rt().threads(), P = rt().nodes(), me = rt().node();
+  const int T = rt().threads(), P = rt().processes(), me = rt().process();
   std::vector<long> sums(static_cast<std::size_t>(T));
   std::vector<int> maxes(static_cast<std::size_t>(T));
   std::vector<Mat> prods(static_cast<std::size_t>(T));
@@ -283,7 +283,7 @@ TEST(OpenMP, AllreduceFromEveryThreadOfARegion) {
 }
 
 TEST(OpenMP, AllreduceCallsFollowEachOtherInRegionsOfAnySize) {
-  const int T = rt().threads(), P = rt().nodes(), me = rt().node();
+  const int T = rt().threads(), P = rt().processes(), me = rt().process();
   // T threads, then more than T (the slots grow), then fewer; a region of one thread is not an
   // active region, so its one thread takes the funneled form.
   for (const int n : {T, T + 1, std::max(1, T - 1), T}) {
@@ -315,7 +315,7 @@ TEST(OpenMP, AllreduceCallsFollowEachOtherInRegionsOfAnySize) {
 }
 
 TEST(OpenMP, FunneledAllreduceFromOneThreadPerProcess) {
-  const int P = rt().nodes(), me = rt().node();
+  const int P = rt().processes(), me = rt().process();
   EXPECT_EQ(rt().allreduce(static_cast<long>(me + 1), compas::op::sum{}),
             static_cast<long>(P) * (P + 1) / 2);
   Mat want;

@@ -12,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../../runtime/src/binding_report.hpp"
@@ -44,7 +45,7 @@ Mat operand(int g) {  // distinct for every global thread
 }
 
 int global_threads() {
-  return rt().nodes() * rt().threads();
+  return rt().processes() * rt().threads();
 }
 
 // A string of up to 24 characters with concatenation: associative, not commutative.
@@ -86,7 +87,7 @@ double dreference(int nodes, int threads) {
 
 TEST(Runtime, ShapeMatchesTheLauncher) {
   const char* size = std::getenv("COMPAS_SIZE");
-  EXPECT_EQ(rt().nodes(), size ? std::atoi(size) : 1);
+  EXPECT_EQ(rt().processes(), size ? std::atoi(size) : 1);
   const char* t = std::getenv("COMPAS_THREADS");
   if (t) {
     EXPECT_EQ(rt().threads(), std::atoi(t));
@@ -126,9 +127,9 @@ TEST(Runtime, AllreduceOverEveryThreadOfEveryProcess) {
 TEST(Runtime, AllreduceOfDoublesHasTheDocumentedBitsEverywhere) {
   std::vector<double> got(static_cast<std::size_t>(rt().threads()));
   rt().run([&](compas::ThreadCtx& t) {
-    got[static_cast<std::size_t>(t.tid())] = rt().allreduce(t, dvalue(t.node(), t.tid()), add);
+    got[static_cast<std::size_t>(t.tid())] = rt().allreduce(t, dvalue(t.process(), t.tid()), add);
   });
-  const double want = dreference(rt().nodes(), rt().threads());
+  const double want = dreference(rt().processes(), rt().threads());
   for (int i = 0; i < rt().threads(); ++i)
     EXPECT_EQ(bits(got[static_cast<std::size_t>(i)]), bits(want)) << "thread " << i;
   const std::uint64_t mine = bits(got[0]);
@@ -146,7 +147,7 @@ TEST(Runtime, ConcatenationInProcessThenThreadOrder) {
     before[i] = rt().exclusive_scan(t, letter(t.global_id()), concat{}, Word{});
   });
   for (int i = 0; i < rt().threads(); ++i) {
-    const int gid = rt().node() * rt().threads() + i;
+    const int gid = rt().process() * rt().threads() + i;
     EXPECT_EQ(all[static_cast<std::size_t>(i)].str(), letters(0, g)) << "thread " << i;
     EXPECT_EQ(before[static_cast<std::size_t>(i)].str(), letters(0, gid)) << "thread " << i;
   }
@@ -154,7 +155,7 @@ TEST(Runtime, ConcatenationInProcessThenThreadOrder) {
 
 // The forms without a ThreadCtx, from the main thread of every process.
 TEST(Runtime, FunneledFormsCombineInRankOrder) {
-  const int p = rt().nodes(), me = rt().node();
+  const int p = rt().processes(), me = rt().process();
   EXPECT_EQ(rt().allreduce(letter(me), concat{}).str(), letters(0, p));
   EXPECT_EQ(rt().exclusive_scan(letter(me), concat{}, word("#")).str(),
             me == 0 ? "#" : letters(0, me));  // "#" is no identity: it must not be combined
@@ -180,23 +181,23 @@ TEST(Runtime, FunneledFormsCombineInRankOrder) {
 // An op that throws on one process's value: the call fails on every process (none is left
 // waiting), and the next call works.
 TEST(Runtime, AnOperatorThatThrowsFailsTheCallOnEveryProcess) {
-  if (rt().nodes() == 1) GTEST_SKIP() << "one process never combines its value with another's";
+  if (rt().processes() == 1) GTEST_SKIP() << "one process never combines its value with another's";
   auto picky = [](const Word& a, const Word& b) {
     if (a.str() == "!" || b.str() == "!") throw std::domain_error("picky: will not combine '!'");
     return concat{}(a, b);
   };
-  const Word mine = rt().node() == 0 ? word("!") : letter(rt().node());
+  const Word mine = rt().process() == 0 ? word("!") : letter(rt().process());
   EXPECT_ANY_THROW(rt().allreduce(mine, picky));
   EXPECT_ANY_THROW(rt().exclusive_scan(mine, picky, Word{}));
-  EXPECT_EQ(rt().allreduce(letter(rt().node()), concat{}).str(), letters(0, rt().nodes()));
+  EXPECT_EQ(rt().allreduce(letter(rt().process()), concat{}).str(), letters(0, rt().processes()));
 }
 
 TEST(Runtime, BroadcastFromEveryRoot) {
-  for (int root_node = 0; root_node < rt().nodes(); ++root_node)
+  for (int root_node = 0; root_node < rt().processes(); ++root_node)
     for (int root_thread = 0; root_thread < rt().threads(); ++root_thread) {
       std::vector<std::array<int, 3>> got(static_cast<std::size_t>(rt().threads()));
       rt().run([&](compas::ThreadCtx& t) {
-        const std::array<int, 3> mine{t.node(), t.tid(), 77};
+        const std::array<int, 3> mine{t.process(), t.tid(), 77};
         got[static_cast<std::size_t>(t.tid())] = rt().broadcast(t, mine, root_node, root_thread);
       });
       for (const auto& v : got)
@@ -209,7 +210,7 @@ TEST(Runtime, BroadcastRootOutsideTheJobIsAnError) {
   std::atomic<int> errors{0};
   rt().run([&](compas::ThreadCtx& t) {
     try {
-      rt().broadcast(t, 1, rt().nodes(), 0);
+      rt().broadcast(t, 1, rt().processes(), 0);
     } catch (const std::out_of_range&) {
       ++errors;
     }
@@ -226,7 +227,7 @@ TEST(Runtime, ExclusiveScanInProcessThenThreadOrder) {
     prods[i] = rt().exclusive_scan(t, operand(t.global_id()), matmul{}, Mat{});
   });
   for (int i = 0; i < rt().threads(); ++i) {
-    const int g = rt().node() * rt().threads() + i;
+    const int g = rt().process() * rt().threads() + i;
     EXPECT_EQ(sums[static_cast<std::size_t>(i)], static_cast<long>(g) * (g + 1) / 2);
     Mat want;
     for (int k = 0; k < g; ++k) want = matmul{}(want, operand(k));
@@ -265,7 +266,7 @@ TEST(Runtime, BlocksCoverTheRangeInOrder) {
       // Blocks follow each other in (process, thread) order: each starts where those before end.
       const long before = rt().exclusive_scan(t, static_cast<long>(hi - lo), compas::op::sum{}, 0L);
       if (before != static_cast<long>(lo)) ++wrong;
-      const auto [nlo, nhi] = rt().node_block(n);
+      const auto [nlo, nhi] = rt().process_block(n);
       if (lo < nlo || hi > nhi) ++wrong;
       const long all = rt().allreduce(t, static_cast<long>(hi - lo), compas::op::sum{});
       if (t.is_leader()) total = all;
@@ -277,13 +278,13 @@ TEST(Runtime, BlocksCoverTheRangeInOrder) {
 
 TEST(Runtime, ProcessGridIsNearSquare) {
   const auto g = rt().process_grid();
-  EXPECT_EQ(g.rows * g.cols, rt().nodes());
+  EXPECT_EQ(g.rows * g.cols, rt().processes());
   EXPECT_LE(g.rows, g.cols);
-  EXPECT_EQ(g.row * g.cols + g.col, rt().node());
-  if (rt().nodes() == 4) {
+  EXPECT_EQ(g.row * g.cols + g.col, rt().process());
+  if (rt().processes() == 4) {
     EXPECT_EQ(g.rows, 2);
   }
-  if (rt().nodes() == 3) {
+  if (rt().processes() == 3) {
     EXPECT_EQ(g.rows, 1);
   }
 }
@@ -375,6 +376,23 @@ TEST(BindingReport, OneLineWithEveryThreadsCpu) {
   EXPECT_EQ(compas::detail::format_binding(b),
             "compas: binding rank 1 on host h1: cpus 2,3 (affinity 0-3); threads 0->cpu 2; openmp "
             "not pinned (OMP_PROC_BIND=true: OpenMP binds them)\n");
+}
+
+// The former names, from when "node" meant a process, still answer as the new ones do: they
+// are deprecated aliases kept for one release.
+TEST(RuntimeNames, TheFormerNodeNamesAnswerAsTheProcessNames) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  EXPECT_EQ(rt().node(), rt().process());
+  EXPECT_EQ(rt().nodes(), rt().processes());
+  EXPECT_EQ(rt().node_block(1001), rt().process_block(1001));
+  std::atomic<int> same{0};
+  rt().run([&](compas::ThreadCtx& t) {
+    same += t.node() == t.process() && t.nnodes() == t.processes();
+  });
+  EXPECT_EQ(same.load(), rt().threads());
+  static_assert(std::is_same_v<compas::comm::NodeCollectives, compas::comm::ProcessCollectives>);
+#pragma GCC diagnostic pop
 }
 
 }  // namespace

@@ -312,8 +312,8 @@ TEST(Team, NodeIdentity) {
     const auto t = static_cast<std::size_t>(ctx.tid());
     gid[t] = ctx.global_id();
     gthreads[t] = ctx.global_threads();
-    node[t] = ctx.node();
-    nnodes[t] = ctx.nnodes();
+    node[t] = ctx.process();
+    nnodes[t] = ctx.processes();
   });
   for (int t = 0; t < n; ++t) {
     EXPECT_EQ(gid[static_cast<std::size_t>(t)], 3 * n + t);

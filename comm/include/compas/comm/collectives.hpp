@@ -1,6 +1,6 @@
 // Node collectives: broadcast, allreduce, allgather and alltoallv among the P processes of a job,
 // built only on the public Window API (put, put_signal, signal_add, wait_until). The node barrier
-// is Comm::barrier(); NodeCollectives::barrier() forwards to it.
+// is Comm::barrier(); ProcessCollectives::barrier() forwards to it.
 //
 // Transport: every pair of processes has a channel through a scratch window that the collectives
 // own: each process holds, for every peer, kSlots slots of slot_bytes (a 64-byte header, then the
@@ -37,7 +37,7 @@
 //    thing a caller's operator needs: every partial covers a contiguous block of ranks, and two
 //    partials are always combined as f(lower ranks' partial, higher ranks' partial).
 //
-// Threading: a NodeCollectives object may be used by one thread at a time per process (the same
+// Threading: a ProcessCollectives object may be used by one thread at a time per process (the same
 // calls in the same order on every process, like MPI collectives); a second thread calling in
 // while one is inside a collective gets std::logic_error. After a collective failed (timeout,
 // dead peer, mismatch), the object refuses further calls with CommError: the channel counts are
@@ -117,14 +117,14 @@ template <class F, class T>
 concept OperatorOn = std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T> &&
     std::is_invocable_r_v<T, F&, const T&, const T&>;
 
-class NodeCollectives {
+class ProcessCollectives {
  public:
   // Collective: allocates the scratch window (P * kSlots * slot_bytes bytes per process).
   // Throws std::invalid_argument for bad options.
-  explicit NodeCollectives(Comm& comm, CollectivesOptions options = {});
-  ~NodeCollectives();  // collective (the scratch window's destruction is)
-  NodeCollectives(const NodeCollectives&) = delete;
-  NodeCollectives& operator=(const NodeCollectives&) = delete;
+  explicit ProcessCollectives(Comm& comm, CollectivesOptions options = {});
+  ~ProcessCollectives();  // collective (the scratch window's destruction is)
+  ProcessCollectives(const ProcessCollectives&) = delete;
+  ProcessCollectives& operator=(const ProcessCollectives&) = delete;
 
   static constexpr std::size_t kSlots = 2;  // per peer: a chunk in flight while one is consumed
   static constexpr std::size_t kHeaderBytes = 64;
@@ -231,5 +231,8 @@ class NodeCollectives {
 
   std::unique_ptr<Impl> impl_;
 };
+
+// The former name, from when "node" meant a process.
+using NodeCollectives [[deprecated("use ProcessCollectives")]] = ProcessCollectives;
 
 }  // namespace compas::comm

@@ -8,7 +8,7 @@
 //    flush, fence, the node barrier; Request for non-blocking operations.
 //  - window.hpp: Window<T>, symmetric registered memory with put, get, put_signal, atomics and
 //    signal waits, by direct load/store to same-host peers where possible.
-//  - collectives.hpp: NodeCollectives (broadcast, allreduce, allgather, alltoallv among the
+//  - collectives.hpp: ProcessCollectives (broadcast, allreduce, allgather, alltoallv among the
 //    processes, over chunked channels through a scratch window).
 #pragma once
 

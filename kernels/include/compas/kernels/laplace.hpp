@@ -1,12 +1,12 @@
 // Laplace: explicit Jacobi sweeps of the 5-point Laplacian on an (n+2) x (n+2) grid of the unit
 // square (n x n unknowns, Dirichlet boundary), COMPaS section 5.1.
 //
-// Decomposition: interior rows in blocks over processes (Runtime::node_block), the rows of a block
-// over the threads of the process (by default shared out dynamically within a sweep: Schedule).
-// Each process holds its rows plus one halo row above and below, twice (Jacobi reads one copy and
-// writes the other), in one window. After a sweep, thread 0 of each process writes its first and
-// last new rows straight into the neighbours' halo rows with put_signal (no message buffer, no
-// copy at the receiver) and waits for the neighbours' signals.
+// Decomposition: interior rows in blocks over processes (Runtime::process_block), the rows of a
+// block over the threads of the process (by default shared out dynamically within a sweep:
+// Schedule). Each process holds its rows plus one halo row above and below, twice (Jacobi reads one
+// copy and writes the other), in one window. After a sweep, thread 0 of each process writes its
+// first and last new rows straight into the neighbours' halo rows with put_signal (no message
+// buffer, no copy at the receiver) and waits for the neighbours' signals.
 //
 // Problem and verification: boundary values of the harmonic polynomial f(x, y) = x^2 - y^2, whose
 // discrete 5-point Laplacian is exactly zero, so f is the discrete solution. The interior starts

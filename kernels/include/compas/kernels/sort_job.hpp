@@ -1,6 +1,6 @@
 // Radix sort on a job of P processes x T threads (sort.hpp has the local sort).
 //
-// The N keys are split over the processes first (Runtime::node_block), then over the threads of
+// The N keys are split over the processes first (Runtime::process_block), then over the threads of
 // each (COMPaS section 4); every process generates its own block of the global sequence. One
 // sort of the job:
 //  1. Splitters from a sample. Each process draws a stratified sample of its keys (16K over the

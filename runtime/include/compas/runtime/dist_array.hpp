@@ -12,7 +12,7 @@
 //   }
 //
 // Distribution: a 1-D array's global index range is split into P near-equal blocks, one per
-// process in rank order (Runtime::node_block's split). A 2-D array's rows are split over the
+// process in rank order (Runtime::process_block's split). A 2-D array's rows are split over the
 // processes (Decomposition::rows), or rows and columns over the near-square process grid of
 // Runtime::process_grid() (Decomposition::grid). Each process holds its block plus `halo` cells
 // on every side that has a neighbour or a domain boundary. Halo cells beyond the domain (no

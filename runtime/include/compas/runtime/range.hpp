@@ -3,7 +3,7 @@
 //
 // Every index, size and count of the porting layer is a `compas::index` (signed 64-bit): a loop
 // `for (index i = u.lo(); i < u.hi(); ++i) ... u[i - 1] ...` needs no cast, and i - 1 at 0 is -1,
-// not a wrap-around. The split is the same block split as Runtime::node_block and
+// not a wrap-around. The split is the same block split as Runtime::process_block and
 // ThreadCtx::block (the first n % parts parts get one more), so all of them agree.
 #pragma once
 

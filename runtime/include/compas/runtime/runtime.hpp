@@ -16,7 +16,7 @@
 // Hybrid collectives are called by every thread of every process, in the same order (COMPaS
 // section 4): a team step among the threads, one node step by thread 0 of each process across
 // processes, and a team step that hands the result to every thread. The node step of allreduce
-// and exclusive_scan is recursive doubling (comm's NodeCollectives with a caller's operator):
+// and exclusive_scan is recursive doubling (comm's ProcessCollectives with a caller's operator):
 // ceil(log2 P) rounds of one exchange of a value, not a gather of P values.
 //
 // What the reductions and scans guarantee, for any associative op (commutative or not):
@@ -128,14 +128,17 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  int node() const;     // this process's rank
-  int nodes() const;    // processes in the job
-  int threads() const;  // threads per process
+  int process() const;    // this process's rank
+  int processes() const;  // processes in the job
+  int threads() const;    // threads per process
+  // The former names, from when "node" meant a process (a host is a machine: hosts()).
+  [[deprecated("use process()")]] int node() const { return process(); }
+  [[deprecated("use processes()")]] int nodes() const { return processes(); }
   const RuntimeOptions& options() const;
 
   comm::Bootstrap& bootstrap();
   comm::Comm& comm();
-  comm::NodeCollectives& collectives();  // P > 1 only (std::logic_error otherwise)
+  comm::ProcessCollectives& collectives();  // P > 1 only (std::logic_error otherwise)
   threads::Team& team();
   const threads::Topology& topology() const;
   perf::Profile& profile();
@@ -168,7 +171,7 @@ class Runtime {
   T allreduce(threads::ThreadCtx& t, const T& value, Op op) {
     static_assert(std::is_trivially_copyable_v<T>, "allreduce needs a trivially copyable T");
     T mine = t.allreduce(value, op);  // team step: same on every thread
-    if (nodes() == 1) return mine;
+    if (processes() == 1) return mine;
     if (t.is_leader()) collectives().allreduce(std::span<T>(&mine, 1), op);
     return t.broadcast(mine, 0);
   }
@@ -192,7 +195,7 @@ class Runtime {
     static_assert(std::is_trivially_copyable_v<T>, "allreduce needs a trivially copyable T");
     if (!openmp_region_call()) {
       T v = value;
-      if (nodes() > 1) collectives().allreduce(std::span<T>(&v, 1), op);
+      if (processes() > 1) collectives().allreduce(std::span<T>(&v, 1), op);
       return v;
     }
     const ErasedOp erased{
@@ -221,7 +224,7 @@ class Runtime {
     static_assert(std::is_trivially_copyable_v<T>, "broadcast needs a trivially copyable T");
     check_root(root_node, root_thread);
     T v = t.broadcast(value, root_thread);
-    if (nodes() == 1) return v;
+    if (processes() == 1) return v;
     if (t.is_leader()) collectives().broadcast(std::span<T>(&v, 1), root_node);
     return t.broadcast(v, 0);
   }
@@ -232,7 +235,7 @@ class Runtime {
   T exclusive_scan(threads::ThreadCtx& t, const T& value, Op op, const T& identity) {
     static_assert(std::is_trivially_copyable_v<T>, "exclusive_scan needs a trivially copyable T");
     const T in_team = t.exclusive_scan(value, op, identity);
-    if (nodes() == 1) return in_team;
+    if (processes() == 1) return in_team;
     const T team_total = t.allreduce(value, op);
     T before = identity;  // op over the team totals of the processes before this one
     if (t.is_leader()) before = collectives().exclusive_scan(team_total, op, identity);
@@ -247,7 +250,7 @@ class Runtime {
   template <class T, class Op>
   T exclusive_scan(const T& value, Op op, const T& identity) {
     static_assert(std::is_trivially_copyable_v<T>, "exclusive_scan needs a trivially copyable T");
-    if (nodes() == 1) return identity;
+    if (processes() == 1) return identity;
     return collectives().exclusive_scan(value, op, identity);
   }
   template <class T, std::size_t N, class Op>
@@ -257,15 +260,19 @@ class Runtime {
       throw std::invalid_argument("allreduce: " + std::to_string(in.size()) + " values in, " +
                                   std::to_string(out.size()) + " out: the same length is needed");
     if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
-    if (nodes() > 1) collectives().allreduce(std::span<T>(out.data(), out.size()), op);
+    if (processes() > 1) collectives().allreduce(std::span<T>(out.data(), out.size()), op);
   }
 
   // ---- partitioning: over processes first, then over the threads of each ----
   // This process's block of a global index range (the split DistArray and parallel_for use).
-  Range part(Range r) const { return split(r, nodes(), node()); }
+  Range part(Range r) const { return split(r, processes(), process()); }
   // This process's [lo, hi) of n items.
-  std::pair<std::size_t, std::size_t> node_block(std::size_t n) const;
-  // This thread's [lo, hi) of n items of the whole job (inside node_block(n)).
+  std::pair<std::size_t, std::size_t> process_block(std::size_t n) const;
+  [[deprecated("use process_block()")]] std::pair<std::size_t, std::size_t> node_block(
+      std::size_t n) const {
+    return process_block(n);
+  }
+  // This thread's [lo, hi) of n items of the whole job (inside process_block(n)).
   std::pair<std::size_t, std::size_t> block(const threads::ThreadCtx& t, std::size_t n) const;
   // A near-square rows x cols grid of the processes (rows <= cols, rows * cols = P) and this
   // process's (row, col) in it, row-major.

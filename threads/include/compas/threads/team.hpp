@@ -67,8 +67,10 @@ class alignas(64) ThreadCtx {
  public:
   int tid() const { return tid_; }
   int nthreads() const { return nthreads_; }
-  int node() const { return node_; }
-  int nnodes() const { return nnodes_; }
+  int process() const { return node_; }      // this process's rank in the job
+  int processes() const { return nnodes_; }  // processes in the job
+  [[deprecated("use process()")]] int node() const { return node_; }
+  [[deprecated("use processes()")]] int nnodes() const { return nnodes_; }
   int global_id() const { return node_ * nthreads_ + tid_; }
   int global_threads() const { return nnodes_ * nthreads_; }
   int socket() const { return socket_; }
