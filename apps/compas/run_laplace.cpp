@@ -61,9 +61,7 @@ KernelRun laplace_run(Runtime& rt, const LaplaceArgs& a) {
 }
 
 int run_laplace(LaplaceArgs& a) {
-  a.p.stores = a.stores == "cached"      ? kernels::laplace::Stores::cached
-               : a.stores == "streaming" ? kernels::laplace::Stores::streaming
-                                         : kernels::laplace::Stores::automatic;
+  a.p.stores = base::parse_stores("--stores", a.stores, false);
   a.p.schedule = kernels::laplace::parse_schedule(a.schedule);
   return run_kernel(
       "laplace", a.run, [&](Runtime& rt) { kernels::laplace::check(a.p, rt.processes()); },

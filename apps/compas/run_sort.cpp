@@ -31,10 +31,7 @@ rs::JobParams job_params_of(const SortArgs& a) {
   jp.dist = rs::parse_dist(a.dist);
   jp.iters = a.iters;
   jp.local.digit_bits = a.digit_bits;
-  jp.local.stores = a.stores == "cached"      ? rs::Stores::cached
-                    : a.stores == "streaming" ? rs::Stores::streaming
-                    : a.stores == "direct"    ? rs::Stores::direct
-                                              : rs::Stores::automatic;
+  jp.local.stores = base::parse_stores("--stores", a.stores, true);
   jp.local.method = rs::parse_method(a.method);
   jp.test.inject_fault = a.inject_fault;
   return jp;

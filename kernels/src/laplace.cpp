@@ -219,6 +219,10 @@ void check(const Params& p, int processes) {
   if (!(p.tol >= 0) || !std::isfinite(p.tol))
     throw std::invalid_argument("laplace: --tol " + std::to_string(p.tol) +
                                 " is not allowed: 0 (fixed sweeps) or a positive number");
+  if (p.stores == Stores::direct)
+    throw std::invalid_argument(
+        "laplace: stores 'direct' is not allowed: auto, cached or streaming (direct is the "
+        "sort's)");
   if (p.check_every < 1)
     throw std::invalid_argument("laplace: --check-every " + std::to_string(p.check_every) +
                                 " is not allowed: at least 1");

@@ -187,20 +187,6 @@ KeyBuffer& KeyBuffer::operator=(KeyBuffer&& o) noexcept {
 // ---- the local sort
 // ------------------------------------------------------------------------------
 
-std::string to_string(Stores s) {
-  switch (s) {
-    case Stores::automatic:
-      return "auto";
-    case Stores::cached:
-      return "cached";
-    case Stores::streaming:
-      return "streaming";
-    case Stores::direct:
-      return "direct";
-  }
-  return "?";
-}
-
 std::string to_string(Method m) {
   switch (m) {
     case Method::automatic:

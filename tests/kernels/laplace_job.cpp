@@ -220,4 +220,19 @@ TEST(LaplaceJob, BadParametersAreRejected) {
   EXPECT_THROW(lp::check(p, 1), std::invalid_argument);
 }
 
+// The store kinds are one enum for every kernel; Laplace has no direct stores and says so.
+TEST(LaplaceJob, DirectStoresAreRefusedNamingTheKinds) {
+  lp::Params p;
+  p.n = 32;
+  p.iters = 2;
+  p.stores = lp::Stores::direct;
+  try {
+    lp::run(*g_rt, p);
+    ADD_FAILURE() << "direct stores were accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("auto, cached or streaming"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace

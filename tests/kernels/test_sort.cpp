@@ -170,7 +170,7 @@ TEST_P(SortVsStdSort, EveryDistributionSizeAndVariant) {
         auto got = input;
         const rs::Stats st = rs::sort(team, got, o);
         ASSERT_EQ(got, expect) << rs::to_string(d) << " n=" << n << " bits=" << v.bits
-                               << " stores=" << rs::to_string(v.stores);
+                               << " stores=" << to_string(v.stores);
         EXPECT_EQ(st.passes + st.skipped, n ? (32 + v.bits - 1) / v.bits : 0);
       }
     }
@@ -212,7 +212,7 @@ TEST(SortStability, SortingByBitsKeepsTheOrderOfEqualDigits) {
           });
           ASSERT_TRUE(std::equal(out.begin(), out.end(), expect.begin(), expect.end()))
               << "bits [" << begin << ", " << end << ") digit " << bits << " threads " << threads
-              << " stores " << rs::to_string(stores) << " offset " << offset;
+              << " stores " << to_string(stores) << " offset " << offset;
         }
       }
     }
@@ -336,7 +336,7 @@ TEST_P(SortBuckets, SameOrderAsStdSortOrAnHonestFallback) {
           auto got = input;
           const rs::Stats st = rs::sort(team, got, o);
           ASSERT_EQ(got, expect) << rs::to_string(d) << " n=" << n << " bits=" << bits
-                                 << " stores=" << rs::to_string(stores);
+                                 << " stores=" << to_string(stores);
           if (n == 0) continue;
           if (d == rs::Dist::equal && n > 1024) {
             EXPECT_EQ(st.method, rs::Method::lsd) << n;  // one bucket of n keys: too big

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <string>
 
+#include "compas/base/stores.hpp"
 #include "compas/kernels/detail/test_hooks.hpp"
 #include "compas/runtime/runtime.hpp"
 
@@ -33,7 +34,7 @@ namespace compas::kernels::laplace {
 // field exceed the caches below the last level, sweeps 2 to 9 alternate the two kinds and the
 // faster is kept (in runs of at least 12 sweeps; shorter ones stream when the field exceeds twice
 // the last level).
-enum class Stores { automatic, cached, streaming };
+using Stores = base::Stores;  // automatic, cached or streaming (direct is the sort's)
 
 // Who sweeps which rows of a process. fixed: each thread its own block, every sweep. dynamic
 // (default): each thread's block is cut into groups of whole 4-row blocks; a thread sweeps its

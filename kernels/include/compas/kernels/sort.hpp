@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/base/stores.hpp"
 #include "compas/threads/team.hpp"
 #include "compas/threads/topology.hpp"
 
@@ -87,14 +88,11 @@ std::size_t first_unsorted(std::span<const std::uint32_t> keys);
 // ---- the local sort
 // ------------------------------------------------------------------------------
 
-enum class Stores {
-  automatic,  // streaming past Options::cache_bytes, cached up to Options::calibrate_bytes;
-              // in between, the first sort of a size times both kinds and keeps the faster
-  cached,     // write-combining buffers flushed with ordinary stores
-  streaming,  // write-combining buffers flushed with non-temporal stores
-  direct,     // no buffers: every key stored straight to its place (for comparison)
-};
-std::string to_string(Stores s);
+// automatic: streaming past Options::cache_bytes, cached up to Options::calibrate_bytes; in
+// between, the first sort of a size times both kinds and keeps the faster. cached / streaming:
+// write-combining buffers flushed with ordinary / non-temporal stores. direct: no buffers, every
+// key stored straight to its place (for comparison). to_string and parse_stores: base/stores.hpp.
+using Stores = base::Stores;
 
 // How the passes are arranged.
 //   lsd      every pass over the whole array, least significant digit first (above)
