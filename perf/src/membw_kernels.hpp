@@ -11,6 +11,8 @@ namespace compas::perf {
 enum class MembwIsa;  // compas/perf/membw.hpp
 }
 
+#pragma GCC visibility push(hidden)  // internal to the library
+
 namespace compas::perf::membw_kernels {
 
 // One instruction set's load, store, copy and triad (the signatures of compas::perf::membw's,
@@ -31,3 +33,5 @@ extern const KernelSet kAvx512;  // membw_avx512.cpp, run only where AVX-512F is
 void require_isa(MembwIsa isa);
 
 }  // namespace compas::perf::membw_kernels
+
+#pragma GCC visibility pop
