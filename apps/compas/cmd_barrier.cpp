@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <functional>
@@ -34,6 +33,7 @@
 #include "common.hpp"
 #include "compas/comm/bootstrap.hpp"
 #include "compas/comm/ucx.hpp"
+#include "compas/perf/barrier_latency.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/team.hpp"
@@ -43,57 +43,10 @@ namespace compas::app {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ns_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-}
-
-struct Timing {
-  std::vector<double> ns;  // one per repeat
-  long iterations = 0;
-};
-
-// How many barriers one timed repeat runs: enough to last ~target_ms, at least 16.
-long choose_iterations(double ns_per_barrier, double target_ms) {
-  const double want = target_ms * 1e6 / std::max(ns_per_barrier, 1.0);
-  return static_cast<long>(std::clamp(want, 16.0, 2.0e6));
-}
-
-constexpr int kWarmup = 64;
-
-Timing time_team(const threads::Topology& topo, int nthreads, const threads::BindSpec& spec,
-                 threads::BarrierAlgorithm algo, threads::WaitPolicy policy, int repeats,
-                 double target_ms, bool oversubscribe, bool* oversubscribed) {
-  threads::TeamOptions o;
-  o.threads = nthreads;
-  o.bind = spec;
-  o.barrier = algo;
-  o.wait = policy;
-  o.allow_oversubscribe = oversubscribe;
-  threads::Team team(topo, o);
-  *oversubscribed = team.oversubscribed();
-  Timing timing;
-  timing.ns.resize(static_cast<std::size_t>(repeats));
-  team.run([&](threads::ThreadCtx& c) {
-    for (int i = 0; i < kWarmup; ++i) c.barrier();
-    auto t0 = Clock::now();
-    for (int i = 0; i < kWarmup; ++i) c.barrier();
-    const long iters = c.broadcast(choose_iterations(ns_since(t0) / kWarmup, target_ms));
-    for (int r = 0; r < repeats; ++r) {
-      c.barrier();
-      t0 = Clock::now();
-      for (long i = 0; i < iters; ++i) c.barrier();
-      if (c.is_leader())
-        timing.ns[static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters);
-    }
-    if (c.is_leader()) timing.iterations = iters;
-  });
-  return timing;
-}
+using Timing = perf::BarrierTiming;
 
 // The OpenMP side, run inside the child process: pins each OpenMP thread to cpus[tid] and
-// times `#pragma omp barrier` exactly as time_team times compas barriers.
+// times `#pragma omp barrier` exactly as perf::time_team_barrier times compas barriers.
 Timing time_omp(const std::vector<int>& cpus, int repeats, double target_ms) {
   const int n = static_cast<int>(cpus.size());
   const auto topo = threads::Topology::host();
@@ -111,27 +64,18 @@ Timing time_omp(const std::vector<int>& cpus, int repeats, double target_ms) {
       bind_error = fmt::format("OpenMP thread {} could not be bound to cpu {}", tid,
                                cpus[static_cast<std::size_t>(tid)]);
     }
-    for (int i = 0; i < kWarmup; ++i) {
+    perf::time_barrier(
+        tid == 0, timing, repeats, target_ms,
+        [] {
 #pragma omp barrier
-    }
-    auto t0 = Clock::now();
-    for (int i = 0; i < kWarmup; ++i) {
-#pragma omp barrier
-    }
+        },
+        [&iters](long mine) {
 #pragma omp single
-    iters = choose_iterations(ns_since(t0) / kWarmup, target_ms);
-    for (int r = 0; r < repeats; ++r) {
-#pragma omp barrier
-      t0 = Clock::now();
-      for (long i = 0; i < iters; ++i) {
-#pragma omp barrier
-      }
-      if (tid == 0)
-        timing.ns[static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters);
-    }
+          iters = mine;
+          return iters;
+        });
   }
   if (!bind_error.empty()) throw std::runtime_error(bind_error);
-  timing.iterations = iters;
   return timing;
 }
 
@@ -209,46 +153,6 @@ struct BarrierArgs {
   std::string plot;
 };
 
-// Times each variant's barrier as time_team does, in every process, the variants interleaved
-// (repeat r of every variant, then repeat r + 1 of every variant) so that a noisy stretch of the
-// machine falls on all of them alike: the iteration counts are rank 0's choice, and each
-// repeat's time is the slowest process's.
-std::vector<Timing> time_processes(comm::Bootstrap& boot,
-                                   const std::vector<std::function<void()>>& variants, int repeats,
-                                   double target_ms) {
-  std::vector<long> iters;
-  for (const auto& barrier : variants) {
-    for (int i = 0; i < kWarmup; ++i) barrier();
-    const auto t0 = Clock::now();
-    for (int i = 0; i < kWarmup; ++i) barrier();
-    const auto choices =
-        boot.allgather(std::to_string(choose_iterations(ns_since(t0) / kWarmup, target_ms)));
-    iters.push_back(std::stol(choices.at(0)));
-  }
-  std::vector<std::vector<double>> mine(variants.size(),
-                                        std::vector<double>(static_cast<std::size_t>(repeats)));
-  for (int r = 0; r < repeats; ++r)
-    for (std::size_t v = 0; v < variants.size(); ++v) {
-      const auto& barrier = variants[v];
-      barrier();
-      const auto t0 = Clock::now();
-      for (long i = 0; i < iters[v]; ++i) barrier();
-      mine[v][static_cast<std::size_t>(r)] = ns_since(t0) / static_cast<double>(iters[v]);
-    }
-  std::vector<Timing> out(variants.size());
-  for (std::size_t v = 0; v < variants.size(); ++v) {
-    out[v].iterations = iters[v];
-    out[v].ns.assign(static_cast<std::size_t>(repeats), 0.0);
-  }
-  for (const auto& blob : boot.allgather(perf::json(mine).dump())) {
-    const auto theirs = perf::json::parse(blob).get<std::vector<std::vector<double>>>();
-    for (std::size_t v = 0; v < variants.size(); ++v)
-      for (std::size_t r = 0; r < out[v].ns.size(); ++r)
-        out[v].ns[r] = std::max(out[v].ns[r], theirs.at(v).at(r));
-  }
-  return out;
-}
-
 int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
   const bool leader = boot.rank() == 0;
   if (leader) {
@@ -304,7 +208,7 @@ int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
     variants.push_back([] { MPI_Barrier(MPI_COMM_WORLD); });
   }
 #endif
-  const auto timings = time_processes(boot, variants, a.repeats, a.target_ms);
+  const auto timings = perf::time_process_barriers(boot, variants, a.repeats, a.target_ms);
   for (std::size_t v = 0; v < variants.size(); ++v)
     record(names[v], names[v] == "mpi" ? "MPI_Barrier" : policy, timings[v]);
   if (!leader) return 0;
@@ -391,9 +295,14 @@ int run_barrier(const BarrierArgs& a) {
   for (int t : counts) {
     for (auto algo : algos)
       for (auto w : waits) {
+        threads::TeamOptions o;
+        o.threads = t;
+        o.bind = spec;
+        o.barrier = algo;
+        o.wait = w;
+        o.allow_oversubscribe = a.oversubscribe;
         bool over = false;
-        const auto tm =
-            time_team(topo, t, spec, algo, w, a.repeats, a.target_ms, a.oversubscribe, &over);
+        const auto tm = perf::time_team_barrier(topo, o, a.repeats, a.target_ms, &over);
         record(threads::to_string(algo), threads::to_string(w), t, over, tm);
       }
     const auto placement = threads::place_threads(topo, t, spec, a.oversubscribe);

@@ -405,11 +405,9 @@ int run_numa_matrix_command(const MembwArgs& a) {
   return run_numa_matrix(n);
 }
 
-int run_membw_command(const MembwArgs& a) {
-  refuse_inapplicable(a);
-  if (a.loaded_latency) return run_loaded_latency_command(a);
-  if (a.numa_matrix) return run_numa_matrix_command(a);
-  const auto topo = threads::Topology::host();
+// The probe's options from the flags; `wg` is set when a workgroup gives the threads and size.
+perf::MembwOptions membw_options(const MembwArgs& a, const threads::Topology& topo,
+                                 std::optional<threads::Workgroup>& wg) {
   perf::MembwOptions o;
   o.bind = threads::BindSpec::parse(a.bind);
   if (a.threads.empty()) {
@@ -418,7 +416,6 @@ int run_membw_command(const MembwArgs& a) {
   } else {
     o.threads = parse_thread_list("--threads", a.threads);
   }
-  std::optional<threads::Workgroup> wg;
   if (!a.workgroup.empty() || given(a.workgroup_opt)) {
     wg = apply_workgroup(a, topo, o);
   }
@@ -440,13 +437,15 @@ int run_membw_command(const MembwArgs& a) {
   o.oversubscribe = a.oversubscribe;
   o.huge_pages = !a.no_huge_pages;
   o.events = choose_events_flag(a.events);
-  check_outputs(a.out);
-  check_plot_dir(a.plot);
+  return o;
+}
 
-  const auto res = perf::run_membw(topo, o);
-
-  std::vector<std::string> kernel_names;
-  for (auto k : o.kernels) kernel_names.push_back(perf::to_string(k));
+// The report of a sweep: its parameters, then one record per kernel x thread count and one
+// summary per kernel.
+perf::Report membw_report(const MembwArgs& a, const threads::Topology& topo,
+                          const perf::MembwOptions& o, const perf::MembwResult& res,
+                          const std::optional<threads::Workgroup>& wg,
+                          const std::vector<std::string>& kernel_names) {
   perf::Report report(
       "membw", perf::machine_json(topo),
       {{"threads", res.threads},
@@ -484,17 +483,13 @@ int run_membw_command(const MembwArgs& a) {
     report.add(std::move(j));
   }
   for (const auto& s : res.summaries) report.add(summary_json(s));
-  write_outputs(report, a.out);
-  plot_report(report, a.plot);
+  return report;
+}
 
-  warn_counter_errors(res.counter_errors);
-  bool all_verified = true;
-  for (const auto& r : res.records) all_verified = all_verified && r.verified;
-  if (!all_verified)
-    throw std::runtime_error("a kernel left wrong values in memory; results are not valid");
-  if (a.out.quiet) return 0;
-
-  // Table: rows = threads, columns = kernels (total and per thread), as COMPaS Table 2.
+// Rows = threads, columns = kernels (total and per thread), as COMPaS Table 2, with the paper's
+// figures beside them.
+void print_membw_table(const perf::MembwOptions& o, const perf::MembwResult& res,
+                       const std::vector<std::string>& kernel_names) {
   std::map<std::pair<perf::MembwKernel, int>, const perf::MembwRecord*> cell;
   for (const auto& r : res.records) cell[{r.kernel, r.threads}] = &r;
   fmt::print(
@@ -540,7 +535,10 @@ int run_membw_command(const MembwArgs& a) {
   fmt::print(
       "'98: COMPaS 1998, one node of four 200 MHz Pentium Pro, in MB/s (Table 1: read, write, "
       "copy with one thread; Table 2: bcopy with 1-4 threads)\n\n");
+}
 
+// The saturation point of each kernel and the kernel variants used.
+void print_membw_choices(const perf::MembwResult& res) {
   fmt::print("saturation (the next thread count adds < 10% total bandwidth):\n");
   for (const auto& s : res.summaries)
     fmt::print("  {:<6} {} (peak {:.2f} GB/s at {} thread{})\n", perf::to_string(s.kernel),
@@ -574,6 +572,35 @@ int run_membw_command(const MembwArgs& a) {
       "temporal and non-temporal "
       "stores are tried (and AVX2 beside AVX-512), the fastest is kept; temporal stores also read "
       "each line for ownership, traffic not counted.\n");
+}
+
+int run_membw_command(const MembwArgs& a) {
+  refuse_inapplicable(a);
+  if (a.loaded_latency) return run_loaded_latency_command(a);
+  if (a.numa_matrix) return run_numa_matrix_command(a);
+  const auto topo = threads::Topology::host();
+  std::optional<threads::Workgroup> wg;
+  const perf::MembwOptions o = membw_options(a, topo, wg);
+  check_outputs(a.out);
+  check_plot_dir(a.plot);
+
+  const auto res = perf::run_membw(topo, o);
+
+  std::vector<std::string> kernel_names;
+  for (auto k : o.kernels) kernel_names.push_back(perf::to_string(k));
+  const perf::Report report = membw_report(a, topo, o, res, wg, kernel_names);
+  write_outputs(report, a.out);
+  plot_report(report, a.plot);
+
+  warn_counter_errors(res.counter_errors);
+  bool all_verified = true;
+  for (const auto& r : res.records) all_verified = all_verified && r.verified;
+  if (!all_verified)
+    throw std::runtime_error("a kernel left wrong values in memory; results are not valid");
+  if (a.out.quiet) return 0;
+
+  print_membw_table(o, res, kernel_names);
+  print_membw_choices(res);
   std::vector<perf::RegionSummary> regions;
   for (const auto& r : res.records)
     if (r.region) regions.push_back(*r.region);

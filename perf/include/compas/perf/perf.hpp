@@ -1,6 +1,7 @@
 // perf: PAPI counters and regions per thread, the machine probes (memory bandwidth vs threads,
-// loaded latency, cache curve), scaling models, and the report writers. Sits on threads/.
+// loaded latency, cache curve), the latency of barriers and of one-sided operations between
+// processes, scaling models, and the report writers. Sits on threads/ and comm/.
 // The layer's headers: counters.hpp, region.hpp, timer.hpp, membw.hpp, loaded_latency.hpp,
-// cache_probe.hpp, scaling.hpp, model.hpp, extrap.hpp, report.hpp, sde.hpp; docs/ARCHITECTURE.md
-// describes them.
+// cache_probe.hpp, barrier_latency.hpp, pingpong.hpp, scaling.hpp, model.hpp, extrap.hpp,
+// report.hpp, sde.hpp; docs/ARCHITECTURE.md describes them.
 #pragma once

@@ -1,0 +1,201 @@
+// Memory-bandwidth probe: the names of kernels, instruction sets and store kinds, which instruction
+// sets this CPU runs, and sizes. See compas/perf/membw.hpp.
+#include "compas/perf/membw.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+
+#if defined(__x86_64__)
+#define COMPAS_MEMBW_X86 1
+#else
+#define COMPAS_MEMBW_X86 0
+#endif
+
+namespace compas::perf {
+
+// ---- names ----------------------------------------------------------------------------------
+
+std::string to_string(MembwKernel k) {
+  switch (k) {
+    case MembwKernel::load:
+      return "load";
+    case MembwKernel::store:
+      return "store";
+    case MembwKernel::copy:
+      return "copy";
+    case MembwKernel::triad:
+      return "triad";
+  }
+  return "?";
+}
+
+MembwKernel parse_membw_kernel(const std::string& name) {
+  if (name == "load" || name == "read") return MembwKernel::load;
+  if (name == "store" || name == "write") return MembwKernel::store;
+  if (name == "copy") return MembwKernel::copy;
+  if (name == "triad") return MembwKernel::triad;
+  throw std::invalid_argument("kernel '" + name + "': allowed are load, store, copy, triad");
+}
+
+std::vector<MembwKernel> parse_membw_kernels(const std::string& list) {
+  std::vector<MembwKernel> out;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', pos);
+    const std::string item =
+        list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (item.empty())
+      throw std::invalid_argument("kernels '" + list +
+                                  "': expected a list like load,store,copy,triad");
+    MembwKernel k;
+    try {
+      k = parse_membw_kernel(item);
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument("kernels '" + list + "': '" + item +
+                                  "' is not one of load, store, copy, triad");
+    }
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+int membw_arrays(MembwKernel k) {
+  switch (k) {
+    case MembwKernel::load:
+    case MembwKernel::store:
+      return 1;
+    case MembwKernel::copy:
+      return 2;
+    case MembwKernel::triad:
+      return 3;
+  }
+  return 1;
+}
+
+int membw_bytes_per_element(MembwKernel k) {
+  return 8 * membw_arrays(k);
+}
+
+bool membw_has_stores(MembwKernel k) {
+  return k != MembwKernel::load;
+}
+
+std::string to_string(MembwIsa isa) {
+  switch (isa) {
+    case MembwIsa::generic:
+      return "generic";
+    case MembwIsa::sse2:
+      return "sse2";
+    case MembwIsa::avx2:
+      return "avx2";
+    case MembwIsa::avx512:
+      return "avx512";
+  }
+  return "?";
+}
+
+bool membw_isa_supported(MembwIsa isa) {
+#if COMPAS_MEMBW_X86
+  static const bool avx2 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  static const bool avx512 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  switch (isa) {
+    case MembwIsa::generic:
+    case MembwIsa::sse2:
+      return true;
+    case MembwIsa::avx2:
+      return avx2;
+    case MembwIsa::avx512:
+      return avx512;
+  }
+  return false;
+#else
+  return isa == MembwIsa::generic;
+#endif
+}
+
+MembwIsa best_membw_isa() {
+  for (MembwIsa isa : {MembwIsa::avx512, MembwIsa::avx2, MembwIsa::sse2})
+    if (membw_isa_supported(isa)) return isa;
+  return MembwIsa::generic;
+}
+
+std::optional<MembwIsa> parse_membw_isa(const std::string& name) {
+  if (name == "auto") return std::nullopt;
+  MembwIsa isa;
+  if (name == "avx512" || name == "avx512f")
+    isa = MembwIsa::avx512;
+  else if (name == "avx2")
+    isa = MembwIsa::avx2;
+  else if (name == "sse2")
+    isa = MembwIsa::sse2;
+  else if (name == "generic" || name == "scalar")
+    isa = MembwIsa::generic;
+  else
+    throw std::invalid_argument("isa '" + name +
+                                "': allowed are auto, avx512, avx2, sse2, generic");
+  if (!membw_isa_supported(isa))
+    throw std::invalid_argument("isa '" + name + "': this CPU does not support it (best: " +
+                                to_string(best_membw_isa()) + ")");
+  return isa;
+}
+
+std::string to_string(StoreMode m) {
+  switch (m) {
+    case StoreMode::automatic:
+      return "auto";
+    case StoreMode::temporal:
+      return "temporal";
+    case StoreMode::non_temporal:
+      return "non-temporal";
+  }
+  return "?";
+}
+
+StoreMode parse_store_mode(const std::string& name) {
+  if (name == "auto") return StoreMode::automatic;
+  if (name == "temporal") return StoreMode::temporal;
+  if (name == "non-temporal" || name == "nontemporal" || name == "nt")
+    return StoreMode::non_temporal;
+  throw std::invalid_argument("stores '" + name + "': allowed are auto, temporal, non-temporal");
+}
+
+// ---- sizes ----------------------------------------------------------------------------------
+
+std::string format_size(std::size_t bytes) {
+  static const char* const bin[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  static const char* const dec[] = {"B", "KB", "MB", "GB", "TB"};
+  char buf[64];
+  int ub = 0, ud = 0;
+  std::size_t pb = 1, pd = 1;
+  while (ub < 4 && bytes / pb >= 1024) pb *= 1024, ++ub;
+  while (ud < 4 && bytes / pd >= 1000) pd *= 1000, ++ud;
+  // A whole number of the largest binary unit, else of the largest decimal one, else decimals.
+  if (bytes % pb == 0)
+    std::snprintf(buf, sizeof buf, "%zu %s", bytes / pb, bin[ub]);
+  else if (bytes % pd == 0)
+    std::snprintf(buf, sizeof buf, "%zu %s", bytes / pd, dec[ud]);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g %s", static_cast<double>(bytes) / static_cast<double>(pb),
+                  bin[ub]);
+  return buf;
+}
+
+std::uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
+}  // namespace compas::perf
