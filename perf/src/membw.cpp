@@ -155,11 +155,11 @@ std::vector<std::pair<MembwIsa, bool>> candidates(const threads::Topology& topo,
   std::vector<std::pair<MembwIsa, bool>> out;
   for (auto isa : isas) {
     const bool nt_possible = membw_has_stores(kernel) && isa != MembwIsa::generic;
-    const bool try_both = nt_possible && o.stores == StoreMode::automatic &&
+    const bool try_both = nt_possible && o.stores == base::Stores::automatic &&
                           o.size_bytes > threads::nt_threshold(topo, team.placement());
-    if (try_both || !nt_possible || o.stores != StoreMode::non_temporal)
+    if (try_both || !nt_possible || o.stores != base::Stores::streaming)
       out.emplace_back(isa, false);
-    if (try_both || (nt_possible && o.stores == StoreMode::non_temporal))
+    if (try_both || (nt_possible && o.stores == base::Stores::streaming))
       out.emplace_back(isa, true);
   }
   return out;

@@ -151,23 +151,25 @@ std::optional<MembwIsa> parse_membw_isa(const std::string& name) {
   return isa;
 }
 
-std::string to_string(StoreMode m) {
+std::string store_mode_name(base::Stores m) {
   switch (m) {
-    case StoreMode::automatic:
+    case base::Stores::automatic:
       return "auto";
-    case StoreMode::temporal:
+    case base::Stores::cached:
       return "temporal";
-    case StoreMode::non_temporal:
+    case base::Stores::streaming:
       return "non-temporal";
+    case base::Stores::direct:
+      break;
   }
   return "?";
 }
 
-StoreMode parse_store_mode(const std::string& name) {
-  if (name == "auto") return StoreMode::automatic;
-  if (name == "temporal") return StoreMode::temporal;
-  if (name == "non-temporal" || name == "nontemporal" || name == "nt")
-    return StoreMode::non_temporal;
+base::Stores parse_store_mode(const std::string& name) {
+  if (name == "auto") return base::Stores::automatic;
+  if (name == "temporal" || name == "cached") return base::Stores::cached;
+  if (name == "non-temporal" || name == "nontemporal" || name == "nt" || name == "streaming")
+    return base::Stores::streaming;
   throw std::invalid_argument("stores '" + name + "': allowed are auto, temporal, non-temporal");
 }
 

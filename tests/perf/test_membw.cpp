@@ -91,8 +91,13 @@ TEST(MembwNames, KernelsStoresIsas) {
   EXPECT_EQ(perf::membw_bytes_per_element(MembwKernel::store), 8);
   EXPECT_EQ(perf::membw_bytes_per_element(MembwKernel::copy), 16);
   EXPECT_EQ(perf::membw_bytes_per_element(MembwKernel::triad), 24);
-  EXPECT_EQ(perf::parse_store_mode("nt"), perf::StoreMode::non_temporal);
+  EXPECT_EQ(perf::parse_store_mode("nt"), perf::StoreMode::streaming);
   EXPECT_THROW(perf::parse_store_mode("fast"), std::invalid_argument);
+  // membw's names for the one store-kind enum, and the common names beside them.
+  for (auto m : {perf::StoreMode::automatic, perf::StoreMode::cached, perf::StoreMode::streaming})
+    EXPECT_EQ(perf::parse_store_mode(perf::store_mode_name(m)), m);
+  EXPECT_EQ(perf::parse_store_mode("streaming"), perf::StoreMode::streaming);
+  EXPECT_THROW(perf::parse_store_mode("direct"), std::invalid_argument);
   EXPECT_EQ(perf::parse_membw_isa("auto"), std::nullopt);
   EXPECT_EQ(perf::parse_membw_isa("generic"), MembwIsa::generic);
   EXPECT_THROW(perf::parse_membw_isa("neon9"), std::invalid_argument);
@@ -255,7 +260,7 @@ TEST(MembwRun, EventsMakeOneRegionPerKernelAndThreadCount) {
 
 TEST(MembwRun, ForcedStoreModesVerify) {
   const auto topo = compas::threads::Topology::host();
-  for (auto mode : {perf::StoreMode::temporal, perf::StoreMode::non_temporal}) {
+  for (auto mode : {perf::StoreMode::cached, perf::StoreMode::streaming}) {
     auto o = small_options();
     o.threads = {2};
     o.repeats = 1;
@@ -263,12 +268,12 @@ TEST(MembwRun, ForcedStoreModesVerify) {
     o.stores = mode;
     const auto res = perf::run_membw(topo, o);
     for (const auto& r : res.records) {
-      SCOPED_TRACE(perf::to_string(r.kernel) + " " + perf::to_string(mode));
+      SCOPED_TRACE(perf::to_string(r.kernel) + " " + perf::store_mode_name(mode));
       EXPECT_TRUE(r.verified);
       if (perf::membw_has_stores(r.kernel)) {
         ASSERT_TRUE(r.non_temporal.has_value());
         EXPECT_EQ(*r.non_temporal,
-                  mode == perf::StoreMode::non_temporal && r.isa != perf::MembwIsa::generic);
+                  mode == perf::StoreMode::streaming && r.isa != perf::MembwIsa::generic);
         for (const auto& v : r.tried) EXPECT_EQ(v.non_temporal, *r.non_temporal);
       }
     }
@@ -283,7 +288,7 @@ TEST(MembwRun, EveryIsaVerifies) {
     o.repeats = 1;
     o.size_bytes = std::size_t{1} << 20;
     o.isa = isa;
-    o.stores = perf::StoreMode::temporal;
+    o.stores = perf::StoreMode::cached;
     const auto res = perf::run_membw(topo, o);
     for (const auto& r : res.records) {
       EXPECT_EQ(r.isa, isa);

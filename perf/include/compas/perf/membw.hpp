@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "compas/base/size.hpp"
+#include "compas/base/stores.hpp"
 #include "compas/perf/counters.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/threads/placement.hpp"
@@ -53,16 +54,16 @@ std::optional<MembwIsa> parse_membw_isa(const std::string& name);
 bool membw_isa_supported(MembwIsa isa);
 MembwIsa best_membw_isa();  // AVX-512F, else AVX2+FMA, else the baseline
 
-enum class StoreMode {
-  automatic,     // try both where the working set exceeds the caches below the last level
-                 // (L2s), keep the faster
-  temporal,      // ordinary stores (the line is read for ownership, then written back)
-  non_temporal,  // streaming stores that bypass the caches, then an sfence
-  auto_ [[deprecated("StoreMode::automatic")]] = automatic,
-};
-std::string to_string(StoreMode m);  // "auto", "temporal", "non-temporal"
-// "auto", "temporal", "non-temporal" (also "nt"). Throws std::invalid_argument naming the value.
-StoreMode parse_store_mode(const std::string& name);
+// The stores of the store, copy and triad kernels: base::Stores (direct is the sort's alone).
+// automatic tries both where the working set exceeds the caches below the last level (L2s) and
+// keeps the faster; cached: ordinary stores (the line is read for ownership, then written back);
+// streaming: non-temporal stores that bypass the caches, then an sfence.
+using StoreMode = base::Stores;
+// What membw's reports call them: "auto", "temporal", "non-temporal".
+std::string store_mode_name(base::Stores m);
+// "auto", "temporal" or "cached", "non-temporal" (also "nt") or "streaming". Throws
+// std::invalid_argument naming the value.
+base::Stores parse_store_mode(const std::string& name);
 
 using threads::nt_threshold;  // see compas/threads/placement.hpp
 
@@ -95,7 +96,7 @@ struct MembwOptions {
   threads::BindSpec bind{};
   int repeats = 5;  // timed repeats per kernel x thread count; the median is reported
   bool oversubscribe = false;
-  StoreMode stores = StoreMode::automatic;
+  base::Stores stores = base::Stores::automatic;
   // Kernel instruction set. Empty (auto): the best this CPU runs, and AVX2 as well where that is
   // AVX-512 (on some machines the 256-bit kernels stream faster); both are tried and the faster
   // kept, like the store variants.
