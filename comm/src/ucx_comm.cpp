@@ -192,6 +192,19 @@ void learn_peers(Impl& m, const std::vector<std::string>& all) {
   }
 }
 
+// An active message of the flush protocol (a request or an ack): a whole FlushMessage from a
+// rank of the job goes to the Impl's handler On; anything else is dropped.
+template <void (Comm::Impl::*On)(const FlushMessage&)>
+ucs_status_t on_flush_am(void* arg, const void* header, size_t header_length, void*, size_t,
+                         const ucp_am_recv_param_t*) {
+  auto& impl = *static_cast<Comm::Impl*>(arg);
+  FlushMessage f;
+  if (header_length != sizeof f) return UCS_OK;
+  std::memcpy(&f, header, sizeof f);
+  if (f.rank >= 0 && f.rank < impl.size) (impl.*On)(f);
+  return UCS_OK;
+}
+
 // The per-peer tables (endpoints, liveness, signal paths, flush counters) and the active
 // message handlers.
 void init_peers(Impl& m) {
@@ -227,26 +240,10 @@ void init_peers(Impl& m) {
   for (int r = 0; r < m.size; ++r)
     m.am_sent[r] = m.am_acked[r] = m.am_applied[r] = m.ucx_ops[r] = m.ucx_flushed[r] = 0;
   hp.id = kFlushRequestAm;
-  hp.cb = [](void* arg, const void* header, size_t header_length, void*, size_t,
-             const ucp_am_recv_param_t*) -> ucs_status_t {
-    auto& impl = *static_cast<Impl*>(arg);
-    FlushMessage f;
-    if (header_length != sizeof f) return UCS_OK;
-    std::memcpy(&f, header, sizeof f);
-    if (f.rank >= 0 && f.rank < impl.size) impl.on_flush_request(f);
-    return UCS_OK;
-  };
+  hp.cb = on_flush_am<&Impl::on_flush_request>;
   check(ucp_worker_set_am_recv_handler(m.worker, &hp), "registering the flush request handler");
   hp.id = kFlushAckAm;
-  hp.cb = [](void* arg, const void* header, size_t header_length, void*, size_t,
-             const ucp_am_recv_param_t*) -> ucs_status_t {
-    auto& impl = *static_cast<Impl*>(arg);
-    FlushMessage f;
-    if (header_length != sizeof f) return UCS_OK;
-    std::memcpy(&f, header, sizeof f);
-    if (f.rank >= 0 && f.rank < impl.size) impl.on_flush_ack(f);
-    return UCS_OK;
-  };
+  hp.cb = on_flush_am<&Impl::on_flush_ack>;
   check(ucp_worker_set_am_recv_handler(m.worker, &hp), "registering the flush ack handler");
   hp.id = kWindowFreedAm;
   hp.cb = [](void* arg, const void* header, size_t header_length, void*, size_t,
