@@ -170,7 +170,9 @@ base::Stores parse_store_mode(const std::string& name) {
   if (name == "temporal" || name == "cached") return base::Stores::cached;
   if (name == "non-temporal" || name == "nontemporal" || name == "nt" || name == "streaming")
     return base::Stores::streaming;
-  throw std::invalid_argument("stores '" + name + "': allowed are auto, temporal, non-temporal");
+  throw std::invalid_argument("stores '" + name +
+                              "': allowed are auto, temporal (or cached), non-temporal (or nt, "
+                              "streaming)");
 }
 
 // ---- sizes ----------------------------------------------------------------------------------
