@@ -139,6 +139,7 @@ int run_kernel(const std::string& kernel, const RunFlags& flags,
   perf::json regions = region_json(rt, events, leader && !flags.out.quiet);
   if (!leader) return r.verified ? 0 : 1;
   add_compute(regions, r.whole_region);
+  const std::string summary = !flags.out.quiet && r.summary ? r.summary(regions) : "";
   perf::json params = job_fields(kernel, rt);
   params.update(r.params);
   params["bootstrap"] = rt.bootstrap().kind();
@@ -148,7 +149,7 @@ int run_kernel(const std::string& kernel, const RunFlags& flags,
   perf::Report report("run", perf::machine_json(rt.topology()), job_params(rt, std::move(params)));
   report.add(std::move(record));
   write_outputs(report, flags.out);
-  if (!flags.out.quiet && r.summary) fmt::print("{}", r.summary(record["regions"]));
+  fmt::print("{}", summary);
   fmt::print("{}: {}\n", r.verified ? "verified" : "VERIFICATION FAILED", r.verification);
   return r.verified ? 0 : 1;
 }

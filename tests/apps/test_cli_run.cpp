@@ -385,6 +385,14 @@ TEST_F(Cli, RunGemmVerifiesAndReportsEveryField) {
   EXPECT_TRUE(rec["regions"].contains("compute")) << rec.dump();
   EXPECT_EQ(rec["regions"]["compute"].value("threads", 0), 2) << rec.dump();
   EXPECT_FALSE(rec["regions"].contains("communicate")) << "one process moves no panels";
+  // The summary line's compute time is the record's (slowest thread, per multiplication).
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(compute ([0-9.]+) s, communicate)")))
+      << r.describe();
+  char want[32];
+  std::snprintf(want, sizeof want, "%.4f",
+                rec["regions"]["compute"].value("max_seconds", 0.0) / rec.value("iters", 1));
+  EXPECT_EQ(m[1].str(), want) << r.describe();
 }
 
 TEST_F(Cli, RunGemmOverProcessesUsesTheRingWhenPIsPrimeElseTheGrid) {
