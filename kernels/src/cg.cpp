@@ -113,8 +113,8 @@ struct Solver::Impl {
   // x, z, r, q: this process's vector rows (index 0 = row lay.vector_lo); p: all na columns.
   std::vector<double> x, z, r, q, p;
   std::vector<double> w;  // the product over this process's panels, product rows (grid layouts)
-  // How the product adds its panels' sums (one step per panel) and its saved left siblings:
-  // `stack_levels` arrays of the product rows.
+  // How the product adds its panels' sums (one step per panel) and the left siblings' values
+  // that wait above its output: `stack_levels` arrays of the product rows.
   std::vector<detail::LeafStep> steps;
   std::vector<std::int64_t> panel_chunk;  // first chunk of each panel, and nchunks
   int stack_levels = 0;

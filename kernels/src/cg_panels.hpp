@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cg_tree.hpp"
@@ -150,106 +151,119 @@ struct Panels {
   }
 
   // out[r] = local row r of A times v for the rows [0, rows), panel by panel, the panels'
-  // sums added in the tree's order (`steps`, one per panel; `stack` holds the left siblings'
-  // values, level d at stack + d * stride).
+  // sums added in the tree's order (`steps`, one per panel: slot 0 is out, slot s >= 1 the
+  // waiting left siblings' values of stack level s - 1, at stack + (s - 1) * stride).
   struct Sink {
     const LeafStep* steps;
     double* out;
     double* stack;
     std::size_t stride;
   };
-  // Panel j's step with its arrays resolved: v = from[pops - 1][r] + (... + (from[0][r] + v)),
-  // then to[r] = v. Resolved once per panel, so the per-row work is that of the plain sum.
+  // Panel j's step with its arrays resolved and its pops a constant: v = from[kPops - 1][r] +
+  // (... + (from[0][r] + v)), then to[r] = v. Resolved once per panel and swept with a loop of
+  // its own per pops count, so the per-row work is the adds alone (no test of the count).
+  template <int kPops>
   struct Step {
-    int pops = 0;
-    const double* from[LeafStep::kMaxDepth] = {};
+    const double* from[kPops > 0 ? kPops : 1] = {};
     double* to = nullptr;
-    Step(const Sink& sink, std::size_t j) {
-      const LeafStep& s = sink.steps[j];
-      pops = s.pops;
-      for (int k = 0; k < pops; ++k)
-        from[k] = sink.stack + s.from[static_cast<std::size_t>(k)] * sink.stride;
-      to = s.store == LeafStep::kRoot ? sink.out : sink.stack + s.store * sink.stride;
+    Step(const Sink& sink, const LeafStep& s) {
+      for (int k = 0; k < kPops; ++k) from[k] = slot(sink, s.from[static_cast<std::size_t>(k)]);
+      to = slot(sink, s.store);
+    }
+    static double* slot(const Sink& sink, std::uint8_t s) {
+      return s == 0 ? sink.out : sink.stack + (s - 1u) * sink.stride;
     }
     void put(std::size_t r, double v) const {
-      if (pops == 0) {
-        to[r] = v;
-        return;
-      }
-      v = from[0][r] + v;
-      for (int k = 1; k < pops; ++k) v = from[k][r] + v;
+      for (int k = 0; k < kPops; ++k) v = from[k][r] + v;
       to[r] = v;
     }
   };
+  // sweep(Step<pops>) for panel j's step.
+  template <class Sweep, int kPops = 0>
+  static void with_step(const Sink& sink, std::size_t j, Sweep&& sweep) {
+    const LeafStep& s = sink.steps[j];
+    if constexpr (kPops < LeafStep::kMaxDepth) {
+      if (s.pops != kPops) return with_step<Sweep, kPops + 1>(sink, j, std::forward<Sweep>(sweep));
+    } else if (s.pops != kPops) {
+      throw std::logic_error("cg: a leaf step of " + std::to_string(s.pops) + " pops");
+    }
+    sweep(Step<kPops>(sink, s));
+  }
+
+  // Hands the 8 sums of slice g of panel j to the step, each to its row.
+  template <class StepT>
+  void put_slice(const StepT& step, std::size_t j, std::size_t g, const double* sum) const {
+    const std::size_t ns = static_cast<std::size_t>(slices);
+    const std::uint8_t* lr = lane_row.data() + (j * ns + g) * kLanes;
+    const std::size_t o = g * kLanes / kChunkRows * kChunkRows;
+    for (int i = 0; i < kLanes; ++i)
+      if (lr[i] != kNoRow) step.put(o + lr[i], sum[i]);
+  }
+
   void times(const double* v, const Sink& sink, bool avx2) const {
+    for (std::size_t j = 0; j < static_cast<std::size_t>(count); ++j) {
+      const double* vj = v + column0[j];
 #if defined(__x86_64__)
-    if (avx2) return times_avx2(v, sink);
+      if (avx2) {
+        with_step(sink, j, [&](const auto& step) { panel_avx2(vj, j, step); });
+        continue;
+      }
 #endif
-    (void)avx2;
-    times_generic(v, sink);
+      (void)avx2;
+      with_step(sink, j, [&](const auto& step) { panel_generic(vj, j, step); });
+    }
   }
 
 #if defined(__x86_64__)
   // The same sums with 4 lanes to a vector: the gathered values are paired by scalar loads into
   // 128-bit halves (what the gather instructions did no faster), the values loaded whole; each
   // lane multiplies and then adds (no fused multiply-add), so the bits are those of
-  // times_generic.
-  __attribute__((target("avx2"))) void times_avx2(const double* v, const Sink& sink) const {
+  // panel_generic.
+  template <class StepT>
+  __attribute__((target("avx2"))) void panel_avx2(const double* vj, std::size_t j,
+                                                  const StepT& step) const {
     const std::uint16_t* ci = col.data();
     const double* va = val.data();
     const std::size_t ns = static_cast<std::size_t>(slices);
     static_assert(kLanes == 8);
-    for (std::size_t j = 0; j < static_cast<std::size_t>(count); ++j) {
-      const double* vj = v + column0[j];
-      const Step step(sink, j);
-      for (std::size_t g = 0; g < ns; ++g) {
-        __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
-        for (std::uint32_t k = start[j * ns + g], e = start[j * ns + g + 1]; k < e; k += kLanes) {
-          __builtin_prefetch(va + k + kAhead);
-          __builtin_prefetch(ci + k + 2 * kAhead);
-          const std::uint16_t* c = ci + k;
-          const __m128d p01 = _mm_loadh_pd(_mm_load_sd(vj + c[0]), vj + c[1]);
-          const __m128d p23 = _mm_loadh_pd(_mm_load_sd(vj + c[2]), vj + c[3]);
-          const __m128d p45 = _mm_loadh_pd(_mm_load_sd(vj + c[4]), vj + c[5]);
-          const __m128d p67 = _mm_loadh_pd(_mm_load_sd(vj + c[6]), vj + c[7]);
-          const __m256d g0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p01), p23, 1);
-          const __m256d g1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p45), p67, 1);
-          s0 = _mm256_add_pd(s0, _mm256_mul_pd(_mm256_loadu_pd(va + k), g0));
-          s1 = _mm256_add_pd(s1, _mm256_mul_pd(_mm256_loadu_pd(va + k + 4), g1));
-        }
-        alignas(32) double sum[kLanes];
-        _mm256_store_pd(sum, s0);
-        _mm256_store_pd(sum + 4, s1);
-        const std::uint8_t* lr = lane_row.data() + (j * ns + g) * kLanes;
-        const std::size_t o = g * kLanes / kChunkRows * kChunkRows;
-        for (int i = 0; i < kLanes; ++i)
-          if (lr[i] != kNoRow) step.put(o + lr[i], sum[i]);
+    for (std::size_t g = 0; g < ns; ++g) {
+      __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+      for (std::uint32_t k = start[j * ns + g], e = start[j * ns + g + 1]; k < e; k += kLanes) {
+        __builtin_prefetch(va + k + kAhead);
+        __builtin_prefetch(ci + k + 2 * kAhead);
+        const std::uint16_t* c = ci + k;
+        const __m128d p01 = _mm_loadh_pd(_mm_load_sd(vj + c[0]), vj + c[1]);
+        const __m128d p23 = _mm_loadh_pd(_mm_load_sd(vj + c[2]), vj + c[3]);
+        const __m128d p45 = _mm_loadh_pd(_mm_load_sd(vj + c[4]), vj + c[5]);
+        const __m128d p67 = _mm_loadh_pd(_mm_load_sd(vj + c[6]), vj + c[7]);
+        const __m256d g0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p01), p23, 1);
+        const __m256d g1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(p45), p67, 1);
+        s0 = _mm256_add_pd(s0, _mm256_mul_pd(_mm256_loadu_pd(va + k), g0));
+        s1 = _mm256_add_pd(s1, _mm256_mul_pd(_mm256_loadu_pd(va + k + 4), g1));
       }
+      alignas(32) double sum[kLanes];
+      _mm256_store_pd(sum, s0);
+      _mm256_store_pd(sum + 4, s1);
+      put_slice(step, j, g, sum);
     }
   }
 #endif
 
-  void times_generic(const double* v, const Sink& sink) const {
+  template <class StepT>
+  void panel_generic(const double* vj, std::size_t j, const StepT& step) const {
     const std::uint16_t* ci = col.data();
     const double* va = val.data();
     const std::size_t ns = static_cast<std::size_t>(slices);
-    for (std::size_t j = 0; j < static_cast<std::size_t>(count); ++j) {
-      const double* vj = v + column0[j];
-      const Step step(sink, j);
-      for (std::size_t g = 0; g < ns; ++g) {
-        double sum[kLanes] = {};
-        for (std::uint32_t k = start[j * ns + g], e = start[j * ns + g + 1]; k < e; k += kLanes) {
-          // 2 KiB ahead in the values and 1 KiB in the offsets (the arrays are padded for it):
-          // the hardware prefetcher alone leaves this loop 10% slower (class B, one thread).
-          __builtin_prefetch(va + k + kAhead);
-          __builtin_prefetch(ci + k + 2 * kAhead);
-          for (int i = 0; i < kLanes; ++i) sum[i] = sum[i] + va[k + i] * vj[ci[k + i]];
-        }
-        const std::uint8_t* lr = lane_row.data() + (j * ns + g) * kLanes;
-        const std::size_t o = g * kLanes / kChunkRows * kChunkRows;
-        for (int i = 0; i < kLanes; ++i)
-          if (lr[i] != kNoRow) step.put(o + lr[i], sum[i]);
+    for (std::size_t g = 0; g < ns; ++g) {
+      double sum[kLanes] = {};
+      for (std::uint32_t k = start[j * ns + g], e = start[j * ns + g + 1]; k < e; k += kLanes) {
+        // 2 KiB ahead in the values and 1 KiB in the offsets (the arrays are padded for it):
+        // the hardware prefetcher alone leaves this loop 10% slower (class B, one thread).
+        __builtin_prefetch(va + k + kAhead);
+        __builtin_prefetch(ci + k + 2 * kAhead);
+        for (int i = 0; i < kLanes; ++i) sum[i] = sum[i] + va[k + i] * vj[ci[k + i]];
       }
+      put_slice(step, j, g, sum);
     }
   }
 };

@@ -12,17 +12,18 @@ std::int64_t split(PanelRange r) {
   return r.lo + (r.size() + 1) / 2;
 }
 
+// right[k]: the path to the leaf goes right below its ancestor of depth k.
 void walk(PanelRange node, int depth, std::vector<bool>& right, std::vector<LeafStep>& out) {
   if (node.size() == 1) {
+    // Values waiting: one per right turn of the path; the leaf adds those of its trailing right
+    // turns (the nearest first) and leaves its node's value where the farthest of them was.
+    const int waiting = static_cast<int>(std::count(right.begin(), right.end(), true));
     LeafStep s;
-    int d = depth;
-    int k = static_cast<int>(right.size()) - 1;  // right[k]: the node of depth k + 1
-    while (k >= 0 && right[static_cast<std::size_t>(k)]) {
-      s.from[s.pops++] = static_cast<std::uint8_t>(d - 1);  // depths from 1: slot d - 1
-      --d;
-      --k;
+    for (auto k = right.rbegin(); k != right.rend() && *k; ++k) {
+      s.from[s.pops] = static_cast<std::uint8_t>(waiting - 1 - s.pops);
+      ++s.pops;
     }
-    s.store = k < 0 ? LeafStep::kRoot : static_cast<std::uint8_t>(d - 1);
+    s.store = static_cast<std::uint8_t>(waiting - s.pops);
     out.push_back(s);
     return;
   }
@@ -72,9 +73,9 @@ std::vector<LeafStep> leaf_steps(PanelRange root) {
 int stack_depth(const std::vector<LeafStep>& steps) {
   int depth = 0;
   for (const LeafStep& s : steps) {
-    if (s.store != LeafStep::kRoot) depth = std::max(depth, s.store + 1);
+    depth = std::max(depth, static_cast<int>(s.store));
     for (int k = 0; k < s.pops; ++k)
-      depth = std::max(depth, s.from[static_cast<std::size_t>(k)] + 1);
+      depth = std::max(depth, static_cast<int>(s.from[static_cast<std::size_t>(k)]));
   }
   return depth;
 }

@@ -26,19 +26,21 @@ struct PanelRange {
 PanelRange tree_node(std::int64_t np, int depth, int index);
 
 // What the product does with a row's sum over one leaf panel of the subtree `root`, in the order
-// the leaves are swept: v = sum; for each of `pops` depths d (deepest first): v = stack[d] + v
-// (the left sibling's value, saved earlier); then stack[store] = v, or, when store is kRoot, v
-// is the subtree's value. Slot d holds a left child of depth d + 1 below the subtree's root.
+// the leaves are swept: v = sum; for each of `pops` slots (the nearest left sibling first):
+// v = slot[from[k]] + v; then slot[store] = v. The slots are a stack of the left siblings'
+// values still waiting for their right siblings, kept in place: slot 0 is the subtree's value
+// (the product's output), a value waits in the slot just above those of the values that
+// wait longer, and a node's value goes where its left-most waiting sibling was, so a leaf that
+// adds one sibling reads and writes one array. Slot s >= 1 is stack level s - 1.
 struct LeafStep {
   static constexpr int kMaxDepth = 8;
-  static constexpr std::uint8_t kRoot = 0xff;
   std::uint8_t pops = 0;
   std::array<std::uint8_t, kMaxDepth> from{};
-  std::uint8_t store = kRoot;
+  std::uint8_t store = 0;
 };
 // One step per panel of `root`, in panel order; std::length_error beyond kMaxDepth levels.
 std::vector<LeafStep> leaf_steps(PanelRange root);
-// Levels of saved left siblings the steps use (0 for a single panel).
+// Stack levels the steps use: their highest slot (0 for one or two panels).
 int stack_depth(const std::vector<LeafStep>& steps);
 
 // The tree's sum of values[k], the value of panel root.lo + k, over the subtree `root`.

@@ -34,20 +34,17 @@ std::vector<double> scattered(std::size_t n, unsigned seed) {
   return v;
 }
 
-// What Panels::Sink does for one row: each leaf's value through its step.
+// What Panels::Sink does for one row: each leaf's value through its step (slot 0 is the row's
+// output, the others the stack's levels).
 double streamed(const std::vector<cd::LeafStep>& steps, const std::vector<double>& leaf) {
-  std::vector<double> stack(cd::LeafStep::kMaxDepth, std::nan(""));
-  double root = std::nan("");
+  std::vector<double> slot(cd::LeafStep::kMaxDepth + 1, std::nan(""));
   for (std::size_t k = 0; k < steps.size(); ++k) {
     double v = leaf[k];
     for (int d = 0; d < steps[k].pops; ++d)
-      v = stack[steps[k].from[static_cast<std::size_t>(d)]] + v;
-    if (steps[k].store == cd::LeafStep::kRoot)
-      root = v;
-    else
-      stack[steps[k].store] = v;
+      v = slot[steps[k].from[static_cast<std::size_t>(d)]] + v;
+    slot[steps[k].store] = v;
   }
-  return root;
+  return slot[0];
 }
 
 TEST(CgTree, TheNodesOfADepthPartitionThePanelsInOrderAndEvenly) {
@@ -77,10 +74,19 @@ TEST(CgTree, TheProductsStreamingStepsAddInTheTreesOrder) {
         const cd::PanelRange node = cd::tree_node(np, depth, k);
         const auto steps = cd::leaf_steps(node);
         ASSERT_EQ(steps.size(), static_cast<std::size_t>(node.size()));
-        EXPECT_EQ(steps.back().store, cd::LeafStep::kRoot);
-        // One saved value per level below the root: ceil(log2 n) levels.
-        EXPECT_EQ(cd::stack_depth(steps),
-                  std::bit_width(static_cast<std::uint64_t>(node.size() - 1)));
+        EXPECT_EQ(steps.back().store, 0);  // the last leaf finishes the subtree's value
+        // The output holds the bottom of the stack: at most ceil(log2 n) - 1 levels beyond it,
+        // and every slot a step names is among them.
+        const int depth = cd::stack_depth(steps);
+        const int levels = std::bit_width(static_cast<std::uint64_t>(node.size() - 1));
+        EXPECT_LE(depth, std::max(0, levels - 1)) << np << " panels, node " << k;
+        for (const cd::LeafStep& s : steps) {
+          EXPECT_LE(s.store, depth);
+          for (int d = 0; d < s.pops; ++d) EXPECT_LE(s.from[static_cast<std::size_t>(d)], depth);
+          if (s.pops > 0) {  // in place: a node's value goes where its farthest sibling waited
+            EXPECT_EQ(s.store, s.from[static_cast<std::size_t>(s.pops - 1)]);
+          }
+        }
         for (unsigned seed = 0; seed < 4; ++seed) {
           const auto v = scattered(steps.size(), seed * 97 + static_cast<unsigned>(np));
           const double tree = cd::tree_sum(node, v);
@@ -90,6 +96,9 @@ TEST(CgTree, TheProductsStreamingStepsAddInTheTreesOrder) {
           differs_from_running_sum += bits(running) != bits(tree);
         }
       }
+  // 19 panels (class B): 10 | 9, 5 | 5 and 5 | 4, ...; the deepest waiting value is that of
+  // panel 16 (right, right, right, then left: 19 -> 9 -> 4 -> 2 -> 1): 3 levels beyond the output.
+  EXPECT_EQ(cd::stack_depth(cd::leaf_steps({0, 19})), 3);
   // The check has teeth: the tree's order is not the running sum's.
   EXPECT_GT(differs_from_running_sum, 100);
 }
