@@ -121,6 +121,14 @@ void create_worker(Impl& m, const CommOptions& options) {
   }
 }
 
+// Undoes create_worker.
+void release_worker(Impl& m) {
+  ucp_worker_destroy(m.worker);
+  m.worker = nullptr;
+  ucp_cleanup(m.ctx);
+  m.ctx = nullptr;
+}
+
 // What this process tells the others at construction (read back by learn_peers).
 std::string describe_self(Impl& m) {
   ucp_address_t* address = nullptr;
@@ -294,19 +302,24 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
               (options.wait == CommWait::automatic && options.oversubscribed);
 
   create_worker(m, options);
-  const std::vector<std::string> all = boot.allgather(describe_self(m));
-  learn_peers(m, all);
-  init_peers(m);
-
-  if (m.size > 1 && options.progress == Progress::thread) {
-    if (ucp_worker_get_efd(m.worker, &m.efd) != UCS_OK) m.efd = -1;
-    m.progress_thread = std::thread([&m] { m.run_progress_thread(); });
+  try {
+    const std::vector<std::string> all = boot.allgather(describe_self(m));
+    learn_peers(m, all);
+    init_peers(m);
+  } catch (...) {
+    // No endpoint, thread or window yet: the worker and the context are all there is to free.
+    release_worker(m);
+    throw;
   }
   try {
+    if (m.size > 1 && options.progress == Progress::thread) {
+      if (ucp_worker_get_efd(m.worker, &m.efd) != UCS_OK) m.efd = -1;
+      m.progress_thread = std::thread([&m] { m.run_progress_thread(); });
+    }
     m.coll = std::make_unique<WindowBytes>(*this, 64, 64);
     m.choose_node_barrier();
   } catch (...) {
-    // The progress thread runs and UCX is set up: take them down as ~Comm does, without
+    // The progress thread may run and UCX is set up: take them down as ~Comm does, without
     // meeting the others (the job is failing), and report the error.
     m.failed.store(true);
     close();
