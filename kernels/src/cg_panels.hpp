@@ -203,14 +203,13 @@ struct Panels {
   void times(const double* v, const Sink& sink, bool avx2) const {
     for (std::size_t j = 0; j < static_cast<std::size_t>(count); ++j) {
       const double* vj = v + column0[j];
+      with_step(sink, j, [&](const auto& step) {
 #if defined(__x86_64__)
-      if (avx2) {
-        with_step(sink, j, [&](const auto& step) { panel_avx2(vj, j, step); });
-        continue;
-      }
+        if (avx2) return panel_avx2(vj, j, step);
 #endif
-      (void)avx2;
-      with_step(sink, j, [&](const auto& step) { panel_generic(vj, j, step); });
+        (void)avx2;
+        panel_generic(vj, j, step);
+      });
     }
   }
 

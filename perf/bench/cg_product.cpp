@@ -27,6 +27,7 @@
 #include "../../kernels/src/cg_panels.hpp"
 #include "../../kernels/src/cg_tree.hpp"
 #include "compas/kernels/cg.hpp"
+#include "compas/threads/team.hpp"
 
 namespace {
 
@@ -79,10 +80,13 @@ Args parse(int argc, char** argv) {
 struct Grouped {
   std::vector<std::pair<std::int64_t, cd::Panels>> groups;  // (first row, panels)
   Grouped(const cg::Csr& a, cd::PanelRange panels, int count) {
+    // As cg::Solver cuts a thread's rows (share_out): blocks of whole chunks.
     const std::int64_t rows = a.rows(), chunks = (rows + cg::kChunkRows - 1) / cg::kChunkRows;
     for (int g = 0; g < count; ++g) {
-      const std::int64_t r0 = std::min(rows, chunks * g / count * cg::kChunkRows);
-      const std::int64_t r1 = std::min(rows, chunks * (g + 1) / count * cg::kChunkRows);
+      const auto [c0, c1] =
+          compas::threads::block_range(static_cast<std::size_t>(chunks), count, g);
+      const std::int64_t r0 = std::min(rows, static_cast<std::int64_t>(c0) * cg::kChunkRows);
+      const std::int64_t r1 = std::min(rows, static_cast<std::int64_t>(c1) * cg::kChunkRows);
       groups.emplace_back(r0, cd::Panels{});
       groups.back().second.build(a, panels, r0, r1);
     }
