@@ -115,7 +115,10 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     usage(e.what());
   }
-  if (args.parts > cg::chunk_count(cp.na)) usage("--parts: more than the class's row chunks");
+  if (args.parts > cg::chunk_count(cp.na))
+    usage("--parts '" + std::to_string(args.parts) + "': class " + std::string(1, cp.cls) +
+          " has " + std::to_string(cg::chunk_count(cp.na)) +
+          " row chunks, at most that many parts");
   const auto [lo, hi] = cg::row_block(cp.na, args.parts, 0);
   const cg::Csr a = cg::make_matrix(cp, lo, hi);
   const std::size_t rows = static_cast<std::size_t>(a.rows());
