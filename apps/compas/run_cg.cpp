@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct CgArgs {
   RunFlags run;
   std::string cls = "S";
   std::string decomposition = "auto";
+  std::string sum_order = "auto";
   bool inject_fault = false;
 };
 
@@ -26,15 +28,23 @@ kernels::cg::Decomposition decomposition(const std::string& name) {
                           : kernels::cg::Decomposition::automatic;
 }
 
+std::optional<kernels::cg::SumOrder> sum_order(const std::string& name) {
+  if (name == "tree") return kernels::cg::SumOrder::tree;
+  if (name == "running") return kernels::cg::SumOrder::running;
+  return std::nullopt;
+}
+
 KernelRun cg_run(Runtime& rt, const CgArgs& a, const kernels::cg::ClassParams& cp) {
   kernels::cg::JobParams jp;
   jp.cls = cp.cls;
   jp.test.inject_fault = a.inject_fault;
   jp.decomposition = decomposition(a.decomposition);
+  jp.sum_order = sum_order(a.sum_order);
   const auto r = kernels::cg::run(rt, jp);
   const double iterations = static_cast<double>(cp.niter) * kernels::cg::kCgIterations;
   const double gbs = r.seconds > 0 ? r.bytes_per_iteration * iterations / r.seconds / 1e9 : 0.0;
   const std::string decomposition = r.grid.columns > 1 ? "grid" : "rows";
+  const std::string order = r.sum_order == kernels::cg::SumOrder::tree ? "tree" : "running";
   KernelRun out;
   out.verified = r.verified;
   out.verification = r.verification;
@@ -56,6 +66,7 @@ KernelRun cg_run(Runtime& rt, const CgArgs& a, const kernels::cg::ClassParams& c
                 {"mops", r.mops},
                 {"model_gbs", gbs},
                 {"decomposition", decomposition},
+                {"sum_order", order},
                 {"grid", {r.grid.rows, r.grid.columns}},
                 {"comm_bytes_per_iteration", r.comm_bytes_per_iteration}};
   std::string text = fmt::format(
@@ -64,10 +75,13 @@ KernelRun cg_run(Runtime& rt, const CgArgs& a, const kernels::cg::ClassParams& c
       cp.cls, r.na, r.nnz, rt.processes(), rt.threads(), r.seconds, r.mops, gbs, r.cpu_seconds);
   if (rt.processes() > 1)
     text += fmt::format(
-        "decomposition: {}; {:.0f} bytes sent per process and inner iteration (largest)\n",
+        "decomposition: {}, panel sums in {} order; {:.0f} bytes sent per process and inner "
+        "iteration (largest)\n",
         r.grid.columns > 1 ? fmt::format("grid {} x {}", r.grid.rows, r.grid.columns)
                            : decomposition,
-        r.comm_bytes_per_iteration);
+        order, r.comm_bytes_per_iteration);
+  else
+    text += fmt::format("panel sums in {} order\n", order);
   out.summary = [text](const perf::json&) { return text; };
   return out;
 }
@@ -104,6 +118,12 @@ RunKernel add_run_cg(CLI::App& run) {
                   "rows (each process sends its rows of p to all), grid (C x C processes, C a "
                   "power of two: NPB's 2-D one) or auto (grid from 16 processes on)")
       ->check(CLI::IsMember({"auto", "rows", "grid"}));
+  cmd->add_option("--sum-order", a->sum_order,
+                  "how a row's (and a dot product's) column panel sums are added: tree (a fixed "
+                  "binary tree: rows then give a grid's bits), running (left to right: faster "
+                  "with one thread per process; rows only) or auto (running with rows, tree with "
+                  "a grid)")
+      ->check(CLI::IsMember({"auto", "tree", "running"}));
   cmd->add_flag("--inject-fault", a->inject_fault, "perturb one matrix value (to see it fail)")
       ->group("");
   add_run_flags(*cmd, a->run);

@@ -194,7 +194,7 @@ struct Solver::Impl {
   std::int64_t chunk_begin(std::int64_t c) const { return c * kChunkRows - lay.vector_lo; }
 
   // Sums over the whole job of the k values each chunk put in its slots: per panel in chunk
-  // order, then the panel tree's order.
+  // order, then the panels' in the layout's order.
   template <std::size_t K>
   std::array<double, K> reduce(threads::ThreadCtx& t, Share& s) {
     std::vector<double>& buf = partials[s.parity];
@@ -215,8 +215,9 @@ struct Solver::Impl {
           ps += span[static_cast<std::size_t>(c) * K + m];
         panel_sums[j - panels.lo] = ps;
       }
-      sum[m] = detail::tree_sum(
-          panels, std::span<const double>(panel_sums, static_cast<std::size_t>(panels.size())));
+      const std::span<const double> values(panel_sums, static_cast<std::size_t>(panels.size()));
+      sum[m] = lay.sum_order == SumOrder::running ? detail::running_sum(values)
+                                                  : detail::tree_sum(panels, values);
     }
     ex.combine_sums(t, sum);
     s.parity ^= 1u;
@@ -382,8 +383,8 @@ struct Solver::Impl {
   }
 };
 
-Layout rows_layout(const Csr& a) {
-  return {a.row_lo, a.row_hi, 0, panel_count(a.n), false};
+Layout rows_layout(const Csr& a, SumOrder order) {
+  return {a.row_lo, a.row_hi, 0, panel_count(a.n), false, order};
 }
 
 void Exchange::reduce_product(threads::ThreadCtx&, std::span<double>, std::span<double>) {
@@ -421,6 +422,12 @@ void check_layout(const ClassParams& cp, const Csr& a, const Layout& l) {
                                 std::to_string(l.panel_lo) + ", " + std::to_string(l.panel_hi) +
                                 ") for product rows [" + std::to_string(a.row_lo) + ", " +
                                 std::to_string(a.row_hi) + ")");
+  if (l.sum_order == SumOrder::running &&
+      (l.reduces_product || l.panel_lo != 0 || l.panel_hi != panel_count(a.n)))
+    throw std::invalid_argument(
+        "cg: the running sum order over panels [" + std::to_string(l.panel_lo) + ", " +
+        std::to_string(l.panel_hi) + ") of " + std::to_string(panel_count(a.n)) +
+        ": it needs every panel (the rows layout); a grid adds in the panel tree's order");
 }
 
 }  // namespace
@@ -450,7 +457,8 @@ Solver::Solver(const ClassParams& cp, const Csr& a, Exchange& exchange, const La
   for (std::int64_t j = 0; j <= panel_count(cp.na); ++j)
     m.panel_chunk.push_back(panel_columns(cp.na, j).first / kChunkRows);
   m.panel_chunk.back() = m.nchunks;
-  m.steps = detail::leaf_steps(m.panels);
+  m.steps = layout.sum_order == SumOrder::running ? detail::running_steps(m.panels)
+                                                  : detail::leaf_steps(m.panels);
   m.stack_levels = detail::stack_depth(m.steps);
   m.stack.assign(static_cast<std::size_t>(m.stack_levels) * static_cast<std::size_t>(a.rows()),
                  0.0);
@@ -468,10 +476,10 @@ std::span<const double> Solver::z() const {
   return impl_->z;
 }
 
-Result run(threads::Team& team, const ClassParams& cp) {
+Result run(threads::Team& team, const ClassParams& cp, SumOrder order) {
   const Csr a = make_matrix(cp);
   TeamExchange exchange;
-  Solver solver(cp, a, exchange);
+  Solver solver(cp, a, exchange, rows_layout(a, order));
   Result result;
   team.run([&](threads::ThreadCtx& t) {
     Result mine = solver.run(t);

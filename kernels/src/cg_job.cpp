@@ -145,6 +145,16 @@ class TeamOnly final : public Exchange {
   }
 };
 
+// The order the job adds panel sums in: as asked, else running with rows and tree with a grid.
+SumOrder sum_order(const JobParams& jp, Grid grid) {
+  if (grid.columns > 1 && jp.sum_order == SumOrder::running)
+    throw std::invalid_argument("cg: the running sum order on a grid of " +
+                                std::to_string(grid.rows) + " x " + std::to_string(grid.columns) +
+                                " processes: a grid adds in the panel tree's order (use rows, or "
+                                "the tree order)");
+  return jp.sum_order.value_or(grid.columns > 1 ? SumOrder::tree : SumOrder::running);
+}
+
 }  // namespace
 
 JobResult run(Runtime& rt, const JobParams& jp) {
@@ -154,6 +164,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
         "cg: class " + std::string(1, cp.cls) + " has " + std::to_string(chunk_count(cp.na)) +
         " row chunks, fewer than the " + std::to_string(rt.processes()) + " processes");
   const Grid grid = choose_grid(cp, rt.processes(), jp.decomposition);
+  const SumOrder order = sum_order(jp, grid);
   Csr a;
   Layout layout;
   std::unique_ptr<Exchange> ex;
@@ -169,7 +180,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   } else {
     const auto [lo, hi] = row_block(cp.na, rt.processes(), rt.process());
     a = make_matrix(cp, lo, hi);
-    layout = rows_layout(a);
+    layout = rows_layout(a, order);
     if (rt.processes() > 1) {
       auto r = std::make_unique<JobExchange>(rt, cp.na, jp.test.put_stagger_us);
       bytes_sent = [e = r.get()] { return e->bytes_sent(); };
@@ -215,6 +226,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   });
   jr.cls = cp.cls;
   jr.grid = grid;
+  jr.sum_order = order;
   jr.na = cp.na;
   jr.zeta = r.zeta;
   jr.rnorm = r.rnorm;

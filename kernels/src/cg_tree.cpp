@@ -70,6 +70,17 @@ std::vector<LeafStep> leaf_steps(PanelRange root) {
   return out;
 }
 
+std::vector<LeafStep> running_steps(PanelRange root) {
+  if (root.size() < 1) throw std::invalid_argument("cg: an empty panel range");
+  std::vector<LeafStep> out(static_cast<std::size_t>(root.size()));
+  for (std::size_t j = 1; j < out.size(); ++j) {
+    out[j].pops = 1;  // from slot 0, back to slot 0
+    out[j].from[0] = 0;
+    out[j].store = 0;
+  }
+  return out;
+}
+
 int stack_depth(const std::vector<LeafStep>& steps) {
   int depth = 0;
   for (const LeafStep& s : steps) {
@@ -85,6 +96,13 @@ double tree_sum(PanelRange root, std::span<const double> values) {
     throw std::invalid_argument("cg: tree_sum over " + std::to_string(values.size()) +
                                 " values for " + std::to_string(root.size()) + " panels");
   return sum(root, root.lo, values);
+}
+
+double running_sum(std::span<const double> values) {
+  if (values.empty()) throw std::invalid_argument("cg: running_sum over no values");
+  double sum = values[0];
+  for (std::size_t k = 1; k < values.size(); ++k) sum = sum + values[k];
+  return sum;
 }
 
 }  // namespace compas::kernels::cg::detail

@@ -40,10 +40,15 @@ struct LeafStep {
 };
 // One step per panel of `root`, in panel order; std::length_error beyond kMaxDepth levels.
 std::vector<LeafStep> leaf_steps(PanelRange root);
+// The steps of a sum left to right (the left-deep tree): the first panel's sum goes to slot 0,
+// every later one is added to it. No stack levels.
+std::vector<LeafStep> running_steps(PanelRange root);
 // Stack levels the steps use: their highest slot (0 for one or two panels).
 int stack_depth(const std::vector<LeafStep>& steps);
 
 // The tree's sum of values[k], the value of panel root.lo + k, over the subtree `root`.
 double tree_sum(PanelRange root, std::span<const double> values);
+// values[0] + values[1] + ... left to right (std::invalid_argument for none).
+double running_sum(std::span<const double> values);
 
 }  // namespace compas::kernels::cg::detail

@@ -1,10 +1,11 @@
 // cg_product: NAS CG's product A p alone (kernels/src/cg_panels.hpp), the panels' sums added in
 // two orders, side by side on one thread:
 //
-//   tree     the solver's order, the panel tree (cg_tree.hpp), with the groups of rows one thread
-//            takes when the tree keeps stack arrays (8), as cg::Solver runs it
-//   running  a running sum over the panels in order (the left-deep tree: no stack arrays, one
-//            group), the order the product had before the panel tree
+//   tree     the panel tree (cg_tree.hpp), a grid's order (and rows' with SumOrder::tree), with
+//            the groups of rows one thread takes when the tree keeps stack arrays (8), as
+//            cg::Solver runs it
+//   running  left to right over the panels (cd::running_steps: no stack arrays, one group), the
+//            rows layout's default order
 //
 // The rows are those process 0 of --parts processes holds (row_block), the vector all na
 // columns. The two run in alternating pairs (--pairs, default 60), so that both see the same
@@ -126,8 +127,7 @@ int main(int argc, char** argv) {
 
   const std::vector<cd::LeafStep> tree = cd::leaf_steps(all);
   const int levels = cd::stack_depth(tree);
-  std::vector<cd::LeafStep> running(tree.size());  // the left-deep tree: out = out + panel sum
-  for (std::size_t j = 1; j < running.size(); ++j) running[j].pops = 1;  // from slot 0, to 0
+  const std::vector<cd::LeafStep> running = cd::running_steps(all);
 
   const Grouped tree_groups(a, all, levels > 0 ? 8 : 1), running_groups(a, all, 1);
   std::vector<double> v(static_cast<std::size_t>(cp.na)), out_tree(rows), out_running(rows);

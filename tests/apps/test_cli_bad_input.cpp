@@ -237,6 +237,8 @@ std::vector<BadInput> bad_run_study_inputs() {
       {"run_cg_class_two_letters", {"run", "cg", "--class", "SW"}, {"'SW'"}},
       {"run_cg_decomposition_bogus", {"run", "cg", "--decomposition", "cols"}, {"cols"}},
       {"run_cg_decomposition_empty", {"run", "cg", "--decomposition", ""}, {"empty"}},
+      {"run_cg_sum_order_bogus", {"run", "cg", "--sum-order", "kahan"}, {"kahan"}},
+      {"run_cg_sum_order_empty", {"run", "cg", "--sum-order", ""}, {"empty"}},
       {"run_cg_grid_one_process",
        {"run", "cg", "--class", "W", "--threads", "1", "--decomposition", "grid"},
        {"C x C processes", "not 1 process"}},

@@ -256,13 +256,15 @@ TEST_F(Cli, RunCgGivesTheSameZetaOnEveryJobShape) {
 
 // NPB's 2-D decomposition: a process of a 4 x 4 grid sends at most 0.6 times the bytes per inner
 // iteration that a process of 4 in rows sends (each sends its rows of p to all), and zeta is
-// bitwise the same. Oversubscribed on a small machine: only bytes are compared, not time.
+// bitwise the same when rows add in the grid's (the tree's) order. Oversubscribed on a small
+// machine: only bytes are compared, not time.
 TEST_F(Cli, RunCgGridSendsFewerBytesPerProcessThanRowsWithTheSameZeta) {
   std::map<int, json> rec;
   for (int p : {4, 16}) {
     const std::string file = fmt_file("cg_grid", p);
-    const Outcome r = run_compas_job(p, {"run", "cg", "--class", "A", "--json", path(file)},
-                                     {{"COMPAS_TIMEOUT", "120"}});
+    std::vector<std::string> args = {"run", "cg", "--class", "A", "--json", path(file)};
+    if (p == 4) args.insert(args.end(), {"--sum-order", "tree"});
+    const Outcome r = run_compas_job(p, args, {{"COMPAS_TIMEOUT", "120"}});
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     rec[p] = load_json(file)["results"][0];
     EXPECT_TRUE(rec[p].value("verified", false)) << rec[p].dump();
@@ -277,8 +279,30 @@ TEST_F(Cli, RunCgGridSendsFewerBytesPerProcessThanRowsWithTheSameZeta) {
   EXPECT_GT(four, 0.75 * 14000 * 8) << rec[4].dump();
   EXPECT_GT(sixteen, 0) << rec[16].dump();
   EXPECT_LE(sixteen, 0.6 * four) << sixteen << " vs " << four;
+  EXPECT_EQ(rec[4].value("sum_order", ""), "tree") << rec[4].dump();
+  EXPECT_EQ(rec[16].value("sum_order", ""), "tree") << rec[16].dump();
   EXPECT_EQ(rec[4].value("zeta", 0.0), rec[16].value("zeta", 1.0));
   EXPECT_EQ(rec[4].value("rnorm", 0.0), rec[16].value("rnorm", 1.0));
+}
+
+// Rows add the panel sums left to right unless asked (faster with one thread per process);
+// a grid cannot: the running order there ends the job on every process with exit 2, naming it,
+// and writes no report.
+TEST_F(Cli, RunCgRowsAddLeftToRightAndAGridRefusesToBeAskedTo) {
+  const Outcome rows = run_compas_job(2, {"run", "cg", "--class", "S", "--json", path("r.json")},
+                                      {{"COMPAS_TIMEOUT", "30"}});
+  ASSERT_EQ(rows.exit_code, 0) << rows.describe();
+  const json rec = load_json("r.json")["results"][0];
+  EXPECT_EQ(rec.value("sum_order", ""), "running") << rec.dump();
+  EXPECT_NE(rows.out.find("panel sums in running order"), std::string::npos) << rows.describe();
+  const Outcome grid = run_compas_job(4,
+                                      {"run", "cg", "--class", "W", "--decomposition", "grid",
+                                       "--sum-order", "running", "--json", path("g.json")},
+                                      {{"COMPAS_TIMEOUT", "30"}});
+  EXPECT_EQ(grid.exit_code, 2) << grid.describe();
+  EXPECT_NE(grid.err.find("running sum order on a grid of 2 x 2"), std::string::npos)
+      << grid.describe();
+  EXPECT_FALSE(std::filesystem::exists(path("g.json"))) << grid.describe();
 }
 
 TEST_F(Cli, RunCgThatFailsVerificationExitsOneAndSaysWhy) {

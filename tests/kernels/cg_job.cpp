@@ -1,22 +1,30 @@
 // NAS CG on a real job: every rank of a compas-run job (P x T from the CTest variant) runs this.
 // Class S and T must verify, and zeta must be bitwise the one the single-process solver computes
-// (the solver's sums are in chunk order whatever the decomposition); a perturbed matrix value
-// must fail verification.
+// in the same sum order (the solver's sums have one order whatever the decomposition); a
+// perturbed matrix value must fail verification.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "../common/job_main.hpp"
+#include "../common/sanitized.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/cg_job.hpp"
 
 namespace {
 
 namespace cg = compas::kernels::cg;
+
+using compas::test::kSanitized;
+
+std::uint64_t bits(double v) {
+  return std::bit_cast<std::uint64_t>(v);
+}
 
 TEST(CgJob, ClassesVerifyAndMatchTheSingleProcessSolverBitForBit) {
   for (char cls : {'S', 'T'}) {
@@ -64,12 +72,37 @@ TEST(CgJob, AGridGivesTheSameBitsAsOneProcess) {
   EXPECT_TRUE(r.verified) << r.verification;
   EXPECT_EQ(r.grid.rows, 2);
   EXPECT_EQ(r.grid.columns, 2);
-  const auto ref = cg::run(g_rt->team(), cg::params('W'));
+  EXPECT_EQ(r.sum_order, cg::SumOrder::tree);
+  const auto ref = cg::run(g_rt->team(), cg::params('W'), cg::SumOrder::tree);
   EXPECT_EQ(std::bit_cast<std::uint64_t>(r.zeta), std::bit_cast<std::uint64_t>(ref.zeta))
       << r.zeta << " vs " << ref.zeta;
   EXPECT_EQ(std::bit_cast<std::uint64_t>(r.rnorm), std::bit_cast<std::uint64_t>(ref.rnorm));
   EXPECT_EQ(r.nnz, cg::make_matrix(cg::params('W')).nnz());  // every entry in one block
   EXPECT_GT(r.comm_bytes_per_iteration, 0);
+  // A grid adds in the tree's order only: the running order is refused on every process.
+  p.sum_order = cg::SumOrder::running;
+  EXPECT_THROW(cg::run(*g_rt, p), std::invalid_argument);
+}
+
+// The rows decomposition in each sum order (unset: running) gives the bits one process computes
+// in that order. Class A has 4 panels, where the orders differ (W, under sanitizers, has 2).
+TEST(CgJob, RowsInEachSumOrderGiveTheSingleProcessBits) {
+  const char cls = kSanitized ? 'W' : 'A';
+  for (const auto order : {std::optional<cg::SumOrder>{}, std::optional{cg::SumOrder::tree},
+                           std::optional{cg::SumOrder::running}}) {
+    cg::JobParams p;
+    p.cls = cls;
+    p.decomposition = cg::Decomposition::rows;
+    p.sum_order = order;
+    const cg::SumOrder expected = order.value_or(cg::SumOrder::running);
+    SCOPED_TRACE(!order ? "unset" : expected == cg::SumOrder::tree ? "tree" : "running");
+    const auto r = cg::run(*g_rt, p);
+    EXPECT_TRUE(r.verified) << r.verification;
+    EXPECT_EQ(r.sum_order, expected);
+    const auto ref = cg::run(g_rt->team(), cg::params(cls), expected);
+    EXPECT_EQ(bits(r.zeta), bits(ref.zeta)) << r.zeta << " vs " << ref.zeta;
+    EXPECT_EQ(bits(r.rnorm), bits(ref.rnorm));
+  }
 }
 
 // The rows decomposition's bytes, counted as the exchanges put them, against what each process

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "../common/sanitized.hpp"
 #include "compas/kernels/cg.hpp"
 #include "compas/threads/team.hpp"
 
@@ -33,17 +34,7 @@ namespace {
 
 __extension__ typedef unsigned __int128 u128;  // exact products of 46-bit numbers
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using compas::test::kSanitized;
 
 const ct::Topology& host() {
   static const ct::Topology t = ct::Topology::host();
@@ -51,13 +42,14 @@ const ct::Topology& host() {
 }
 
 cg::Result run_on(int threads, const cg::ClassParams& cp, const cg::Csr& a,
-                  std::vector<double>* z = nullptr, cg::Product product = cg::Product::automatic) {
+                  std::vector<double>* z = nullptr, cg::Product product = cg::Product::automatic,
+                  cg::SumOrder order = cg::SumOrder::running) {
   ct::TeamOptions o;
   o.threads = threads;
   o.allow_oversubscribe = threads > host().pus();
   ct::Team team(host(), o);
   cg::TeamExchange exchange;
-  cg::Solver solver(cp, a, exchange, product);
+  cg::Solver solver(cp, a, exchange, cg::rows_layout(a, order), product);
   std::vector<cg::Result> per_thread(static_cast<std::size_t>(threads));
   team.run(
       [&](ct::ThreadCtx& t) { per_thread[static_cast<std::size_t>(t.tid())] = solver.run(t); });
@@ -142,7 +134,8 @@ class LoopbackExchange final : public cg::Exchange {
 // Runs class cp as `threads.size()` processes with threads[i] threads each; zeta of every thread
 // of every process, and z assembled from the processes' rows.
 std::vector<cg::Result> run_loopback(const cg::ClassParams& cp, const std::vector<int>& threads,
-                                     std::vector<double>* z) {
+                                     std::vector<double>* z,
+                                     cg::SumOrder order = cg::SumOrder::running) {
   const int procs = static_cast<int>(threads.size());
   LoopbackJob job(procs);
   std::vector<cg::Result> results(static_cast<std::size_t>(procs));
@@ -153,7 +146,7 @@ std::vector<cg::Result> run_loopback(const cg::ClassParams& cp, const std::vecto
       const auto [lo, hi] = cg::row_block(cp.na, procs, rank);
       const cg::Csr a = cg::make_matrix(cp, lo, hi);
       LoopbackExchange exchange(job, cp.na, rank);
-      cg::Solver solver(cp, a, exchange);
+      cg::Solver solver(cp, a, exchange, cg::rows_layout(a, order));
       ct::TeamOptions o;
       o.threads = threads[static_cast<std::size_t>(rank)];
       o.pin = false;
@@ -419,6 +412,76 @@ TEST(CgRun, ClassAPortableAndVectorizedProductsGiveTheSameBits) {
   ASSERT_EQ(zg.size(), zv.size());
   for (std::size_t i = 0; i < zv.size(); ++i)
     ASSERT_EQ(std::bit_cast<std::uint64_t>(zg[i]), std::bit_cast<std::uint64_t>(zv[i])) << i;
+}
+
+// Class A has 4 panels, where the two orders differ (S, W and T have one or two). In either
+// order one thread, three threads and two processes give the same bits; the orders themselves
+// differ in the last bits of z, and both verify. The default (rows_layout, cg::run) is running.
+TEST(CgRun, ClassAInEitherSumOrderGivesTheSameBitsOnEveryShape) {
+  if (kSanitized) GTEST_SKIP() << "class A only in optimised builds";
+  const cg::ClassParams cp = cg::params('A');
+  ASSERT_EQ(cg::panel_count(cp.na), 4);
+  const cg::Csr a = cg::make_matrix(cp);
+  EXPECT_EQ(cg::rows_layout(a).sum_order, cg::SumOrder::running);
+  std::vector<double> z_of[2];
+  double zeta_of[2] = {};
+  for (const cg::SumOrder order : {cg::SumOrder::tree, cg::SumOrder::running}) {
+    const bool tree = order == cg::SumOrder::tree;
+    SCOPED_TRACE(tree ? "tree" : "running");
+    std::vector<double>& z1 = z_of[tree ? 0 : 1];
+    const cg::Result one = run_on(1, cp, a, &z1, cg::Product::automatic, order);
+    EXPECT_TRUE(one.verified) << "zeta " << one.zeta << " error " << one.error;
+    zeta_of[tree ? 0 : 1] = one.zeta;
+    std::vector<double> z3, zp;
+    const cg::Result three = run_on(3, cp, a, &z3, cg::Product::automatic, order);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(three.zeta), std::bit_cast<std::uint64_t>(one.zeta));
+    for (const cg::Result& r : run_loopback(cp, {2, 1}, &zp, order))
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(r.zeta), std::bit_cast<std::uint64_t>(one.zeta));
+    ASSERT_EQ(z3.size(), z1.size());
+    ASSERT_EQ(zp.size(), z1.size());
+    for (std::size_t i = 0; i < z1.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(z3[i]), std::bit_cast<std::uint64_t>(z1[i])) << i;
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(zp[i]), std::bit_cast<std::uint64_t>(z1[i])) << i;
+    }
+  }
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < z_of[0].size(); ++i) {
+    differ += z_of[0][i] != z_of[1][i];
+    EXPECT_NEAR(z_of[0][i], z_of[1][i], 1e-12 * std::fabs(z_of[1][i]) + 1e-300) << i;
+  }
+  EXPECT_GT(differ, 0u) << "the tree and running orders gave the same z";
+  EXPECT_NEAR(zeta_of[0], zeta_of[1], 1e-13 * zeta_of[1]);
+  const auto by_default = [&] {
+    ct::TeamOptions o;
+    o.threads = 1;
+    ct::Team team(host(), o);
+    return cg::run(team, cp);
+  }();
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(by_default.zeta),
+            std::bit_cast<std::uint64_t>(zeta_of[1]));
+}
+
+// The running order needs every panel: over part of them (a grid's block) it is refused, where
+// the tree's order is taken.
+TEST(CgDecomposition, TheRunningOrderNeedsEveryPanel) {
+  const cg::ClassParams cp = cg::params('W');
+  ASSERT_EQ(cg::panel_count(cp.na), 2);
+  cg::Layout l = cg::grid_layout(cp.na, {2, 2}, 1);  // row block 0, column block 1
+  const auto [lo, hi] = cg::grid_block(cp.na, 2, 0);
+  cg::Csr block = cg::make_matrix(cp, lo, hi);
+  cg::keep_columns(block, l.vector_lo, l.vector_hi);
+  cg::TeamExchange exchange;
+  EXPECT_EQ(l.sum_order, cg::SumOrder::tree);
+  EXPECT_NO_THROW(cg::Solver(cp, block, exchange, l));
+  l.sum_order = cg::SumOrder::running;
+  try {
+    cg::Solver solver(cp, block, exchange, l);
+    ADD_FAILURE() << "the running order over panel 1 of 2 was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("running sum order over panels [1, 2) of 2"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(CgRun, ClassTMatchesTheSerialReferenceAndConverges) {

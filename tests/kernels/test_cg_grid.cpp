@@ -1,7 +1,8 @@
 // NAS CG's decompositions: the panel tree that fixes the order of every sum (its nodes, the
 // product's streaming steps and the process columns' pairwise combination all add in the tree's
-// order), the panels (whole chunks, as even as chunks allow), the grids a job of P processes can
-// use, and the blocks and columns each process of a grid keeps.
+// order) and the running order of the rows layout, the panels (whole chunks, as even as chunks
+// allow), the grids a job of P processes can use, and the blocks and columns each process of a grid
+// keeps.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -101,6 +102,32 @@ TEST(CgTree, TheProductsStreamingStepsAddInTheTreesOrder) {
   EXPECT_EQ(cd::stack_depth(cd::leaf_steps({0, 19})), 3);
   // The check has teeth: the tree's order is not the running sum's.
   EXPECT_GT(differs_from_running_sum, 100);
+}
+
+// The rows layout's other order: the running steps add the panels left to right, as
+// running_sum does, with no stack level; they differ from the tree's beyond two panels.
+TEST(CgTree, TheRunningStepsAddLeftToRightWithoutAStack) {
+  int differs_from_tree = 0;
+  for (std::int64_t np = 1; np <= 40; ++np) {
+    const cd::PanelRange all{0, np};
+    const auto steps = cd::running_steps(all);
+    ASSERT_EQ(steps.size(), static_cast<std::size_t>(np));
+    EXPECT_EQ(cd::stack_depth(steps), 0) << np << " panels";
+    for (unsigned seed = 0; seed < 4; ++seed) {
+      const auto v = scattered(steps.size(), seed * 31 + static_cast<unsigned>(np));
+      double left_to_right = v[0];
+      for (std::size_t k = 1; k < v.size(); ++k) left_to_right = left_to_right + v[k];
+      EXPECT_EQ(bits(streamed(steps, v)), bits(left_to_right)) << np << " panels";
+      EXPECT_EQ(bits(cd::running_sum(v)), bits(left_to_right)) << np << " panels";
+      if (np <= 2) {  // one or two panels: the orders agree
+        EXPECT_EQ(bits(cd::tree_sum(all, v)), bits(left_to_right)) << np << " panels";
+      }
+      differs_from_tree += bits(cd::tree_sum(all, v)) != bits(left_to_right);
+    }
+  }
+  EXPECT_GT(differs_from_tree, 50);
+  EXPECT_THROW(cd::running_steps({3, 3}), std::invalid_argument);
+  EXPECT_THROW(cd::running_sum({}), std::invalid_argument);
 }
 
 // The grid's reductions: the C process columns' node values, combined with partner j ^ 2^s at

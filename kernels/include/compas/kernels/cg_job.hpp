@@ -5,10 +5,13 @@
 // process put_signals its rows of p (and its chunks' partial sums) into every other process's
 // window and waits for theirs; the threads then copy the others' parts out of the window into
 // their own p. Grid decomposition (P = C x C): NPB's 2-D one, the row reduction, transpose and
-// dot-product reductions one-sided too (cg_grid_exchange.hpp). Either way the sums keep the
-// panel tree's order, so zeta and every vector are bitwise the same for every P x T and grid.
+// dot-product reductions one-sided too (cg_grid_exchange.hpp). A grid adds the panel sums in the
+// panel tree's order; rows add them left to right unless asked for the tree (JobParams), which
+// gives a grid's bits. For one order, zeta and every vector are bitwise the same for every P x T
+// (and every grid).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "compas/kernels/cg.hpp"
@@ -20,6 +23,8 @@ namespace compas::kernels::cg {
 struct JobParams {
   char cls = 'S';
   Decomposition decomposition = Decomposition::automatic;
+  // Unset: running with rows, tree with a grid. Running with a grid is std::invalid_argument.
+  std::optional<SumOrder> sum_order;
   detail::TestHooks test;  // faults the tests inject
 };
 
@@ -35,6 +40,7 @@ struct JobResult {
   double bytes_per_iteration = 0;  // inner CG iteration, whole job (IterationModel)
   double flops_per_iteration = 0;
   Grid grid;  // columns == 1: the rows decomposition
+  SumOrder sum_order = SumOrder::tree;
   // Bytes a process puts per inner CG iteration (the largest over processes; the outer
   // iterations' own reductions and the residual spread over their 25 inner ones).
   double comm_bytes_per_iteration = 0;
@@ -42,7 +48,8 @@ struct JobResult {
 };
 
 // Collective: every process calls it (outside Runtime::run). std::invalid_argument for a bad
-// class, more processes than chunks, or a grid the processes cannot form.
+// class, more processes than chunks, a grid the processes cannot form, or the running order with
+// a grid.
 JobResult run(Runtime& rt, const JobParams& p);
 
 }  // namespace compas::kernels::cg
