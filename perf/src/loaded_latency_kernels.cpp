@@ -10,20 +10,20 @@
 
 namespace compas::perf::loaded_latency_kernels {
 
-[[gnu::noipa]] void read_generic(ReadSums& acc, const double* a, std::size_t n) {
+COMPAS_LL_KERNEL void read_generic(ReadSums& acc, const double* a, std::size_t n) {
   for (std::size_t i = 0; i < n; i += 8)
     for (int k = 0; k < 8; ++k) acc.v[k] += a[i + static_cast<std::size_t>(k)];
 }
-[[gnu::noipa]] void copy_generic(double* b, const double* a, std::size_t n) {
+COMPAS_LL_KERNEL void copy_generic(double* b, const double* a, std::size_t n) {
   std::memcpy(b, a, n * 8);
 }
-[[gnu::noipa]] void store_generic(double* a, std::size_t n) {
+COMPAS_LL_KERNEL void store_generic(double* a, std::size_t n) {
   std::fill(a, a + n, 1.0);
 }
 
 #if COMPAS_LL_X86
 
-[[gnu::noipa]] void read_sse2(ReadSums& acc, const double* a, std::size_t n) {
+COMPAS_LL_KERNEL void read_sse2(ReadSums& acc, const double* a, std::size_t n) {
   __m128d s0 = _mm_load_pd(acc.v), s1 = _mm_load_pd(acc.v + 2);
   __m128d s2 = _mm_load_pd(acc.v + 4), s3 = _mm_load_pd(acc.v + 6);
   for (std::size_t i = 0; i < n; i += 8) {
@@ -37,10 +37,10 @@ namespace compas::perf::loaded_latency_kernels {
   _mm_store_pd(acc.v + 4, s2);
   _mm_store_pd(acc.v + 6, s3);
 }
-[[gnu::noipa]] void copy_sse2(double* b, const double* a, std::size_t n) {
+COMPAS_LL_KERNEL void copy_sse2(double* b, const double* a, std::size_t n) {
   for (std::size_t i = 0; i < n; i += 2) _mm_stream_pd(b + i, _mm_load_pd(a + i));
 }
-[[gnu::noipa]] void store_sse2(double* a, std::size_t n) {
+COMPAS_LL_KERNEL void store_sse2(double* a, std::size_t n) {
   const __m128d v = _mm_set1_pd(1.0);
   for (std::size_t i = 0; i < n; i += 2) _mm_stream_pd(a + i, v);
 }

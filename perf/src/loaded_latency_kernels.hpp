@@ -16,22 +16,28 @@ namespace compas::perf::loaded_latency_kernels {
 // about 55% (AMD EPYC guest, 28 -> 15 GB/s) and made the smallest delays indistinguishable. These
 // keep the read sums in `acc` across chunks and fence once, when the traffic stops. Chunks are
 // whole 64-byte lines, 64-byte aligned. Stores are streaming (non-temporal) except in the generic
-// kernels, as in membw. noipa: with the chunk length propagated into it, GCC unrolled the read
-// loop completely and regrouped the loads by accumulator, out of address order, which halved the
-// bandwidth.
+// kernels, as in membw. noipa (GCC; noinline for clang): with the chunk length propagated into it,
+// GCC unrolled the read loop completely and regrouped the loads by accumulator, out of address
+// order, which halved the bandwidth.
 struct alignas(64) ReadSums {
   double v[32] = {};
 };
 
-[[gnu::noipa]] void read_generic(ReadSums& acc, const double* a, std::size_t n);
-[[gnu::noipa]] void copy_generic(double* b, const double* a, std::size_t n);
-[[gnu::noipa]] void store_generic(double* a, std::size_t n);
+#if defined(__clang__)
+#define COMPAS_LL_NOIPA noinline  // clang has no noipa, nor specialises a non-static function
+#else
+#define COMPAS_LL_NOIPA noipa
+#endif
+#define COMPAS_LL_KERNEL __attribute__((COMPAS_LL_NOIPA))
+COMPAS_LL_KERNEL void read_generic(ReadSums& acc, const double* a, std::size_t n);
+COMPAS_LL_KERNEL void copy_generic(double* b, const double* a, std::size_t n);
+COMPAS_LL_KERNEL void store_generic(double* a, std::size_t n);
 #if defined(__x86_64__)
-#define COMPAS_LL_AVX2 __attribute__((target("avx2"), noipa))
-#define COMPAS_LL_AVX512 __attribute__((target("avx512f"), noipa))
-[[gnu::noipa]] void read_sse2(ReadSums& acc, const double* a, std::size_t n);
-[[gnu::noipa]] void copy_sse2(double* b, const double* a, std::size_t n);
-[[gnu::noipa]] void store_sse2(double* a, std::size_t n);
+#define COMPAS_LL_AVX2 __attribute__((target("avx2"), COMPAS_LL_NOIPA))
+#define COMPAS_LL_AVX512 __attribute__((target("avx512f"), COMPAS_LL_NOIPA))
+COMPAS_LL_KERNEL void read_sse2(ReadSums& acc, const double* a, std::size_t n);
+COMPAS_LL_KERNEL void copy_sse2(double* b, const double* a, std::size_t n);
+COMPAS_LL_KERNEL void store_sse2(double* a, std::size_t n);
 COMPAS_LL_AVX2 void read_avx2(ReadSums& acc, const double* a, std::size_t n);
 COMPAS_LL_AVX2 void copy_avx2(double* b, const double* a, std::size_t n);
 COMPAS_LL_AVX2 void store_avx2(double* a, std::size_t n);
