@@ -8,6 +8,9 @@
 //   process-barrier  a loop of Comm barriers
 //   put-stream       a stream of 64 KiB puts to the next rank, flushed, with a barrier now and then
 //   allreduce        a loop of hybrid allreduces over all threads of all processes
+//   op-throws        nobody dies: the operator of a loop of hybrid allreduces throws on the victim
+//                    (its 301st call), which ends with that message (exit 1); the others must
+//                    end naming it
 //   kernel           NAS CG class W on the job; the victim dies 150 ms into it
 //   window-freed     nobody dies: the victim destroys a window while the others keep putting,
 //                    getting and adding into its copy; the victim's destruction gives up after
@@ -18,11 +21,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -88,6 +93,19 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 20000; ++i) {
           if (me && i == 300 && t.tid() == 0) die();
           const double s = rt.allreduce(t, 1.0, compas::op::sum{});
+          if (s != t.global_threads()) throw std::logic_error("allreduce gave a wrong sum");
+        }
+      });
+    } else if (phase == "op-throws") {
+      std::atomic<bool> armed{false};
+      const auto op = [&armed](double a, double b) {
+        if (armed.load(std::memory_order_relaxed)) throw std::runtime_error("the op threw");
+        return a + b;
+      };
+      rt.run([&](compas::ThreadCtx& t) {
+        for (int i = 0; i < 20000; ++i) {
+          if (me && i == 300 && t.tid() == 0) armed = true;
+          const double s = rt.allreduce(t, 1.0, op);
           if (s != t.global_threads()) throw std::logic_error("allreduce gave a wrong sum");
         }
       });

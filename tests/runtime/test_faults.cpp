@@ -134,6 +134,36 @@ INSTANTIATE_TEST_SUITE_P(, Fault,
                            return case_name(info.param);
                          });
 
+// No rank dies, but a user's reduction operator throws on rank 1 in the middle of a loop of
+// hybrid allreduces (ranks started by hand, no launcher to take the job down): rank 1 ends with
+// the operator's message, and every other rank ends non-zero naming rank 1, well before
+// COMPAS_TIMEOUT (60 s here): it sees rank 1's process gone, it does not wait for its data.
+TEST(OpThrows, TheThrowingRankEndsAndEveryOtherNamesIt) {
+  const int P = 3, thrower = 1, timeout = 60;
+  ManualJob job(FAULT_PROBE_EXE, P,
+                {{"COMPAS_TIMEOUT", std::to_string(timeout)},
+                 {"COMPAS_THREADS", "2"},
+                 {"COMPAS_OVERSUBSCRIBED", "1"}});
+  std::vector<std::unique_ptr<Proc>> ranks;
+  for (int r = 0; r < P; ++r) ranks.push_back(job.start(r, {"op-throws", std::to_string(thrower)}));
+  std::string all;
+  for (int r = 0; r < P; ++r) {
+    auto& p = *ranks[static_cast<std::size_t>(r)];
+    EXPECT_TRUE(p.wait(timeout + 20)) << "rank " << r << " still runs\n" << p.describe();
+    all += "==== rank " + std::to_string(r) + ": " + p.describe();
+  }
+  const Proc& t = *ranks[thrower];
+  EXPECT_EQ(t.exit_code, 1) << all;
+  EXPECT_TRUE(contains(t.err, "fault_probe: rank 1: the op threw")) << all;
+  for (int r = 0; r < P; ++r) {
+    if (r == thrower) continue;
+    const Proc& p = *ranks[static_cast<std::size_t>(r)];
+    EXPECT_EQ(p.exit_code, 1) << "rank " << r << "\n" << all;
+    EXPECT_EQ(rank_named(p.err, r), thrower) << "rank " << r << "\n" << all;
+    EXPECT_LT(p.seconds, timeout / 2.0) << "rank " << r << " waited for the timeout\n" << all;
+  }
+}
+
 // A window destroyed by its owner while another process still uses it: the owner's collective
 // destruction gives up after the timeout (and keeps the memory registered, so nothing is written
 // into freed memory); the user's next put, get or atomic on it fails at the initiator with an
