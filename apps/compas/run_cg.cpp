@@ -118,11 +118,12 @@ RunKernel add_run_cg(CLI::App& run) {
                   "rows (each process sends its rows of p to all), grid (C x C processes, C a "
                   "power of two: NPB's 2-D one) or auto (grid from 16 processes on)")
       ->check(CLI::IsMember({"auto", "rows", "grid"}));
-  cmd->add_option("--sum-order", a->sum_order,
-                  "how a row's (and a dot product's) column panel sums are added: tree (a fixed "
-                  "binary tree: rows then give a grid's bits), running (left to right: faster "
-                  "with one thread per process; rows only) or auto (running with rows, tree with "
-                  "a grid)")
+  cmd->add_option(
+         "--sum-order", a->sum_order,
+         "how a row's (and a dot product's) column panel sums are added: tree (a fixed "
+         "binary tree: rows then give a grid's bits), running (left to right: faster "
+         "with one thread per process; rows only: it makes --decomposition auto take rows) "
+         "or auto (running with rows, tree with a grid)")
       ->check(CLI::IsMember({"auto", "tree", "running"}));
   cmd->add_flag("--inject-fault", a->inject_fault, "perturb one matrix value (to see it fail)")
       ->group("");

@@ -201,7 +201,7 @@ struct Solver::Impl {
     const std::span<double> span(buf.data(), static_cast<std::size_t>(nchunks) * K);
     ex.assemble_partials(t, span, K);
     std::array<double, K> sum{};
-    std::array<double, 64> by_panel{};  // panels of one process: a tree of at most 8 levels
+    std::array<double, 64> by_panel{};  // a process's panels (more: `many`)
     std::vector<double> many;
     double* panel_sums = by_panel.data();
     if (panels.size() > static_cast<std::int64_t>(by_panel.size())) {
@@ -422,12 +422,15 @@ void check_layout(const ClassParams& cp, const Csr& a, const Layout& l) {
                                 std::to_string(l.panel_lo) + ", " + std::to_string(l.panel_hi) +
                                 ") for product rows [" + std::to_string(a.row_lo) + ", " +
                                 std::to_string(a.row_hi) + ")");
-  if (l.sum_order == SumOrder::running &&
-      (l.reduces_product || l.panel_lo != 0 || l.panel_hi != panel_count(a.n)))
+  if (l.sum_order == SumOrder::running && (l.panel_lo != 0 || l.panel_hi != panel_count(a.n)))
     throw std::invalid_argument(
         "cg: the running sum order over panels [" + std::to_string(l.panel_lo) + ", " +
         std::to_string(l.panel_hi) + ") of " + std::to_string(panel_count(a.n)) +
         ": it needs every panel (the rows layout); a grid adds in the panel tree's order");
+  if (l.sum_order == SumOrder::running && l.reduces_product)
+    throw std::invalid_argument(
+        "cg: the running sum order with a layout that reduces its product over processes (a "
+        "grid's): that reduction adds in the panel tree's order");
 }
 
 }  // namespace

@@ -25,7 +25,8 @@ constexpr int kGridFrom = 16;
 
 }  // namespace
 
-Grid choose_grid(const ClassParams& cp, int processes, Decomposition d) {
+Grid choose_grid(const ClassParams& cp, int processes, Decomposition d,
+                 std::optional<SumOrder> order) {
   if (processes < 1) throw std::invalid_argument("cg: " + std::to_string(processes) + " processes");
   const int side = square_side(processes);
   const std::int64_t np = panel_count(cp.na);
@@ -43,7 +44,7 @@ Grid choose_grid(const ClassParams& cp, int processes, Decomposition d) {
     case Decomposition::automatic:
       break;
   }
-  if (fits && processes >= kGridFrom) return {side, side};
+  if (fits && processes >= kGridFrom && order != SumOrder::running) return {side, side};
   return {processes, 1};
 }
 
@@ -65,7 +66,7 @@ Layout grid_layout(std::int64_t na, Grid g, int rank) {
   const detail::PanelRange node =
       detail::tree_node(panel_count(na), std::countr_zero(static_cast<unsigned>(g.columns)), j);
   const auto [lo, hi] = grid_block(na, g.columns, j);
-  return {lo, hi, node.lo, node.hi, true};
+  return {lo, hi, node.lo, node.hi, true, SumOrder::tree};
 }
 
 void keep_columns(Csr& a, std::int64_t lo, std::int64_t hi) {

@@ -150,8 +150,8 @@ SumOrder sum_order(const JobParams& jp, Grid grid) {
   if (grid.columns > 1 && jp.sum_order == SumOrder::running)
     throw std::invalid_argument("cg: the running sum order on a grid of " +
                                 std::to_string(grid.rows) + " x " + std::to_string(grid.columns) +
-                                " processes: a grid adds in the panel tree's order (use rows, or "
-                                "the tree order)");
+                                " processes: a grid adds in the panel tree's order (ask for the "
+                                "rows decomposition, or the tree order)");
   return jp.sum_order.value_or(grid.columns > 1 ? SumOrder::tree : SumOrder::running);
 }
 
@@ -163,7 +163,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     throw std::invalid_argument(
         "cg: class " + std::string(1, cp.cls) + " has " + std::to_string(chunk_count(cp.na)) +
         " row chunks, fewer than the " + std::to_string(rt.processes()) + " processes");
-  const Grid grid = choose_grid(cp, rt.processes(), jp.decomposition);
+  const Grid grid = choose_grid(cp, rt.processes(), jp.decomposition, jp.sum_order);
   const SumOrder order = sum_order(jp, grid);
   Csr a;
   Layout layout;

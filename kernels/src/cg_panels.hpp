@@ -1,5 +1,6 @@
 // NAS CG's product A p on one thread's rows: the matrix stored by column panel in slices of 8
-// rows (SELL-8), the panels' sums added in the panel tree's order (cg.hpp, "Reproducibility").
+// rows (SELL-8), the panels' sums added in the order of the given steps: the panel tree's, or
+// left to right (cg.hpp, "Reproducibility").
 #pragma once
 
 #include <algorithm>
@@ -27,8 +28,9 @@ namespace compas::kernels::cg::detail {
 // are summed side by side, so the loop runs once per slice instead of once per row and exits
 // where the branch predictor expects it; the sort keeps the padding small (a few percent).
 // Each row is still summed from 0 over its panel entries in the row's column order and then
-// handed to the panel tree (Sink), so the results are those of one row at a time (a padded zero
-// product leaves a sum unchanged). Built by the thread that uses it (its pages are local to it).
+// handed to the sum over panels (Sink), so the results are those of one row at a time (a padded
+// zero product leaves a sum unchanged). Built by the thread that uses it (its pages are local to
+// it).
 struct Panels {
   static constexpr int kLanes = 8;
   static constexpr std::uint8_t kNoRow = 0xff;
@@ -151,7 +153,7 @@ struct Panels {
   }
 
   // out[r] = local row r of A times v for the rows [0, rows), panel by panel, the panels'
-  // sums added in the tree's order (`steps`, one per panel: slot 0 is out, slot s >= 1 the
+  // sums added in the steps' order (`steps`, one per panel: slot 0 is out, slot s >= 1 the
   // waiting left siblings' values of stack level s - 1, at stack + (s - 1) * stride).
   struct Sink {
     const LeafStep* steps;

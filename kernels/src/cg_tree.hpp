@@ -2,11 +2,12 @@
 //
 // The panels [0, np) of a matrix form a binary tree: a node of two or more panels splits into
 // its first ceil(n / 2) panels (left child) and the rest (right child); a node of one panel is a
-// leaf. A row's product is the tree's sum of its panels' sums (left + right at every node), and
-// so is a dot product's, whose panel sums are its chunks' partial sums added in chunk order.
-// A process of a 2-D grid with C = 2^L process columns holds the columns of one node of depth L;
-// combining the processes' node values pairwise (partners j ^ 2^s at step s, the lower column on
-// the left) is the same tree, so every decomposition adds in the same order.
+// leaf. In the tree's order (SumOrder::tree) a row's product is the tree's sum of its panels'
+// sums (left + right at every node), and so is a dot product's, whose panel sums are its chunks'
+// partial sums added in chunk order. A process of a 2-D grid with C = 2^L process columns holds
+// the columns of one node of depth L; combining the processes' node values pairwise (partners
+// j ^ 2^s at step s, the lower column on the left) is the same tree, so a grid and rows in the
+// tree's order add in the same order. The running order (rows only) is the left-deep tree.
 #pragma once
 
 #include <array>

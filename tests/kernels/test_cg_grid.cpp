@@ -199,6 +199,17 @@ TEST(CgGrid, AutomaticTakesSquareGridsFromSixteenProcessesAndRowsBelow) {
   EXPECT_EQ(grid('S', 16), "16x1");  // one panel
   EXPECT_EQ(grid('W', 4, cg::Decomposition::grid), "2x2");
   EXPECT_EQ(grid('A', 16, cg::Decomposition::rows), "16x1");
+  // The running sum order is the rows' only: asked for, automatic takes rows; the tree's order
+  // leaves automatic's choice as it is.
+  const auto with = [](int p, cg::SumOrder order) {
+    return cg::choose_grid(cg::params('B'), p, cg::Decomposition::automatic, order).columns;
+  };
+  EXPECT_EQ(with(64, cg::SumOrder::running), 1);
+  EXPECT_EQ(with(16, cg::SumOrder::running), 1);
+  EXPECT_EQ(with(64, cg::SumOrder::tree), 8);
+  EXPECT_EQ(
+      cg::choose_grid(cg::params('B'), 16, cg::Decomposition::grid, cg::SumOrder::running).columns,
+      4);  // an explicit grid stays: the job refuses the running order on it
   try {
     cg::choose_grid(cg::params('A'), 8, cg::Decomposition::grid);
     FAIL() << "a grid of 8 processes";

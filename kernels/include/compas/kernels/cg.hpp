@@ -60,6 +60,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -152,7 +153,7 @@ struct Layout {
   std::int64_t vector_lo = 0, vector_hi = 0;
   std::int64_t panel_lo = 0, panel_hi = 0;
   bool reduces_product = false;
-  SumOrder sum_order = SumOrder::tree;
+  SumOrder sum_order = SumOrder::tree;  // rows_layout's default is running
 };
 // The rows layout of a matrix of rows [a.row_lo, a.row_hi) and every column; `tree` gives the
 // bits of a grid.
@@ -291,8 +292,10 @@ enum class Decomposition { automatic, rows, grid };
 struct Grid {
   int rows = 1, columns = 1;  // columns == 1: the rows decomposition
 };
-// std::invalid_argument, naming P and what is allowed, for a grid that P cannot form.
-Grid choose_grid(const ClassParams& cp, int processes, Decomposition d);
+// std::invalid_argument, naming P and what is allowed, for a grid that P cannot form. `automatic`
+// takes rows when the running sum order is asked for (a grid adds in the tree's order only).
+Grid choose_grid(const ClassParams& cp, int processes, Decomposition d,
+                 std::optional<SumOrder> order = std::nullopt);
 // Rows (and columns) of block k of a grid with `columns` process columns: node k of depth
 // log2(columns) of the panel tree, as rows.
 std::pair<std::int64_t, std::int64_t> grid_block(std::int64_t na, int columns, int k);

@@ -7,8 +7,9 @@
 // their own p. Grid decomposition (P = C x C): NPB's 2-D one, the row reduction, transpose and
 // dot-product reductions one-sided too (cg_grid_exchange.hpp). A grid adds the panel sums in the
 // panel tree's order; rows add them left to right unless asked for the tree (JobParams), which
-// gives a grid's bits. For one order, zeta and every vector are bitwise the same for every P x T
-// (and every grid).
+// gives a grid's bits. For one order, zeta and every vector are bitwise the same for every P x T;
+// in the tree's order also for every grid. So by default (auto) a job of 16 or more processes
+// that takes a grid differs in the last bits from one that takes rows.
 #pragma once
 
 #include <optional>
@@ -23,7 +24,8 @@ namespace compas::kernels::cg {
 struct JobParams {
   char cls = 'S';
   Decomposition decomposition = Decomposition::automatic;
-  // Unset: running with rows, tree with a grid. Running with a grid is std::invalid_argument.
+  // Unset: running with rows, tree with a grid. Running makes `automatic` take rows; with an
+  // explicit grid it is std::invalid_argument.
   std::optional<SumOrder> sum_order;
   detail::TestHooks test;  // faults the tests inject
 };
