@@ -21,6 +21,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "compas/base/number.hpp"
 #include "compas/threads/placement.hpp"
 
 namespace {
@@ -28,25 +29,19 @@ namespace {
 using namespace compas::run;
 
 int parse_count(const char* flag, const std::string& text, int max, const char* what) {
-  bool digits = !text.empty() && text.size() <= 9;
-  for (char c : text) digits = digits && c >= '0' && c <= '9';
-  const long v = digits ? std::strtol(text.c_str(), nullptr, 10) : -1;
-  if (v < 1 || v > max)
+  const auto v = compas::base::parse_integer(text, 1, max);
+  if (!v)
     throw std::invalid_argument(
         fmt::format("{} '{}' is not {}: expected an integer 1..{}", flag, text, what, max));
-  return static_cast<int>(v);
+  return static_cast<int>(*v);
 }
 
 double parse_seconds(const char* flag, const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  const bool plain =
-      !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.');
-  if (!plain || errno || *end || !std::isfinite(v) || v < 0 || v > 1e7)
+  const auto v = compas::base::parse_decimal(text);
+  if (!v || *v < 0 || *v > 1e7)
     throw std::invalid_argument(fmt::format(
         "{} '{}' is not a time limit: expected a number of seconds, 0 for none", flag, text));
-  return v;
+  return *v;
 }
 
 // The program as a path execve() can run: searched in PATH when it has no slash.

@@ -263,7 +263,6 @@ Command setup_cache(CLI::App& app) {
                   "sizes per doubling, 1..16 (4: 32K, 40K, 48K, 56K, 64K, ...)")
       ->capture_default_str();
   cmd->add_option("--cpu", args->cpu, "OS index of the cpu to pin to (default: the first PU)")
-      ->envname("COMPAS_CPU")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeats", args->repeats, "timed repeats per size (median reported)")
       ->capture_default_str()

@@ -657,11 +657,9 @@ Command setup_membw(CLI::App& app) {
                   "total working set, all arrays and threads: 4096, 64KiB, 512M, 1GiB, 1GB "
                   "(default 1GiB, at most 1/4 of RAM; at most 1/2 of RAM); with "
                   "--loaded-latency the chase buffer, and the traffic's working set")
-      ->envname("COMPAS_SIZE")
       ->type_name("BYTES");
   args->kernels_opt =
       cmd->add_option("--kernels", args->kernels, "kernels to run: load,store,copy,triad")
-          ->envname("COMPAS_KERNELS")
           ->capture_default_str();
   args->bandwidth_only.push_back(args->kernels_opt);
   args->bind_opt =
@@ -683,14 +681,11 @@ Command setup_membw(CLI::App& app) {
       cmd->add_option("--stores", args->stores,
                       "auto (try temporal and non-temporal, keep the faster) | temporal | "
                       "non-temporal")
-          ->envname("COMPAS_STORES")
           ->capture_default_str());
   cmd->add_option("--isa", args->isa,
                   "kernel instruction set: auto | avx512 | avx2 | sse2 | generic")
-      ->envname("COMPAS_ISA")
       ->capture_default_str();
   cmd->add_option("--repeats", args->repeats, "timed repeats per measurement (median reported)")
-      ->envname("COMPAS_REPEATS")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--min-repeat-ms", args->min_repeat_ms,
@@ -701,8 +696,7 @@ Command setup_membw(CLI::App& app) {
       cmd->add_flag("--oversubscribe", args->oversubscribe, "allow more threads than PUs")
           ->envname("COMPAS_OVERSUBSCRIBE"));
   cmd->add_flag("--no-huge-pages", args->no_huge_pages,
-                "do not ask for transparent huge pages (madvise MADV_HUGEPAGE) for the arrays")
-      ->envname("COMPAS_NO_HUGE_PAGES");
+                "do not ask for transparent huge pages (madvise MADV_HUGEPAGE) for the arrays");
   add_events_flag(*cmd, args->events);
   args->bandwidth_only.push_back(cmd->get_option("--events"));
   add_latency_flags(*cmd, *args);

@@ -34,6 +34,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "compas/base/number.hpp"
 #include "compas/perf/report.hpp"
 #include "compas/perf/scaling.hpp"
 #include "compas/threads/topology.hpp"
@@ -275,14 +276,8 @@ int run_study(const StudyArgs& a) {
 CLI::Validator positive_seconds() {
   return CLI::Validator(
       [](std::string& v) {
-        double s = 0;
-        std::size_t used = 0;
-        try {
-          s = std::stod(v, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (v.empty() || used != v.size() || !(s > 0) || s > 1e6)
+        const auto s = base::parse_decimal(v);
+        if (!s || !(*s > 0) || *s > 1e6)
           return "'" + v + "' is not allowed: a number of seconds > 0 (at most 1000000)";
         return std::string();
       },

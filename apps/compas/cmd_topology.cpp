@@ -83,8 +83,7 @@ Command setup_topology(CLI::App& app) {
       ->envname("COMPAS_OVERSUBSCRIBE");
   cmd->add_option("--topology", args->synthetic,
                   "an hwloc synthetic topology to use instead of this machine, "
-                  "e.g. \"pack:2 core:8 pu:2\"")
-      ->envname("COMPAS_TOPOLOGY");
+                  "e.g. \"pack:2 core:8 pu:2\"");
   add_output_flags(*cmd, args->out);
   return {cmd, [args] { return run_topology(*args); }};
 }

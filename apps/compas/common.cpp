@@ -15,13 +15,9 @@
 namespace compas::app {
 
 void add_output_flags(CLI::App& cmd, OutputFlags& out) {
-  cmd.add_option("--json", out.json, "write results as JSON to FILE")
-      ->envname("COMPAS_JSON")
-      ->type_name("FILE");
-  cmd.add_option("--csv", out.csv, "write results as CSV to FILE")
-      ->envname("COMPAS_CSV")
-      ->type_name("FILE");
-  cmd.add_flag("--quiet", out.quiet, "print no table")->envname("COMPAS_QUIET");
+  cmd.add_option("--json", out.json, "write results as JSON to FILE")->type_name("FILE");
+  cmd.add_option("--csv", out.csv, "write results as CSV to FILE")->type_name("FILE");
+  cmd.add_flag("--quiet", out.quiet, "print no table");
 }
 
 std::vector<int> parse_thread_list(const std::string& flag, const std::string& text) {

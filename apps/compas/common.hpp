@@ -1,6 +1,5 @@
-// Shared pieces of the compas subcommands: the shared flags (DESIGN.md: --threads, --bind,
-// --wait, --json, --csv, --quiet, each also read from COMPAS_<NAME>; --events for the probes
-// that count) and list parsing.
+// Shared pieces of the compas subcommands: the shared flags (--json, --csv, --quiet; --events
+// for the probes that count, also read from COMPAS_EVENTS) and list parsing.
 #pragma once
 
 #include <CLI/CLI.hpp>

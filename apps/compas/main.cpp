@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "compas/perf/report.hpp"
+#include "flag_syntax.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"compas: hybrid threads x processes runtime and its measurements", "compas"};
@@ -19,26 +20,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   for (auto& setup : compas::app::all_commands()) commands.push_back(setup(app));
 
-  // An empty value (`--size ""`: a script's unset variable) is never meaningful: refused with
-  // exit 2 naming the flag, instead of silently meaning the default.
-  // First among the option's checks (a range check would say "Value  not in range"), naming what
-  // the option takes as its help does.
-  const auto non_empty = [](const CLI::Option* o) {
-    const std::string takes = o->get_type_name();
-    return CLI::Validator(
-        [takes](std::string& value) {
-          return value.empty() ? "an empty value is not allowed" +
-                                     (takes.empty() ? std::string() : " (expected " + takes + ")")
-                               : std::string();
-        },
-        "", "non-empty");
-  };
-  std::function<void(CLI::App*)> refuse_empty = [&](CLI::App* a) {
-    for (CLI::Option* o : a->get_options())
-      if (o->get_items_expected_max() > 0) o->transform(non_empty(o));
-    for (CLI::App* sub : a->get_subcommands([](CLI::App*) { return true; })) refuse_empty(sub);
-  };
-  refuse_empty(&app);
+  compas::app::add_common_flag_checks(app);
 
   std::string names;
   for (auto& [cmd, run] : commands)

@@ -36,7 +36,6 @@ std::string shell_quote(const std::string& s) {
 
 void add_plot_flag(CLI::App& cmd, std::string& dir) {
   cmd.add_option("--plot", dir, "write PNG plots (and the JSON they come from) into DIR")
-      ->envname("COMPAS_PLOT")
       ->type_name("DIR");
 }
 

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "compas/base/number.hpp"
+
 namespace compas::app {
 
 namespace {
@@ -68,21 +70,15 @@ std::vector<Shape> parse_grid(const std::string& grid, int cores) {
   }
   for (const auto& item : split_list(grid, ',')) {
     const auto x = item.find('x');
-    int p = 0, t = 0;
-    try {
-      if (x == std::string::npos) throw std::invalid_argument("");
-      std::size_t a = 0, b = 0;
-      p = std::stoi(item.substr(0, x), &a);
-      t = std::stoi(item.substr(x + 1), &b);
-      if (a != x || b != item.size() - x - 1) throw std::invalid_argument("");
-    } catch (const std::exception&) {
+    const auto p =
+        x == std::string::npos ? std::nullopt : base::parse_integer(item.substr(0, x), 1, 1024);
+    const auto t =
+        x == std::string::npos ? std::nullopt : base::parse_integer(item.substr(x + 1), 1, 1024);
+    if (!p || !t)
       throw std::invalid_argument("--grid '" + grid + "': '" + item +
                                   "' is not PxT (e.g. 1x1,1x2,2x1): allowed is auto or a list of "
-                                  "PxT with P, T >= 1");
-    }
-    if (p < 1 || t < 1 || p > 1024 || t > 1024)
-      throw std::invalid_argument("--grid '" + grid + "': '" + item + "' needs 1 <= P, T <= 1024");
-    shapes.push_back({p, t, p * t > cores});
+                                  "PxT with P, T in 1..1024");
+    shapes.push_back({int(*p), int(*t), *p * *t > cores});
   }
   if (shapes.empty()) throw std::invalid_argument("--grid is empty: auto or a list of PxT");
   return shapes;

@@ -1,7 +1,5 @@
 #include "compas/base/env.hpp"
 
-#include <cerrno>
-#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -89,21 +87,6 @@ void env_reject(const std::string& source, const std::string& value, const std::
   throw EnvError(source + "='" + value + "' is not allowed: " + allowed);
 }
 
-std::optional<long long> parse_integer(const std::string& text, long long min, long long max) {
-  std::size_t i = 0;
-  const bool negative = min < 0 && !text.empty() && text[0] == '-';
-  if (negative) ++i;
-  if (i == text.size() || text.size() - i > 18) return std::nullopt;
-  long long v = 0;
-  for (; i < text.size(); ++i) {
-    if (text[i] < '0' || text[i] > '9') return std::nullopt;
-    v = v * 10 + (text[i] - '0');
-  }
-  if (negative) v = -v;
-  if (v < min || v > max) return std::nullopt;
-  return v;
-}
-
 long long parse_env_integer(const EnvVar& var, const std::string& text, const std::string& source) {
   require_value(var, text, source);
   const auto v =
@@ -114,15 +97,9 @@ long long parse_env_integer(const EnvVar& var, const std::string& text, const st
 
 double parse_env_seconds(const EnvVar& var, const std::string& text, const std::string& source) {
   require_value(var, text, source);
-  const char first = text[0];
-  if (first != '.' && (first < '0' || first > '9')) reject(var, text, source);
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end == text.c_str() || *end != '\0' || !std::isfinite(v) || !(v > 0) ||
-      v > var.max)
-    reject(var, text, source);
-  return v;
+  const auto v = parse_decimal(text);
+  if (!v || !(*v > 0) || *v > var.max) reject(var, text, source);
+  return *v;
 }
 
 std::uint64_t parse_env_size(const EnvVar& var, const std::string& text,

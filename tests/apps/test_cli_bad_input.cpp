@@ -128,6 +128,19 @@ std::vector<BadInput> bad_measure_inputs() {
        {"topology"},
        {"COMPAS_THREADS", "abc"},
        {{"COMPAS_THREADS", "abc"}}},
+      // The environment's values take the flag's syntax: plain decimal, no blanks.
+      {"topology_threads_env_hexadecimal",
+       {"topology"},
+       {"COMPAS_THREADS", "0x10"},
+       {{"COMPAS_THREADS", "0x10"}}},
+      {"topology_threads_env_leading_blank",
+       {"topology"},
+       {"COMPAS_THREADS", "' 2'"},
+       {{"COMPAS_THREADS", " 2"}}},
+      {"topology_threads_env_trailing_blank",
+       {"topology"},
+       {"COMPAS_THREADS", "'2 '"},
+       {{"COMPAS_THREADS", "2 "}}},
       {"barrier_threads_zero", {"barrier", "--threads", "0"}, {"--threads"}},
       {"barrier_threads_text", {"barrier", "--threads", "x"}, {"--threads"}},
       {"barrier_threads_backwards", {"barrier", "--threads", "3-1"}, {"3-1"}},
@@ -198,6 +211,14 @@ std::vector<BadInput> bad_run_study_inputs() {
       {"study_launcher_without_p", {"study", "--launcher", "mpirun -n 4"}, {"{P}"}, {}, false},
       {"study_grid_bad", {"study", "--grid", "2by2"}, {"2by2"}, {}, false},
       {"study_grid_zero", {"study", "--grid", "0x1"}, {"0x1"}, {}, false},
+      {"study_grid_blank", {"study", "--grid", " 1x1"}, {"' 1x1'"}, {}, false},
+      {"study_grid_plus", {"study", "--grid", "+1x1"}, {"+1x1"}, {}, false},
+      {"study_run_timeout_hexadecimal_float",
+       {"study", "--run-timeout", "0x1p3"},
+       {"--run-timeout"},
+       {},
+       false},
+
       {"study_kernels_bogus", {"study", "--kernels", "bogus"}, {"'bogus'"}, {}, false},
       {"study_budget_zero", {"study", "--budget", "0"}, {"--budget"}, {}, false},
       {"study_run_timeout_zero", {"study", "--run-timeout", "0"}, {"--run-timeout"}, {}, false},
@@ -286,8 +307,10 @@ std::vector<BadInput> bad_inputs() {
 INSTANTIATE_TEST_SUITE_P(, CliBadInput, ::testing::ValuesIn(bad_inputs()));
 
 // Every value-taking flag of every command against the hostile values that are wrong for it:
-// e empty, n negative, z zero, h huge (past any integer type), t text. Each must be refused with
-// exit 2 and a message naming the flag or the value, before anything is written or printed.
+// e empty, n negative, z zero, h huge (past any integer type), t text; a numeric flag also
+// x hexadecimal and b a leading blank (decimal only, as the environment's parser takes it). Each
+// must be refused with exit 2 and a message naming the flag or the value, before anything is
+// written or printed.
 std::vector<BadInput> hostile_values() {
   struct Flag {
     std::vector<std::string> command;
@@ -295,63 +318,63 @@ std::vector<BadInput> hostile_values() {
     std::string kinds;
   };
   const std::vector<Flag> flags = {
-      {{"topology"}, "--threads", "enzht"},
+      {{"topology"}, "--threads", "enzhtxb"},
       {{"topology"}, "--bind", "et"},
       {{"topology"}, "--topology", "t"},
-      {{"barrier"}, "--threads", "enzht"},
+      {{"barrier"}, "--threads", "enzhtxb"},
       {{"barrier"}, "--bind", "et"},
       {{"barrier"}, "--wait", "enzt"},
       {{"barrier"}, "--algorithms", "ent"},
       {{"barrier"}, "--omp", "nt"},
-      {{"barrier"}, "--repeats", "enzht"},
-      {{"barrier"}, "--target-ms", "enzht"},
-      {{"membw"}, "--threads", "enzht"},
+      {{"barrier"}, "--repeats", "enzhtxb"},
+      {{"barrier"}, "--target-ms", "enzhtxb"},
+      {{"membw"}, "--threads", "enzhtxb"},
       {{"membw"}, "--size", "enzht"},
       {{"membw"}, "--kernels", "ent"},
       {{"membw"}, "--bind", "et"},
       {{"membw"}, "--stores", "ent"},
       {{"membw"}, "--isa", "ent"},
-      {{"membw"}, "--repeats", "enzht"},
-      {{"membw"}, "--min-repeat-ms", "enht"},
+      {{"membw"}, "--repeats", "enzhtxb"},
+      {{"membw"}, "--min-repeat-ms", "enhtxb"},
       {{"membw"}, "--events", "nt"},
       {{"membw"}, "--workgroup", "enzht"},
       {{"cache"}, "--min", "enzht"},
       {{"cache"}, "--max", "enzt"},
-      {{"cache"}, "--steps-per-octave", "enzht"},
-      {{"cache"}, "--cpu", "enht"},
-      {{"cache"}, "--repeats", "enzht"},
-      {{"cache"}, "--repeat-ms", "enzht"},
+      {{"cache"}, "--steps-per-octave", "enzhtxb"},
+      {{"cache"}, "--cpu", "enhtxb"},
+      {{"cache"}, "--repeats", "enzhtxb"},
+      {{"cache"}, "--repeat-ms", "enzhtxb"},
       {{"cache"}, "--events", "nt"},
-      {{"run", "laplace"}, "--n", "enzht"},
-      {{"run", "laplace"}, "--iters", "enzht"},
-      {{"run", "laplace"}, "--tol", "enht"},
-      {{"run", "laplace"}, "--check-every", "enzht"},
+      {{"run", "laplace"}, "--n", "enzhtxb"},
+      {{"run", "laplace"}, "--iters", "enzhtxb"},
+      {{"run", "laplace"}, "--tol", "enhtxb"},
+      {{"run", "laplace"}, "--check-every", "enzhtxb"},
       {{"run", "laplace"}, "--stores", "ent"},
       {{"run", "laplace"}, "--schedule", "ent"},
-      {{"run", "laplace"}, "--threads", "enzht"},
+      {{"run", "laplace"}, "--threads", "enzhtxb"},
       {{"run", "laplace"}, "--bind", "et"},
       {{"run", "laplace"}, "--wait", "ent"},
       {{"run", "laplace"}, "--events", "nt"},
       {{"run", "cg"}, "--class", "enzht"},
-      {{"run", "cg"}, "--threads", "enzht"},
+      {{"run", "cg"}, "--threads", "enzhtxb"},
       {{"run", "cg"}, "--wait", "ent"},
-      {{"run", "gemm"}, "--n", "enzht"},
-      {{"run", "gemm"}, "--iters", "enzht"},
-      {{"run", "gemm"}, "--threads", "enzht"},
+      {{"run", "gemm"}, "--n", "enzhtxb"},
+      {{"run", "gemm"}, "--iters", "enzhtxb"},
+      {{"run", "gemm"}, "--threads", "enzhtxb"},
       {{"run", "gemm"}, "--bind", "et"},
       {{"run", "gemm"}, "--wait", "ent"},
       {{"run", "gemm"}, "--events", "nt"},
-      {{"run", "sort"}, "--keys", "enzht"},
+      {{"run", "sort"}, "--keys", "enzhtxb"},
       {{"run", "sort"}, "--dist", "enzt"},
-      {{"run", "sort"}, "--iters", "enzht"},
-      {{"run", "sort"}, "--digit-bits", "enzht"},
+      {{"run", "sort"}, "--iters", "enzhtxb"},
+      {{"run", "sort"}, "--digit-bits", "enzhtxb"},
       {{"run", "sort"}, "--stores", "ent"},
-      {{"run", "sort"}, "--threads", "enzht"},
-      {{"study"}, "--budget", "enzht"},
+      {{"run", "sort"}, "--threads", "enzhtxb"},
+      {{"study"}, "--budget", "enzhtxb"},
       {{"study"}, "--grid", "enzt"},
       {{"study"}, "--kernels", "enzt"},
-      {{"study"}, "--run-timeout", "enzht"},
-      {{"study"}, "--repeats", "enzht"},
+      {{"study"}, "--run-timeout", "enzhtxb"},
+      {{"study"}, "--repeats", "enzhtxb"},
   };
   std::vector<BadInput> out;
   for (const auto& f : flags)
@@ -369,6 +392,12 @@ std::vector<BadInput> hostile_values() {
           break;
         case 'h':
           value = "99999999999999999999", kind_name = "huge";
+          break;
+        case 'x':
+          value = "0x10", kind_name = "hexadecimal";
+          break;
+        case 'b':
+          value = " 2", kind_name = "blank";
           break;
         default:
           value = "x9y", kind_name = "text";

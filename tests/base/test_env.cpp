@@ -114,7 +114,8 @@ TEST(Env, BadValuesNameTheVariableTheValueAndWhatIsAllowed) {
 TEST(Env, TimeoutTakesPositiveSecondsUpToTenMillion) {
   const std::string allowed =
       "is not allowed: expected a positive number of seconds, at most 10000000 (default 60)";
-  for (const char* bad : {"0", "-1", "abc", "10s", "inf", "nan", "10000001", "1e400", " 5", "+5"})
+  for (const char* bad :
+       {"0", "-1", "abc", "10s", "inf", "nan", "10000001", "1e400", " 5", "+5", "0x10", "5 "})
     EXPECT_EQ(message([&] { parse_env_seconds(vars::timeout, bad); }),
               std::string("COMPAS_TIMEOUT='") + bad + "' " + allowed)
         << bad;
@@ -171,13 +172,6 @@ TEST(Env, AFlagStandingForTheVariableIsNamedInstead) {
             "--threads='0' is not allowed: expected an integer 1..4096");
   EXPECT_EQ(message([] { env_reject("COMPAS_RANK", "2", "expected an integer 0..1"); }),
             "COMPAS_RANK='2' is not allowed: expected an integer 0..1");
-}
-
-TEST(Env, PlainIntegersHaveDigitsOnly) {
-  EXPECT_EQ(parse_integer("65535", 1, 65535), 65535);
-  EXPECT_EQ(parse_integer("-2", -3, 3), -2);
-  for (const char* bad : {"", "0", "65536", "-1", "+1", " 1", "1 ", "0x1", "1e3", "-"})
-    EXPECT_EQ(parse_integer(bad, 1, 65535), std::nullopt) << bad;
 }
 
 TEST(Env, TextSaysWhatItExpects) {

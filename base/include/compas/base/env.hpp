@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "compas/base/number.hpp"
+
 namespace compas::base {
 
 // A value that a variable (or the option standing for it) does not allow.
@@ -42,9 +44,6 @@ struct EnvVar {
   // What is allowed, as messages say it: "expected an integer 1..4096", "expected 0 or 1".
   std::string allowed() const;
 };
-
-// Decimal digits (a leading '-' where min < 0) of a value min..max; nullopt for anything else.
-std::optional<long long> parse_integer(const std::string& text, long long min, long long max);
 
 // Throws EnvError "<source>='<value>' is not allowed: <allowed>".
 [[noreturn]] void env_reject(const std::string& source, const std::string& value,
