@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake ninja-build pkg-config git
+  ccache  # a rebuild of the same sources (another clone, another preset run) reuses objects
   libhwloc-dev hwloc
   libucx-dev ucx-utils
   libssl-dev  # libcrypto: the bootstrap proves the job token with HMAC-SHA256

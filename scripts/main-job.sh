@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release
+# Only what the study runs: the tests and benchmarks are not needed for it.
+cmake --build --preset release --target compas compas-run
 out=${COMPAS_OUT:-compas-study}
 build/release/bin/compas study --out "$out" "$@"

@@ -8,5 +8,11 @@ cd "$(dirname "$0")/.."
 preset=${1:-release}
 ./scripts/install-deps.sh
 cmake --preset "$preset" -DCOMPAS_WERROR="${COMPAS_WERROR:-OFF}" >/dev/null
+start=$SECONDS
 cmake --build --preset "$preset"
-ctest --preset "$preset"
+echo "compas: $preset build took $((SECONDS - start)) s"
+start=$SECONDS
+status=0
+ctest --preset "$preset" || status=$?
+echo "compas: $preset tests took $((SECONDS - start)) s"
+exit $status

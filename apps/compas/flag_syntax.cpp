@@ -51,9 +51,9 @@ void add_common_flag_checks(CLI::App& app) {
   std::function<void(CLI::App*)> add = [&](CLI::App* a) {
     for (CLI::Option* o : a->get_options()) {
       if (o->get_items_expected_max() == 0) continue;
-      const bool numeric = is_numeric(o);
+      // After the option's own checks, whose messages say what it takes; before its conversion.
+      if (is_numeric(o)) o->check(plain_decimal());
       o->transform(non_empty(o));
-      if (numeric) o->transform(plain_decimal());
     }
     for (CLI::App* sub : a->get_subcommands([](CLI::App*) { return true; })) add(sub);
   };

@@ -7,7 +7,8 @@
 
 namespace compas::app {
 
-// Adds the checks to every option of `app` and of its subcommands, first among each option's own.
+// Adds the checks to every option of `app` and of its subcommands: the empty value first, the
+// decimal syntax last among each option's own checks.
 void add_common_flag_checks(CLI::App& app);
 
 }  // namespace compas::app

@@ -139,7 +139,7 @@ std::vector<BadInput> bad_measure_inputs() {
        {{"COMPAS_THREADS", " 2"}}},
       {"topology_threads_env_trailing_blank",
        {"topology"},
-       {"COMPAS_THREADS", "'2 '"},
+       {"COMPAS_THREADS", "'2 '", "--threads"},
        {{"COMPAS_THREADS", "2 "}}},
       {"barrier_threads_zero", {"barrier", "--threads", "0"}, {"--threads"}},
       {"barrier_threads_text", {"barrier", "--threads", "x"}, {"--threads"}},
