@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -277,6 +278,36 @@ TEST(Loops, FunneledScanPartAndArrayAllreduce) {
     for (int r = 1; r < p; ++r) want = 2 * want + r * 10 + static_cast<index>(i);
     EXPECT_EQ(lout[i].x, want) << i;
     EXPECT_EQ(lout[i].s, index{1} << p) << i;
+  }
+}
+
+// Sizes an index cannot hold: a length_error naming the range, never a wrapped size.
+TEST(Ranges, SizesBeyondAnIndexAreRefusedNamingTheRange) {
+  const index min = std::numeric_limits<index>::min(), max = std::numeric_limits<index>::max();
+  const index half = index{1} << 62;
+  for (const Range r : {Range{min, max}, Range{-half, half}}) {
+    const std::string text = "[" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + ")";
+    try {
+      ADD_FAILURE() << text << ": size " << r.size();
+    } catch (const std::length_error& e) {
+      EXPECT_NE(std::string(e.what()).find("Range " + text), std::string::npos) << e.what();
+    }
+    try {
+      DistArray<double> u(rt(), r);
+      ADD_FAILURE() << text << ": made an array";
+    } catch (const std::length_error& e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ((Range{-half, half - 1}).size(), max);  // the largest that fits
+  EXPECT_EQ((Range{max, min}).size(), 0);
+  const Range big{0, index{1} << 32};
+  try {
+    ADD_FAILURE() << "size " << (Range2{big, big}).size();
+  } catch (const std::length_error& e) {
+    EXPECT_NE(std::string(e.what()).find("Range2 [0, 4294967296) x [0, 4294967296)"),
+              std::string::npos)
+        << e.what();
   }
 }
 
