@@ -153,6 +153,7 @@ void Halo::Impl::validate() const {
 }
 
 Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()) {
+  rt.check_funneled("DistArray", "make arrays before run(), or between runs");
   Impl& m = *impl_;
   m.rt = &rt;
   m.shape = shape;
@@ -303,16 +304,8 @@ void Halo::exchange() {
 }
 
 void Halo::exchange_funneled() {
-  Runtime& rt = *impl_->rt;
-  if (!rt.on_main_thread())
-    throw std::logic_error(
-        "DistArray::exchange_halos(): called from a thread other than the one that made the "
-        "Runtime. Outside parallel regions that thread exchanges (funneled); inside Runtime::run "
-        "every thread calls exchange_halos(t)");
-  if (rt.in_run())
-    throw std::logic_error(
-        "DistArray::exchange_halos(): called inside Runtime::run, where every thread of the team "
-        "calls exchange_halos(t) instead");
+  impl_->rt->check_funneled("DistArray::exchange_halos()",
+                            "inside Runtime::run every thread of the team calls exchange_halos(t)");
   exchange();
 }
 

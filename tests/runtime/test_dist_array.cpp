@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "../common/job_main.hpp"
 #include "compas/compas.hpp"
@@ -344,6 +345,39 @@ TEST(DistArrayErrors, ShapesThatDifferBetweenProcessesAreRefusedEverywhere) {
   }
   // The job goes on: the next array is made alike everywhere.
   DistArray<double> ok(rt(), 4 * rt().processes());
+  ok.exchange_halos();
+}
+
+// Making an array or a window is collective and funneled: from every thread inside run(), or
+// from another thread, it is refused with a logic_error on every thread of every process, instead
+// of T collectives entered at once (wrong values, or a crash inside UCX).
+TEST(DistArrayErrors, CreationInsideRunOrFromAnotherThreadIsRefused) {
+  const index n = 4 * rt().processes();
+  auto attempts = [&](std::vector<std::string>& errors) {
+    auto attempt = [&](auto make) {
+      try {
+        make();
+        errors.emplace_back("made");
+      } catch (const std::logic_error& e) {
+        errors.emplace_back(e.what());
+      }
+    };
+    attempt([&] { DistArray<double> u(rt(), n); });
+    attempt([&] { DistArray<double, 2> u(rt(), n, 3); });
+    attempt([&] { auto w = rt().window<double>(16); });
+  };
+  std::vector<std::vector<std::string>> inside(static_cast<std::size_t>(rt().threads()));
+  rt().run([&](compas::ThreadCtx& t) { attempts(inside[static_cast<std::size_t>(t.tid())]); });
+  for (const auto& errors : inside) {
+    ASSERT_EQ(errors.size(), 3u);
+    for (const auto& e : errors) EXPECT_NE(e.find("inside Runtime::run"), std::string::npos) << e;
+  }
+  std::vector<std::string> other_thread;
+  std::thread other([&] { attempts(other_thread); });
+  other.join();
+  for (const auto& e : other_thread)
+    EXPECT_NE(e.find("other than the one that made the Runtime"), std::string::npos) << e;
+  DistArray<double> ok(rt(), n, {.periodic = true});  // and the job is still in step
   ok.exchange_halos();
 }
 

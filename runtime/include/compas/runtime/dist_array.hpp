@@ -38,9 +38,9 @@
 //
 // Errors (std::invalid_argument, the same on every process, at construction): shapes, halos or
 // decompositions that differ between processes (naming both ranks and values), a halo wider than
-// the smallest part, a part that would be empty. std::logic_error: exchange_halos() from another
-// thread than the Runtime's or from inside run(). Indexing is not bounds-checked (it is the inner
-// loop); owned(), with_halos() and contains() say what is valid.
+// the smallest part, a part that would be empty. std::logic_error: making an array (a collective)
+// or exchange_halos() from another thread than the Runtime's or from inside run(). Indexing is not
+// bounds-checked (it is the inner loop); owned(), with_halos() and contains() say what is valid.
 #pragma once
 
 #include <cstddef>
