@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/base/type_name.hpp"
 #include "compas/runtime/dist_array.hpp"
 
 namespace compas::detail {
@@ -38,7 +39,9 @@ std::string describe(const DistShape& s) {
     d += s.decomposition == Decomposition::grid ? " over a process grid" : " by rows";
   d += " of ";
   d += std::to_string(s.elem_bytes);
-  d += "-byte elements, halo ";
+  d += "-byte elements";
+  if (s.elem_type) d += " (" + base::type_name(*s.elem_type) + ")";
+  d += ", halo ";
   d += std::to_string(s.halo);
   if (s.periodic) d += ", periodic";
   if (s.fill == comm::Fill::none) d += ", unfilled";

@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -379,6 +380,26 @@ TEST(DistArrayErrors, CreationInsideRunOrFromAnotherThreadIsRefused) {
     EXPECT_NE(e.find("other than the one that made the Runtime"), std::string::npos) << e;
   DistArray<double> ok(rt(), n, {.periodic = true});  // and the job is still in step
   ok.exchange_halos();
+}
+
+TEST(DistArrayErrors, ElementTypesThatDifferBetweenProcessesAreRefusedEverywhere) {
+  if (rt().processes() == 1) GTEST_SKIP() << "needs two processes";
+  const index n = 4 * rt().processes();
+  try {
+    if (rt().process() == 1)
+      DistArray<std::int64_t> u(rt(), n);
+    else
+      DistArray<double> u(rt(), n);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("rank 0 a 1-D [0, " + std::to_string(n) + ") of 8-byte elements (double)"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("rank 1 a 1-D [0, " + std::to_string(n) + ") of 8-byte elements (long)"),
+              std::string::npos)
+        << msg;
+  }
 }
 
 TEST(DistArrayErrors, FunneledExchangeFromAnotherThreadOrInsideRunIsRefused) {
