@@ -186,6 +186,7 @@ const EnvVar bootstrap_max_frame{.name = "COMPAS_BOOTSTRAP_MAX_FRAME",
 // and reject an empty value.
 const EnvVar timeout{
     .name = "COMPAS_TIMEOUT", .kind = K::seconds, .max = 1e7, .note = "default 60"};
+static_assert(kTimeoutDefaultSeconds == 60, "the note above says 60");
 const EnvVar progress{.name = "COMPAS_PROGRESS",
                       .kind = K::choice,
                       .choices = {"thread", "wait"},

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "collectives_channel.hpp"
+#include "compas/base/type_name.hpp"
 #include "compas/comm/window.hpp"
 
 namespace compas::comm {
@@ -62,6 +64,15 @@ const char* type_name(std::uint64_t code) {
   }
 }
 
+// " (type id 0x..., operator id 0x...)": call_id's halves.
+std::string call_ids(std::uint64_t id) {
+  char text[64];
+  std::snprintf(text, sizeof text, " (type id %08llx, operator id %08llx)",
+                static_cast<unsigned long long>(id >> 32),
+                static_cast<unsigned long long>(id & 0xffffffffULL));
+  return text;
+}
+
 }  // namespace
 
 namespace detail {
@@ -84,12 +95,18 @@ std::string describe(std::uint32_t kind, std::uint32_t elem, std::uint64_t arg) 
     case Kind::alltoallv:
       return "alltoallv of " + std::to_string(elem) + "-byte elements";
     case Kind::allreduce_user:
-      return "allreduce with a caller's operator on " + std::to_string(elem) + "-byte elements";
+      return "allreduce with a caller's operator on " + std::to_string(elem) + "-byte elements" +
+             call_ids(arg);
     case Kind::exclusive_scan_user:
       return "exclusive_scan with a caller's operator on " + std::to_string(elem) +
-             "-byte elements";
+             "-byte elements" + call_ids(arg);
   }
   return "an unknown collective (kind " + std::to_string(kind) + ")";
+}
+
+std::uint64_t call_id(const std::type_info& type, const std::type_info& op) {
+  const auto fold = [](std::uint64_t h) { return (h ^ (h >> 32)) & 0xffffffffULL; };
+  return fold(base::type_id(type)) << 32 | fold(base::type_id(op));
 }
 
 std::string elements(std::uint64_t bytes, std::uint32_t elem) {
@@ -98,6 +115,20 @@ std::string elements(std::uint64_t bytes, std::uint32_t elem) {
 }
 
 }  // namespace detail
+
+std::string ProcessCollectives::Impl::out_of_step(const detail::Header& h, int src) {
+  if (h.seq == seq && h.kind == kind && user_kind()) {  // another type or operator, another size
+    note_differ(static_cast<std::uint32_t>(std::min(me, src)) + 1,
+                static_cast<std::uint32_t>(std::max(me, src)) + 1);
+    return differ_message(detail::describe(kind, elem, arg).c_str());
+  }
+  return "node collectives out of step: rank " + std::to_string(src) + " is in call #" +
+         std::to_string(h.seq) + " (" + detail::describe(h.kind, h.elem, h.arg) + ") while rank " +
+         std::to_string(me) + " is in call #" + std::to_string(seq) + " (" +
+         detail::describe(kind, elem, arg) +
+         "): every process must make the same collective calls, "
+         "with the same root, operator and element type, in the same order";
+}
 
 namespace {
 
@@ -276,7 +307,7 @@ ProcessCollectives::ProcessCollectives(Comm& comm, CollectivesOptions options)
   m.stage.resize(kHeaderBytes + std::min(detail::kStageMaxBytes, m.payload));
   m.tmp.resize(m.payload);
   if (m.p > 1)
-    m.win = std::make_unique<WindowBytes>(comm, static_cast<std::size_t>(m.p) * kSlots * m.slot,
+    m.win = std::make_unique<WindowBytes>(comm, m.call_text_offset() + detail::kCallTextBytes,
                                           2 * static_cast<std::size_t>(m.p));
 }
 

@@ -10,12 +10,19 @@
 // step: a process whose partial is missing sends its (stale) bytes with Header::op_failed set,
 // and whoever receives such a message does not apply f to it and passes the mark on with its own
 // partial. At the end a process whose result is missing throws.
+//
+// A peer whose chunk carries another element type or operator (Header::differ) is handled the
+// same way: the schedule runs to its end with the pair marked, nobody applies f to the other's
+// bytes, and every process the mark reached throws naming both calls, read from the two ranks'
+// scratch windows (publish).
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <string>
 
 #include "collectives_channel.hpp"
+#include "compas/base/type_name.hpp"
 #include "compas/comm/collectives.hpp"
 
 namespace compas::comm {
@@ -67,7 +74,7 @@ bool allreduce_doubling(ProcessCollectives::Impl& m, std::byte* acc, std::size_t
   // After a message from a peer arrived in `in`: acc = f(in, acc) or f(acc, in).
   auto absorb = [&](bool from_lower) {
     failure.note(m.flag_in);
-    if (missing || m.flag_in != 0) {
+    if (missing || m.flag_in != 0 || m.differ[0] != 0) {
       missing = true;
       return;
     }
@@ -121,7 +128,7 @@ bool scan_doubling(ProcessCollectives::Impl& m, const std::byte* value, std::byt
     m.flag_out = partial_missing ? failure.rank1 : 0;
     m.exchange(partner, partial.data(), in.data(), bytes);
     failure.note(m.flag_in);
-    const bool in_missing = m.flag_in != 0;
+    const bool in_missing = m.flag_in != 0 || m.differ[0] != 0;
     partial_missing = partial_missing || in_missing;
     if (partner > m.me) {
       if (!partial_missing)
@@ -145,14 +152,45 @@ bool scan_doubling(ProcessCollectives::Impl& m, const std::byte* value, std::byt
 
 }  // namespace
 
+void ProcessCollectives::Impl::publish(const detail::ErasedOp& op) {
+  if (op.id == call_text_id) return;
+  std::string text = base::type_name(*op.type) + " with " + base::type_name(*op.op);
+  text.resize(std::min(text.size(), detail::kCallTextBytes - 1));
+  std::memcpy(win->local() + call_text_offset(), text.c_str(), text.size() + 1);
+  call_text_id = op.id;
+}
+
+std::string ProcessCollectives::Impl::call_text(int rank) {
+  char text[detail::kCallTextBytes] = {};
+  try {
+    if (rank == me)
+      std::memcpy(text, win->local() + call_text_offset(), sizeof text);
+    else
+      win->get(rank, call_text_offset(), text, sizeof text);
+  } catch (const std::exception& e) {
+    return std::string("a call whose types could not be read (") + e.what() + ")";
+  }
+  text[sizeof text - 1] = '\0';
+  return text;
+}
+
+std::string ProcessCollectives::Impl::differ_message(const char* what) {
+  const int a = static_cast<int>(differ[0]) - 1, b = static_cast<int>(differ[1]) - 1;
+  return std::string(what) + " (call #" + std::to_string(seq) + "): rank " + std::to_string(a) +
+         " passes " + call_text(a) + ", rank " + std::to_string(b) + " passes " + call_text(b) +
+         ": every process must pass the same element type and operator";
+}
+
 void ProcessCollectives::allreduce_user(void* inout, std::size_t n, const detail::ErasedOp& op) {
   Impl& m = *impl_;
   if (m.p == 1) return;
   Failure failure;
   bool missing = false;
   m.run([&] {
-    m.begin(detail::Kind::allreduce_user, op.size, 0);
+    m.publish(op);
+    m.begin(detail::Kind::allreduce_user, op.size, op.id);
     missing = allreduce_doubling(m, static_cast<std::byte*>(inout), n, op, failure);
+    if (m.differ[0] != 0) throw std::invalid_argument(m.differ_message("allreduce"));
   });
   finish("allreduce", failure, missing);
 }
@@ -164,9 +202,11 @@ void ProcessCollectives::exclusive_scan_user(const void* in, void* out, std::siz
   Failure failure;
   bool missing = false, have = false;
   m.run([&] {
-    m.begin(detail::Kind::exclusive_scan_user, op.size, 0);
+    m.publish(op);
+    m.begin(detail::Kind::exclusive_scan_user, op.size, op.id);
     missing = scan_doubling(m, static_cast<const std::byte*>(in), static_cast<std::byte*>(out), n,
                             op, failure, have);
+    if (m.differ[0] != 0) throw std::invalid_argument(m.differ_message("exclusive_scan"));
   });
   finish("exclusive_scan", failure, missing);
 }

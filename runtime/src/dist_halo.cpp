@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/base/type_name.hpp"
 #include "compas/runtime/dist_array.hpp"
 
 namespace compas::detail {
@@ -38,7 +39,9 @@ std::string describe(const DistShape& s) {
     d += s.decomposition == Decomposition::grid ? " over a process grid" : " by rows";
   d += " of ";
   d += std::to_string(s.elem_bytes);
-  d += "-byte elements, halo ";
+  d += "-byte elements";
+  if (s.elem_type) d += " (" + base::type_name(*s.elem_type) + ")";
+  d += ", halo ";
   d += std::to_string(s.halo);
   if (s.periodic) d += ", periodic";
   if (s.fill == comm::Fill::none) d += ", unfilled";
@@ -153,6 +156,7 @@ void Halo::Impl::validate() const {
 }
 
 Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()) {
+  rt.check_funneled("DistArray", "make arrays before run(), or between runs");
   Impl& m = *impl_;
   m.rt = &rt;
   m.shape = shape;
@@ -303,16 +307,8 @@ void Halo::exchange() {
 }
 
 void Halo::exchange_funneled() {
-  Runtime& rt = *impl_->rt;
-  if (!rt.on_main_thread())
-    throw std::logic_error(
-        "DistArray::exchange_halos(): called from a thread other than the one that made the "
-        "Runtime. Outside parallel regions that thread exchanges (funneled); inside Runtime::run "
-        "every thread calls exchange_halos(t)");
-  if (rt.in_run())
-    throw std::logic_error(
-        "DistArray::exchange_halos(): called inside Runtime::run, where every thread of the team "
-        "calls exchange_halos(t) instead");
+  impl_->rt->check_funneled("DistArray::exchange_halos()",
+                            "inside Runtime::run every thread of the team calls exchange_halos(t)");
   exchange();
 }
 

@@ -333,6 +333,18 @@ bool Runtime::on_main_thread() const {
   return std::this_thread::get_id() == impl_->main_thread;
 }
 
+void Runtime::check_funneled(const char* call, const char* instead) const {
+  if (in_run())
+    throw std::logic_error(std::string(call) +
+                           ": called inside Runtime::run (while it runs, from any thread); " +
+                           instead);
+  if (!on_main_thread())
+    throw std::logic_error(std::string(call) +
+                           ": called from a thread other than the one that made the Runtime, "
+                           "which alone makes this call, outside Runtime::run (funneled); " +
+                           instead);
+}
+
 std::vector<perf::RegionSample> Runtime::job_samples() {
   auto mine = impl_->profile->samples();
   if (processes() == 1) return mine;

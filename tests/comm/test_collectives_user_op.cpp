@@ -283,6 +283,80 @@ TEST(UserOpErrors, AnOperatorThatThrowsEndsTheCallEverywhere) {
                          [&] { coll().exclusive_scan(mine, picky{}, word("#")); });
 }
 
+// Processes that pass different element types or different operators to one call: every process
+// ends it with an invalid_argument naming both sides (each got another answer before), and the
+// object refuses further calls. Rank 1 differs from all the others.
+struct plus {
+  template <class T>
+  T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
+};
+struct larger {
+  template <class T>
+  T operator()(const T& a, const T& b) const {
+    return a < b ? b : a;
+  }
+};
+
+template <class Call>
+void expect_named_difference(const char* what, Call call, const std::string& others,
+                             const std::string& odd) {
+  ProcessCollectives nc(comm());
+  try {
+    call(nc);
+    ADD_FAILURE() << what << ": returned";
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(what), std::string::npos) << msg;
+    EXPECT_NE(msg.find("rank 1 passes " + odd), std::string::npos) << msg;
+    EXPECT_NE(msg.find(" passes " + others), std::string::npos) << msg;
+  }
+  EXPECT_THROW(call(nc), CommError);  // refused afterwards, like any mismatch
+}
+
+TEST(UserOpErrors, TypesOrOperatorsThatDifferAreNamedEverywhere) {
+  if (nranks() == 1) GTEST_SKIP() << "needs two processes";
+  const bool odd = rank() == 1;
+  const std::string ns = "(anonymous namespace)::";
+  expect_named_difference(
+      "allreduce",
+      [&](ProcessCollectives& nc) {
+        if (odd)
+          nc.allreduce(std::int64_t{rank()}, plus{});
+        else
+          nc.allreduce(double(rank()), plus{});
+      },
+      "double with " + ns + "plus", "long with " + ns + "plus");
+  expect_named_difference(
+      "allreduce",
+      [&](ProcessCollectives& nc) {
+        if (odd)
+          nc.allreduce(double(rank()), larger{});
+        else
+          nc.allreduce(double(rank()), plus{});
+      },
+      "double with " + ns + "plus", "double with " + ns + "larger");
+  expect_named_difference(
+      "allreduce",
+      [&](ProcessCollectives& nc) {
+        if (odd)
+          nc.allreduce(std::int32_t{rank()}, plus{});
+        else
+          nc.allreduce(double(rank()), plus{});
+      },
+      "double with " + ns + "plus", "int with " + ns + "plus");
+  expect_named_difference(
+      "exclusive_scan",
+      [&](ProcessCollectives& nc) {
+        if (odd)
+          nc.exclusive_scan(std::int64_t{rank()}, plus{}, std::int64_t{0});
+        else
+          nc.exclusive_scan(double(rank()), plus{}, 0.0);
+      },
+      "double with " + ns + "plus", "long with " + ns + "plus");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

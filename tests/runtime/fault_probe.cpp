@@ -11,6 +11,10 @@
 //   op-throws        nobody dies: the operator of a loop of hybrid allreduces throws on the victim
 //                    (its 301st call), which ends with that message (exit 1); the others must
 //                    end naming it
+//   barrier-skipped  nobody dies: in a loop of team barriers the victim's last thread stops
+//                    calling them (from the 501st on); the victim's other threads must end the
+//                    process after COMPAS_TIMEOUT naming that thread, and the others name the
+//                    victim
 //   kernel           NAS CG class W on the job; the victim dies 150 ms into it
 //   window-freed     nobody dies: the victim destroys a window while the others keep putting,
 //                    getting and adding into its copy; the victim's destruction gives up after
@@ -107,6 +111,13 @@ int main(int argc, char** argv) {
           if (me && i == 300 && t.tid() == 0) armed = true;
           const double s = rt.allreduce(t, 1.0, op);
           if (s != t.global_threads()) throw std::logic_error("allreduce gave a wrong sum");
+        }
+      });
+    } else if (phase == "barrier-skipped") {
+      rt.run([&](compas::ThreadCtx& t) {
+        for (int i = 0; i < 1000; ++i) {
+          if (me && i >= 500 && t.tid() == t.nthreads() - 1) break;
+          t.barrier();
         }
       });
     } else if (phase == "kernel") {

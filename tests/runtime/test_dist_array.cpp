@@ -7,10 +7,13 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "../common/job_main.hpp"
 #include "compas/compas.hpp"
@@ -280,6 +283,36 @@ TEST(Loops, FunneledScanPartAndArrayAllreduce) {
   }
 }
 
+// Sizes an index cannot hold: a length_error naming the range, never a wrapped size.
+TEST(Ranges, SizesBeyondAnIndexAreRefusedNamingTheRange) {
+  const index min = std::numeric_limits<index>::min(), max = std::numeric_limits<index>::max();
+  const index half = index{1} << 62;
+  for (const Range r : {Range{min, max}, Range{-half, half}}) {
+    const std::string text = "[" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + ")";
+    try {
+      ADD_FAILURE() << text << ": size " << r.size();
+    } catch (const std::length_error& e) {
+      EXPECT_NE(std::string(e.what()).find("Range " + text), std::string::npos) << e.what();
+    }
+    try {
+      DistArray<double> u(rt(), r);
+      ADD_FAILURE() << text << ": made an array";
+    } catch (const std::length_error& e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ((Range{-half, half - 1}).size(), max);  // the largest that fits
+  EXPECT_EQ((Range{max, min}).size(), 0);
+  const Range big{0, index{1} << 32};
+  try {
+    ADD_FAILURE() << "size " << (Range2{big, big}).size();
+  } catch (const std::length_error& e) {
+    EXPECT_NE(std::string(e.what()).find("Range2 [0, 4294967296) x [0, 4294967296)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(DistArrayErrors, AHaloWiderThanAPartIsRefusedEverywhere) {
   const index p = rt().processes();
   try {
@@ -314,6 +347,59 @@ TEST(DistArrayErrors, ShapesThatDifferBetweenProcessesAreRefusedEverywhere) {
   // The job goes on: the next array is made alike everywhere.
   DistArray<double> ok(rt(), 4 * rt().processes());
   ok.exchange_halos();
+}
+
+// Making an array or a window is collective and funneled: from every thread inside run(), or
+// from another thread, it is refused with a logic_error on every thread of every process, instead
+// of T collectives entered at once (wrong values, or a crash inside UCX).
+TEST(DistArrayErrors, CreationInsideRunOrFromAnotherThreadIsRefused) {
+  const index n = 4 * rt().processes();
+  auto attempts = [&](std::vector<std::string>& errors) {
+    auto attempt = [&](auto make) {
+      try {
+        make();
+        errors.emplace_back("made");
+      } catch (const std::logic_error& e) {
+        errors.emplace_back(e.what());
+      }
+    };
+    attempt([&] { DistArray<double> u(rt(), n); });
+    attempt([&] { DistArray<double, 2> u(rt(), n, 3); });
+    attempt([&] { auto w = rt().window<double>(16); });
+  };
+  std::vector<std::vector<std::string>> inside(static_cast<std::size_t>(rt().threads()));
+  rt().run([&](compas::ThreadCtx& t) { attempts(inside[static_cast<std::size_t>(t.tid())]); });
+  for (const auto& errors : inside) {
+    ASSERT_EQ(errors.size(), 3u);
+    for (const auto& e : errors) EXPECT_NE(e.find("inside Runtime::run"), std::string::npos) << e;
+  }
+  std::vector<std::string> other_thread;
+  std::thread other([&] { attempts(other_thread); });
+  other.join();
+  for (const auto& e : other_thread)
+    EXPECT_NE(e.find("other than the one that made the Runtime"), std::string::npos) << e;
+  DistArray<double> ok(rt(), n, {.periodic = true});  // and the job is still in step
+  ok.exchange_halos();
+}
+
+TEST(DistArrayErrors, ElementTypesThatDifferBetweenProcessesAreRefusedEverywhere) {
+  if (rt().processes() == 1) GTEST_SKIP() << "needs two processes";
+  const index n = 4 * rt().processes();
+  try {
+    if (rt().process() == 1)
+      DistArray<std::int64_t> u(rt(), n);
+    else
+      DistArray<double> u(rt(), n);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("rank 0 a 1-D [0, " + std::to_string(n) + ") of 8-byte elements (double)"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("rank 1 a 1-D [0, " + std::to_string(n) + ") of 8-byte elements (long)"),
+              std::string::npos)
+        << msg;
+  }
 }
 
 TEST(DistArrayErrors, FunneledExchangeFromAnotherThreadOrInsideRunIsRefused) {

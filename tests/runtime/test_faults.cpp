@@ -164,6 +164,39 @@ TEST(OpThrows, TheThrowingRankEndsAndEveryOtherNamesIt) {
   }
 }
 
+// No rank dies, but on rank 1 one thread stops calling the team barriers the other calls (ranks
+// started by hand): the waiting thread ends rank 1's process once the team's wait limit
+// (COMPAS_TIMEOUT + 2 s) has passed, naming the thread that did not arrive, instead of hanging for
+// ever; every other rank, waiting for rank 1 in the final hybrid barrier, ends with an error too.
+TEST(BarrierSkipped, TheWaitingThreadEndsItsProcessNamingTheAbsentThread) {
+  const int P = 3, skipper = 1, timeout = 3;
+  ManualJob job(FAULT_PROBE_EXE, P,
+                {{"COMPAS_TIMEOUT", std::to_string(timeout)},
+                 {"COMPAS_THREADS", "2"},
+                 {"COMPAS_OVERSUBSCRIBED", "1"}});
+  std::vector<std::unique_ptr<Proc>> ranks;
+  for (int r = 0; r < P; ++r)
+    ranks.push_back(job.start(r, {"barrier-skipped", std::to_string(skipper)}));
+  std::string all;
+  for (int r = 0; r < P; ++r) {
+    auto& p = *ranks[static_cast<std::size_t>(r)];
+    EXPECT_TRUE(p.wait(timeout + 30)) << "rank " << r << " still runs\n" << p.describe();
+    all += "==== rank " + std::to_string(r) + ": " + p.describe();
+  }
+  const Proc& s = *ranks[skipper];
+  EXPECT_EQ(s.exit_code, 1) << all;
+  EXPECT_TRUE(contains(s.err,
+                       "compas: rank 1: team barrier: thread 1 did not arrive within 5 s "
+                       "(COMPAS_TIMEOUT 3 s + 2 s) while thread 0 of 2 waited"))
+      << all;
+  for (int r = 0; r < P; ++r) {
+    if (r == skipper) continue;
+    const Proc& p = *ranks[static_cast<std::size_t>(r)];
+    EXPECT_EQ(p.exit_code, 1) << "rank " << r << "\n" << all;
+    EXPECT_TRUE(contains(p.err, "fault_probe: rank " + std::to_string(r) + ": ")) << all;
+  }
+}
+
 // A window destroyed by its owner while another process still uses it: the owner's collective
 // destruction gives up after the timeout (and keeps the memory registered, so nothing is written
 // into freed memory); the user's next put, get or atomic on it fails at the initiator with an

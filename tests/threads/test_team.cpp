@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <stdexcept>
@@ -524,4 +525,47 @@ TEST(Team, ManyTeamsInARow) {
     if (i % 2 == 0) team.run([&](ct::ThreadCtx&) { calls.fetch_add(1); });
     EXPECT_EQ(calls.load(), i % 2 == 0 ? threads : 0);
   }
+}
+
+// A barrier that some threads skip: the threads that wait end the process once the team's wait
+// limit has passed, naming the thread that did not arrive, instead of hanging for ever: from
+// COMPAS_TIMEOUT (+ 2 s), and from the options with every algorithm and wait policy. (alarm: a
+// child that still hangs dies of SIGALRM, which fails the expectation.)
+TEST(TeamDeathTest, ABarrierSomeThreadsSkipEndsTheProcessAfterCompasTimeout) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        alarm(30);
+        setenv("COMPAS_TIMEOUT", "0.5", 1);
+        ct::Team team(host(), options(3, true));
+        team.run([](ct::ThreadCtx& t) {
+          if (t.tid() != 0) t.barrier();
+        });
+      },
+      ::testing::ExitedWithCode(1),
+      "team barrier: thread 0 did not arrive within 2.5 s \\(COMPAS_TIMEOUT 0.5 s \\+ 2 s\\)");
+}
+
+TEST(TeamDeathTest, EveryAlgorithmAndPolicyNamesTheAbsentThreads) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (auto algorithm : {ct::BarrierAlgorithm::central, ct::BarrierAlgorithm::dissemination,
+                         ct::BarrierAlgorithm::tree})
+    for (auto wait : {ct::WaitPolicy::spin, ct::WaitPolicy::yield, ct::WaitPolicy::block,
+                      ct::WaitPolicy::automatic}) {
+      SCOPED_TRACE(ct::to_string(algorithm) + ", " + ct::to_string(wait));
+      EXPECT_EXIT(
+          {
+            alarm(30);
+            ct::TeamOptions o = options(4, true);
+            o.barrier = algorithm;
+            o.wait = wait;
+            o.timeout_s = 0.2;
+            ct::Team team(host(), o);
+            team.run([](ct::ThreadCtx& t) {
+              t.barrier();
+              if (t.tid() % 2 == 0) t.barrier();
+            });
+          },
+          ::testing::ExitedWithCode(1), "threads 1, 3 did not arrive within 0.2 s");
+    }
 }

@@ -1,7 +1,11 @@
 #include "compas/threads/barrier.hpp"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,9 +21,15 @@ void release_word(WaitWord& w) noexcept {
   w.add_and_wake(0);
 }
 
-// Each thread's episode number, on its own line: a thread touches only its own.
+// Each thread's episode number, on its own line: a thread writes only its own (plain loads and
+// stores; atomic only so that a thread that timed out may read the others').
 struct alignas(64) Episode {
-  std::uint32_t value = 0;
+  std::atomic<std::uint32_t> value{0};
+  std::uint32_t next() noexcept {
+    const std::uint32_t e = value.load(std::memory_order_relaxed) + 1;
+    value.store(e, std::memory_order_relaxed);
+    return e;
+  }
 };
 
 struct alignas(64) Counter {
@@ -34,7 +44,7 @@ class CentralBarrier final : public Barrier {
     count_.remaining.store(threads, std::memory_order_relaxed);
   }
   bool wait(int tid) noexcept override {
-    const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
+    const std::uint32_t e = episode_[static_cast<std::size_t>(tid)].next();
     if (cancelled_.load(std::memory_order_relaxed) && hopeless(e)) [[unlikely]]
       return false;
     if (count_.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -42,7 +52,7 @@ class CentralBarrier final : public Barrier {
       release_.publish(e, backoff_);
       return true;
     }
-    return await(release_, e);
+    return await(release_, e, tid);
   }
   int threads() const noexcept override { return n_; }
   BarrierAlgorithm algorithm() const noexcept override { return BarrierAlgorithm::central; }
@@ -50,7 +60,7 @@ class CentralBarrier final : public Barrier {
  private:
   void release_all() noexcept override { release_word(release_); }
   std::uint32_t entered(int tid) const noexcept override {
-    return episode_[static_cast<std::size_t>(tid)].value;
+    return episode_[static_cast<std::size_t>(tid)].value.load(std::memory_order_relaxed);
   }
   const int n_;
   Counter count_;
@@ -68,13 +78,13 @@ class DisseminationBarrier final : public Barrier {
     flags_ = std::make_unique<WaitWord[]>(static_cast<std::size_t>(rounds_ * n_));
   }
   bool wait(int tid) noexcept override {
-    const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
+    const std::uint32_t e = episode_[static_cast<std::size_t>(tid)].next();
     if (cancelled_.load(std::memory_order_relaxed) && hopeless(e)) [[unlikely]]
       return false;
     for (int r = 0; r < rounds_; ++r) {
       const int partner = (tid + (1 << r)) % n_;
       flag(r, partner).publish(e, backoff_);
-      if (!await(flag(r, tid), e)) return false;
+      if (!await(flag(r, tid), e, tid)) return false;
     }
     return true;
   }
@@ -86,7 +96,7 @@ class DisseminationBarrier final : public Barrier {
     for (int i = 0; i < rounds_ * n_; ++i) release_word(flags_[static_cast<std::size_t>(i)]);
   }
   std::uint32_t entered(int tid) const noexcept override {
-    return episode_[static_cast<std::size_t>(tid)].value;
+    return episode_[static_cast<std::size_t>(tid)].value.load(std::memory_order_relaxed);
   }
   WaitWord& flag(int round, int thread) {
     return flags_[static_cast<std::size_t>(round * n_ + thread)];
@@ -118,7 +128,7 @@ class TreeBarrier final : public Barrier {
     top_.remaining.store(ngroups_);
   }
   bool wait(int tid) noexcept override {
-    const std::uint32_t e = ++episode_[static_cast<std::size_t>(tid)].value;
+    const std::uint32_t e = episode_[static_cast<std::size_t>(tid)].next();
     if (cancelled_.load(std::memory_order_relaxed) && hopeless(e)) [[unlikely]]
       return false;
     Group& g = groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(tid)])];
@@ -131,7 +141,7 @@ class TreeBarrier final : public Barrier {
         return true;
       }
     }
-    return await(g.release, e);
+    return await(g.release, e, tid);
   }
   int threads() const noexcept override { return n_; }
   BarrierAlgorithm algorithm() const noexcept override { return BarrierAlgorithm::tree; }
@@ -141,7 +151,7 @@ class TreeBarrier final : public Barrier {
     for (int g = 0; g < ngroups_; ++g) release_word(groups_[static_cast<std::size_t>(g)].release);
   }
   std::uint32_t entered(int tid) const noexcept override {
-    return episode_[static_cast<std::size_t>(tid)].value;
+    return episode_[static_cast<std::size_t>(tid)].value.load(std::memory_order_relaxed);
   }
   struct Group {
     Counter count;
@@ -158,8 +168,11 @@ class TreeBarrier final : public Barrier {
 
 }  // namespace
 
-bool Barrier::await(WaitWord& word, std::uint32_t e) noexcept {
-  std::uint32_t v = wait_until_reached(word, e, backoff_, &cancelled_);
+bool Barrier::await(WaitWord& word, std::uint32_t e, int tid) noexcept {
+  WaitLimit limit{timeout_s_};
+  std::uint32_t v =
+      wait_until_reached(word, e, backoff_, &cancelled_, timeout_s_ > 0 ? &limit : nullptr);
+  if (limit.expired && !reached(v, e)) timed_out(e, tid);
   // Cancelled: give up only on an episode the failed thread never entered; the others complete
   // (every thread has entered them). That is the rare path: poll, with a short sleep.
   while (!reached(v, e)) {
@@ -168,6 +181,29 @@ bool Barrier::await(WaitWord& word, std::uint32_t e) noexcept {
     v = word.value.load(std::memory_order_acquire);
   }
   return true;
+}
+
+void Barrier::timed_out(std::uint32_t e, int tid) const noexcept {
+  static std::atomic<bool> reported{false};
+  if (!reported.exchange(true)) {
+    std::string absent;
+    int count = 0;
+    for (int t = 0; t < threads(); ++t)
+      if (!reached(entered(t), e)) {
+        absent += (count++ ? ", " : "") + std::to_string(t);
+      }
+    const std::string what =
+        count == 0 ? "every thread arrived but the barrier did not complete"
+                   : (count == 1 ? "thread " : "threads ") + absent + " did not arrive";
+    std::fprintf(stderr,
+                 "compas: %s%steam barrier: %s within %g s (%s) while thread %d of %d waited "
+                 "(episode %u); ending the process\n",
+                 who_.c_str(), who_.empty() ? "" : ": ", what.c_str(), timeout_s_, limit_.c_str(),
+                 tid, threads(), e);
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  for (;;) pause();  // another thread reports and ends the process
 }
 
 void Barrier::cancel(int tid) noexcept {

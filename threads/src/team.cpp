@@ -1,7 +1,9 @@
 #include "compas/threads/team.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
+#include "compas/base/env.hpp"
 #include "compas/threads/activity.hpp"
 
 namespace compas::threads {
@@ -18,8 +20,8 @@ Team::Team(const Topology& topo, const TeamOptions& options) : options_(options)
       place_threads(topo, within, options.threads, options.bind, options.allow_oversubscribe);
   backoff_oversubscribed_ = placement_.oversubscribed || options.job_oversubscribed;
   backoff_ = resolve(options.wait, backoff_oversubscribed_);
-  barrier_ =
-      Barrier::create(options.barrier, options.threads, backoff_, placement_.socket_of_thread);
+  resolve_timeout();
+  barrier_ = make_barrier();
 
   const int n = options.threads;
   ctx_.resize(static_cast<std::size_t>(n));
@@ -56,6 +58,28 @@ Team::Team(const Topology& topo, const TeamOptions& options) : options_(options)
 
 Team::~Team() {
   shutdown();
+}
+
+void Team::resolve_timeout() {
+  if (options_.timeout_s >= 0) {
+    timeout_s_ = options_.timeout_s;
+    timeout_source_ = "TeamOptions::timeout_s";
+    return;
+  }
+  const auto env = base::env_seconds(base::vars::timeout);
+  timeout_s_ = env.value_or(base::kTimeoutDefaultSeconds) + kTeamWaitGrace;
+  char text[96];
+  std::snprintf(text, sizeof text, "COMPAS_TIMEOUT%s %g s + %g s",
+                env ? "" : " unset:", timeout_s_ - kTeamWaitGrace, kTeamWaitGrace);
+  timeout_source_ = text;
+}
+
+std::unique_ptr<Barrier> Team::make_barrier() const {
+  auto b =
+      Barrier::create(options_.barrier, options_.threads, backoff_, placement_.socket_of_thread);
+  b->set_timeout(timeout_s_, options_.nnodes > 1 ? "rank " + std::to_string(options_.node) : "",
+                 timeout_source_);
+  return b;
 }
 
 void Team::shutdown() {
@@ -127,7 +151,7 @@ void Team::run(const std::function<void(ThreadCtx&)>& body) {
     if (barrier_->cancelled()) {
       // Every thread is idle now. The next run gets a fresh barrier, and the collectives' slot
       // parity, which threads that left early did not advance alike, starts over.
-      barrier_ = Barrier::create(options_.barrier, size(), backoff_, placement_.socket_of_thread);
+      barrier_ = make_barrier();
       for (auto& c : ctx_) c.parity_ = 0;
     }
     std::rethrow_exception(error_);

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <stdexcept>
@@ -137,10 +138,37 @@ std::uint32_t WaitWord::add_and_wake(std::uint32_t delta) noexcept {
 
 namespace {
 
-// `cancel`, when given, ends the wait early once it reads true (the value may not have reached
-// the target then: the caller checks).
+// The deadline of a WaitLimit, from the end of the spin phase on (no clock before).
+class Deadline {
+ public:
+  explicit Deadline(WaitLimit* limit) : limit_(limit) {
+    if (limit_)
+      end_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(limit_->seconds));
+  }
+  // Past the deadline (and the limit marked expired)?
+  bool passed() {
+    if (!limit_ || Clock::now() < end_) return false;
+    limit_->expired = true;
+    return true;
+  }
+  // Nanoseconds left for a futex sleep (-1: no limit).
+  long left_ns() const {
+    if (!limit_) return -1;
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(end_ - Clock::now());
+    return std::max<long>(left.count(), 1);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  WaitLimit* limit_;
+  Clock::time_point end_{};
+};
+
+// `cancel`, when given, ends the wait early once it reads true, `limit` once its time has passed
+// (the value may not have reached the target then: the caller checks).
 std::uint32_t wait_slow(WaitWord& word, std::uint32_t target, Backoff b, std::uint32_t v,
-                        const std::atomic<bool>* cancel) noexcept {
+                        const std::atomic<bool>* cancel, WaitLimit* limit) noexcept {
   const auto done = [&] {
     return reached(v, target) || (cancel && cancel->load(std::memory_order_acquire));
   };
@@ -148,11 +176,14 @@ std::uint32_t wait_slow(WaitWord& word, std::uint32_t target, Backoff b, std::ui
     cpu_relax();
     v = word.value.load(std::memory_order_acquire);
   }
+  if (done()) return v;
+  Deadline deadline(limit);
   for (int i = 0; !done() && (i < b.yields || !b.sleep); i += (i < b.yields)) {
     sched_yield();
     v = word.value.load(std::memory_order_acquire);
+    if ((i & 63) == 63 && deadline.passed()) return v;
   }
-  if (done()) return v;
+  if (done() || deadline.passed()) return v;
   // Sleep. Register as a sleeper, fence, then re-read: either the waker sees the sleeper or
   // this thread sees the new value before it sleeps (a Dekker handshake, see Backoff). The same
   // holds for `cancel`, whose setter wakes the word after setting it.
@@ -161,9 +192,9 @@ std::uint32_t wait_slow(WaitWord& word, std::uint32_t target, Backoff b, std::ui
     syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
   else
     std::atomic_thread_fence(std::memory_order_seq_cst);
-  for (v = word.value.load(std::memory_order_acquire); !done();
+  for (v = word.value.load(std::memory_order_acquire); !done() && !deadline.passed();
        v = word.value.load(std::memory_order_acquire))
-    base::futex_wait(word.value, v);
+    base::futex_wait(word.value, v, deadline.left_ns());
   word.sleepers.fetch_sub(1, std::memory_order_release);
   return v;
 }
@@ -171,13 +202,13 @@ std::uint32_t wait_slow(WaitWord& word, std::uint32_t target, Backoff b, std::ui
 }  // namespace
 
 std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff b,
-                                 const std::atomic<bool>* cancel) noexcept {
+                                 const std::atomic<bool>* cancel, WaitLimit* limit) noexcept {
   const std::uint32_t v = word.value.load(std::memory_order_acquire);
   if (reached(v, target)) return v;
   if (!detail::g_wait_accounting.load(std::memory_order_relaxed))
-    return wait_slow(word, target, b, v, cancel);
+    return wait_slow(word, target, b, v, cancel, limit);
   const std::uint64_t t0 = detail::wait_clock_ns();
-  const std::uint32_t out = wait_slow(word, target, b, v, cancel);
+  const std::uint32_t out = wait_slow(word, target, b, v, cancel, limit);
   detail::record_wait(detail::wait_clock_ns() - t0);
   return out;
 }

@@ -70,6 +70,10 @@ std::optional<std::uint64_t> env_size(const EnvVar& var);
 std::optional<bool> env_bool(const EnvVar& var);
 std::optional<std::size_t> env_choice(const EnvVar& var);
 
+// COMPAS_TIMEOUT when it is not set: the bound of every wait of the bootstrap, the Comm and the
+// team barriers, in seconds.
+inline constexpr double kTimeoutDefaultSeconds = 60;
+
 // The variables compas reads, by the layer that reads them.
 namespace vars {
 // comm: the tcp bootstrap (compas-run sets these).
@@ -79,7 +83,8 @@ extern const EnvVar rendezvous;     // COMPAS_RENDEZVOUS, host:port
 extern const EnvVar job_token;      // COMPAS_JOB_TOKEN
 extern const EnvVar rendezvous_fd;  // COMPAS_RENDEZVOUS_FD
 extern const EnvVar bootstrap_max_frame;  // COMPAS_BOOTSTRAP_MAX_FRAME, bytes
-// comm: every wait (bootstrap and Comm), seconds > 0 and <= 1e7, default 60.
+// comm and threads: every wait (bootstrap, Comm, team barriers), seconds > 0 and <= 1e7,
+// default kTimeoutDefaultSeconds.
 extern const EnvVar timeout;  // COMPAS_TIMEOUT
 // comm: the Comm.
 extern const EnvVar progress;        // COMPAS_PROGRESS: thread, wait

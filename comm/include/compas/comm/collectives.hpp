@@ -16,6 +16,13 @@
 // a size, throws std::invalid_argument naming both sides and both values instead of using wrong
 // data (peers left waiting for it then time out). Every wait names the rank it waits for, so a
 // dead or stuck peer ends in a CommError naming it and the collective (COMPAS_TIMEOUT).
+// With a caller's operator the header also carries ids of the element type and of the operator's
+// type (base::type_id of their names: the same in every process of one program, nothing asked of
+// the operator, lambdas included). Processes whose calls differ only there (and not in the number
+// of chunks) finish the schedule with the difference marked in every later header, and every
+// process it reached (all of them for allreduce) throws std::invalid_argument naming two ranks
+// that differ with their element types and operators, instead of each getting another answer.
+// Each process keeps the names of its current call in its scratch window, where others read them.
 //
 // Algorithms (P processes, n bytes):
 //  - broadcast: a binomial tree, pipelined chunk by chunk. Topology-aware: host leaders (the root
@@ -52,6 +59,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -94,21 +102,34 @@ BroadcastTree broadcast_tree(const std::vector<std::vector<int>>& hosts, int roo
 
 namespace detail {
 // A caller's operator on values of `size` bytes, type-erased for collectives_user_op.cpp:
-// apply(f, left, right, out) sets *out = f(*left, *right); out may be left or right.
+// apply(f, left, right, out) sets *out = f(*left, *right); out may be left or right. `id` tells
+// the element type and the operator's type apart (call_id), `type` and `op` name them.
 struct ErasedOp {
   std::size_t size;
   void* f;
   void (*apply)(void* f, const void* left, const void* right, void* out);
+  std::uint64_t id;
+  const std::type_info* type;
+  const std::type_info* op;
 };
+// What every chunk of a call with a caller's operator carries: 32 bits of the element type's
+// base::type_id above 32 bits of the operator type's.
+std::uint64_t call_id(const std::type_info& type, const std::type_info& op);
 template <class T, class F>
 ErasedOp erase_op(F& f) {
-  return {sizeof(T), &f, [](void* fp, const void* left, const void* right, void* out) {
+  static const std::uint64_t id = call_id(typeid(T), typeid(F));
+  return {sizeof(T),
+          &f,
+          [](void* fp, const void* left, const void* right, void* out) {
             T a, b;
             std::memcpy(&a, left, sizeof(T));
             std::memcpy(&b, right, sizeof(T));
             const T c = (*static_cast<F*>(fp))(std::as_const(a), std::as_const(b));
             std::memcpy(out, &c, sizeof(T));
-          }};
+          },
+          id,
+          &typeid(T),
+          &typeid(F)};
 }
 }  // namespace detail
 

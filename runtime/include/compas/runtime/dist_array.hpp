@@ -36,17 +36,19 @@
 // Every process calls it the same number of times on the same array (a collective). swap(u, v)
 // swaps two arrays' contents in O(1), on every process alike.
 //
-// Errors (std::invalid_argument, the same on every process, at construction): shapes, halos or
-// decompositions that differ between processes (naming both ranks and values), a halo wider than
-// the smallest part, a part that would be empty. std::logic_error: exchange_halos() from another
-// thread than the Runtime's or from inside run(). Indexing is not bounds-checked (it is the inner
-// loop); owned(), with_halos() and contains() say what is valid.
+// Errors (std::invalid_argument, the same on every process, at construction): shapes, halos,
+// element types or decompositions that differ between processes (naming both ranks and values), a
+// halo wider than the smallest part, a part that would be empty. std::logic_error: making an array
+// (a collective) or exchange_halos() from another thread than the Runtime's or from inside run().
+// Indexing is not bounds-checked (it is the inner loop); owned(), with_halos() and contains() say
+// what is valid.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <span>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 
 #include "compas/comm/window.hpp"
@@ -84,6 +86,7 @@ struct DistShape {
   comm::Fill fill = comm::Fill::zero;
   Decomposition decomposition = Decomposition::rows;
   std::size_t elem_bytes = 0;
+  const std::type_info* elem_type = nullptr;  // named when processes differ (double vs int64_t)
 };
 
 class Halo {
@@ -111,7 +114,8 @@ class Halo {
 };
 
 // The shape every process must agree on, from a DistArray's arguments.
-inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::size_t elem_bytes) {
+inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::size_t elem_bytes,
+                          const std::type_info& elem_type) {
   DistShape s;
   s.dims = dims;
   s.rows = dims == 1 ? Range{0, 1} : domain.rows;
@@ -121,6 +125,7 @@ inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::si
   s.fill = o.fill;
   s.decomposition = o.decomposition;
   s.elem_bytes = elem_bytes;
+  s.elem_type = &elem_type;
   return s;
 }
 
@@ -169,7 +174,8 @@ class DistArray<T, 1> : public detail::DistBase {
  public:
   // Collective. `domain`: the global indices [lo, hi); a plain n means [0, n).
   DistArray(Runtime& rt, Range domain, DistOptions options = {})
-      : DistBase(rt, options, detail::shape_of(1, {{0, 1}, domain}, options, sizeof(T))) {
+      : DistBase(rt, options,
+                 detail::shape_of(1, {{0, 1}, domain}, options, sizeof(T), typeid(T))) {
     const Range2 own = halo_->owned();
     domain_ = domain;
     owned_ = own.cols;
@@ -216,7 +222,7 @@ class DistArray<T, 2> : public detail::DistBase {
  public:
   // Collective. `domain`: global rows and columns; (rows, cols) means [0, rows) x [0, cols).
   DistArray(Runtime& rt, Range2 domain, DistOptions options = {})
-      : DistBase(rt, options, detail::shape_of(2, domain, options, sizeof(T))) {
+      : DistBase(rt, options, detail::shape_of(2, domain, options, sizeof(T), typeid(T))) {
     domain_ = domain;
     owned_ = halo_->owned();
     hr_ = halo_->halo_rows();

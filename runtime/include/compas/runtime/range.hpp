@@ -5,6 +5,9 @@
 // `for (index i = u.lo(); i < u.hi(); ++i) ... u[i - 1] ...` needs no cast, and i - 1 at 0 is -1,
 // not a wrap-around. The split is the same block split as Runtime::process_block and
 // ThreadCtx::block (the first n % parts parts get one more), so all of them agree.
+//
+// A size that does not fit an index (Range{INT64_MIN, INT64_MAX}, or a Range2 whose rows times
+// columns overflow) throws std::length_error naming the range instead of wrapping.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +16,22 @@ namespace compas {
 
 using index = std::int64_t;
 
+struct Range;
+namespace detail {
+// The errors of Range::size() and Range2::size() (runtime/src/range.cpp).
+[[noreturn]] void range_too_large(const Range& r);
+[[noreturn]] void range2_too_large(const Range& rows, const Range& cols);
+}  // namespace detail
+
 struct Range {
   index lo = 0, hi = 0;
 
-  constexpr index size() const { return hi > lo ? hi - lo : 0; }
+  constexpr index size() const {
+    if (hi <= lo) return 0;
+    index n = 0;
+    if (__builtin_sub_overflow(hi, lo, &n)) detail::range_too_large(*this);
+    return n;
+  }
   constexpr bool empty() const { return hi <= lo; }
   constexpr bool contains(index i) const { return lo <= i && i < hi; }
   friend constexpr bool operator==(const Range&, const Range&) = default;
@@ -25,7 +40,11 @@ struct Range {
 struct Range2 {
   Range rows, cols;
 
-  constexpr index size() const { return rows.size() * cols.size(); }
+  constexpr index size() const {
+    index n = 0;
+    if (__builtin_mul_overflow(rows.size(), cols.size(), &n)) detail::range2_too_large(rows, cols);
+    return n;
+  }
   constexpr bool empty() const { return rows.empty() || cols.empty(); }
   constexpr bool contains(index i, index j) const { return rows.contains(i) && cols.contains(j); }
   friend constexpr bool operator==(const Range2&, const Range2&) = default;

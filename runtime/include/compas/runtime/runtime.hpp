@@ -148,10 +148,12 @@ class Runtime {
   bool openmp_pinned() const;
   const std::vector<std::vector<int>>& openmp_binding() const;
 
-  // Collective over processes (call from one thread per process, outside run() or from thread 0
-  // between team barriers): a symmetric window of n elements and `signals` signal words.
+  // Collective over processes: a symmetric window of n elements and `signals` signal words. Made
+  // by the thread that made the Runtime, outside run() (std::logic_error otherwise: from every
+  // thread of the team it would be T collectives at once).
   template <class T>
   comm::Window<T> window(std::size_t n, std::size_t signals = 0) {
+    check_funneled("Runtime::window", "make windows before run(), or between runs");
     return comm::Window<T>(comm(), n, signals);
   }
 
@@ -327,6 +329,10 @@ class Runtime {
   // (the only one allowed to call the funneled forms: DistArray::exchange_halos(), ...).
   bool in_run() const;
   bool on_main_thread() const;
+  // Throws std::logic_error naming `call` unless the calling thread is the one that made the
+  // Runtime and run() is not active: the funneled calls (making a window or a DistArray,
+  // exchange_halos()). `instead` says what to do where the call was refused.
+  void check_funneled(const char* call, const char* instead) const;
 
  private:
   struct Impl;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compas/threads/wait.hpp"
@@ -41,6 +42,16 @@ class Barrier {
   void cancel(int tid) noexcept;
   bool cancelled() const noexcept { return cancelled_.load(std::memory_order_acquire); }
 
+  // A thread that waits longer than `seconds` (> 0; 0: no limit, the default) for the others
+  // ends the process (exit status 1) with a line on stderr naming, after `who` ("rank 2"), the
+  // threads that did not arrive, and where the limit comes from (`limit`). Set before the
+  // barrier is used.
+  void set_timeout(double seconds, std::string who, std::string limit) {
+    timeout_s_ = seconds;
+    who_ = std::move(who);
+    limit_ = std::move(limit);
+  }
+
   // socket_of_thread is used by `tree` (threads with equal values form a group); the others
   // ignore it. Empty means one socket.
   static std::unique_ptr<Barrier> create(BarrierAlgorithm algorithm, int threads, Backoff backoff,
@@ -50,19 +61,24 @@ class Barrier {
   explicit Barrier(Backoff backoff) : backoff_(backoff) {}
   // Wakes the sleepers on every word threads wait on (cancel() has set cancelled_).
   virtual void release_all() noexcept = 0;
-  // Episodes thread `tid` has entered (its own counter: call it on that thread).
+  // Episodes thread `tid` has entered (its own counter, written by that thread only; others read
+  // it to say who did not arrive).
   virtual std::uint32_t entered(int tid) const noexcept = 0;
   // After cancellation: true when episode `e` can never complete.
   bool hopeless(std::uint32_t e) const noexcept {
     return cancelled_.load(std::memory_order_acquire) &&
            static_cast<std::int32_t>(e - last_episode_.load(std::memory_order_acquire)) > 0;
   }
-  // Waits until `word` reaches `e`; false when the episode became hopeless first.
-  bool await(WaitWord& word, std::uint32_t e) noexcept;
+  // Thread `tid` waits until `word` reaches `e`; false when the episode became hopeless first.
+  // Past the timeout it ends the process (timed_out).
+  bool await(WaitWord& word, std::uint32_t e, int tid) noexcept;
+  [[noreturn]] void timed_out(std::uint32_t e, int tid) const noexcept;
   Backoff backoff_;
   std::atomic<bool> cancelled_{false};
   std::atomic<std::uint32_t> last_episode_{0};  // the last episode every thread entered
   std::mutex cancel_mu_;
+  double timeout_s_ = 0;
+  std::string who_, limit_;
 };
 
 }  // namespace compas::threads

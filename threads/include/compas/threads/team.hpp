@@ -37,6 +37,8 @@ inline std::pair<std::size_t, std::size_t> block_range(std::size_t n, int parts,
   return {lo, lo + base + (i < extra ? 1 : 0)};
 }
 
+inline constexpr double kTeamWaitGrace = 2;  // seconds beyond COMPAS_TIMEOUT (TeamOptions)
+
 struct TeamOptions {
   int threads = 1;
   BindSpec bind{};
@@ -52,6 +54,15 @@ struct TeamOptions {
   // Identity of this process in the job, carried into ThreadCtx.
   int node = 0;
   int nnodes = 1;
+  // A thread that waits in a team barrier (so in any team collective) longer than this ends the
+  // process, naming the threads that did not arrive: a barrier that some threads skip never
+  // hangs. < 0: COMPAS_TIMEOUT (60 s without it, the bound of every wait of the Comm and the
+  // bootstrap) + kTeamWaitGrace, so that where the absent thread is itself in a wait of the Comm
+  // (thread 0 in the process step of a hybrid collective), that wait ends first and names the
+  // rank it waited for; 0: no limit. The clock is read only once a wait has stopped spinning, so
+  // a team whose threads are busy for longer than the limit between two barriers is ended: raise
+  // COMPAS_TIMEOUT for serial phases that long.
+  double timeout_s = -1;
 };
 
 class Team;
@@ -157,13 +168,17 @@ class Team {
   void worker_main(int tid);
   void run_body(int tid);  // body, then report to the join
   void pin(int tid);
-  void shutdown();  // stops and joins the workers, restores the caller's binding
+  void shutdown();         // stops and joins the workers, restores the caller's binding
+  void resolve_timeout();  // timeout_s_ and timeout_source_ from the options or COMPAS_TIMEOUT
+  std::unique_ptr<Barrier> make_barrier() const;  // options_'s, with the timeout
 
   TeamOptions options_;
   const Topology* topo_;
   Placement placement_;
   bool backoff_oversubscribed_ = false;
   Backoff backoff_;
+  double timeout_s_ = 0;
+  std::string timeout_source_;  // what the limit is, for the message
   std::unique_ptr<Barrier> barrier_;
   std::vector<ThreadCtx> ctx_;
   std::unique_ptr<Slot[]> slots_;

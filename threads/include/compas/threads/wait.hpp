@@ -75,10 +75,20 @@ bool asymmetric_fences_supported();
 // yield before sleeping only where it does.
 bool yields_hand_over();
 
+// A bound on one wait. The clock is read only once the wait has spun its pauses (while it
+// yields, and around its futex sleeps, which then end by the deadline): the spinning fast path
+// costs the same with or without a limit.
+struct WaitLimit {
+  double seconds = 0;    // > 0
+  bool expired = false;  // set when the wait returned because `seconds` had passed
+};
+
 // Waits until reached(word.value, target), following `backoff`. Returns the value seen.
 // With `cancel`, also returns (whatever the value) once *cancel reads true; whoever sets it must
-// then wake the word (add_and_wake(0)) so that a sleeper sees it.
+// then wake the word (add_and_wake(0)) so that a sleeper sees it. With `limit`, also returns
+// (limit->expired set) once limit->seconds have passed.
 std::uint32_t wait_until_reached(WaitWord& word, std::uint32_t target, Backoff backoff,
-                                 const std::atomic<bool>* cancel = nullptr) noexcept;
+                                 const std::atomic<bool>* cancel = nullptr,
+                                 WaitLimit* limit = nullptr) noexcept;
 
 }  // namespace compas::threads
