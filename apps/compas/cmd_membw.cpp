@@ -66,12 +66,10 @@ struct MembwArgs {
   std::vector<CLI::Option*> latency_only;    // flags that only --loaded-latency reads
 };
 
-// Default working set: 1 GiB, at most a quarter of physical memory.
+// Default working set: 1 GiB, at most a quarter of what this host can give.
 std::size_t default_size() {
-  const std::size_t gib = std::size_t{1} << 30;
-  const std::uint64_t phys = perf::physical_memory_bytes();
-  if (phys == 0) return gib;
-  return std::min<std::size_t>(gib, static_cast<std::size_t>(phys / 4) / 4096 * 4096);
+  const std::uint64_t limit = base::memory_limit(base::Mapping::private_memory).bytes;
+  return std::min<std::uint64_t>(std::uint64_t{1} << 30, limit / 4 / 4096 * 4096);
 }
 
 perf::json record_json(const perf::MembwRecord& r) {
@@ -427,11 +425,11 @@ perf::MembwOptions membw_options(const MembwArgs& a, const threads::Topology& to
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--") + e.what());
   }
-  const std::uint64_t phys = perf::physical_memory_bytes();
-  if (!a.size.empty() && phys > 0 && o.size_bytes > phys / 2)
+  const base::MemoryBound limit = base::memory_limit(base::Mapping::private_memory);
+  if (!a.size.empty() && o.size_bytes > limit.bytes / 2)
     throw std::invalid_argument("--size '" + a.size + "' (" + std::to_string(o.size_bytes) +
-                                " bytes) is more than half of physical memory (" +
-                                perf::format_size(phys) + ")");
+                                " bytes) is more than half of what this host can give (" +
+                                base::bytes_text(limit.bytes) + ", " + limit.what + ")");
   o.repeats = a.repeats;
   o.min_repeat_ms = a.min_repeat_ms;
   o.oversubscribe = a.oversubscribe;

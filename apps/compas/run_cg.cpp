@@ -89,12 +89,7 @@ KernelRun cg_run(Runtime& rt, const CgArgs& a, const kernels::cg::ClassParams& c
 int run_cg(const CgArgs& a) {
   if (a.cls.size() != 1) throw std::invalid_argument("--class '" + a.cls + "': one of S W A B C T");
   const auto cp = kernels::cg::params(a.cls[0]);  // std::invalid_argument for a bad class
-  auto check = [&](Runtime& rt) {
-    if (kernels::cg::chunk_count(cp.na) < rt.processes())
-      throw std::invalid_argument(
-          fmt::format("--class {} has {} row chunks, fewer than the {} processes", a.cls,
-                      kernels::cg::chunk_count(cp.na), rt.processes()));
-  };
+  auto check = [&](Runtime& rt) { kernels::cg::check(cp, rt.processes(), rt.processes_here()); };
   return run_kernel("cg", a.run, check, [&](Runtime& rt) { return cg_run(rt, a, cp); });
 }
 

@@ -1,7 +1,6 @@
 // compas run gemm: C = A * B by SUMMA over the processes (a ring when P is prime), the local
 // products blocked and tiled on each team (kernels/gemm_job.hpp), verified by Freivalds' check.
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <memory>
@@ -20,18 +19,6 @@ struct GemmArgs {
   RunFlags run;
   kernels::gemm::JobParams p;
 };
-
-// A, B and C alone take 24 n^2 / P bytes per process: refuse what cannot fit in this host.
-void check_memory(const kernels::gemm::JobParams& p, int processes) {
-  const double need = 24.0 * static_cast<double>(p.n) * static_cast<double>(p.n) / processes;
-  const double have =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
-  if (have > 0 && need > have)
-    throw std::invalid_argument(fmt::format(
-        "--n {}: A, B and C need {:.1f} GiB per process ({} process(es)), more than this host's "
-        "{:.1f} GiB",
-        p.n, need / (1 << 30), processes, have / (1 << 30)));
-}
 
 std::string gemm_summary(const kernels::gemm::JobResult& r, int nodes, int threads,
                          const perf::json& regions) {
@@ -94,10 +81,7 @@ int run_gemm(const GemmArgs& a) {
     if (what.find("COMPAS_GEMM_ISA") != std::string::npos) throw;
     throw std::invalid_argument("COMPAS_GEMM_ISA: " + what);
   }
-  auto check = [&](Runtime& rt) {
-    kernels::gemm::check(a.p, rt.processes());
-    check_memory(a.p, rt.processes());
-  };
+  auto check = [&](Runtime& rt) { kernels::gemm::check(a.p, rt.processes(), rt.processes_here()); };
   return run_kernel("gemm", a.run, check, [&](Runtime& rt) { return gemm_run(rt, a); });
 }
 

@@ -64,7 +64,8 @@ int run_laplace(LaplaceArgs& a) {
   a.p.stores = base::parse_stores("--stores", a.stores, false);
   a.p.schedule = kernels::laplace::parse_schedule(a.schedule);
   return run_kernel(
-      "laplace", a.run, [&](Runtime& rt) { kernels::laplace::check(a.p, rt.processes()); },
+      "laplace", a.run,
+      [&](Runtime& rt) { kernels::laplace::check(a.p, rt.processes(), rt.processes_here()); },
       [&](Runtime& rt) { return laplace_run(rt, a); });
 }
 

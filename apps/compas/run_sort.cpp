@@ -79,7 +79,7 @@ KernelRun sort_run(Runtime& rt, const SortArgs& a, const rs::JobParams& jp) {
 int run_sort(const SortArgs& a) {
   const rs::JobParams jp = job_params_of(a);
   return run_kernel(
-      "sort", a.run, [&](Runtime& rt) { rs::check(jp, rt.processes()); },
+      "sort", a.run, [&](Runtime& rt) { rs::check(jp, rt.processes(), rt.processes_here()); },
       [&](Runtime& rt) { return sort_run(rt, a, jp); });
 }
 

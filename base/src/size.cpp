@@ -1,6 +1,7 @@
 #include "compas/base/size.hpp"
 
 #include <cctype>
+#include <cstdio>
 #include <stdexcept>
 
 namespace compas::base {
@@ -94,6 +95,25 @@ std::uint64_t parse_size(const std::string& text, SizeSyntax syntax, const std::
   value /= div;
   if (value == 0) throw bad("must be positive");
   return value;
+}
+
+std::string format_size(std::size_t bytes) {
+  static const char* const bin[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  static const char* const dec[] = {"B", "KB", "MB", "GB", "TB"};
+  char buf[64];
+  int ub = 0, ud = 0;
+  std::size_t pb = 1, pd = 1;
+  while (ub < 4 && bytes / pb >= 1024) pb *= 1024, ++ub;
+  while (ud < 4 && bytes / pd >= 1000) pd *= 1000, ++ud;
+  // A whole number of the largest binary unit, else of the largest decimal one, else decimals.
+  if (bytes % pb == 0)
+    std::snprintf(buf, sizeof buf, "%zu %s", bytes / pb, bin[ub]);
+  else if (bytes % pd == 0)
+    std::snprintf(buf, sizeof buf, "%zu %s", bytes / pd, dec[ud]);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g %s", static_cast<double>(bytes) / static_cast<double>(pb),
+                  bin[ub]);
+  return buf;
 }
 
 }  // namespace compas::base

@@ -33,13 +33,12 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
   w.own = layout;
   // Peers may still be operating on this process's memory through UCX, which (without a progress
   // thread) completes only while this process progresses; the bootstrap below does not.
-  if (comm.size() > 1 && w.comm->coll) {
-    try {
-      comm.barrier();
-    } catch (...) {
-      delete impl_;
-      throw;
-    }
+  try {
+    if (comm.size() > 1 && w.comm->coll) comm.barrier();
+    detail::agree_window_memory(comm, w.own.total);
+  } catch (...) {
+    delete impl_;
+    throw;
   }
 
   ucp_mem_map_params_t mp{};

@@ -16,6 +16,7 @@
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
+#include "job_memory.hpp"
 
 namespace compas::kernels::cg {
 
@@ -157,12 +158,23 @@ SumOrder sum_order(const JobParams& jp, Grid grid) {
 
 }  // namespace
 
-JobResult run(Runtime& rt, const JobParams& jp) {
-  const ClassParams cp = params(jp.cls);
-  if (chunk_count(cp.na) < rt.processes())
+void check(const ClassParams& cp, int processes, int processes_here) {
+  if (chunk_count(cp.na) < processes)
     throw std::invalid_argument(
         "cg: class " + std::string(1, cp.cls) + " has " + std::to_string(chunk_count(cp.na)) +
-        " row chunks, fewer than the " + std::to_string(rt.processes()) + " processes");
+        " row chunks, fewer than the " + std::to_string(processes) + " processes");
+  // The generating vectors (na rows of nonzer + 1 columns and values), a process's rows of the
+  // matrix (at most (nonzer + 1)^2 entries a row, while generated and once assembled) and the
+  // solver's vectors.
+  const double na = static_cast<double>(cp.na), w = cp.nonzer + 1;
+  kernels::detail::check_job_memory("cg: class " + std::string(1, cp.cls),
+                                    na * w * 12 + (na / processes + 1) * w * w * 28 + 64 * na,
+                                    processes, processes_here, base::Mapping::private_memory);
+}
+
+JobResult run(Runtime& rt, const JobParams& jp) {
+  const ClassParams cp = params(jp.cls);
+  check(cp, rt.processes(), rt.processes_here());
   const Grid grid = choose_grid(cp, rt.processes(), jp.decomposition, jp.sum_order);
   const SumOrder order = sum_order(jp, grid);
   Csr a;

@@ -15,6 +15,7 @@
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
+#include "job_memory.hpp"
 
 namespace compas::kernels::gemm {
 
@@ -291,13 +292,18 @@ double b_value(std::uint64_t row, std::uint64_t col) {
   return hash_value(kSeedB, row, col);
 }
 
-void check(const JobParams& p, int processes) {
+void check(const JobParams& p, int processes, int processes_here) {
   if (p.n < 1)
     throw std::invalid_argument("gemm: n = " + std::to_string(p.n) + ": must be at least 1");
   if (p.iters < 1)
     throw std::invalid_argument("gemm: iters = " + std::to_string(p.iters) +
                                 ": must be at least 1");
   if (processes < 1) throw std::invalid_argument("gemm: no processes");
+  // A, B and C's blocks of n^2 / P each, and with P > 1 the panels of A and B in flight.
+  const double n2 = static_cast<double>(p.n) * static_cast<double>(p.n);
+  kernels::detail::check_job_memory("gemm: --n " + std::to_string(p.n),
+                                    8 * n2 * (processes == 1 ? 3 : 5) / processes, processes,
+                                    processes_here, base::Mapping::private_memory);
 }
 
 namespace {
@@ -579,7 +585,7 @@ void GemmJob::freivalds(threads::ThreadCtx& t, const std::vector<double>& x, std
 }  // namespace
 
 JobResult run(Runtime& rt, const JobParams& jp) {
-  check(jp, rt.processes());
+  check(jp, rt.processes(), rt.processes_here());
   GemmJob job(rt, jp);
   rt.run([&](threads::ThreadCtx& t) { job.multiplications(t); });
   job.win.reset();

@@ -26,6 +26,7 @@
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
 #include "compas/runtime/dist_array.hpp"
+#include "job_memory.hpp"
 #include "store_calibration.hpp"
 
 namespace compas::kernels::laplace {
@@ -205,7 +206,7 @@ double Result::mlups() const {
   return seconds > 0 ? flops / 4.0 / seconds / 1e6 : 0.0;
 }
 
-void check(const Params& p, int processes) {
+void check(const Params& p, int processes, int processes_here) {
   if (p.n < 1 || p.n > (std::size_t{1} << 20))
     throw std::invalid_argument("laplace: --n " + std::to_string(p.n) +
                                 " is not allowed: 1 .. 1048576 interior points per side");
@@ -226,6 +227,11 @@ void check(const Params& p, int processes) {
   if (p.check_every < 1)
     throw std::invalid_argument("laplace: --check-every " + std::to_string(p.check_every) +
                                 " is not allowed: at least 1");
+  // Two copies of a process's rows with a halo row each side, rows padded to whole lines.
+  const double rows = static_cast<double>((p.n + processes - 1) / processes) + 2;
+  kernels::detail::check_job_memory("laplace: --n " + std::to_string(p.n),
+                                    2 * 8 * rows * (static_cast<double>(p.n) + 10), processes,
+                                    processes_here, base::Mapping::shared);
 }
 
 namespace {
@@ -644,7 +650,7 @@ Result Job::result() const {
 }  // namespace
 
 Result run(Runtime& rt, const Params& p) {
-  check(p, rt.processes());
+  check(p, rt.processes(), rt.processes_here());
   Job job(rt, p);
   rt.run([&](threads::ThreadCtx& t) { job.thread_main(t); });
   return job.result();

@@ -11,9 +11,9 @@
 
 #include "compas/base/statistics.hpp"
 #include "compas/comm/window.hpp"
-#include "compas/perf/membw.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
+#include "job_memory.hpp"
 #include "sort_job_state.hpp"
 
 namespace compas::kernels::sort {
@@ -28,12 +28,6 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
-  return buf;
-}
-
 // Bytes of key buffers one process holds: keys and the other buffer alone, or keys, send buffer,
 // window and the local sort's other buffer (the last two with room for imbalance).
 double process_bytes(std::uint64_t keys, int processes) {
@@ -43,23 +37,14 @@ double process_bytes(std::uint64_t keys, int processes) {
 
 }  // namespace
 
-void check(const JobParams& p, int processes) {
+void check(const JobParams& p, int processes, int processes_here) {
   if (p.keys == 0) throw std::invalid_argument("--keys 0: sort needs at least one key");
   if (p.iters < 1)
     throw std::invalid_argument("--iters " + std::to_string(p.iters) + ": at least 1");
   check(p.local);
-  const double need = process_bytes(p.keys, processes);
-  const std::uint64_t phys = perf::physical_memory_bytes();
-  if (phys && need > 0.9 * static_cast<double>(phys)) {
-    std::string msg = "--keys ";
-    msg += std::to_string(p.keys);
-    msg += ": needs about ";
-    msg += gib(need);
-    msg += " per process, more than this machine's ";
-    msg += gib(static_cast<double>(phys));
-    msg += " of memory allows";
-    throw std::invalid_argument(msg);
-  }
+  kernels::detail::check_job_memory("--keys " + std::to_string(p.keys),
+                                    process_bytes(p.keys, processes), processes, processes_here,
+                                    base::Mapping::shared);
 }
 
 namespace detail {
@@ -318,7 +303,7 @@ JobResult SortJob::result() {
 }  // namespace detail
 
 JobResult run(Runtime& rt, const JobParams& jp) {
-  check(jp, rt.processes());
+  check(jp, rt.processes(), rt.processes_here());
   detail::SortJob job(rt, jp);
   rt.run([&](threads::ThreadCtx& t) { job.repetitions(t); });
   return job.result();

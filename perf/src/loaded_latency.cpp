@@ -449,7 +449,8 @@ Plan plan_of(const threads::Topology& topo, const LoadedLatencyOptions& o) {
       throw std::invalid_argument("--delays: " + std::to_string(d) + " ns is above " +
                                   std::to_string(kMaxDelayNs));
   Plan p;
-  const std::uint64_t phys = physical_memory_bytes();
+  const base::MemoryBound limit = base::memory_limit(base::Mapping::private_memory);
+  const std::uint64_t phys = limit.bytes == UINT64_MAX ? 0 : limit.bytes;
   std::size_t chase = o.chase_bytes;
   if (chase == 0) {  // the default, at most a quarter of memory for each buffer
     chase = default_chase_bytes(topo);
@@ -467,8 +468,8 @@ Plan plan_of(const threads::Topology& topo, const LoadedLatencyOptions& o) {
   if (phys > 0 && p.chase_bytes + p.traffic_bytes > phys / 2)
     throw std::invalid_argument(
         "--size '" + format_size(p.chase_bytes) + "': the chase buffer and " + "the traffic (" +
-        format_size(p.traffic_bytes) + ") together exceed half of physical memory (" +
-        format_size(phys) + ")");
+        format_size(p.traffic_bytes) + ") together exceed half of what this host can give (" +
+        base::bytes_text(phys) + ", " + limit.what + ")");
   p.isa = o.isa ? *o.isa : best_membw_isa();
   if (!membw_isa_supported(p.isa))
     throw std::invalid_argument("isa '" + to_string(p.isa) + "': not supported by this CPU");

@@ -451,11 +451,12 @@ MembwResult run_membw(const threads::Topology& topo, const MembwOptions& options
                                 std::to_string(tmax) + " threads; need at least " +
                                 std::to_string(min_bytes) +
                                 " bytes (one 64-byte line per array per thread)");
-  const std::uint64_t phys = physical_memory_bytes();
-  if (phys > 0 && o.size_bytes > phys / 2)
-    throw std::invalid_argument(
-        "size '" + format_size(o.size_bytes) + "' (" + std::to_string(o.size_bytes) +
-        " bytes) is more than half of physical memory (" + format_size(phys) + ")");
+  const base::MemoryBound limit = base::memory_limit(base::Mapping::private_memory);
+  if (o.size_bytes > limit.bytes / 2)
+    throw std::invalid_argument("size '" + format_size(o.size_bytes) + "' (" +
+                                std::to_string(o.size_bytes) +
+                                " bytes) is more than half of what this host can give (" +
+                                base::bytes_text(limit.bytes) + ", " + limit.what + ")");
   // Check every placement before measuring anything, so a bad flag fails at once.
   for (int t : o.threads) threads::place_threads(topo, t, o.bind, o.oversubscribe);
 

@@ -1,8 +1,6 @@
-// Memory-bandwidth probe: the names of kernels, instruction sets and store kinds, which instruction
-// sets this CPU runs, and sizes. See compas/perf/membw.hpp.
+// Memory-bandwidth probe: the names of kernels, instruction sets and store kinds, and which
+// instruction sets this CPU runs. See compas/perf/membw.hpp.
 #include "compas/perf/membw.hpp"
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -173,33 +171,6 @@ base::Stores parse_store_mode(const std::string& name) {
   throw std::invalid_argument("stores '" + name +
                               "': allowed are auto, temporal (or cached), non-temporal (or nt, "
                               "streaming)");
-}
-
-// ---- sizes ----------------------------------------------------------------------------------
-
-std::string format_size(std::size_t bytes) {
-  static const char* const bin[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  static const char* const dec[] = {"B", "KB", "MB", "GB", "TB"};
-  char buf[64];
-  int ub = 0, ud = 0;
-  std::size_t pb = 1, pd = 1;
-  while (ub < 4 && bytes / pb >= 1024) pb *= 1024, ++ub;
-  while (ud < 4 && bytes / pd >= 1000) pd *= 1000, ++ud;
-  // A whole number of the largest binary unit, else of the largest decimal one, else decimals.
-  if (bytes % pb == 0)
-    std::snprintf(buf, sizeof buf, "%zu %s", bytes / pb, bin[ub]);
-  else if (bytes % pd == 0)
-    std::snprintf(buf, sizeof buf, "%zu %s", bytes / pd, dec[ud]);
-  else
-    std::snprintf(buf, sizeof buf, "%.4g %s", static_cast<double>(bytes) / static_cast<double>(pb),
-                  bin[ub]);
-  return buf;
-}
-
-std::uint64_t physical_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return 0;
-  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
 }
 
 }  // namespace compas::perf

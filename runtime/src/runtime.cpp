@@ -285,6 +285,10 @@ int Runtime::process() const {
 int Runtime::processes() const {
   return impl_->boot->size();
 }
+int Runtime::processes_here() const {
+  const comm::Comm& c = *impl_->comm;
+  return static_cast<int>(c.hosts()[static_cast<std::size_t>(c.host_of(c.rank()))].size());
+}
 int Runtime::threads() const {
   return impl_->team->size();
 }

@@ -2,6 +2,7 @@
 // them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -22,5 +23,9 @@ enum class SizeSyntax {
 // zero, negative numbers, unknown units, garbage and overflow.
 std::uint64_t parse_size(const std::string& text, SizeSyntax syntax = SizeSyntax::bytes,
                          const std::string& name = "size");
+
+// 1073741824 -> "1 GiB", 1000000000 -> "1 GB", 1536 -> "1.5 KiB", 100 -> "100 B": a whole number of
+// the largest binary unit, else of the largest decimal one, else the binary unit with decimals.
+std::string format_size(std::size_t bytes);
 
 }  // namespace compas::base

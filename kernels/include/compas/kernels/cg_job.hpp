@@ -49,6 +49,11 @@ struct JobResult {
   std::string verification;
 };
 
+// std::invalid_argument naming the class when it has fewer row chunks than `processes`, or when
+// the job's processes on this host (`processes_here`, 0: all of them) need together more memory
+// than this host can give (base::memory_limit), before anything is allocated.
+void check(const ClassParams& cp, int processes, int processes_here = 0);
+
 // Collective: every process calls it (outside Runtime::run). std::invalid_argument for a bad
 // class, more processes than chunks, a grid the processes cannot form, or the running order with
 // a grid.

@@ -79,7 +79,10 @@ struct JobResult {
 };
 
 // std::invalid_argument naming the value for n < 1 or iters < 1.
-void check(const JobParams& p, int processes);
+// `processes_here`: the job's processes on this host (0: all of them), whose memory this host must
+// give together; too much throws std::invalid_argument naming the size and the host's limit
+// (base::memory_limit), before anything is allocated.
+void check(const JobParams& p, int processes, int processes_here = 0);
 
 // Collective: every process calls it (outside Runtime::run); runs on the runtime's team.
 JobResult run(Runtime& rt, const JobParams& p);

@@ -83,7 +83,10 @@ Schedule parse_schedule(const std::string& text);
 std::string to_string(Schedule s);
 
 // Throws std::invalid_argument for bad parameters (n < processes, iters < 1, ...).
-void check(const Params& p, int processes);
+// `processes_here`: the job's processes on this host (0: all of them), whose memory this host must
+// give together; too much throws std::invalid_argument naming the size and the host's limit
+// (base::memory_limit), before anything is allocated.
+void check(const Params& p, int processes, int processes_here = 0);
 
 // Collective: every process calls it (outside Runtime::run); runs on the runtime's team.
 Result run(Runtime& rt, const Params& p);

@@ -79,9 +79,11 @@ struct JobResult {
   int digit_bits = 0;
 };
 
-// Throws std::invalid_argument naming a bad value: no keys, iters < 1, bad local options, more
-// memory than the machine has.
-void check(const JobParams& p, int processes);
+// Throws std::invalid_argument naming a bad value: no keys, iters < 1, bad local options.
+// `processes_here`: the job's processes on this host (0: all of them), whose memory this host must
+// give together; too much throws std::invalid_argument naming the size and the host's limit
+// (base::memory_limit), before anything is allocated.
+void check(const JobParams& p, int processes, int processes_here = 0);
 
 // Collective: every process calls it (outside Runtime::run); runs on the runtime's team.
 JobResult run(Runtime& rt, const JobParams& p);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/base/memory.hpp"
 #include "compas/base/size.hpp"
 #include "compas/base/stores.hpp"
 #include "compas/perf/counters.hpp"
@@ -71,9 +72,9 @@ using threads::nt_threshold;  // see compas/threads/placement.hpp
 // (base::SizeSyntax::bytes). Throws std::invalid_argument naming the value.
 using base::parse_size;
 // 1073741824 -> "1 GiB", 1000000000 -> "1 GB", 1536 -> "1.5 KiB", 100 -> "100 B".
-std::string format_size(std::size_t bytes);
+using base::format_size;
 // Installed physical memory in bytes (sysconf), 0 when unknown.
-std::uint64_t physical_memory_bytes();
+using base::physical_memory_bytes;
 
 // The kernels themselves, on one block of memory, exposed for tests and for other probes. Any
 // alignment and length work; non-temporal stores need no particular alignment of the caller (an

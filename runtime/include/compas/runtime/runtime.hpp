@@ -130,7 +130,9 @@ class Runtime {
 
   int process() const;    // this process's rank
   int processes() const;  // processes in the job
-  int threads() const;    // threads per process
+  // The job's processes on this process's host, itself included (what shares its memory).
+  int processes_here() const;
+  int threads() const;  // threads per process
   // The former names, from when "node" meant a process (a host is a machine: hosts()).
   [[deprecated("use process()")]] int node() const { return process(); }
   [[deprecated("use processes()")]] int nodes() const { return processes(); }
