@@ -13,7 +13,8 @@
 // finished (study_runs.cpp) and tries the failed ones again (--fresh starts over). Ctrl-C stops
 // the running child and the sweep (a second Ctrl-C kills the child at once), and leaves a report
 // of what finished. --out is a new or empty directory, or a study's own; the study deletes only
-// files it wrote and opens none there through a link (study_dir.cpp).
+// files it wrote and opens none there through a link (study_dir.cpp). A run whose raw JSON is
+// damaged (cut short) is recorded as failed and run again.
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -146,13 +147,36 @@ ChildOutcome run_step(const fs::path& dir, const Step& s, ChildSupervisor& child
 void record_outcome(const StudyArgs& a, const Step& s, const ChildOutcome& o, RunBook& book,
                     const Progress& progress) {
   const fs::path dir = a.out;
-  const bool ok = finished(dir, s, o);
-  const json rec = ok ? run_record(s, o) : failure_record(dir, s, o);
+  // A run that wrote half its report did not finish.
+  const bool ended = finished(dir, s, o);
+  const std::string damage = ended ? raw_damage(dir, s.id) : "";
+  const bool ok = ended && damage.empty();
+  json rec = ok ? run_record(s, o) : failure_record(dir, s, o);
+  if (!damage.empty()) rec["reason"] = damage;
   append_run(dir / "runs.jsonl", rec);
   book.record(rec);
   if (!ok && !a.quiet)
     fmt::print(stderr, "{}compas study: {} failed ({}); see {}\n", progress.line_break(), s.id,
                o.reason(), log_path(dir, s.id).string());
+}
+
+// A finished run whose raw report is damaged now (cut short, edited) is not done: it is recorded
+// as failed with the damage, said on stderr, and run again.
+void forget_damaged_runs(const StudyArgs& a, const std::vector<Step>& plan, RunBook& book) {
+  for (const auto& s : plan) {
+    const auto d = book.done.find(s.id);
+    if (d == book.done.end()) continue;
+    const std::string damage = raw_damage(a.out, s.id);
+    if (damage.empty()) continue;
+    json rec = d->second;
+    rec["failed"] = true;
+    rec["reason"] = damage;
+    rec["log"] = "logs/" + s.id + ".log";
+    rec["log_tail"] = log_tail(log_path(a.out, s.id));
+    append_run(fs::path(a.out) / "runs.jsonl", rec);
+    book.record(rec);
+    fmt::print(stderr, "compas study: {}: run {} runs again\n", damage, s.id);
+  }
 }
 
 // Runs what is not done yet, in plan order. Returns true when a stop request ended it.
@@ -248,6 +272,7 @@ int run_study(const StudyArgs& a) {
   if (!a.quiet)
     for (const auto& line : left_out) fmt::print(stderr, "compas study: {}\n", line);
   RunBook book = read_runs(fs::path(a.out) / "runs.jsonl");
+  forget_damaged_runs(a, plan, book);
   ChildSupervisor children;
   const bool interrupted = sweep(a, plan, book, children);
   const bool complete = !interrupted && all_passed(plan, book);

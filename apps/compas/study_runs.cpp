@@ -154,6 +154,25 @@ std::string log_tail(const std::filesystem::path& log, std::size_t max_lines,
   return tail;
 }
 
+std::string raw_damage(const std::filesystem::path& dir, const std::string& id) {
+  const std::string rel = "raw/" + id + ".json";
+  const std::filesystem::path file = dir / rel;
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0) return "";
+  std::string why;
+  try {
+    const json j =
+        json::parse(read_whole(file.string(), kRunsLimit, Links::refuse), nullptr, false);
+    if (j.is_discarded())
+      why = "not whole JSON (cut short?)";
+    else if (!j.is_object() || !j.contains("results") || !j["results"].is_array())
+      why = "not a compas report (no \"results\" list)";
+  } catch (const UnreadableFile& e) {
+    why = e.what();
+  }
+  return why.empty() ? why : rel + " is damaged: " + why;
+}
+
 std::filesystem::path log_path(const std::filesystem::path& dir, const std::string& id) {
   return dir / "logs" / (id + ".log");
 }

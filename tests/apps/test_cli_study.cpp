@@ -598,6 +598,32 @@ std::string placing_launcher(const fs::path& dir) {
       std::string("p=$1; shift\nexec ") + COMPAS_RUN_EXE + " -n \"$p\" -t 1 \"$@\"\n");
 }
 
+// A raw report cut in half is not a finished run: the rerun names it, records it as failed, runs
+// it again, and the report has its section.
+TEST_F(Cli, StudyRerunsARunWhoseRawReportIsCutShort) {
+  const std::string out = path("study");
+  seed_characterization_done(out);
+  const auto args = study_args(out, placing_launcher(dir_) + " {P}", "1x1");
+  const Outcome first = run_compas(args);
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  const std::string id = "laplace_n640_p1t1", raw = out + "/raw/" + id + ".json";
+  const std::string whole = read_file(raw);
+  ASSERT_FALSE(json::parse(whole, nullptr, false).is_discarded()) << whole;
+  { std::ofstream(raw, std::ios::trunc) << whole.substr(0, whole.size() / 2); }
+  const Outcome again = run_compas(args);
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_NE(again.err.find("raw/" + id + ".json is damaged: not whole JSON"), std::string::npos)
+      << again.describe();
+  const auto runs = records_by_id(out + "/runs.jsonl")[id];
+  ASSERT_EQ(runs.size(), 3u) << read_file(out + "/runs.jsonl");
+  EXPECT_TRUE(runs[1].value("failed", false)) << runs[1].dump();
+  EXPECT_NE(runs[1].value("reason", "").find("is damaged"), std::string::npos) << runs[1].dump();
+  EXPECT_EQ(runs[2].value("exit", -1), 0) << runs[2].dump();
+  EXPECT_FALSE(runs[2].contains("failed")) << runs[2].dump();
+  EXPECT_FALSE(json::parse(read_file(raw), nullptr, false).is_discarded());
+  EXPECT_NE(read_file(out + "/report.md").find("## laplace n=640"), std::string::npos);
+}
+
 // A directory with files of its own that is not a study's: refused, naming it, nothing written
 // or deleted in it (with --fresh or without).
 TEST_F(Cli, StudyRefusesANonEmptyDirectoryThatIsNotAStudys) {

@@ -125,6 +125,8 @@ TEST_F(StudyDir, LinksAreNeverFollowed) {
   EXPECT_FALSE(fs::is_symlink(out / "report.md"));
   fs::create_symlink(path("victim"), out / "logs/run_a.log");
   EXPECT_EQ(log_tail(out / "logs/run_a.log"), "");
+  fs::create_symlink(path("victim"), out / "raw/run_a.json");
+  EXPECT_NE(raw_damage(out, "run_a").find("a symbolic link"), std::string::npos);
   fs::create_symlink(path("victim"), out / "runs.jsonl");
   EXPECT_THROW(append_run(out / "runs.jsonl", {{"id", "run_a"}}), std::runtime_error);
   EXPECT_THROW(read_runs(out / "runs.jsonl"), std::invalid_argument);
