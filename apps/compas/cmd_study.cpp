@@ -12,17 +12,20 @@
 // fails is recorded as failed and the sweep goes on; a rerun skips the runs runs.jsonl holds as
 // finished (study_runs.cpp) and tries the failed ones again (--fresh starts over). Ctrl-C stops
 // the running child and the sweep (a second Ctrl-C kills the child at once), and leaves a report
-// of what finished.
+// of what finished. --out is a new or empty directory, or a study's own; the study deletes only
+// files it wrote and opens none there through a link (study_dir.cpp). A run whose raw JSON is
+// damaged (cut short) is recorded as failed and run again.
 #include <fmt/core.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,6 +43,7 @@
 #include "compas/threads/topology.hpp"
 #include "plot.hpp"
 #include "study_child.hpp"
+#include "study_dir.hpp"
 #include "study_plan.hpp"
 #include "study_report.hpp"
 #include "study_runs.hpp"
@@ -71,39 +75,16 @@ void print_plan(const StudyArgs& a, const std::vector<Step>& plan,
   for (const auto& line : left_out) fmt::print("{}\n", line);
 }
 
-// The PNGs in plots/ (a study's own directory: the plot script writes only there).
-void remove_plots(const fs::path& dir) {
-  std::error_code ec;
-  std::vector<fs::path> pngs;
-  for (const auto& e : fs::directory_iterator(dir / "plots", ec))
-    if (e.path().extension() == ".png") pngs.push_back(e.path());
-  for (const auto& p : pngs) fs::remove(p, ec);
-}
-
-// Makes --out, or readies it for another pass. Throws std::invalid_argument when it cannot be
-// used.
-void prepare_out_dir(const StudyArgs& a) {
-  const fs::path dir = a.out;
-  std::error_code ec;
-  // --fresh deletes raw/ and logs/: only in a directory a study made (its marker, or the
-  // runs.jsonl of a study from before the marker), never in one that merely has such folders.
-  const fs::path marker = dir / ".compas-study";
-  if (a.fresh && fs::is_directory(dir) && !fs::is_empty(dir, ec) && !fs::exists(marker) &&
-      !fs::exists(dir / "runs.jsonl"))
-    throw std::invalid_argument("--out '" + a.out +
-                                "' is not a compas study directory (no .compas-study in it): "
-                                "--fresh deletes files only in a study's own directory");
-  if (a.fresh) {
-    fs::remove(dir / "runs.jsonl", ec);
-    fs::remove_all(dir / "raw", ec);
-    fs::remove_all(dir / "logs", ec);
-    remove_plots(dir);
-  }
-  fs::create_directories(dir / "raw", ec);
-  fs::create_directories(dir / "logs", ec);
-  if (ec || !fs::is_directory(dir / "raw"))
-    throw std::invalid_argument("--out '" + a.out + "' cannot be created as a directory");
-  if (!fs::exists(marker)) std::ofstream(marker) << "compas study\n";
+// Makes --out, or readies it for another pass (study_dir.hpp: a new or empty directory, or a
+// study's own). Throws std::invalid_argument when it cannot be used.
+void prepare_out_dir(const StudyArgs& a, const std::vector<Step>& plan) {
+  std::vector<std::string> ids;
+  for (const auto& s : plan) ids.push_back(s.id);
+  claim_study_dir(a.out, ids);
+  if (!a.fresh) return;
+  // Starting over deletes the files the study wrote, and only those.
+  remove_study_files(a.out, "", "");
+  prepare_study_file(a.out, "runs.jsonl");
 }
 
 // The progress line on a terminal: which run, how far, about how long is left.
@@ -159,21 +140,44 @@ json failure_record(const fs::path& dir, const Step& s, const ChildOutcome& o) {
 
 ChildOutcome run_step(const fs::path& dir, const Step& s, ChildSupervisor& children) {
   // The "exit 1 with its JSON" rule must see this attempt's JSON, never one an earlier left.
-  std::error_code ec;
-  fs::remove(dir / "raw" / (s.id + ".json"), ec);
+  prepare_study_file(dir, "raw/" + s.id + ".json");
+  prepare_study_file(dir, "logs/" + s.id + ".log");
   return children.run(s.argv, log_path(dir, s.id), s.timeout_s);
 }
 
 void record_outcome(const StudyArgs& a, const Step& s, const ChildOutcome& o, RunBook& book,
                     const Progress& progress) {
   const fs::path dir = a.out;
-  const bool ok = finished(dir, s, o);
-  const json rec = ok ? run_record(s, o) : failure_record(dir, s, o);
+  // A run that wrote half its report did not finish.
+  const bool ended = finished(dir, s, o);
+  const std::string damage = ended ? raw_damage(dir, s.id) : "";
+  const bool ok = ended && damage.empty();
+  json rec = ok ? run_record(s, o) : failure_record(dir, s, o);
+  if (!damage.empty()) rec["reason"] = damage;
   append_run(dir / "runs.jsonl", rec);
   book.record(rec);
   if (!ok && !a.quiet)
     fmt::print(stderr, "{}compas study: {} failed ({}); see {}\n", progress.line_break(), s.id,
                o.reason(), log_path(dir, s.id).string());
+}
+
+// A finished run whose raw report is damaged now (cut short, edited) is not done: it is recorded
+// as failed with the damage, said on stderr, and run again.
+void forget_damaged_runs(const StudyArgs& a, const std::vector<Step>& plan, RunBook& book) {
+  for (const auto& s : plan) {
+    const auto d = book.done.find(s.id);
+    if (d == book.done.end()) continue;
+    const std::string damage = raw_damage(a.out, s.id);
+    if (damage.empty()) continue;
+    json rec = d->second;
+    rec["failed"] = true;
+    rec["reason"] = damage;
+    rec["log"] = "logs/" + s.id + ".log";
+    rec["log_tail"] = log_tail(log_path(a.out, s.id));
+    append_run(fs::path(a.out) / "runs.jsonl", rec);
+    book.record(rec);
+    fmt::print(stderr, "compas study: {}: run {} runs again\n", damage, s.id);
+  }
 }
 
 // Runs what is not done yet, in plan order. Returns true when a stop request ended it.
@@ -209,13 +213,22 @@ bool make_plots(const StudyArgs& a, const std::vector<Step>& plan, const RunBook
                "compas study: no plots: python3 with matplotlib is needed (Debian: "
                "apt-get install python3-matplotlib)\n");
   if (python.empty() || interrupted) return false;
-  remove_plots(dir);
+  remove_study_files(dir, "plots/", ".png");
+  study_subdir(dir, "plots");
+  // The script draws into a folder of its own, made here (mkdtemp): the study then knows which
+  // PNGs it wrote.
+  std::string drawn = (dir / ".plots-XXXXXX").string();
+  if (::mkdtemp(drawn.data()) == nullptr)
+    throw std::runtime_error("cannot make a folder in " + dir.string() + ": " +
+                             std::strerror(errno));
   std::vector<std::string> argv = {python, plot_script_path()};
   argv.insert(argv.end(), files.begin(), files.end());
   argv.push_back("--out");
-  argv.push_back((dir / "plots").string());
+  argv.push_back(drawn);
+  prepare_study_file(dir, "logs/plots.log");
   const fs::path log = dir / "logs" / "plots.log";
   const bool ok = children.run(argv, log, kPlotTimeoutS).ok();
+  take_study_plots(dir, drawn);
   if (!ok && !a.quiet)
     fmt::print(stderr, "compas study: no plots (see {}; plots need python3-matplotlib)\n",
                log.string());
@@ -256,10 +269,11 @@ int run_study(const StudyArgs& a) {
     print_plan(a, plan, left_out);
     return 0;
   }
-  prepare_out_dir(a);
+  prepare_out_dir(a, plan);
   if (!a.quiet)
     for (const auto& line : left_out) fmt::print(stderr, "compas study: {}\n", line);
   RunBook book = read_runs(fs::path(a.out) / "runs.jsonl");
+  forget_damaged_runs(a, plan, book);
   ChildSupervisor children;
   const bool interrupted = sweep(a, plan, book, children);
   const bool complete = !interrupted && all_passed(plan, book);

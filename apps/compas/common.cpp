@@ -38,15 +38,25 @@ namespace {
 
 void check_writable(const char* flag, const std::string& path) {
   if (path.empty()) return;
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode))
+    throw std::invalid_argument(std::string(flag) + " '" + path + "' is a directory, not a file");
+  // A FIFO or a character device is written through (perf::write_file_atomic), never replaced.
+  if (exists && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+    if (::access(path.c_str(), W_OK) != 0)
+      throw std::invalid_argument(std::string(flag) + " '" + path + "' is not writable");
+    return;
+  }
+  if (exists && !S_ISREG(st.st_mode))
+    throw std::invalid_argument(std::string(flag) + " '" + path +
+                                "' is not a regular file, a FIFO or a character device");
   const auto slash = path.find_last_of('/');
   const std::string dir =
       slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     throw std::invalid_argument(std::string(flag) + " '" + path + "': directory '" + dir +
                                 "' does not exist or is not writable");
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw std::invalid_argument(std::string(flag) + " '" + path + "' is a directory, not a file");
 }
 
 }  // namespace

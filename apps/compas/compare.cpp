@@ -3,11 +3,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -15,6 +14,7 @@
 
 #include "common.hpp"
 #include "compas/perf/membw.hpp"
+#include "read_whole.hpp"
 
 namespace compas::app::comparison {
 
@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 
 const char* const kRules =
     "A and B are two study directories (compas study --out DIR, or their study.json) or two JSON "
-    "files of one command (the --json of membw, cache, barrier, pingpong, run KERNEL). Points of "
+    "files of one command (the --json of membw, cache, barrier, pingpong, run KERNEL), each a "
+    "regular file of at most 64 MiB (a FIFO, a device or a larger file is refused). Points of "
     "a study: each kernel's rows, by kernel and P x T, compared on seconds. Points of a command's "
     "file: each record, matched by a key made of its string, boolean and integer fields except "
     "measurements, the bounds of a field X the record has (min_X, max_X, X_min, X_max), *_hash "
@@ -43,6 +44,9 @@ const char* const kRules =
 namespace {
 
 constexpr double kNoSpreadLimit = 0.05;
+
+// The largest input read (kRules says it): a study.json of a long study is a few MiB.
+constexpr std::uint64_t kInputLimit = 64ull << 20;
 
 // Integer and string fields that say what a run found or how long it tried, not which point it
 // measured: two runs of one point may differ in them, so they stay out of the key.
@@ -85,12 +89,11 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // ---- loading ----------------------------------------------------------------------------------
 
 std::string read_text(const std::string& label, const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) refuse(label, file, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) refuse(label, file, std::string("cannot read: ") + std::strerror(errno));
-  return s.str();
+  try {
+    return read_whole(file, kInputLimit, Links::follow);
+  } catch (const UnreadableFile& e) {
+    refuse(label, file, e.what());
+  }
 }
 
 json parse_json(const std::string& label, const std::string& file) {

@@ -142,7 +142,8 @@ ChildClock::time_point after(ChildClock::time_point t, double seconds) {
 // Forks and execs argv. Returns the child's pid, or -1 with out.error set.
 pid_t start_child(const std::vector<std::string>& argv, const std::filesystem::path& log,
                   ChildOutcome& out) {
-  const Fd log_fd(::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  // Made here, never opened through a link or onto a file that is there already.
+  const Fd log_fd(::open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (log_fd.fd < 0)
     throw std::runtime_error("cannot write " + log.string() + ": " + std::strerror(errno));
   const Fd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));

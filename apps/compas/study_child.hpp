@@ -40,9 +40,9 @@ class ChildSupervisor {
   ChildSupervisor(const ChildSupervisor&) = delete;
   ChildSupervisor& operator=(const ChildSupervisor&) = delete;
 
-  // Runs argv (argv[0] looked up in PATH) to its end, stdout and stderr to `log` (truncated),
-  // stdin from /dev/null. timeout_s <= 0: no timeout. Throws std::runtime_error when `log`
-  // cannot be written.
+  // Runs argv (argv[0] looked up in PATH) to its end, stdout and stderr to `log` (created: a
+  // file or link already there is refused), stdin from /dev/null. timeout_s <= 0: no timeout.
+  // Throws std::runtime_error when `log` cannot be made.
   ChildOutcome run(const std::vector<std::string>& argv, const std::filesystem::path& log,
                    double timeout_s);
 

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "compas/perf/report.hpp"
+#include "read_whole.hpp"
 #include "report_html.hpp"
+#include "study_dir.hpp"
 #include "study_report_parts.hpp"
 
 namespace compas::app {
@@ -25,14 +27,16 @@ namespace {
 namespace fs = std::filesystem;
 using json = perf::json;
 
+// The largest file of the study read back (a raw report, report.md, a plot).
+constexpr std::uint64_t kRawLimit = 256ull << 20;
+
 // ---- the report
 // ----------------------------------------------------------------------------------
 
+// A raw report of the study's: never through a link, never a FIFO or a device.
 std::optional<json> load(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) return std::nullopt;
   try {
-    return json::parse(in);
+    return json::parse(read_whole(p.string(), kRawLimit, Links::refuse));
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -83,9 +87,8 @@ std::string failed_runs_section(const fs::path& dir, const std::vector<Step>& pl
 void write_extrap_files(const fs::path& dir, const std::map<std::string, std::string>& files,
                         std::ostringstream& md) {
   if (files.empty()) return;
-  fs::create_directories(dir / "extrap");
-  for (const auto& [name, text] : files)
-    perf::write_file_atomic((dir / "extrap" / (name + ".txt")).string(), text);
+  study_subdir(dir, "extrap");
+  for (const auto& [name, text] : files) write_study_file(dir, "extrap/" + name + ".txt", text);
   md << "\nThe kernels' times are in `extrap/` in Extra-P's text format (parameters processes "
         "and threads, metric time), one file per kernel size, to model them there.\n";
 }
@@ -423,27 +426,28 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
   if (const std::string section = failed_runs_section(c.dir, plan, book); !section.empty())
     c.md << "\n" << section;
   write_extrap_files(c.dir, c.extrap_files, c.md);
-  perf::write_file_atomic((c.dir / "report.md").string(), c.md.str());
-  perf::write_file_atomic((c.dir / "study.json").string(), c.study.dump(2) + "\n");
-  perf::write_file_atomic((c.dir / "study.csv").string(), c.csv.str());
+  write_study_file(c.dir, "report.md", c.md.str());
+  write_study_file(c.dir, "study.json", c.study.dump(2) + "\n");
+  write_study_file(c.dir, "study.csv", c.csv.str());
 }
 
 void write_html_report(const fs::path& dir) {
-  std::ifstream in(dir / "report.md", std::ios::binary);
-  std::stringstream md;
-  md << in.rdbuf();
-  // Only files inside the study directory are read into the page.
+  std::string md;
+  try {
+    md = read_whole((dir / "report.md").string(), kRawLimit, Links::refuse);
+  } catch (const UnreadableFile&) {
+  }
+  // Only the study's own plots are read into the page, never through a link.
+  const std::set<std::string> own = study_files(dir);
   const auto read_image = [&](const std::string& target) -> std::optional<std::string> {
-    const fs::path rel(target);
-    if (rel.is_absolute() || target.find("..") != std::string::npos) return std::nullopt;
-    std::ifstream img(dir / rel, std::ios::binary);
-    if (!img) return std::nullopt;
-    std::stringstream bytes;
-    bytes << img.rdbuf();
-    return bytes.str();
+    if (!own.count(target)) return std::nullopt;
+    try {
+      return read_whole((dir / target).string(), kRawLimit, Links::refuse);
+    } catch (const UnreadableFile&) {
+      return std::nullopt;
+    }
   };
-  perf::write_file_atomic((dir / "report.html").string(),
-                          markdown_to_html(md.str(), "compas study", read_image));
+  write_study_file(dir, "report.html", markdown_to_html(md, "compas study", read_image));
 }
 
 }  // namespace compas::app

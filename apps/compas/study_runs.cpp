@@ -6,17 +6,24 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+#include "read_whole.hpp"
 
 namespace compas::app {
 
 namespace {
 
 using json = perf::json;
+
+// runs.jsonl's size limit: a record is a few hundred bytes.
+constexpr std::uint64_t kRunsLimit = 256ull << 20;
 
 bool has_field(const json& j, const char* key, bool (json::*check)() const noexcept) {
   return j.contains(key) && (j[key].*check)();
@@ -59,7 +66,15 @@ void RunBook::record(const json& rec) {
 
 RunBook read_runs(const std::filesystem::path& file) {
   RunBook book;
-  std::ifstream in(file);
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0) return book;  // nothing done yet
+  std::string text;
+  try {
+    text = read_whole(file.string(), kRunsLimit, Links::refuse);
+  } catch (const UnreadableFile& e) {
+    throw std::invalid_argument(file.string() + ": " + e.what());
+  }
+  std::istringstream in(text);
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
@@ -91,8 +106,17 @@ bool ends_torn(int fd) {
 // After a torn last line the record starts on a line of its own, so the torn line cannot
 // swallow it.
 void append_run(const std::filesystem::path& file, const json& record) {
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) throw std::runtime_error("cannot append to " + file.string());
+  const int fd =
+      ::open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0)
+    throw std::runtime_error("cannot append to " + file.string() + ": " + std::strerror(errno));
+  // A file of its own only: not a FIFO or a device, not a hard link to a file elsewhere.
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    ::close(fd);
+    throw std::runtime_error("cannot append to " + file.string() +
+                             ": not a regular file with one link (refused)");
+  }
   std::string line = ends_torn(fd) ? "\n" : "";
   line += record.dump();
   line += '\n';
@@ -105,15 +129,19 @@ void append_run(const std::filesystem::path& file, const json& record) {
 
 std::string log_tail(const std::filesystem::path& log, std::size_t max_lines,
                      std::size_t max_bytes) {
-  std::ifstream in(log, std::ios::binary | std::ios::ate);
-  if (!in) return "";
-  const std::streamoff size = in.tellg();
-  const std::streamoff from =
-      std::max<std::streamoff>(0, size - static_cast<std::streamoff>(max_bytes));
-  in.seekg(from);
-  std::string text(static_cast<std::size_t>(size - from), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  // Never through a link, never a FIFO or a device.
+  const int fd = ::open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return "";
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return "";
+  }
+  const off_t from = std::max<off_t>(0, st.st_size - static_cast<off_t>(max_bytes));
+  std::string text(static_cast<std::size_t>(st.st_size - from), '\0');
+  const ssize_t got = ::pread(fd, text.data(), text.size(), from);
+  ::close(fd);
+  text.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
   // A line begun before the window is left out, unless it is all there is.
   const std::size_t first_end = text.find('\n');
   if (from > 0 && first_end != std::string::npos) text.erase(0, first_end + 1);
@@ -124,6 +152,25 @@ std::string log_tail(const std::filesystem::path& log, std::size_t max_lines,
   std::string tail;
   for (std::size_t i = skip; i < lines.size(); ++i) tail += lines[i] + "\n";
   return tail;
+}
+
+std::string raw_damage(const std::filesystem::path& dir, const std::string& id) {
+  const std::string rel = "raw/" + id + ".json";
+  const std::filesystem::path file = dir / rel;
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0) return "";
+  std::string why;
+  try {
+    const json j =
+        json::parse(read_whole(file.string(), kRunsLimit, Links::refuse), nullptr, false);
+    if (j.is_discarded())
+      why = "not whole JSON (cut short?)";
+    else if (!j.is_object() || !j.contains("results") || !j["results"].is_array())
+      why = "not a compas report (no \"results\" list)";
+  } catch (const UnreadableFile& e) {
+    why = e.what();
+  }
+  return why.empty() ? why : rel + " is damaged: " + why;
 }
 
 std::filesystem::path log_path(const std::filesystem::path& dir, const std::string& id) {

@@ -29,6 +29,10 @@ RunBook read_runs(const std::filesystem::path& file);
 // Appends one record and syncs it. Throws std::runtime_error when the file cannot be written.
 void append_run(const std::filesystem::path& file, const perf::json& record);
 
+// What is wrong with run `id`'s raw report in `dir`, as "raw/ID.json is damaged: why" (cut
+// short, not a compas report, a link); "" when it is whole or absent.
+std::string raw_damage(const std::filesystem::path& dir, const std::string& id);
+
 // The log of run `id` of the study in `dir`.
 std::filesystem::path log_path(const std::filesystem::path& dir, const std::string& id);
 

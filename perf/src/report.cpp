@@ -56,7 +56,50 @@ json machine_json(const threads::Topology& topo) {
   return m;
 }
 
-void write_file_atomic(const std::string& path, const std::string& contents) {
+namespace {
+
+// Writes all of `contents` to `fd`; false with errno set on failure.
+bool write_all(int fd, const std::string& contents) {
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool is_stream(mode_t mode) {
+  return S_ISFIFO(mode) || S_ISCHR(mode);
+}
+
+// A FIFO or a character device (/dev/null, a terminal, /dev/stdout's pipe) is written through,
+// never replaced by a file of ours. O_NONBLOCK: a FIFO without a reader fails at once instead
+// of blocking the command.
+void write_through(const std::string& path, const std::string& contents) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    throw std::runtime_error("cannot write '" + path + "': " +
+                             (errno == ENXIO ? std::string("a FIFO with no reader")
+                                             : std::string(std::strerror(errno))));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !is_stream(st.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error("cannot write '" + path + "': it changed while being opened");
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  bool ok = flags >= 0 && ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 && write_all(fd, contents);
+  int err = errno;
+  if (::close(fd) != 0 && ok) ok = false, err = errno;
+  if (!ok) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(err));
+}
+
+}  // namespace
+
+void replace_file_atomic(const std::string& path, const std::string& contents) {
   // A fresh name next to the target, made with O_EXCL (mkostemp): never another process's file,
   // never a link planted under a predictable name.
   std::string tmp = path + ".tmp.XXXXXX";
@@ -69,15 +112,7 @@ void write_file_atomic(const std::string& path, const std::string& contents) {
     throw std::runtime_error(std::string(what) + " '" + path + "': " + std::strerror(err));
   };
   if (::fchmod(fd, 0644) != 0) fail("cannot write");
-  std::size_t done = 0;
-  while (done < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("cannot write");
-    }
-    done += static_cast<std::size_t>(n);
-  }
+  if (!write_all(fd, contents)) fail("cannot write");
   if (::fsync(fd) != 0) fail("cannot write");
   if (::close(fd) != 0) {
     const int err = errno;
@@ -96,6 +131,17 @@ void write_file_atomic(const std::string& path, const std::string& contents) {
     ::fsync(dfd);
     ::close(dfd);
   }
+}
+
+void write_file_atomic(const std::string& path, const std::string& contents) {
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && is_stream(st.st_mode)) return write_through(path, contents);
+  // A block device or a socket is neither replaced nor written (a directory fails at the rename).
+  if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    throw std::runtime_error("cannot write '" + path +
+                             "': not a regular file, a FIFO or a character device");
+  replace_file_atomic(path, contents);
 }
 
 namespace {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
@@ -45,6 +47,51 @@ TEST_F(Cli, UnwritableJsonPathIsNamed) {
   // Checked before measuring: bad input, exit 2.
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_NE(r.err.find(bad), std::string::npos) << r.describe();
+}
+
+// --json and --csv naming a character device (here one with /dev/null's numbers, made in the
+// test's directory) write through it: it stays the device, and no temporary is left beside it.
+TEST_F(Cli, JsonAndCsvToACharacterDeviceWriteThroughIt) {
+  const std::string dev = path("null");
+  if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP() << "cannot make a device node here (" << std::strerror(errno) << "; needs root)";
+  const Outcome r = run_compas({"topology", "--quiet", "--json", dev, "--csv", dev});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  struct stat st {};
+  ASSERT_EQ(::lstat(dev.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode))
+      << dev << " was replaced by a file of mode " << std::oct << st.st_mode;
+  EXPECT_EQ(st.st_rdev, makedev(1, 3));
+  EXPECT_EQ(files(), std::set<std::string>{"null"});
+}
+
+// A FIFO gets the report through it, and stays a FIFO; one without a reader is refused at once
+// (naming it), never waited on.
+TEST_F(Cli, JsonToAFifoWritesThroughItAndOneWithoutAReaderIsRefused) {
+  const std::string fifo = path("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  const Outcome lonely = run_compas({"topology", "--quiet", "--json", fifo});
+  EXPECT_EQ(lonely.exit_code, 1) << lonely.describe();
+  EXPECT_NE(lonely.err.find(fifo + "': a FIFO with no reader"), std::string::npos)
+      << lonely.describe();
+  // A reader, and a writer of ours that keeps the FIFO open until the report is in it.
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0) << std::strerror(errno);
+  const int writer = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(writer, 0) << std::strerror(errno);
+  ASSERT_GT(::fcntl(reader, F_SETPIPE_SZ, 1 << 20), 0) << std::strerror(errno);
+  const Outcome r = run_compas({"topology", "--quiet", "--json", fifo});
+  ::close(writer);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(reader, buf, sizeof buf)) > 0;) text.append(buf, n);
+  ::close(reader);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  expect_report_header(json::parse(text, nullptr, false), "topology");
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << fifo << " was replaced";
+  EXPECT_EQ(files(), std::set<std::string>{"fifo"});
 }
 
 // ---- bad input: exit 2, a message naming the flag or value, no output file -------------------

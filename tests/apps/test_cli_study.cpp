@@ -591,6 +591,96 @@ TEST_F(Cli, StudyRerunRetriesTheFailedRuns) {
   EXPECT_EQ(again.err.find("failed"), std::string::npos) << again.describe();
 }
 
+// A launcher that starts every run with compas-run.
+std::string placing_launcher(const fs::path& dir) {
+  return write_script(
+      dir, "launch.sh",
+      std::string("p=$1; shift\nexec ") + COMPAS_RUN_EXE + " -n \"$p\" -t 1 \"$@\"\n");
+}
+
+// A raw report cut in half is not a finished run: the rerun names it, records it as failed, runs
+// it again, and the report has its section.
+TEST_F(Cli, StudyRerunsARunWhoseRawReportIsCutShort) {
+  const std::string out = path("study");
+  seed_characterization_done(out);
+  const auto args = study_args(out, placing_launcher(dir_) + " {P}", "1x1");
+  const Outcome first = run_compas(args);
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  const std::string id = "laplace_n640_p1t1", raw = out + "/raw/" + id + ".json";
+  const std::string whole = read_file(raw);
+  ASSERT_FALSE(json::parse(whole, nullptr, false).is_discarded()) << whole;
+  { std::ofstream(raw, std::ios::trunc) << whole.substr(0, whole.size() / 2); }
+  const Outcome again = run_compas(args);
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_NE(again.err.find("raw/" + id + ".json is damaged: not whole JSON"), std::string::npos)
+      << again.describe();
+  const auto runs = records_by_id(out + "/runs.jsonl")[id];
+  ASSERT_EQ(runs.size(), 3u) << read_file(out + "/runs.jsonl");
+  EXPECT_TRUE(runs[1].value("failed", false)) << runs[1].dump();
+  EXPECT_NE(runs[1].value("reason", "").find("is damaged"), std::string::npos) << runs[1].dump();
+  EXPECT_EQ(runs[2].value("exit", -1), 0) << runs[2].dump();
+  EXPECT_FALSE(runs[2].contains("failed")) << runs[2].dump();
+  EXPECT_FALSE(json::parse(read_file(raw), nullptr, false).is_discarded());
+  EXPECT_NE(read_file(out + "/report.md").find("## laplace n=640"), std::string::npos);
+}
+
+// A directory with files of its own that is not a study's: refused, naming it, nothing written
+// or deleted in it (with --fresh or without).
+TEST_F(Cli, StudyRefusesANonEmptyDirectoryThatIsNotAStudys) {
+  const std::string out = path("thesis");
+  fs::create_directories(out + "/plots");
+  fs::create_directories(out + "/raw");
+  for (const char* f : {"report.md", "study.json", "plots/figure.png", "raw/data.json"})
+    std::ofstream(out + "/" + f) << "mine: " << f;
+  for (const bool fresh : {false, true}) {
+    auto args = study_args(out, placing_launcher(dir_) + " {P}", "1x1");
+    if (fresh) args.push_back("--fresh");
+    const Outcome r = run_compas(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_NE(r.err.find("--out '" + out + "' is not a compas study directory"), std::string::npos)
+        << r.describe();
+    for (const std::string f : {"report.md", "study.json", "plots/figure.png", "raw/data.json"})
+      EXPECT_EQ(read_file(out + "/" + f), "mine: " + f) << f;
+    EXPECT_FALSE(fs::exists(out + "/.compas-study"));
+    EXPECT_FALSE(fs::exists(out + "/logs"));
+  }
+  // --out / is refused too: test_study_dir checks it on claim_study_dir, which writes nothing
+  // there even when its root rule is gone (/ is not empty and has no marker).
+}
+
+// A study directory prepared by someone else, with links under the names the study opens: the
+// study writes through none of them (a planted marker link is refused; a run's log that is a
+// link, or a runs.jsonl hard-linked to another file, stops the study), and the files the links
+// point at are untouched.
+TEST_F(Cli, StudyOpensNoPlantedLinkInItsDirectory) {
+  const std::string victim = path("victim"), absent = path("made-by-the-study");
+  std::ofstream(victim) << "precious\n";
+  const std::string launcher = placing_launcher(dir_) + " {P}";
+  const std::string marked = path("marked");  // .compas-study, a link to a file to be made
+  seed_characterization_done(marked);
+  fs::create_symlink(absent, marked + "/.compas-study");
+  const Outcome r1 = run_compas(study_args(marked, launcher, "1x1"));
+  EXPECT_EQ(r1.exit_code, 2) << r1.describe();
+  EXPECT_NE(r1.err.find(".compas-study is a symbolic link"), std::string::npos) << r1.describe();
+  EXPECT_FALSE(fs::exists(absent)) << "the study wrote its marker through a link";
+  const std::string logged = path("logged");  // a run's log, a link to the victim
+  seed_characterization_done(logged);
+  fs::create_directories(logged + "/logs");
+  fs::create_symlink(victim, logged + "/logs/laplace_n640_p1t1.log");
+  const Outcome r2 = run_compas(study_args(logged, launcher, "1x1"));
+  EXPECT_NE(r2.exit_code, 0) << r2.describe();
+  EXPECT_NE(r2.err.find("logs/laplace_n640_p1t1.log is there and the study did not write it"),
+            std::string::npos)
+      << r2.describe();
+  const std::string linked = path("linked");  // runs.jsonl, a hard link to the victim
+  fs::create_directories(linked);
+  fs::create_hard_link(victim, linked + "/runs.jsonl");
+  const Outcome r3 = run_compas(study_args(linked, launcher, "1x1"));
+  EXPECT_NE(r3.exit_code, 0) << r3.describe();
+  EXPECT_NE(r3.err.find("not a regular file with one link"), std::string::npos) << r3.describe();
+  EXPECT_EQ(read_file(victim), "precious\n");
+}
+
 TEST_F(Cli, StudyRunTimeoutMustBeAPositiveNumberOfSeconds) {
   for (const std::string value : {"", "0", "-1", "soon"}) {
     const Outcome r =

@@ -4,7 +4,10 @@
 // with a message naming the input and the problem, and no output file written.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -453,6 +456,29 @@ TEST_F(Compare, BadInputsAreRefusedNamingThePathAndTheProblem) {
   expect_refused({write("nores.json", no_results.dump()),
                   write("m.json", membw_file("h", json::array()).dump())},
                  {path("nores.json"), "\"results\""});
+}
+
+// An input that is not a regular file (a FIFO would block the read, a device may never end) or
+// is larger than the limit is refused before it is read, naming it and the limit.
+TEST_F(Compare, NonRegularAndOversizedInputsAreRefused) {
+  const std::string good = write_study("good", study_a());
+  const std::string fifo = path("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  expect_refused({good, fifo}, {"B '" + fifo + "'", "not a regular file (a FIFO)"});
+  // A study directory whose study.json is a FIFO.
+  fs::create_directories(path("piped"));
+  ASSERT_EQ(::mkfifo(path("piped/study.json").c_str(), 0600), 0) << std::strerror(errno);
+  expect_refused({path("piped"), good}, {path("piped/study.json"), "(a FIFO)"});
+  // 64 MiB and one byte, sparse: no disk or memory spent on it.
+  fs::create_directories(path("big"));
+  const std::string big = path("big/study.json");
+  { std::ofstream(big) << ""; }
+  fs::resize_file(big, (64u << 20) + 1);
+  expect_refused({big, good}, {"A '" + big + "'", "larger than the limit of 67108864 bytes"});
+  const std::string dev = path("null");
+  if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP() << "cannot make a device node here (" << std::strerror(errno) << "; needs root)";
+  expect_refused({dev, good}, {"A '" + dev + "'", "not a regular file (a character device)"});
 }
 
 TEST_F(Compare, EmptyOrMissingArgumentIsRefused) {

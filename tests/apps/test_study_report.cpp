@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../../apps/compas/study_dir.hpp"
 #include "../../apps/compas/study_report.hpp"
 #include "compas/perf/report.hpp"
 
@@ -32,7 +33,7 @@ class StudyReport : public ::testing::Test {
            ("compas-study-report-" + std::to_string(::getpid()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
-    fs::create_directories(dir_ / "raw");
+    claim_study_dir(dir_.string(), {});  // a new study's directory, with raw/ and logs/
     args_.out = dir_.string();
     args_.kernels = "laplace";
   }

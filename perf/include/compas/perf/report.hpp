@@ -22,8 +22,14 @@ json to_json(const RegionSummary& s);
 json machine_json(const threads::Topology& topo);
 
 // Writes `contents` to `path` atomically (temporary file in the same directory, then rename).
-// Throws std::runtime_error naming the path on failure.
+// A FIFO or a character device at `path` (itself or behind links: /dev/null, /dev/stdout, a
+// shell's pipe) is written through instead, never replaced; a FIFO without a reader, a block
+// device or a socket is refused. Throws std::runtime_error naming the path on failure.
 void write_file_atomic(const std::string& path, const std::string& contents);
+
+// The same, always by rename, whatever `path` names (a link or a device is replaced, never
+// followed): for files in a directory the program made, which others may have prepared.
+void replace_file_atomic(const std::string& path, const std::string& contents);
 
 // Records as CSV: one column per key (in order of first appearance), one row per record.
 std::string to_csv(const std::vector<json>& records);
