@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "compas/base/children.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
 #include "job_shm.hpp"
@@ -108,7 +109,9 @@ class Job {
   void start_ranks();
   // Supervision.
   int running() const;
+  std::set<pid_t> unreaped_ranks() const;
   void signal_job(int sig);
+  void end_leftovers();
   void stop_job(Stop why);
   void reap();
   void name_the_failure();
@@ -306,9 +309,40 @@ int Job::running() const {
   return n;
 }
 
-// Signals every process of the job's group (never our own group: pgid 0 would mean that).
+// The ranks' pids that still name them: those not reaped yet (rank 0 is reaped last).
+std::set<pid_t> Job::unreaped_ranks() const {
+  std::set<pid_t> pids;
+  for (int i = 0; i < started_; ++i) {
+    const auto& r = ranks_[static_cast<std::size_t>(i)];
+    if (!r.done || i == 0) pids.insert(r.pid);
+  }
+  return pids;
+}
+
+// Signals every process of the job: the job's group (never our own group: pgid 0 would mean
+// that), each rank still running (one may have left the group: setsid, setpgid), and what the
+// ranks left behind and compas-run, their subreaper, has inherited.
 void Job::signal_job(int sig) {
   if (pgid_ > 0) ::kill(-pgid_, sig);
+  const auto ranks = unreaped_ranks();
+  for (int i = 0; i < started_; ++i) {
+    const auto& r = ranks_[static_cast<std::size_t>(i)];
+    if (!r.done) ::kill(r.pid, sig);
+  }
+  base::signal_other_children(ranks, sig);
+}
+
+// Once every rank has ended: whatever is left of the job goes, in the ranks' group at once (as
+// before the ranks' own end, nothing there may outlive them), elsewhere (a process started with
+// setsid, a daemon) with SIGTERM and SIGKILL after the grace.
+void Job::end_leftovers() {
+  if (pgid_ > 0) ::kill(-pgid_, SIGKILL);
+  const auto ended = base::end_other_children(
+      unreaped_ranks(), std::chrono::duration_cast<std::chrono::milliseconds>(kGrace));
+  if (!ended.empty())
+    say(fmt::format("ended {} the job left running: {}",
+                    plural(static_cast<int>(ended.size()), "process", "processes"),
+                    fmt::join(ended, ", ")));
 }
 
 void Job::stop_job(Stop why) {
@@ -337,6 +371,7 @@ void Job::reap() {
       failures_.push_back(i);
     }
   }
+  base::other_children(unreaped_ranks());  // reaps what the job left behind and has ended
   name_the_failure();
 }
 
@@ -360,9 +395,9 @@ void Job::name_the_failure() {
 bool Job::drained(Clock::time_point now) {
   if (running() != 0) return false;
   if (drain_until_ == Clock::time_point::max()) {
-    // Nothing of the job may outlive it: whatever the ranks left in their group goes now.
-    signal_job(SIGKILL);
-    drain_until_ = now + kDrainAfterExit;
+    // Nothing of the job may outlive it.
+    end_leftovers();
+    drain_until_ = Clock::now() + kDrainAfterExit;
   }
   const bool open =
       std::any_of(streams_.begin(), streams_.end(), [](const Stream& s) { return s.fd >= 0; });
@@ -478,6 +513,13 @@ int Job::finish() {
 }
 
 int Job::run() {
+  // What a rank leaves behind (a process that left the job's group, or whose parent ended) becomes
+  // compas-run's child instead of init's, so that it can be found and ended with the job.
+  if (!base::set_subreaper(true))
+    say(
+        fmt::format("cannot become the subreaper of the job ({}): processes that leave the "
+                    "job's process group may outlive it",
+                    std::strerror(errno)));
   plan_slices();
   if (!open_rendezvous()) return 1;
   token_ = random_token();

@@ -1,6 +1,6 @@
 // Tests of the `compas` command line, run as a user runs it (cli.hpp): the supervision of `compas
-// study`'s runs: timeouts, interrupts, a killed study, runs a launcher refuses. Sizes are tiny; no
-// test passes or fails on a measured time or rate.
+// study`'s runs: timeouts, interrupts, a killed study, runs a launcher refuses, and what a run
+// leaves behind. Sizes are tiny; no test passes or fails on a measured time or rate.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -181,6 +181,32 @@ TEST_F(Cli, StudyKilledTakesItsRunWithIt) {
   ASSERT_TRUE(study.wait(10));
   EXPECT_TRUE(compas::testing::none_left(slow, 10))
       << compas::testing::processes_with(slow).size() << " processes of the run outlived the study";
+}
+
+// A run that leaves a process behind outside its process group (`setsid slow-rank &`, under
+// compas-run and around it), then ends ok: once the study is over, none of them is left; the
+// run's log names what was ended.
+TEST_F(Cli, StudyEndsWhatItsRunsStartedWithSetsid) {
+  const std::string out = path("study"), slow = slow_rank(dir_);
+  KillLeftovers cleanup{slow};
+  seed_characterization_done(out);
+  // Each waits until its detached process has a session of its own.
+  const std::string detach = "setsid " + slow + R"sh( 1000 & p=$!
+until [ "$(cut -d' ' -f6 /proc/$p/stat 2>/dev/null)" = "$p" ]; do sleep 0.01; done
+)sh";
+  const std::string rank = write_script(dir_, "rank.sh", detach);
+  const std::string launcher =
+      write_script(dir_, "launch.sh", detach + COMPAS_RUN_EXE + " -n 2 -t 1 " + rank + "\n");
+  const Outcome r = run_compas(study_args(out, launcher + " {P}", "1x1"));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(compas::testing::none_left(slow, 5))
+      << compas::testing::processes_with(slow).size() << " processes of the runs outlived them";
+  // The launcher's own detached process is the study's to end; compas-run ends its ranks'.
+  const std::string log = read_file(out + "/logs/laplace_n640_p1t1.log");
+  EXPECT_NE(log.find("compas study: ended 1 process the run left running: "), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("compas-run: ended 2 processes the job left running: "), std::string::npos)
+      << log;
 }
 
 // A launcher that refuses the P = 2 runs while the file `refuse` exists, and starts the others
