@@ -141,7 +141,7 @@ class Job {
   sigset_t old_mask_{};
   int sig_fd_ = -1;
   std::vector<Stream> streams_;
-  Outlet outlets_[2] = {{STDOUT_FILENO, {}, false}, {STDERR_FILENO, {}, false}};
+  Outlet* outlets_[2] = {&stdout_outlet(), &stderr_outlet()};
   std::vector<Rank> ranks_;
   pid_t pgid_ = 0;
   int started_ = 0;
@@ -289,8 +289,8 @@ void Job::start_ranks() {
     if (o_.tag_output) {
       ::close(out_pipe[1]);
       ::close(err_pipe[1]);
-      const std::pair<int, Outlet*> fds[2] = {{out_pipe[0], &outlets_[0]},
-                                              {err_pipe[0], &outlets_[1]}};
+      const std::pair<int, Outlet*> fds[2] = {{out_pipe[0], outlets_[0]},
+                                              {err_pipe[0], outlets_[1]}};
       for (const auto& [fd, target] : fds) {
         ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
         streams_.push_back({fd, target, fmt::format("[{}] ", i), {}});
@@ -401,7 +401,7 @@ bool Job::drained(Clock::time_point now) {
   }
   const bool open =
       std::any_of(streams_.begin(), streams_.end(), [](const Stream& s) { return s.fd >= 0; });
-  const bool queued = !outlets_[0].pending.empty() || !outlets_[1].pending.empty();
+  const bool queued = !outlets_[0]->empty() || !outlets_[1]->empty();
   return (!open && !queued) || now >= drain_until_;
 }
 
@@ -438,15 +438,15 @@ void Job::wait_for_events(Clock::time_point now) {
   pfds.push_back({sig_fd_, POLLIN, 0});
   for (const auto& s : streams_)
     if (s.fd >= 0 && !s.target->full()) pfds.push_back({s.fd, POLLIN, 0});
-  for (const auto& out : outlets_)
-    if (!out.pending.empty()) pfds.push_back({out.fd, POLLOUT, 0});
+  for (const auto* out : outlets_)
+    if (!out->empty() && !out->gone()) pfds.push_back({out->fd(), POLLOUT, 0});
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count() + 1;
   const int n =
       ::poll(pfds.data(), pfds.size(), static_cast<int>(std::clamp<long long>(ms, 0, 1000)));
   if (n <= 0) return;
   take_signals();
   read_streams();
-  for (auto& out : outlets_) out.flush();
+  for (auto* out : outlets_) out->flush();
 }
 
 void Job::take_signals() {
@@ -490,10 +490,11 @@ void Job::read_streams() {
 // After the loop: the last output, rank 0 reaped, and what killed ranks left in shared memory.
 int Job::finish() {
   for (auto& s : streams_) s.finish();
-  // What the readers did not take by now is dropped, said in one line (bounded, like the drain).
-  for (auto& out : outlets_) out.flush();
-  const std::size_t lost = outlets_[0].pending.size() + outlets_[1].pending.size();
-  if (lost) say(fmt::format("{} bytes of the job's output were not taken by the reader", lost));
+  // What the readers have not taken by the end of the drain is dropped, said in one line.
+  const auto until = std::min(drain_until_, Clock::now() + kDrainAfterExit);
+  for (auto* out : outlets_) out->flush_until(until);
+  const std::size_t lost = outlets_[0]->pending() + outlets_[1]->pending();
+  if (lost) say(fmt::format("{} bytes of output were not taken by the reader", lost));
   if (started_ > 0) {
     int status = 0;
     ::waitpid(ranks_[0].pid, &status, 0);  // rank 0, kept as a zombie until now
@@ -509,6 +510,7 @@ int Job::finish() {
                              "pieces of shared memory"),
                       fmt::join(removed, ", ")));
   }
+  outlets_[1]->flush_until(until);  // what was said since, as far as the reader takes it now
   return exit_code_;
 }
 
