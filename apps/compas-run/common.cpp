@@ -1,11 +1,9 @@
 #include "common.hpp"
 
-#include <poll.h>
-#include <unistd.h>
-
 #include <fmt/core.h>
-#include <cerrno>
 #include <cstring>
+
+#include "output.hpp"
 
 namespace compas::run {
 
@@ -14,25 +12,8 @@ std::string signal_text(int sig) {
   return fmt::format("signal {} ({})", sig, name ? name : "unknown");
 }
 
-void write_all(int fd, const std::string& data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n > 0) {
-      done += static_cast<std::size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else if (n < 0 && errno == EAGAIN) {
-      pollfd p{fd, POLLOUT, 0};
-      ::poll(&p, 1, 100);
-    } else {
-      return;  // our own output is gone (EPIPE, ...): drop it, keep the job going
-    }
-  }
-}
-
 void say(const std::string& line) {
-  write_all(STDERR_FILENO, "compas-run: " + line + "\n");
+  stderr_outlet().add_message("compas-run: " + line + "\n");
 }
 
 std::string plural(int n, const char* one, const char* many) {

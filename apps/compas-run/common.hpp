@@ -21,9 +21,8 @@ constexpr auto kSettle = std::chrono::milliseconds(100);
 constexpr auto kDrainAfterExit = std::chrono::seconds(1);
 constexpr std::size_t kMaxLineBytes = 64 * 1024;
 
-// Writes all of data to fd (waiting on EAGAIN); drops it when the reader went away.
-void write_all(int fd, const std::string& data);
-// "compas-run: LINE" on stderr.
+// "compas-run: LINE" on stderr, queued: written as far as the reader takes it without blocking
+// (the rest later, from the supervision loop; see Outlet).
 void say(const std::string& line);
 // "signal 15 (Terminated)"
 std::string signal_text(int sig);

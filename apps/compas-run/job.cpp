@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "compas/base/children.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
 #include "job_shm.hpp"
@@ -108,7 +109,9 @@ class Job {
   void start_ranks();
   // Supervision.
   int running() const;
+  std::set<pid_t> unreaped_ranks() const;
   void signal_job(int sig);
+  void end_leftovers();
   void stop_job(Stop why);
   void reap();
   void name_the_failure();
@@ -138,7 +141,7 @@ class Job {
   sigset_t old_mask_{};
   int sig_fd_ = -1;
   std::vector<Stream> streams_;
-  Outlet outlets_[2] = {{STDOUT_FILENO, {}, false}, {STDERR_FILENO, {}, false}};
+  Outlet* outlets_[2] = {&stdout_outlet(), &stderr_outlet()};
   std::vector<Rank> ranks_;
   pid_t pgid_ = 0;
   int started_ = 0;
@@ -286,8 +289,8 @@ void Job::start_ranks() {
     if (o_.tag_output) {
       ::close(out_pipe[1]);
       ::close(err_pipe[1]);
-      const std::pair<int, Outlet*> fds[2] = {{out_pipe[0], &outlets_[0]},
-                                              {err_pipe[0], &outlets_[1]}};
+      const std::pair<int, Outlet*> fds[2] = {{out_pipe[0], outlets_[0]},
+                                              {err_pipe[0], outlets_[1]}};
       for (const auto& [fd, target] : fds) {
         ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
         streams_.push_back({fd, target, fmt::format("[{}] ", i), {}});
@@ -306,9 +309,40 @@ int Job::running() const {
   return n;
 }
 
-// Signals every process of the job's group (never our own group: pgid 0 would mean that).
+// The ranks' pids that still name them: those not reaped yet (rank 0 is reaped last).
+std::set<pid_t> Job::unreaped_ranks() const {
+  std::set<pid_t> pids;
+  for (int i = 0; i < started_; ++i) {
+    const auto& r = ranks_[static_cast<std::size_t>(i)];
+    if (!r.done || i == 0) pids.insert(r.pid);
+  }
+  return pids;
+}
+
+// Signals every process of the job: the job's group (never our own group: pgid 0 would mean
+// that), each rank still running (one may have left the group: setsid, setpgid), and what the
+// ranks left behind and compas-run, their subreaper, has inherited.
 void Job::signal_job(int sig) {
   if (pgid_ > 0) ::kill(-pgid_, sig);
+  const auto ranks = unreaped_ranks();
+  for (int i = 0; i < started_; ++i) {
+    const auto& r = ranks_[static_cast<std::size_t>(i)];
+    if (!r.done) ::kill(r.pid, sig);
+  }
+  base::signal_other_children(ranks, sig);
+}
+
+// Once every rank has ended: whatever is left of the job goes, in the ranks' group at once (as
+// before the ranks' own end, nothing there may outlive them), elsewhere (a process started with
+// setsid, a daemon) with SIGTERM and SIGKILL after the grace.
+void Job::end_leftovers() {
+  if (pgid_ > 0) ::kill(-pgid_, SIGKILL);
+  const auto ended = base::end_other_children(
+      unreaped_ranks(), std::chrono::duration_cast<std::chrono::milliseconds>(kGrace));
+  if (!ended.empty())
+    say(fmt::format("ended {} the job left running: {}",
+                    plural(static_cast<int>(ended.size()), "process", "processes"),
+                    fmt::join(ended, ", ")));
 }
 
 void Job::stop_job(Stop why) {
@@ -337,6 +371,7 @@ void Job::reap() {
       failures_.push_back(i);
     }
   }
+  base::other_children(unreaped_ranks());  // reaps what the job left behind and has ended
   name_the_failure();
 }
 
@@ -360,13 +395,13 @@ void Job::name_the_failure() {
 bool Job::drained(Clock::time_point now) {
   if (running() != 0) return false;
   if (drain_until_ == Clock::time_point::max()) {
-    // Nothing of the job may outlive it: whatever the ranks left in their group goes now.
-    signal_job(SIGKILL);
-    drain_until_ = now + kDrainAfterExit;
+    // Nothing of the job may outlive it.
+    end_leftovers();
+    drain_until_ = Clock::now() + kDrainAfterExit;
   }
   const bool open =
       std::any_of(streams_.begin(), streams_.end(), [](const Stream& s) { return s.fd >= 0; });
-  const bool queued = !outlets_[0].pending.empty() || !outlets_[1].pending.empty();
+  const bool queued = !outlets_[0]->empty() || !outlets_[1]->empty();
   return (!open && !queued) || now >= drain_until_;
 }
 
@@ -403,15 +438,15 @@ void Job::wait_for_events(Clock::time_point now) {
   pfds.push_back({sig_fd_, POLLIN, 0});
   for (const auto& s : streams_)
     if (s.fd >= 0 && !s.target->full()) pfds.push_back({s.fd, POLLIN, 0});
-  for (const auto& out : outlets_)
-    if (!out.pending.empty()) pfds.push_back({out.fd, POLLOUT, 0});
+  for (const auto* out : outlets_)
+    if (!out->empty() && !out->gone()) pfds.push_back({out->fd(), POLLOUT, 0});
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count() + 1;
   const int n =
       ::poll(pfds.data(), pfds.size(), static_cast<int>(std::clamp<long long>(ms, 0, 1000)));
   if (n <= 0) return;
   take_signals();
   read_streams();
-  for (auto& out : outlets_) out.flush();
+  for (auto* out : outlets_) out->flush();
 }
 
 void Job::take_signals() {
@@ -455,10 +490,11 @@ void Job::read_streams() {
 // After the loop: the last output, rank 0 reaped, and what killed ranks left in shared memory.
 int Job::finish() {
   for (auto& s : streams_) s.finish();
-  // What the readers did not take by now is dropped, said in one line (bounded, like the drain).
-  for (auto& out : outlets_) out.flush();
-  const std::size_t lost = outlets_[0].pending.size() + outlets_[1].pending.size();
-  if (lost) say(fmt::format("{} bytes of the job's output were not taken by the reader", lost));
+  // What the readers have not taken by the end of the drain is dropped, said in one line.
+  const auto until = std::min(drain_until_, Clock::now() + kDrainAfterExit);
+  for (auto* out : outlets_) out->flush_until(until);
+  const std::size_t lost = outlets_[0]->pending() + outlets_[1]->pending();
+  if (lost) say(fmt::format("{} bytes of output were not taken by the reader", lost));
   if (started_ > 0) {
     int status = 0;
     ::waitpid(ranks_[0].pid, &status, 0);  // rank 0, kept as a zombie until now
@@ -474,10 +510,18 @@ int Job::finish() {
                              "pieces of shared memory"),
                       fmt::join(removed, ", ")));
   }
+  outlets_[1]->flush_until(until);  // what was said since, as far as the reader takes it now
   return exit_code_;
 }
 
 int Job::run() {
+  // What a rank leaves behind (a process that left the job's group, or whose parent ended) becomes
+  // compas-run's child instead of init's, so that it can be found and ended with the job.
+  if (!base::set_subreaper(true))
+    say(
+        fmt::format("cannot become the subreaper of the job ({}): processes that leave the "
+                    "job's process group may outlive it",
+                    std::strerror(errno)));
   plan_slices();
   if (!open_rendezvous()) return 1;
   token_ = random_token();

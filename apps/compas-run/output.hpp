@@ -1,13 +1,11 @@
 // The job's output under --tag-output: each rank's pipes (Stream) feed compas-run's stdout and
-// stderr (Outlet) line by line with the rank's prefix.
+// stderr (Outlet) line by line with the rank's prefix; compas-run's own messages go to the same
+// stderr Outlet.
 #pragma once
 
-#include <limits.h>
-#include <poll.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -15,37 +13,52 @@
 
 namespace compas::run {
 
-// Output waiting for compas-run's stdout or stderr (--tag-output). Written only as far as the
-// reader takes it without blocking, so a reader that stops reading (`| sleep 30`) never stalls the
-// supervision loop (timeouts, signals, the first failure); above kMaxPendingBytes the ranks' pipes
-// are not read until it drains, so the ranks wait on their own writes instead.
+// Output waiting for compas-run's stdout or stderr: the ranks' lines under --tag-output and, on
+// stderr, compas-run's own messages (say). Written only as far as the reader takes it without
+// blocking, so a reader that stops reading (`| sleep 30`) never stalls the supervision loop
+// (timeouts, signals, the first failure); above kMaxPendingBytes the ranks' pipes are not read
+// until it drains, so the ranks wait on their own writes instead. A pipe is written through a
+// non-blocking description of its own (reopened from /proc/self/fd): the ranks, which may write
+// to the same pipe, can fill it between a poll that saw room and our write.
 constexpr std::size_t kMaxPendingBytes = 4 << 20;
-struct Outlet {
-  int fd = STDOUT_FILENO;
-  std::string pending;
-  bool gone = false;  // the reader went away (EPIPE, ...): output is dropped
+// Room for compas-run's messages beyond that; past it they are dropped and counted.
+constexpr std::size_t kMessageRoom = 64 << 10;
+class Outlet {
+ public:
+  explicit Outlet(int fd);
+  Outlet(const Outlet&) = delete;
+  Outlet& operator=(const Outlet&) = delete;
+  ~Outlet();
 
-  // Writes what the reader takes now, PIPE_BUF bytes at a time (a pipe that polls writable
-  // takes that many without blocking).
-  void flush() {
-    std::size_t done = 0;
-    while (done < pending.size() && !gone) {
-      pollfd p{fd, POLLOUT, 0};
-      if (::poll(&p, 1, 0) <= 0 || !(p.revents & POLLOUT)) break;
-      const std::size_t chunk = std::min<std::size_t>(pending.size() - done, PIPE_BUF);
-      const ssize_t n = ::write(fd, pending.data() + done, chunk);
-      if (n > 0)
-        done += static_cast<std::size_t>(n);
-      else if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        continue;
-      else
-        gone = true;
-    }
-    pending.erase(0, done);
-    if (gone) pending.clear();
+  int fd() const { return fd_; }
+  bool gone() const { return gone_; }
+  bool full() const { return pending_.size() >= kMaxPendingBytes; }
+  bool empty() const { return pending_.empty(); }
+  std::size_t pending() const { return pending_.size(); }
+  // Queues a rank's output (dropped once the reader is gone).
+  void add(const std::string& text) {
+    if (!gone_) pending_ += text;
   }
-  bool full() const { return pending.size() >= kMaxPendingBytes; }
+  // Queues one of compas-run's messages, or counts it dropped when there is no room.
+  void add_message(const std::string& line);
+  // Writes what the reader takes now.
+  void flush();
+  // Writes what the reader takes until `until`, then gives up on the rest (the job is over).
+  void flush_until(std::chrono::steady_clock::time_point until);
+
+ private:
+  bool write_some(const char* data, std::size_t n, std::size_t& done);
+  int fd_;
+  bool own_ = false;     // fd_ is a description of our own, non-blocking
+  bool socket_ = false;  // written with send(MSG_DONTWAIT)
+  std::string pending_;
+  bool gone_ = false;  // the reader went away (EPIPE, ...): output is dropped
+  std::size_t dropped_ = 0;
 };
+
+// compas-run's stdout and stderr.
+Outlet& stdout_outlet();
+Outlet& stderr_outlet();
 
 // One output pipe of one rank, for --tag-output: complete lines are queued with the prefix.
 struct Stream {
@@ -72,11 +85,11 @@ struct Stream {
       out += prefix + partial + "\n";
       partial.clear();
     }
-    if (!out.empty() && !target->gone) target->pending += out;
+    if (!out.empty()) target->add(out);
   }
   // At the end of the stream, the last line even if it has no newline.
   void finish() {
-    if (!partial.empty() && !target->gone) target->pending += prefix + partial + "\n";
+    if (!partial.empty()) target->add(prefix + partial + "\n");
     partial.clear();
     if (fd >= 0) ::close(fd);
     fd = -1;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -15,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+
+#include "compas/base/children.hpp"
 
 extern char** environ;
 
@@ -248,7 +251,10 @@ std::string ChildOutcome::reason() const {
   return fmt::format("exit {}", exit_code);
 }
 
-ChildSupervisor::ChildSupervisor() {
+ChildSupervisor::ChildSupervisor() : was_subreaper_(base::is_subreaper()) {
+  // What a run leaves behind when its parent ends (a process that left the run's group: a daemon,
+  // `setsid cmd &`) becomes the study's child instead of init's, and is ended with the run.
+  base::set_subreaper(true);
   const sigset_t set = supervised_signals();
   fd_ = ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
   if (fd_ < 0)
@@ -270,6 +276,7 @@ ChildSupervisor::~ChildSupervisor() {
   ::sigaction(SIGTERM, &old_term_, nullptr);
   ::sigaction(SIGCHLD, &old_chld_, nullptr);
   ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  base::set_subreaper(was_subreaper_);
 }
 
 int ChildSupervisor::stop_requests() {
@@ -294,12 +301,21 @@ ChildOutcome ChildSupervisor::run(const std::vector<std::string>& argv,
   ChildOutcome out;
   out.timeout_s = timeout_s;
   const pid_t pid = start_child(argv, log, out);
-  if (pid > 0) supervise(pid, out);
+  if (pid > 0) {
+    const auto ended = supervise(pid, out);
+    if (!ended.empty()) {
+      const Fd log_fd(::open(log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+      if (log_fd.fd >= 0)
+        note_in_log(log_fd.fd,
+                    fmt::format("ended {} process{} the run left running: {}", ended.size(),
+                                ended.size() == 1 ? "" : "es", fmt::join(ended, ", ")));
+    }
+  }
   out.seconds = std::chrono::duration<double>(ChildClock::now() - t0).count();
   return out;
 }
 
-void ChildSupervisor::supervise(pid_t pid, ChildOutcome& out) {
+std::vector<std::string> ChildSupervisor::supervise(pid_t pid, ChildOutcome& out) {
   RunClock clock(out.timeout_s);
   while (!has_ended(pid)) {
     clock.enforce(pid, out);
@@ -308,9 +324,12 @@ void ChildSupervisor::supervise(pid_t pid, ChildOutcome& out) {
     for (int number = before + 1; number <= before + n; ++number)
       clock.on_stop_request(number, pid, out);
   }
-  // Nothing the run started may outlive it in its group.
+  // Nothing the run started may outlive it: in its group, and wherever else it went.
   signal_run(pid, SIGKILL);
+  const auto ended = base::end_other_children(
+      {pid}, std::chrono::milliseconds(static_cast<long>(kGraceSeconds * 1000)));
   reap(pid, out);
+  return ended;
 }
 
 }  // namespace compas::app

@@ -1,7 +1,10 @@
 // compas study's child runs: each one started in its own process group with its output in a log,
 // bound to die with the study (PR_SET_PDEATHSIG), stopped at its timeout (SIGTERM to the group,
 // SIGKILL after a grace), and stopped on request (SIGINT/SIGTERM to the study: the first is
-// forwarded to the run's group as SIGINT, a second kills the group at once).
+// forwarded to the run's group as SIGINT, a second kills the group at once). The study is the
+// subreaper of its runs: what a run leaves behind outside its group (`setsid cmd &`) becomes the
+// study's child, and gets SIGTERM, then SIGKILL after the grace, once the run has ended (said
+// at the end of the run's log).
 #pragma once
 
 #include <signal.h>
@@ -53,12 +56,14 @@ class ChildSupervisor {
   static constexpr double kGraceSeconds = 3;
 
  private:
-  void supervise(pid_t pid, ChildOutcome& out);
+  // Returns what the run left running and was ended with it, "PID (NAME)" each.
+  std::vector<std::string> supervise(pid_t pid, ChildOutcome& out);
   // Waits up to `ms` for a signal and returns how many stop requests were read.
   int read_stop_requests(int ms);
 
   int fd_ = -1;
   int stops_ = 0;
+  bool was_subreaper_ = false;
   sigset_t old_mask_{};
   struct sigaction old_int_ {
   }, old_term_{}, old_chld_{};

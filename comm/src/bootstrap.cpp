@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -49,7 +50,17 @@ bool is_listening_on(int fd, int port) {
   return ntohs(sa.sin_port) == port;
 }
 
+std::atomic<int> g_adopted_listener{-1};
+
 }  // namespace
+
+void detail::note_adopted_listener(int fd) {
+  g_adopted_listener.store(fd);
+}
+
+int detail::adopted_listener() {
+  return g_adopted_listener.load();
+}
 
 std::string TcpOptions::rendezvous() const {
   return host + ":" + std::to_string(port);
@@ -125,6 +136,14 @@ TcpOptions TcpOptions::from_environment() {
   if (o.rank == 0) {
     if (const auto fd_s = base::env_text(vars::rendezvous_fd)) {
       const auto fd = base::parse_integer(*fd_s, 0, INT_MAX);
+      if (fd && *fd == detail::adopted_listener() &&
+          !is_listening_on(static_cast<int>(*fd), o.port))
+        throw base::EnvError(
+            std::string(vars::rendezvous_fd.name) + "='" + *fd_s +
+            "': one Runtime per process is supported under compas-run: the rendezvous socket "
+            "that compas-run handed to this process (rank 0) was taken by its first Runtime "
+            "(its first tcp bootstrap) and closed with it; keep one Runtime for the whole "
+            "program");
       if (!fd || !is_listening_on(static_cast<int>(*fd), o.port))
         base::env_reject(vars::rendezvous_fd.name, *fd_s,
                          "no socket listening on " + o.rendezvous() + " has this descriptor; " +

@@ -114,7 +114,10 @@ class TcpBootstrap final : public Bootstrap {
 
 TcpBootstrap::TcpBootstrap(const TcpOptions& options) : o_(options), where_(options.rendezvous()) {
   // Ours from here on, whatever happens next: closed with this object or when construction fails.
-  if (o_.rank == 0 && o_.listen_fd >= 0) listener_.reset(o_.listen_fd);
+  if (o_.rank == 0 && o_.listen_fd >= 0) {
+    listener_.reset(o_.listen_fd);
+    detail::note_adopted_listener(o_.listen_fd);
+  }
   if (o_.size < 1)
     throw std::invalid_argument("tcp bootstrap: size " + std::to_string(o_.size) +
                                 " is not valid: must be at least 1");

@@ -135,6 +135,14 @@ inline Outcome run_compas_job(int nprocs, const std::vector<std::string>& args,
   return run_exe(COMPAS_RUN_EXE, all, env);
 }
 
+// The records of a JSON Lines file.
+inline std::vector<json> jsonl(const std::string& file) {
+  std::vector<json> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  return out;
+}
+
 inline std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;

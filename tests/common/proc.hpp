@@ -209,8 +209,10 @@ inline int cpus_available() {
   return ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
 }
 
-// Processes (not zombies) whose command line contains `marker`.
-inline std::vector<pid_t> processes_with(const std::string& marker) {
+// Processes (not zombies) whose command line contains `marker`; with `file` "environ", whose
+// environment does (a variable every process of a job inherits marks it whatever it runs).
+inline std::vector<pid_t> processes_with(const std::string& marker,
+                                         const std::string& file = "cmdline") {
   std::vector<pid_t> found;
   DIR* proc = ::opendir("/proc");
   if (!proc) return found;
@@ -219,8 +221,8 @@ inline std::vector<pid_t> processes_with(const std::string& marker) {
     if (pid <= 0 || pid == ::getpid()) continue;
     // Plain read(2): a process that exits while it is read fails the read with ESRCH, which
     // std::ifstream turns into an exception.
-    const std::string file = std::string("/proc/") + e->d_name + "/cmdline";
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    const std::string path = std::string("/proc/") + e->d_name + "/" + file;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
     std::string cmd;
     char buf[4096];
@@ -233,10 +235,11 @@ inline std::vector<pid_t> processes_with(const std::string& marker) {
   return found;
 }
 
-inline bool none_left(const std::string& marker, double seconds) {
+inline bool none_left(const std::string& marker, double seconds,
+                      const std::string& file = "cmdline") {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(seconds));
-  while (!processes_with(marker).empty()) {
+  while (!processes_with(marker, file).empty()) {
     if (Clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

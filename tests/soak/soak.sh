@@ -2,8 +2,16 @@
 # Soak: JOBS small compas-run jobs in a row (compas-run -n 4 --timeout S compas run KERNEL at a
 # size of a few tenths of a second: laplace, gemm, cg, sort, picked at random), a quarter of them
 # with one rank SIGKILLed at a random moment (a random rank among the launcher's children, after a
-# random delay between 0 and the kernel's typical duration). After each job, and once more at the
-# end for the whole run, it checks that the job left nothing behind:
+# random delay between 0 and the kernel's typical duration). Two more jobs, at random places among
+# them (when JOBS leaves room beside the kills):
+#   - detached: rank 0 first starts `setsid sleep 1000 &` (a process of its own session, outside
+#     the job's process group) and waits until it has left, then runs the kernel: the job must end
+#     ok, compas-run saying it ended the one process the job left running;
+#   - stalled reader: compas-run -n 4 --timeout 2 yes, its stdout and stderr on a pipe that nobody
+#     reads (as `2>&1 | sleep 15`): the ranks fill it, and compas-run's own messages must not
+#     stall it: the job must end by its --timeout (exit 124) long before SOAK_GRACE past it.
+# After each job, and once more at the end for the whole run, it checks that the job left nothing
+# behind:
 #   - no process: no descendant of the launcher alive, no process carrying the job's marker (the
 #     variable COMPAS_SOAK_MARKER, which every rank inherits);
 #   - no SysV shared-memory segment created by one of the job's processes (cpid in
@@ -11,8 +19,8 @@
 #   - no new temp file named compas* or ucx* in /tmp (and in $TMPDIR);
 #   - no job running past its --timeout plus a grace (the soak kills it and counts a hang).
 # A killed job must end with the launcher's status for a rank killed by SIGKILL (137) naming that
-# rank (or end ok, when the kill came as the rank was ending); any other job must end 0 with its
-# result verified.
+# rank (or end ok, when the kill came as the rank was ending); any other job but the stalled
+# reader's must end 0 with its result verified.
 # Leftovers may take a moment to go (a segment goes at its last detach): each check polls for up to
 # SOAK_SETTLE seconds (3) before it counts anything. /dev/shm and temp names carry no pid: a new
 # entry counts only when it was created while the job ran and no live process holds it open,
@@ -258,10 +266,23 @@ count_leftovers() {
   done
 }
 
-# The plan: exactly kill_percent of the jobs (rounded) get a rank killed, at random places.
+# The plan: exactly kill_percent of the jobs (rounded) get a rank killed, one job (when there is room
+# beside those) leaves a detached process behind and one has a stalled reader, at random places.
 n_kill=$(((jobs_total * kill_percent + 50) / 100))
+n_detach=0 n_stall=0
+((jobs_total - n_kill >= 2)) && n_detach=1 n_stall=1
 plan=()
-for ((i = 0; i < jobs_total; i++)); do plan[i]=$((i < n_kill)); done
+for ((i = 0; i < jobs_total; i++)); do
+  if ((i < n_kill)); then
+    plan[i]=kill
+  elif ((i < n_kill + n_detach)); then
+    plan[i]=detach
+  elif ((i < n_kill + n_detach + n_stall)); then
+    plan[i]=stall
+  else
+    plan[i]=plain
+  fi
+done
 for ((i = jobs_total - 1; i > 0; i--)); do
   j=$((RANDOM % (i + 1)))
   t=${plan[i]}
@@ -273,12 +294,30 @@ declare -A soak_ids=() soak_paths=()
 snapshot soak_ids soak_paths
 soak_start_us=${EPOCHREALTIME/./}
 soak_start_s=${EPOCHREALTIME%.*}
-echo "soak: $jobs_total jobs of compas-run -n 4 --timeout $timeout_s (seed $seed; $n_kill with a rank killed)"
+echo "soak: $jobs_total jobs of compas-run -n 4 --timeout $timeout_s (seed $seed; $n_kill with a rank killed, $n_detach with a detached process, $n_stall with a stalled reader)"
+
+# The detached job's ranks: rank 0 starts a process in a session of its own and waits until it is
+# there, then every rank runs the kernel ("$@").
+detach_rank='if [ "$COMPAS_RANK" = 0 ]; then
+  setsid sleep 1000 & p=$!
+  until [ "$(cut -d" " -f6 /proc/$p/stat 2>/dev/null)" = "$p" ]; do sleep 0.01; done
+fi
+exec "$@"'
+stall_timeout_s=2
 
 n_run=0 n_killed=0 n_ok=0 n_late=0 n_expected=0 n_unexpected=0 n_hang=0 n_timeout=0
 for ((i = 1; i <= jobs_total; i++)); do
   kernel=${kernels[RANDOM % ${#kernels[@]}]}
-  kill_it=${plan[i - 1]}
+  mode=${plan[i - 1]}
+  kill_it=0
+  [[ $mode == kill ]] && kill_it=1
+  limit_s=$timeout_s
+  case $mode in
+    detach) cmd=("$run" -n 4 --timeout "$timeout_s" sh -c "$detach_rank" sh "$compas" run) ;;
+    stall) cmd=("$run" -n 4 --timeout "$stall_timeout_s" yes) limit_s=$stall_timeout_s ;;
+    *) cmd=("$run" -n 4 --timeout "$timeout_s" "$compas" run) ;;
+  esac
+  [[ $mode == stall ]] || cmd+=(${kernel_args[$kernel]} --quiet)
   kill_at_ms=$((RANDOM % (${kill_max_ms:-${typical_ms[$kernel]}} + 1)))
   marker="soak-$$-$i-"
   declare -A before_ids=() before_paths=()
@@ -287,9 +326,16 @@ for ((i = 1; i <= jobs_total; i++)); do
   job_pids=()
   start_s=${EPOCHREALTIME%.*}
   start_us=${EPOCHREALTIME/./}
-  COMPAS_SOAK_MARKER=$marker COMPAS_TIMEOUT=10 "$run" -n 4 --timeout "$timeout_s" "$compas" run \
-    ${kernel_args[$kernel]} --quiet </dev/null >"$log" 2>&1 &
-  launcher=$!
+  if [[ $mode == stall ]]; then
+    # A pipe that nobody reads (opened read-write, so that it has a reader that never reads).
+    exec {stall_fd}<> <(:)
+    COMPAS_SOAK_MARKER=$marker COMPAS_TIMEOUT=10 "${cmd[@]}" </dev/null >&$stall_fd 2>&1 &
+    launcher=$!
+    echo "(its output went to a pipe that nobody read)" >"$log"
+  else
+    COMPAS_SOAK_MARKER=$marker COMPAS_TIMEOUT=10 "${cmd[@]}" </dev/null >"$log" 2>&1 &
+    launcher=$!
+  fi
   proc_stat "$launcher" && job_pids[$launcher]=$p_start
   victim= victim_rank= kill_note= hung=0
   while :; do
@@ -310,7 +356,7 @@ for ((i = 1; i <= jobs_total; i++)); do
         fi
       fi
     fi
-    if ((elapsed_ms > (timeout_s + grace_s) * 1000)); then
+    if ((elapsed_ms > (limit_s + grace_s) * 1000)); then
       hung=1
       for p in "$launcher" "${!job_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
       break
@@ -319,6 +365,7 @@ for ((i = 1; i <= jobs_total; i++)); do
   done
   wait "$launcher"
   rc=$?
+  [[ $mode == stall ]] && exec {stall_fd}>&-
   end_s=${EPOCHREALTIME%.*}
   ms=$(((${EPOCHREALTIME/./} - start_us) / 1000))
   printf -v seconds '%d.%02d' $((ms / 1000)) $(((ms / 10) % 100))
@@ -330,7 +377,24 @@ for ((i = 1; i <= jobs_total; i++)); do
   status=
   if ((hung)); then
     n_hang=$((n_hang + 1))
-    status="HUNG: still running after --timeout $timeout_s s + $grace_s s"
+    status="HUNG: still running after --timeout $limit_s s + $grace_s s"
+  elif [[ $mode == stall ]]; then
+    if ((rc == 124)); then
+      n_expected=$((n_expected + 1))
+      status="stopped by --timeout $stall_timeout_s as expected with its reader stalled (exit 124)"
+    else
+      n_unexpected=$((n_unexpected + 1))
+      status="UNEXPECTED: exit $rc with its reader stalled (expected 124)"
+    fi
+  elif [[ $mode == detach ]]; then
+    if ((rc == 0)) && grep -q '^verified' "$log" &&
+      grep -qF "compas-run: ended 1 process the job left running: " "$log"; then
+      n_ok=$((n_ok + 1))
+      status="ok, the detached process ended with the job"
+    else
+      n_unexpected=$((n_unexpected + 1))
+      status="UNEXPECTED: exit $rc, or no word of the detached process ended"
+    fi
   elif ((rc == 124)); then
     n_hang=$((n_hang + 1))
     n_timeout=$((n_timeout + 1))
@@ -353,13 +417,14 @@ for ((i = 1; i <= jobs_total; i++)); do
     status=ok
     # A kill planned for a job whose ranks had all ended: counted as ok, not as killed.
     [[ -n $kill_note ]] && n_late=$((n_late + 1))
-    ((kill_it)) || typical_ms[$kernel]=$(((3 * ${typical_ms[$kernel]} + ms) / 4))
+    [[ $mode != plain ]] || typical_ms[$kernel]=$(((3 * ${typical_ms[$kernel]} + ms) / 4))
   else
     n_unexpected=$((n_unexpected + 1))
     status="UNEXPECTED: exit $rc"
   fi
   echo "job $i/$jobs_total $kernel${kill_note:+, $kill_note}: $status, $seconds s"
-  [[ $status == ok* || $status == failed* ]] || sed 's/^/  | /' "$log" | tail -n 20
+  [[ $status == ok* || $status == failed* || $status == stopped* ]] ||
+    sed 's/^/  | /' "$log" | tail -n 20
 
   settle "$marker" job_pids before_ids before_paths "$start_s" "$end_s"
   count_leftovers
@@ -382,7 +447,9 @@ printf '  %-42s %d\n' "jobs run" "$n_run" \
   "jobs with a killed rank" "$n_killed" \
   "jobs that ended ok" "$n_ok" \
   "  of them with a kill that came too late" "$n_late" \
-  "jobs that failed as expected" "$n_expected" \
+  "jobs with a detached process" "$n_detach" \
+  "jobs with a stalled reader" "$n_stall" \
+  "jobs that failed or stopped as expected" "$n_expected" \
   "unexpected failures" "$n_unexpected" \
   "hangs" "$n_hang" \
   "  of them stopped by --timeout" "$n_timeout" \

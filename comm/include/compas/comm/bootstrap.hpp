@@ -42,7 +42,9 @@ struct TcpOptions {
   double hello_timeout_s = 5;      // a new connection must present its HELLO within this
   std::size_t max_frame_bytes = wire::kDefaultMaxPayloadBytes;  // COMPAS_BOOTSTRAP_MAX_FRAME
   // Rank 0 only: a socket already listening on host:port, handed down by the launcher
-  // (COMPAS_RENDEZVOUS_FD); the bootstrap adopts it (and closes it) instead of binding.
+  // (COMPAS_RENDEZVOUS_FD); the bootstrap adopts it (and closes it) instead of binding. So one
+  // bootstrap (one Runtime) per process under compas-run: a second one from the environment on
+  // rank 0 throws base::EnvError saying so.
   int listen_fd = -1;
 
   // Reads COMPAS_RANK, COMPAS_SIZE, COMPAS_RENDEZVOUS (host:port, or :port / port for loopback;

@@ -1,0 +1,417 @@
+// Tests of the `compas` command line, run as a user runs it (cli.hpp): the supervision of `compas
+// study`'s runs: timeouts, interrupts, a killed study, runs a launcher refuses, and what a run
+// leaves behind. Sizes are tiny; no test passes or fails on a measured time or rate.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../common/proc.hpp"
+#include "cli.hpp"
+
+namespace {
+
+using namespace cli;
+
+// ---- study: supervision of its runs ------------------------------------------------------------
+// A launcher written by the test stands in for the runs: one that hangs, traps SIGINT, refuses
+// to start or starts compas-run. The characterization runs the study starts itself are recorded
+// as done beforehand, so that only the launcher's runs run. Hanging runs are `slow-rank`, a link
+// to sleep in the test's directory, so that any of them left behind is found by its path.
+
+// Records the characterization runs as done in `out`/runs.jsonl.
+void seed_characterization_done(const std::string& out) {
+  fs::create_directories(out);
+  std::ofstream f(out + "/runs.jsonl");
+  for (const std::string id : {"topology", "membw", "loaded_latency", "cache", "barrier_threads",
+                               "barrier_p2", "barrier_p4", "pingpong"})
+    f << json{{"id", id},  {"title", id},    {"kind", "characterize"},
+              {"exit", 0}, {"seconds", 0.0}, {"json", "raw/" + id + ".json"}}
+             .dump()
+      << "\n";
+}
+
+// Writes an executable shell script into `dir` and returns its path.
+std::string write_script(const fs::path& dir, const std::string& name, const std::string& body) {
+  const fs::path p = dir / name;
+  std::ofstream(p) << "#!/bin/sh\n" << body;
+  fs::permissions(p, fs::perms::owner_all, fs::perm_options::add);
+  return p.string();
+}
+
+// `dir`/slow-rank, a link to sleep: a run's process with the test's directory in its command line.
+std::string slow_rank(const fs::path& dir) {
+  const fs::path link = dir / "slow-rank";
+  for (const char* sleep : {"/usr/bin/sleep", "/bin/sleep"})
+    if (fs::exists(sleep)) {
+      fs::create_symlink(sleep, link);
+      break;
+    }
+  EXPECT_TRUE(fs::exists(link)) << "no sleep program";
+  return link.string();
+}
+
+// Kills, at the end of a test, the processes with `marker` in their command line: a study that
+// fails its test may leave its runs behind.
+struct KillLeftovers {
+  std::string marker;
+  ~KillLeftovers() {
+    for (pid_t pid : compas::testing::processes_with(marker)) kill(pid, SIGKILL);
+  }
+};
+
+// A tiny study: Laplace over `grid`, every run through `launcher`.
+std::vector<std::string> study_args(const std::string& out, const std::string& launcher,
+                                    const std::string& grid) {
+  return {"study",  "--out", out,          "--budget", "0.1",       "--kernels", "laplace",
+          "--grid", grid,    "--launcher", launcher,   "--repeats", "1"};
+}
+
+// The same as a command line for compas::testing::Proc.
+std::vector<std::string> study_command(const std::string& out, const std::string& launcher,
+                                       const std::string& grid) {
+  std::vector<std::string> argv = {COMPAS_EXE};
+  for (auto& a : study_args(out, launcher, grid)) argv.push_back(a);
+  return argv;
+}
+
+std::map<std::string, std::vector<json>> records_by_id(const std::string& file) {
+  std::map<std::string, std::vector<json>> by_id;
+  for (const auto& j : jsonl(file)) by_id[j.value("id", "")].push_back(j);
+  return by_id;
+}
+
+// Waits up to 30 s for `done()`.
+template <typename F>
+bool eventually(F done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!done() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return done();
+}
+
+// A hanging run is stopped at --run-timeout (SIGTERM, which it ignores, then SIGKILL) and
+// recorded as failed; the runs after it still run.
+TEST_F(Cli, StudyRunTimeoutStopsAHangingRunAndTheSweepGoesOn) {
+  const std::string out = path("study"), slow = slow_rank(dir_);
+  KillLeftovers cleanup{slow};
+  seed_characterization_done(out);
+  const std::string launcher = write_script(dir_, "launch.sh",
+                                            R"(p=$1; shift
+case "$p $*" in
+  "2 "*"--n 640"*) echo "hanging now"; trap '' TERM; exec )" +
+                                                slow + R"( 300 ;;
+esac
+exit 0
+)");
+  auto command = study_command(out, launcher + " {P}", "1x1,2x1");
+  command.insert(command.end(), {"--run-timeout", "2"});
+  compas::testing::Proc study(command, {});
+  ASSERT_TRUE(study.wait(60)) << "the study hangs\n" << study.describe();
+  ASSERT_EQ(study.exit_code, 0) << study.describe();
+  auto runs = records_by_id(out + "/runs.jsonl");
+  ASSERT_EQ(runs["laplace_n640_p2t1"].size(), 1u) << read_file(out + "/runs.jsonl");
+  const json hung = runs["laplace_n640_p2t1"].back();
+  EXPECT_TRUE(hung.value("failed", false)) << hung.dump();
+  EXPECT_EQ(hung.value("reason", ""), "timed out after 2 s") << hung.dump();
+  EXPECT_EQ(hung.value("exit", 0), 128 + SIGKILL) << "SIGTERM was ignored: " << hung.dump();
+  EXPECT_NE(hung.value("log_tail", "").find("hanging now"), std::string::npos) << hung.dump();
+  for (const char* id : {"laplace_n640_p1t1", "laplace_n1024_p1t1", "laplace_n1024_p2t1"}) {
+    ASSERT_EQ(runs[id].size(), 1u) << id << "\n" << read_file(out + "/runs.jsonl");
+    EXPECT_EQ(runs[id].back().value("exit", -1), 0) << runs[id].back().dump();
+    EXPECT_FALSE(runs[id].back().contains("failed")) << runs[id].back().dump();
+  }
+  const std::string md = read_file(out + "/report.md");
+  for (const char* part : {"## Failed runs", "### laplace n=640 on 2 x 1", "timed out after 2 s",
+                           "logs/laplace_n640_p2t1.log", "hanging now"})
+    EXPECT_NE(md.find(part), std::string::npos) << part << " missing\n" << md;
+  EXPECT_NE(study.err.find("1 run failed"), std::string::npos) << study.describe();
+  EXPECT_TRUE(compas::testing::none_left(slow, 10)) << "the timed-out run is still there";
+}
+
+// The first Ctrl-C is forwarded to the run, which goes on (its shell traps SIGINT, its sleep
+// ignores it); the second kills the run's process group at once and the study ends with its
+// partial report.
+TEST_F(Cli, StudySecondInterruptKillsARunThatIgnoresTheFirst) {
+  const std::string out = path("study"), slow = slow_rank(dir_), got = path("got-sigint");
+  KillLeftovers cleanup{slow};
+  seed_characterization_done(out);
+  const std::string launcher =
+      write_script(dir_, "launch.sh", "trap 'echo INT >> " + got + "' INT\n" + slow + R"( 300 &
+while :; do wait $!; [ $? -gt 128 ] || exit 0; done
+)");
+  compas::testing::Proc study(study_command(out, launcher + " {P}", "1x1"), {});
+  ASSERT_TRUE(eventually([&] { return !compas::testing::processes_with(slow).empty(); }))
+      << "the run did not start\n"
+      << study.describe();
+  study.signal(SIGINT);
+  ASSERT_TRUE(eventually([&] { return fs::exists(got); }))
+      << "the first SIGINT did not reach the run";
+  EXPECT_FALSE(study.wait(0.5)) << "the study ended on the first SIGINT\n" << study.describe();
+  study.signal(SIGINT);
+  ASSERT_TRUE(study.wait(30)) << "the second SIGINT did not stop the study";
+  EXPECT_EQ(study.exit_code, 130) << study.describe();
+  EXPECT_NE(read_file(out + "/report.md").find("Partial report"), std::string::npos);
+  EXPECT_TRUE(compas::testing::none_left(slow, 10)) << "the run outlived the study";
+  // A run stopped on request did not fail: it is not recorded, and runs again next time.
+  EXPECT_FALSE(records_by_id(out + "/runs.jsonl").count("laplace_n640_p1t1"));
+}
+
+// SIGKILL gives the study no chance to stop its run: the run (compas-run and its ranks) must die
+// with it all the same.
+TEST_F(Cli, StudyKilledTakesItsRunWithIt) {
+  const std::string out = path("study"), slow = slow_rank(dir_);
+  KillLeftovers cleanup{slow};
+  seed_characterization_done(out);
+  const std::string launcher = write_script(
+      dir_, "launch.sh", std::string("exec ") + COMPAS_RUN_EXE + " -n 2 -t 1 " + slow + " 300\n");
+  compas::testing::Proc study(study_command(out, launcher + " {P}", "2x1"), {});
+  // compas-run and its two ranks.
+  ASSERT_TRUE(eventually([&] { return compas::testing::processes_with(slow).size() == 3; }))
+      << study.describe();
+  study.signal(SIGKILL);
+  ASSERT_TRUE(study.wait(10));
+  EXPECT_TRUE(compas::testing::none_left(slow, 10))
+      << compas::testing::processes_with(slow).size() << " processes of the run outlived the study";
+}
+
+// A run that leaves a process behind outside its process group (`setsid slow-rank &`, under
+// compas-run and around it), then ends ok: once the study is over, none of them is left; the
+// run's log names what was ended.
+TEST_F(Cli, StudyEndsWhatItsRunsStartedWithSetsid) {
+  const std::string out = path("study"), slow = slow_rank(dir_);
+  KillLeftovers cleanup{slow};
+  seed_characterization_done(out);
+  // Each waits until its detached process has a session of its own.
+  const std::string detach = "setsid " + slow + R"sh( 1000 & p=$!
+until [ "$(cut -d' ' -f6 /proc/$p/stat 2>/dev/null)" = "$p" ]; do sleep 0.01; done
+)sh";
+  const std::string rank = write_script(dir_, "rank.sh", detach);
+  const std::string launcher =
+      write_script(dir_, "launch.sh", detach + COMPAS_RUN_EXE + " -n 2 -t 1 " + rank + "\n");
+  const Outcome r = run_compas(study_args(out, launcher + " {P}", "1x1"));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(compas::testing::none_left(slow, 5))
+      << compas::testing::processes_with(slow).size() << " processes of the runs outlived them";
+  // The launcher's own detached process is the study's to end; compas-run ends its ranks'.
+  const std::string log = read_file(out + "/logs/laplace_n640_p1t1.log");
+  EXPECT_NE(log.find("compas study: ended 1 process the run left running: "), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("compas-run: ended 2 processes the job left running: "), std::string::npos)
+      << log;
+}
+
+// A launcher that refuses the P = 2 runs while the file `refuse` exists, and starts the others
+// with compas-run.
+std::string refusing_launcher(const fs::path& dir, const std::string& refuse) {
+  return write_script(dir, "launch.sh",
+                      "p=$1; shift\nif [ \"$p\" = 2 ] && [ -e " + refuse +
+                          " ]; then\n  echo 'launcher: cannot place 2 processes here' >&2\n  "
+                          "exit 3\nfi\nexec " +
+                          COMPAS_RUN_EXE + " -n \"$p\" -t 1 \"$@\"\n");
+}
+
+const char* const kRefused[] = {"laplace_n640_p2t1", "laplace_n1024_p2t1"};
+const char* const kPlaced[] = {"laplace_n640_p1t1", "laplace_n1024_p1t1"};
+
+TEST_F(Cli, StudyRecordsARefusedRunAndFinishesTheRest) {
+  const std::string out = path("study"), refuse = path("refuse");
+  std::ofstream(refuse) << "refuse\n";
+  seed_characterization_done(out);
+  const Outcome r =
+      run_compas(study_args(out, refusing_launcher(dir_, refuse) + " {P}", "1x1,2x1"));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  auto runs = records_by_id(out + "/runs.jsonl");
+  for (const char* id : kRefused) {
+    ASSERT_EQ(runs[id].size(), 1u) << id << "\n" << read_file(out + "/runs.jsonl");
+    const json f = runs[id].back();
+    EXPECT_TRUE(f.value("failed", false)) << f.dump();
+    EXPECT_EQ(f.value("exit", 0), 3) << f.dump();
+    EXPECT_EQ(f.value("reason", ""), "exit 3") << f.dump();
+    EXPECT_NE(f.value("log_tail", "").find("cannot place 2 processes here"), std::string::npos)
+        << f.dump();
+  }
+  for (const char* id : kPlaced) {
+    ASSERT_EQ(runs[id].size(), 1u) << id << "\n" << read_file(out + "/runs.jsonl");
+    EXPECT_EQ(runs[id].back().value("exit", -1), 0) << runs[id].back().dump();
+    EXPECT_TRUE(fs::exists(out + "/raw/" + id + ".json")) << id;
+  }
+  const std::string md = read_file(out + "/report.md");
+  for (const char* part :
+       {"Partial report", "## laplace n=640", "## Failed runs", "### laplace n=640 on 2 x 1",
+        "### laplace n=1024 on 2 x 1", "exit 3; log: `logs/laplace_n640_p2t1.log`",
+        "```\nlauncher: cannot place 2 processes here\n```"})
+    EXPECT_NE(md.find(part), std::string::npos) << part << " missing\n" << md;
+  EXPECT_NE(r.out.find("; 2 failed)"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("2 runs failed"), std::string::npos) << r.describe();
+}
+
+TEST_F(Cli, StudyRerunRetriesTheFailedRuns) {
+  const std::string out = path("study"), refuse = path("refuse");
+  std::ofstream(refuse) << "refuse\n";
+  seed_characterization_done(out);
+  const auto args = study_args(out, refusing_launcher(dir_, refuse) + " {P}", "1x1,2x1");
+  const Outcome first = run_compas(args);
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  for (const char* id : kRefused) {
+    const auto records = records_by_id(out + "/runs.jsonl")[id];
+    ASSERT_EQ(records.size(), 1u) << id << "\n" << read_file(out + "/runs.jsonl");
+    ASSERT_TRUE(records[0].value("failed", false)) << records[0].dump();
+  }
+  fs::remove(refuse);
+  const Outcome again = run_compas(args);
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  auto runs = records_by_id(out + "/runs.jsonl");
+  for (const char* id : kRefused) {
+    ASSERT_EQ(runs[id].size(), 2u) << id << " was not run again\n"
+                                   << read_file(out + "/runs.jsonl");
+    EXPECT_EQ(runs[id].back().value("exit", -1), 0) << runs[id].back().dump();
+    EXPECT_FALSE(runs[id].back().contains("failed")) << runs[id].back().dump();
+  }
+  for (const char* id : kPlaced) EXPECT_EQ(runs[id].size(), 1u) << id << " was run again";
+  const std::string md = read_file(out + "/report.md");
+  EXPECT_EQ(md.find("## Failed runs"), std::string::npos) << md;
+  EXPECT_NE(md.find("All planned runs finished"), std::string::npos) << md;
+  EXPECT_EQ(again.out.find("failed"), std::string::npos) << again.describe();
+  EXPECT_EQ(again.err.find("failed"), std::string::npos) << again.describe();
+}
+
+// A launcher that starts every run with compas-run.
+std::string placing_launcher(const fs::path& dir) {
+  return write_script(
+      dir, "launch.sh",
+      std::string("p=$1; shift\nexec ") + COMPAS_RUN_EXE + " -n \"$p\" -t 1 \"$@\"\n");
+}
+
+// A raw report cut in half is not a finished run: the rerun names it, records it as failed, runs
+// it again, and the report has its section.
+TEST_F(Cli, StudyRerunsARunWhoseRawReportIsCutShort) {
+  const std::string out = path("study");
+  seed_characterization_done(out);
+  const auto args = study_args(out, placing_launcher(dir_) + " {P}", "1x1");
+  const Outcome first = run_compas(args);
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  const std::string id = "laplace_n640_p1t1", raw = out + "/raw/" + id + ".json";
+  const std::string whole = read_file(raw);
+  ASSERT_FALSE(json::parse(whole, nullptr, false).is_discarded()) << whole;
+  { std::ofstream(raw, std::ios::trunc) << whole.substr(0, whole.size() / 2); }
+  const Outcome again = run_compas(args);
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_NE(again.err.find("raw/" + id + ".json is damaged: not whole JSON"), std::string::npos)
+      << again.describe();
+  const auto runs = records_by_id(out + "/runs.jsonl")[id];
+  ASSERT_EQ(runs.size(), 3u) << read_file(out + "/runs.jsonl");
+  EXPECT_TRUE(runs[1].value("failed", false)) << runs[1].dump();
+  EXPECT_NE(runs[1].value("reason", "").find("is damaged"), std::string::npos) << runs[1].dump();
+  EXPECT_EQ(runs[2].value("exit", -1), 0) << runs[2].dump();
+  EXPECT_FALSE(runs[2].contains("failed")) << runs[2].dump();
+  EXPECT_FALSE(json::parse(read_file(raw), nullptr, false).is_discarded());
+  EXPECT_NE(read_file(out + "/report.md").find("## laplace n=640"), std::string::npos);
+}
+
+// A directory with files of its own that is not a study's: refused, naming it, nothing written
+// or deleted in it (with --fresh or without).
+TEST_F(Cli, StudyRefusesANonEmptyDirectoryThatIsNotAStudys) {
+  const std::string out = path("thesis");
+  fs::create_directories(out + "/plots");
+  fs::create_directories(out + "/raw");
+  for (const char* f : {"report.md", "study.json", "plots/figure.png", "raw/data.json"})
+    std::ofstream(out + "/" + f) << "mine: " << f;
+  for (const bool fresh : {false, true}) {
+    auto args = study_args(out, placing_launcher(dir_) + " {P}", "1x1");
+    if (fresh) args.push_back("--fresh");
+    const Outcome r = run_compas(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_NE(r.err.find("--out '" + out + "' is not a compas study directory"), std::string::npos)
+        << r.describe();
+    for (const std::string f : {"report.md", "study.json", "plots/figure.png", "raw/data.json"})
+      EXPECT_EQ(read_file(out + "/" + f), "mine: " + f) << f;
+    EXPECT_FALSE(fs::exists(out + "/.compas-study"));
+    EXPECT_FALSE(fs::exists(out + "/logs"));
+  }
+  // --out / is refused too: test_study_dir checks it on claim_study_dir, which writes nothing
+  // there even when its root rule is gone (/ is not empty and has no marker).
+}
+
+// A study directory prepared by someone else, with links under the names the study opens: the
+// study writes through none of them (a planted marker link is refused; a run's log that is a
+// link, or a runs.jsonl hard-linked to another file, stops the study), and the files the links
+// point at are untouched.
+TEST_F(Cli, StudyOpensNoPlantedLinkInItsDirectory) {
+  const std::string victim = path("victim"), absent = path("made-by-the-study");
+  std::ofstream(victim) << "precious\n";
+  const std::string launcher = placing_launcher(dir_) + " {P}";
+  const std::string marked = path("marked");  // .compas-study, a link to a file to be made
+  seed_characterization_done(marked);
+  fs::create_symlink(absent, marked + "/.compas-study");
+  const Outcome r1 = run_compas(study_args(marked, launcher, "1x1"));
+  EXPECT_EQ(r1.exit_code, 2) << r1.describe();
+  EXPECT_NE(r1.err.find(".compas-study is a symbolic link"), std::string::npos) << r1.describe();
+  EXPECT_FALSE(fs::exists(absent)) << "the study wrote its marker through a link";
+  const std::string logged = path("logged");  // a run's log, a link to the victim
+  seed_characterization_done(logged);
+  fs::create_directories(logged + "/logs");
+  fs::create_symlink(victim, logged + "/logs/laplace_n640_p1t1.log");
+  const Outcome r2 = run_compas(study_args(logged, launcher, "1x1"));
+  EXPECT_NE(r2.exit_code, 0) << r2.describe();
+  EXPECT_NE(r2.err.find("logs/laplace_n640_p1t1.log is there and the study did not write it"),
+            std::string::npos)
+      << r2.describe();
+  const std::string linked = path("linked");  // runs.jsonl, a hard link to the victim
+  fs::create_directories(linked);
+  fs::create_hard_link(victim, linked + "/runs.jsonl");
+  const Outcome r3 = run_compas(study_args(linked, launcher, "1x1"));
+  EXPECT_NE(r3.exit_code, 0) << r3.describe();
+  EXPECT_NE(r3.err.find("not a regular file with one link"), std::string::npos) << r3.describe();
+  EXPECT_EQ(read_file(victim), "precious\n");
+}
+
+TEST_F(Cli, StudyRunTimeoutMustBeAPositiveNumberOfSeconds) {
+  for (const std::string value : {"", "0", "-1", "soon"}) {
+    const Outcome r =
+        run_compas({"study", "--dry-run", "--out", path("s"), "--run-timeout", value});
+    EXPECT_EQ(r.exit_code, 2) << "'" << value << "'\n" << r.describe();
+    EXPECT_NE(r.err.find("--run-timeout"), std::string::npos) << r.describe();
+    // The empty value gets the common message, with the option's expected type.
+    EXPECT_NE(r.err.find(value.empty() ? "SECONDS>0" : "seconds > 0"), std::string::npos)
+        << "allowed values\n"
+        << r.describe();
+    EXPECT_FALSE(fs::exists(path("s"))) << "'" << value << "'";
+  }
+}
+
+// Under a cluster launcher a grid point beyond this host's cores is left out, and the plan says
+// so; --oversubscribe keeps it, and so does compas-run here (today's one oversubscribed point).
+TEST_F(Cli, StudyUnderALauncherLeavesOutOversubscribedPoints) {
+  const std::string out = path("plan");
+  auto plan = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"study",     "--out",   out,      "--dry-run",
+                                     "--kernels", "laplace", "--grid", "1x1,1024x1024"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_compas(args);
+  };
+  const Outcome launched = plan({"--launcher", "mpirun -n {P}"});
+  ASSERT_EQ(launched.exit_code, 0) << launched.describe();
+  EXPECT_NE(launched.out.find("laplace_n640_p1t1"), std::string::npos) << launched.describe();
+  EXPECT_EQ(launched.out.find("p1024t1024"), std::string::npos) << launched.describe();
+  EXPECT_NE(launched.out.find("left out 1024 x 1024"), std::string::npos) << launched.describe();
+  EXPECT_NE(launched.out.find("--oversubscribe"), std::string::npos) << launched.describe();
+  const Outcome asked = plan({"--launcher", "mpirun -n {P}", "--oversubscribe"});
+  ASSERT_EQ(asked.exit_code, 0) << asked.describe();
+  EXPECT_NE(asked.out.find("laplace_n640_p1024t1024"), std::string::npos) << asked.describe();
+  EXPECT_EQ(asked.out.find("left out"), std::string::npos) << asked.describe();
+  const Outcome here = plan({});
+  ASSERT_EQ(here.exit_code, 0) << here.describe();
+  EXPECT_NE(here.out.find("laplace_n640_p1024t1024"), std::string::npos) << here.describe();
+  EXPECT_FALSE(fs::exists(out)) << "a dry run created " << out;
+}
+
+}  // namespace
