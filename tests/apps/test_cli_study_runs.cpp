@@ -89,13 +89,16 @@ std::map<std::string, std::vector<json>> records_by_id(const std::string& file) 
   return by_id;
 }
 
-// Waits up to 30 s for `done()`.
+// Waits up to 30 s for `done()`; true as soon as it holds once. (Asking again after it held could
+// see a passing state: a process's command line reads empty while it execs.)
 template <typename F>
 bool eventually(F done) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!done() && std::chrono::steady_clock::now() < deadline)
+  for (;;) {
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  return done();
+  }
 }
 
 // A hanging run is stopped at --run-timeout (SIGTERM, which it ignores, then SIGKILL) and
