@@ -22,7 +22,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kMarker = ".compas-study";
 constexpr const char* kMarkerHead = "compas study";
-constexpr std::uint64_t kStudyFileLimit = 64ull << 20;
 
 // lstat's answer: -1 when nothing is there.
 int mode_at(const fs::path& p) {

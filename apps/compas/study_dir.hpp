@@ -6,12 +6,17 @@
 // rename (a link or a device planted under their names is replaced, never written through).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace compas::app {
+
+// The largest file of a study's directory it reads back (runs.jsonl, the marker, a raw report,
+// report.md, a plot): one limit for every reader of the same files.
+inline constexpr std::uint64_t kStudyFileLimit = 256ull << 20;
 
 // Claims `out` for a study: made when absent; taken when empty or a study's own. Anything else
 // (an empty path, `/`, a file, a non-empty directory that is not a study's, a marker that is a

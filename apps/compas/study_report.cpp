@@ -27,16 +27,13 @@ namespace {
 namespace fs = std::filesystem;
 using json = perf::json;
 
-// The largest file of the study read back (a raw report, report.md, a plot).
-constexpr std::uint64_t kRawLimit = 256ull << 20;
-
 // ---- the report
 // ----------------------------------------------------------------------------------
 
 // A raw report of the study's: never through a link, never a FIFO or a device.
 std::optional<json> load(const fs::path& p) {
   try {
-    return json::parse(read_whole(p.string(), kRawLimit, Links::refuse));
+    return json::parse(read_whole(p.string(), kStudyFileLimit, Links::refuse));
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -434,7 +431,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
 void write_html_report(const fs::path& dir) {
   std::string md;
   try {
-    md = read_whole((dir / "report.md").string(), kRawLimit, Links::refuse);
+    md = read_whole((dir / "report.md").string(), kStudyFileLimit, Links::refuse);
   } catch (const UnreadableFile&) {
   }
   // Only the study's own plots are read into the page, never through a link.
@@ -442,7 +439,7 @@ void write_html_report(const fs::path& dir) {
   const auto read_image = [&](const std::string& target) -> std::optional<std::string> {
     if (!own.count(target)) return std::nullopt;
     try {
-      return read_whole((dir / target).string(), kRawLimit, Links::refuse);
+      return read_whole((dir / target).string(), kStudyFileLimit, Links::refuse);
     } catch (const UnreadableFile&) {
       return std::nullopt;
     }

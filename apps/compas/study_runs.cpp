@@ -15,15 +15,13 @@
 #include <vector>
 
 #include "read_whole.hpp"
+#include "study_dir.hpp"
 
 namespace compas::app {
 
 namespace {
 
 using json = perf::json;
-
-// runs.jsonl's size limit: a record is a few hundred bytes.
-constexpr std::uint64_t kRunsLimit = 256ull << 20;
 
 bool has_field(const json& j, const char* key, bool (json::*check)() const noexcept) {
   return j.contains(key) && (j[key].*check)();
@@ -70,7 +68,7 @@ RunBook read_runs(const std::filesystem::path& file) {
   if (::lstat(file.c_str(), &st) != 0) return book;  // nothing done yet
   std::string text;
   try {
-    text = read_whole(file.string(), kRunsLimit, Links::refuse);
+    text = read_whole(file.string(), kStudyFileLimit, Links::refuse);
   } catch (const UnreadableFile& e) {
     throw std::invalid_argument(file.string() + ": " + e.what());
   }
@@ -162,7 +160,7 @@ std::string raw_damage(const std::filesystem::path& dir, const std::string& id) 
   std::string why;
   try {
     const json j =
-        json::parse(read_whole(file.string(), kRunsLimit, Links::refuse), nullptr, false);
+        json::parse(read_whole(file.string(), kStudyFileLimit, Links::refuse), nullptr, false);
     if (j.is_discarded())
       why = "not whole JSON (cut short?)";
     else if (!j.is_object() || !j.contains("results") || !j["results"].is_array())
