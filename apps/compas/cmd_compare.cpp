@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -14,6 +15,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "compare.hpp"
+#include "compas/base/number.hpp"
 
 namespace compas::app {
 
@@ -23,8 +25,20 @@ namespace {
 
 struct CompareArgs {
   std::string a, b;
+  std::string fail_above;  // empty: never fail on a regression
   OutputFlags out;
 };
+
+// --fail-above R: a factor above 1 ("1.1": B more than 10% worse).
+std::optional<double> fail_factor(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const auto v = base::parse_decimal(text);
+  if (!v || !(*v > 1) || !(*v <= 1e6))
+    throw std::invalid_argument("--fail-above '" + text +
+                                "' is not allowed: a decimal factor above 1 (e.g. 1.1 fails on a "
+                                "point where B is more than 1.1 times worse than A)");
+  return *v;
+}
 
 // Writing the comparison over one of its inputs would lose the measurements.
 void check_not_input(const char* flag, const std::string& out, const Input& a, const Input& b) {
@@ -62,6 +76,7 @@ std::string how_text(double speedup) {
 std::string verdict_text(const Row& r) {
   const std::string name = verdict_name(r);
   if (!r.a || !r.b) return name;
+  if (r.verdict.different_work) return r.verdict.note;
   if (!r.verdict.comparable) return name + ": " + r.verdict.note;
   const std::string how = how_text(r.verdict.speedup);
   if (r.verdict.real)
@@ -164,6 +179,7 @@ void print_summary(const Summary& s) {
       fmt::format("\nsummary: {} point{} in both: {} faster, {} slower, {} within noise", s.both,
                   s.both == 1 ? "" : "s", s.faster, s.slower, s.noise);
   if (s.not_comparable) line += fmt::format(", {} not comparable", s.not_comparable);
+  if (s.different_work) line += fmt::format(", {} of different work", s.different_work);
   line += fmt::format("; {} only in A, {} only in B", s.only_a, s.only_b);
   if (s.ratios > 0) {
     line += fmt::format("; geometric mean speedup of B over A {:.3f}x", s.geomean_speedup);
@@ -196,7 +212,21 @@ void write_comparison(const json& doc, const OutputFlags& out) {
   perf::write_file_atomic(out.csv, perf::to_csv(records));
 }
 
+// Exit 1 with one line per regression beyond --fail-above; 0 when none.
+int judge_regressions(const std::vector<Row>& rows, std::optional<double> factor, bool quiet) {
+  if (!factor) return 0;
+  const auto bad = regressions(rows, *factor);
+  if (!quiet || !bad.empty())
+    fmt::print(stderr, "compas compare: {} regression{} beyond --fail-above {}{}\n", bad.size(),
+               bad.size() == 1 ? "" : "s", *factor, bad.empty() ? "" : ":");
+  for (const Row* r : bad)
+    fmt::print(stderr, "  {} / {}: B {:.3g}x worse ({})\n", r->point.key, r->point.measurement,
+               1 / r->verdict.speedup, r->verdict.note);
+  return bad.empty() ? 0 : 1;
+}
+
 int run_compare(const CompareArgs& args) {
+  const auto factor = fail_factor(args.fail_above);
   const Input a = load_input("A", args.a);
   const Input b = load_input("B", args.b);
   check_same_kind(a, b);
@@ -208,13 +238,13 @@ int run_compare(const CompareArgs& args) {
   const auto machines = machine_lines(a, b);
   const Summary summary = summarize(rows);
   write_comparison(comparison_json(a, b, machines, rows, summary), args.out);
-  if (args.out.quiet) return 0;
-
-  print_inputs(a, b);
-  print_machines(machines);
-  print_points(rows, display_keys(rows, a.kind == "study"));
-  print_summary(summary);
-  return 0;
+  if (!args.out.quiet) {
+    print_inputs(a, b);
+    print_machines(machines);
+    print_points(rows, display_keys(rows, a.kind == "study"));
+    print_summary(summary);
+  }
+  return judge_regressions(rows, factor, args.out.quiet);
 }
 
 }  // namespace
@@ -229,6 +259,9 @@ Command setup_compare(CLI::App& app) {
   cmd->add_option("A", args->a, "the baseline: a study directory or a compas JSON file")
       ->required();
   cmd->add_option("B", args->b, "what is compared with A: of the same kind as A")->required();
+  cmd->add_option("--fail-above", args->fail_above,
+                  "exit 1 when a real difference makes B worse than A by more than this factor "
+                  "(e.g. 1.1), for CI");
   add_output_flags(*cmd, args->out);
   return {cmd, [args] { return comparison::run_compare(*args); }};
 }

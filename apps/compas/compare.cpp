@@ -24,26 +24,31 @@ const char* const kRules =
     "A and B are two study directories (compas study --out DIR, or their study.json) or two JSON "
     "files of one command (the --json of membw, cache, barrier, pingpong, run KERNEL), each a "
     "regular file of at most 64 MiB (a FIFO, a device or a larger file is refused). Points of "
-    "a study: each kernel's rows, by kernel and P x T, compared on seconds. Points of a command's "
-    "file: each record, matched by a key made of its string, boolean and integer fields except "
-    "measurements, the bounds of a field X the record has (min_X, max_X, X_min, X_max), *_hash "
-    "and what a run found or how long it tried (verified, verification, passes, skipped_passes, "
-    "sweeps, iterations, repeats, loads, disturbed_repeats, stores, isa, cpus, method, "
-    "streaming_stores, stores_calibrated, transport, saturated, saturation_threads, peak_threads, "
-    "digit_bits, official_zeta; in membw also bytes); and each of its measurements: numbers "
-    "named as times (*seconds, *_ns, *_us, *_ms, ns_per_*, us_per_*, cycles_per_*, latency*: "
-    "lower is better) or rates (*gbs, *_mbs, *_per_s, mlups, gflops, mops, rate, bandwidth: "
-    "higher is better); other numbers are neither key nor compared. Spread of a side: (max - "
-    "min) / median of its repetitions, from samples (X_samples; for seconds also samples, "
-    "iter_seconds, iteration_seconds), else from X_min and X_max or min_X and max_X; unknown for "
-    "a single run. Verdict: real difference when the two ranges do not overlap and the values "
-    "differ by more than the larger spread (by more than 5% when neither spread is known: single "
-    "runs); the difference is |B - A| / max(A, B), i.e. 1 - min(B/A, A/B), so swapping A and B "
-    "keeps every verdict. Else within noise.";
+    "a study: each kernel's rows, by kernel, size and P x T, compared on the kernel's rate (work "
+    "per second: mlups, gflops, mops, keys_per_s), so that runs of different iterations compare "
+    "per unit of work. Points of a command's file: each record, matched by a key made of its "
+    "string, boolean and integer fields except measurements, the bounds of a field X the record "
+    "has (min_X, max_X, X_min, X_max), *_hash, what a run found (verified, verification, "
+    "skipped_passes, repeats, stores, isa, cpus, method, streaming_stores, stores_calibrated, "
+    "transport, saturated, saturation_threads, peak_threads, digit_bits, official_zeta) and how "
+    "much it did, its work (iters, sweeps, iterations, passes, loads; in membw also bytes); and "
+    "each of its measurements: numbers named as times (*seconds, *_ns, *_us, *_ms, ns_per_*, "
+    "us_per_*, cycles_per_*, latency*: lower is better) or rates (*gbs, *_mbs, *_per_s, mlups, "
+    "gflops, mops, rate, bandwidth: higher is better); other numbers are neither key nor "
+    "compared. A total time (*seconds) is paired only with one of equal work, else the point is "
+    "listed as different work (its rates are still compared). Repetitions of a side: its samples "
+    "(X_samples; for seconds also samples, iter_seconds, iteration_seconds; a rate without "
+    "samples takes them from its record's seconds, as rate x median / each time); spread: (max - "
+    "min) / median. Verdict: with at least 3 repetitions on each side, the 90% confidence "
+    "interval of B / A from the pairwise ratios B_j / A_i (Mann-Whitney's, as Hodges-Lehmann's "
+    "estimate; no distribution assumed; exact coverage stated): a real difference when it "
+    "excludes 1. With fewer, or with only min and max known: a real difference when the ranges do "
+    "not overlap and |B - A| / max(A, B) exceeds 5% (for single runs: when it exceeds 5%); this "
+    "is no test and the note says so. Swapping A and B keeps every verdict. --fail-above R: exit "
+    "1 when a real difference makes B worse than A by more than R times (B's time over A's, A's "
+    "rate over B's).";
 
 namespace {
-
-constexpr double kNoSpreadLimit = 0.05;
 
 // The largest input read (kRules says it): a study.json of a long study is a few MiB.
 constexpr std::uint64_t kInputLimit = 64ull << 20;
@@ -52,12 +57,8 @@ constexpr std::uint64_t kInputLimit = 64ull << 20;
 // measured: two runs of one point may differ in them, so they stay out of the key.
 const std::set<std::string> kOutcomes = {"verified",
                                          "verification",
-                                         "passes",
                                          "skipped_passes",
-                                         "sweeps",
-                                         "iterations",
                                          "repeats",
-                                         "loads",
                                          "disturbed_repeats",
                                          "stores",
                                          "isa",
@@ -71,6 +72,9 @@ const std::set<std::string> kOutcomes = {"verified",
                                          "peak_threads",
                                          "digit_bits",
                                          "official_zeta"};
+
+// Fields that say how much a run did: a total time is paired only with one of equal work.
+const std::set<std::string> kWork = {"iters", "sweeps", "iterations", "passes", "loads"};
 
 [[noreturn]] void refuse(const std::string& label, const std::string& path,
                          const std::string& what) {
@@ -175,13 +179,24 @@ std::optional<Better> direction_of(const std::string& name) {
   return std::nullopt;
 }
 
+// membw's "bytes" are the bytes moved over all passes (its working_set_bytes names the point).
+bool is_work_field(const std::string& command, const std::string& name) {
+  return kWork.count(name) || (command == "membw" && name == "bytes");
+}
+
 bool is_key_field(const std::string& command, const json& rec, const std::string& name) {
   const json& v = rec[name];
   if (!v.is_string() && !v.is_boolean() && !v.is_number_integer()) return false;
   if (direction_of(name) || is_bound(rec, name) || ends_with(name, "_hash")) return false;
-  if (kOutcomes.count(name)) return false;
-  // membw's "bytes" are the bytes moved over all passes; working_set_bytes names the point.
-  return !(command == "membw" && name == "bytes");
+  return !kOutcomes.count(name) && !is_work_field(command, name);
+}
+
+// How much the record's run did, as the fields that say it.
+json work_of(const std::string& command, const json& rec) {
+  json w = json::object();
+  for (auto it = rec.begin(); it != rec.end(); ++it)
+    if (is_work_field(command, it.key()) && !it.value().is_structured()) w[it.key()] = it.value();
+  return w;
 }
 
 std::string text_of(const json& v) {
@@ -214,10 +229,37 @@ std::optional<std::pair<double, double>> range_of(const json& rec, const std::st
   return std::nullopt;
 }
 
+// A rate without samples of its own, in a record whose time has them: the rate of each
+// repetition, as the rate is work over that time (rate x median time / the repetition's time).
+std::vector<double> borrowed_samples(const json& rec, const std::string& field,
+                                     const std::string& where) {
+  if (direction_of(field) != Better::higher || !rec.contains("seconds")) return {};
+  std::vector<double> times = samples_of(rec, "seconds", where);
+  if (times.size() < 2 || std::any_of(times.begin(), times.end(), [](double t) { return t <= 0; }))
+    return {};
+  const double center = median(times), rate = rec[field].get<double>();
+  for (double& t : times) t = rate * center / t;
+  return times;
+}
+
+// Likewise a rate's range from its record's seconds' range: rate x seconds / max .. / min.
+std::optional<std::pair<double, double>> borrowed_range(const json& rec, const std::string& field) {
+  if (direction_of(field) != Better::higher || !rec.contains("seconds") ||
+      !rec["seconds"].is_number())
+    return std::nullopt;
+  const auto t = range_of(rec, "seconds");
+  if (!t || !(t->first > 0)) return std::nullopt;
+  const double work = rec[field].get<double>() * rec["seconds"].get<double>();
+  return std::pair{work / t->second, work / t->first};
+}
+
 Value value_of(const json& rec, const std::string& field, const std::string& where) {
   Value v;
   v.value = v.lo = v.hi = v.center = rec[field].get<double>();
-  if (const auto s = samples_of(rec, field, where); !s.empty()) {
+  auto s = samples_of(rec, field, where);
+  if (s.empty()) s = borrowed_samples(rec, field, where);
+  if (!s.empty()) {
+    v.samples = s;
     v.lo = std::min(v.value, *std::min_element(s.begin(), s.end()));
     v.hi = std::max(v.value, *std::max_element(s.begin(), s.end()));
     v.center = median(s);
@@ -228,26 +270,45 @@ Value value_of(const json& rec, const std::string& field, const std::string& whe
     v.hi = std::max(v.value, r->second);
     v.runs = 0;
     v.spread_known = true;
+  } else if (const auto t = borrowed_range(rec, field)) {
+    v.lo = std::min(v.value, t->first);
+    v.hi = std::max(v.value, t->second);
+    v.runs = 0;
+    v.spread_known = true;
   }
   return v;
 }
 
-Point study_point(const std::string& kernel, const json& row, const std::string& where) {
+// A study's point is judged on the kernel's rate (work per second: comparable whatever the
+// iterations), on seconds of equal work when the kernel has no rate.
+Point study_point(const std::string& kernel, const std::string& rate_field, const json& row,
+                  const std::string& where) {
   if (!row.is_object()) throw std::invalid_argument(where + " is not an object");
   for (const char* f : {"procs", "threads"})
     if (!row.contains(f) || !row[f].is_number_integer())
       throw std::invalid_argument(where + ": no integer \"" + f + "\"");
   if (!row.contains("seconds") || !row["seconds"].is_number())
     throw std::invalid_argument(where + ": no number \"seconds\"");
+  const bool by_rate = rate_field != "seconds" && row.contains("rate") && row["rate"].is_number();
   const int procs = row["procs"].get<int>(), threads = row["threads"].get<int>();
   const bool over = row.value("oversubscribed", false);
   Point p;
   p.key = fmt::format("{} | {} x {}{}", kernel, procs, threads, over ? " (over)" : "");
   p.key_fields = {
       {"kernel", kernel}, {"procs", procs}, {"threads", threads}, {"oversubscribed", over}};
-  p.measurement = "seconds";
-  p.better = Better::lower;
-  p.value = value_of(row, "seconds", where);
+  p.work = row.contains("work") && row["work"].is_object() ? row["work"] : json(nullptr);
+  if (!by_rate) {
+    p.measurement = "seconds";
+    p.better = Better::lower;
+    p.value = value_of(row, "seconds", where);
+    p.needs_equal_work = true;
+    return p;
+  }
+  json rec = row;  // the rate under its own name, so that it borrows the seconds' samples
+  rec[rate_field] = row["rate"];
+  p.measurement = rate_field;
+  p.better = Better::higher;
+  p.value = value_of(rec, rate_field, where);
   return p;
 }
 
@@ -259,8 +320,11 @@ std::vector<Point> study_points(const Input& in) {
     if (!it.value().is_object() || !it.value().contains("rows") || !it.value()["rows"].is_array())
       throw std::invalid_argument(where + " has no \"rows\" list");
     const json& rows = it.value()["rows"];
+    const json& rate = it.value().contains("rate_field") ? it.value()["rate_field"] : json();
+    const std::string rate_field = rate.is_string() ? rate.get<std::string>() : "seconds";
     for (std::size_t i = 0; i < rows.size(); ++i)
-      out.push_back(study_point(it.key(), rows[i], fmt::format("{}.rows[{}]", where, i)));
+      out.push_back(
+          study_point(it.key(), rate_field, rows[i], fmt::format("{}.rows[{}]", where, i)));
   }
   return out;
 }
@@ -284,10 +348,13 @@ std::vector<Point> record_points(const Input& in) {
     const json& rec = results[i];
     const auto [key, fields] = record_key(command, rec);
     const std::string where = fmt::format("{} '{}': results[{}]", in.label, in.file, i);
+    const json work = work_of(command, rec);
     for (auto it = rec.begin(); it != rec.end(); ++it) {
       const auto better = direction_of(it.key());
       if (!better || !it.value().is_number() || is_bound(rec, it.key())) continue;
-      out.push_back({key, fields, it.key(), *better, value_of(rec, it.key(), where)});
+      // A total time depends on how much was done; a rate or a time per operation does not.
+      const bool total = ends_with(it.key(), "seconds");
+      out.push_back({key, fields, it.key(), *better, value_of(rec, it.key(), where), work, total});
     }
   }
   return out;
@@ -409,31 +476,6 @@ std::vector<Point> points_of(const Input& in) {
   return points;
 }
 
-Verdict judge(const Value& a, const Value& b, Better better) {
-  Verdict v;
-  if (!(a.value > 0 && b.value > 0)) {
-    v.note = "a value is zero or negative";
-    return v;
-  }
-  v.comparable = true;
-  v.ratio = b.value / a.value;
-  v.speedup = better == Better::lower ? 1 / v.ratio : v.ratio;
-  const bool known = a.spread_known || b.spread_known;
-  const double limit = known ? std::max(a.spread(), b.spread()) : kNoSpreadLimit;
-  const bool apart = a.hi < b.lo || b.hi < a.lo;
-  // Equal to 1 - min(B/A, A/B), computed alike either way round.
-  const double difference = std::abs(b.value - a.value) / std::max(a.value, b.value);
-  v.real = apart && difference > limit;
-  if (!known)
-    v.note = "no spread known (single runs)";
-  else if (!apart)
-    v.note = "ranges overlap";
-  else if (!v.real)
-    v.note = fmt::format("ranges apart, but the difference {:.1f}% is within the spread {:.1f}%",
-                         100 * difference, 100 * limit);
-  return v;
-}
-
 std::vector<Row> match(const std::vector<Point>& a, const std::vector<Point>& b) {
   std::map<std::string, const Point*> in_b;
   for (const auto& p : b) in_b[p.key + '\n' + p.measurement] = &p;
@@ -441,25 +483,22 @@ std::vector<Row> match(const std::vector<Point>& a, const std::vector<Point>& b)
   std::vector<Row> rows;
   for (const auto& p : a) {
     const std::string id = p.key + '\n' + p.measurement;
-    Row r{p, p.value, std::nullopt, {}};
+    Row r{p, p.value, std::nullopt, {}, nullptr};
     if (const auto it = in_b.find(id); it != in_b.end()) {
-      r.b = it->second->value;
-      r.verdict = judge(*r.a, *r.b, p.better);
+      const Point& q = *it->second;
+      r.b = q.value;
+      r.b_work = q.work;
+      const bool equal_work = !p.work.is_null() && p.work == q.work;
+      r.verdict = p.needs_equal_work && !equal_work ? different_work(p.work, q.work)
+                                                    : judge(*r.a, *r.b, p.better);
       matched.insert(id);
     }
     rows.push_back(std::move(r));
   }
   for (const auto& p : b)
     if (!matched.count(p.key + '\n' + p.measurement))
-      rows.push_back({p, std::nullopt, p.value, {}});
+      rows.push_back({p, std::nullopt, p.value, {}, nullptr});
   return rows;
-}
-
-std::string verdict_name(const Row& r) {
-  if (!r.b) return "only in A";
-  if (!r.a) return "only in B";
-  if (!r.verdict.comparable) return "not comparable";
-  return r.verdict.real ? "real difference" : "within noise";
 }
 
 Summary summarize(const std::vector<Row>& rows) {
@@ -472,6 +511,10 @@ Summary summarize(const std::vector<Row>& rows) {
     if (!r.a || !r.b) continue;
     ++s.both;
     const Verdict& v = r.verdict;
+    if (v.different_work) {
+      ++s.different_work;
+      continue;
+    }
     if (!v.comparable) {
       ++s.not_comparable;
       continue;
@@ -511,23 +554,30 @@ std::vector<MachineLine> machine_lines(const Input& a, const Input& b) {
 json row_json(const Row& r) {
   const bool both = r.a && r.b, comparable = both && r.verdict.comparable;
   const double speedup = r.verdict.speedup;
-  return {{"point", r.point.key},
-          {"key", r.point.key_fields},
-          {"measurement", r.point.measurement},
-          {"better", r.point.better == Better::lower ? "lower" : "higher"},
-          {"in", both  ? "both"
-                 : r.a ? "A"
-                       : "B"},
-          {"a", side_json(r.a)},
-          {"b", side_json(r.b)},
-          {"ratio", comparable ? json(r.verdict.ratio) : json(nullptr)},
-          {"speedup", comparable ? json(speedup) : json(nullptr)},
-          {"direction", !comparable   ? json(nullptr)
-                        : speedup > 1 ? json("faster")
-                        : speedup < 1 ? json("slower")
-                                      : json("same")},
-          {"verdict", verdict_name(r)},
-          {"note", r.verdict.note}};
+  return {
+      {"point", r.point.key},
+      {"key", r.point.key_fields},
+      {"measurement", r.point.measurement},
+      {"better", r.point.better == Better::lower ? "lower" : "higher"},
+      {"in", both  ? "both"
+             : r.a ? "A"
+                   : "B"},
+      {"a", side_json(r.a)},
+      {"b", side_json(r.b)},
+      {"ratio", comparable ? json(r.verdict.ratio) : json(nullptr)},
+      {"speedup", comparable ? json(speedup) : json(nullptr)},
+      {"direction", !comparable   ? json(nullptr)
+                    : speedup > 1 ? json("faster")
+                    : speedup < 1 ? json("slower")
+                                  : json("same")},
+      {"verdict", verdict_name(r)},
+      {"work", both ? json{{"a", r.point.work}, {"b", r.b_work}} : json(nullptr)},
+      {"tested", comparable && r.verdict.tested},
+      {"interval",
+       comparable && r.verdict.tested ? json{r.verdict.ci_lo, r.verdict.ci_hi} : json(nullptr)},
+      {"confidence", comparable && r.verdict.tested ? json(r.verdict.confidence) : json(nullptr)},
+      {"p_value", comparable && r.verdict.tested ? json(r.verdict.p_value) : json(nullptr)},
+      {"note", r.verdict.note}};
 }
 
 json comparison_json(const Input& a, const Input& b, const std::vector<MachineLine>& machines,
@@ -548,6 +598,7 @@ json comparison_json(const Input& a, const Input& b, const std::vector<MachineLi
             {"slower", s.slower},
             {"within_noise", s.noise},
             {"not_comparable", s.not_comparable},
+            {"different_work", s.different_work},
             {"only_in_a", s.only_a},
             {"only_in_b", s.only_b},
             {"geomean_speedup", s.ratios ? json(s.geomean_speedup) : json(nullptr)},

@@ -238,6 +238,14 @@ void write_table(ReportContext& c, const std::string& rate_name,
           "processes over wallclock) come from the run closest to the median.\n";
 }
 
+// How much the point's runs did (compas compare pairs total times of equal work only).
+json work_of_run(const json& r) {
+  json w = json::object();
+  for (const char* f : {"iters", "sweeps", "iterations", "passes"})
+    if (r.contains(f) && r[f].is_number()) w[f] = r[f];
+  return w;
+}
+
 void record_rows(ReportContext& c, const std::string& name, const std::string& rate_name,
                  const std::vector<PointStats>& points, json& rows) {
   for (const auto& st : points) {
@@ -277,6 +285,7 @@ void record_rows(ReportContext& c, const std::string& name, const std::string& r
                     {"efficiency", st.efficiency.median},
                     {"rate", st.rate.median},
                     {"cpu_seconds", st.cpu},
+                    {"work", work_of_run(*st.median_run)},
                     {"verified", st.verified == st.runs}});
   }
 }

@@ -227,41 +227,49 @@ TEST_F(Compare, StudiesVerdictsRatiosAndSummary) {
   EXPECT_EQ(doc["params"]["a"]["kind"], "study");
   const auto points = by_point(doc);
 
-  expect_point(points, "laplace n=640 | 1 x 1 / seconds", "real difference", 0.5, "faster");
-  EXPECT_NEAR(points.at("laplace n=640 | 1 x 1 / seconds")["speedup"].get<double>(), 2.0, 1e-9);
-  EXPECT_NEAR(points.at("laplace n=640 | 1 x 1 / seconds")["a"]["spread"].get<double>(), 0.04,
-              1e-9);
-  expect_point(points, "laplace n=640 | 2 x 1 / seconds", "within noise", 1.02, "slower");
-  EXPECT_EQ(points.at("laplace n=640 | 2 x 1 / seconds")["note"], "ranges overlap");
-  expect_point(points, "laplace n=640 | 2 x 2 / seconds", "within noise", 1.15, "slower");
-  EXPECT_TRUE(has(points.at("laplace n=640 | 2 x 2 / seconds")["note"], "ranges apart"));
-  EXPECT_EQ(points.at("laplace n=640 | 2 x 2 / seconds")["a"]["runs"], 0);  // min-max only
-  expect_point(points, "laplace n=640 | 1 x 2 / seconds", "real difference", 0.9, "faster");
-  EXPECT_EQ(points.at("laplace n=640 | 1 x 2 / seconds")["note"], "no spread known (single runs)");
-  EXPECT_TRUE(points.at("laplace n=640 | 1 x 2 / seconds")["a"]["spread"].is_null());
-  expect_point(points, "laplace n=1024 | 1 x 1 / seconds", "within noise", 1.03, "slower");
-  expect_point(points, "laplace n=1024 | 2 x 1 / seconds", "real difference", 1.5, "slower");
-  expect_point(points, "laplace n=1024 | 4 x 1 / seconds", "within noise", 1.3, "slower");
-  EXPECT_EQ(points.at("laplace n=1024 | 4 x 1 / seconds")["note"], "ranges overlap");
-  expect_point(points, "laplace n=1024 | 1 x 2 / seconds", "within noise", 1.052, "slower");
+  // A study's points are judged on the kernel's rate (here 100 / seconds): B/A of the rates.
+  const std::string p11 = "laplace n=640 | 1 x 1 / mlups";
+  expect_point(points, p11, "real difference", 2.0, "faster");
+  EXPECT_NEAR(points.at(p11)["speedup"].get<double>(), 2.0, 1e-9);
+  EXPECT_TRUE(points.at(p11)["tested"].get<bool>()) << points.at(p11).dump();
+  EXPECT_TRUE(has(points.at(p11)["note"], "90% interval")) << points.at(p11).dump();
+  // Three runs a side: the interval is the smallest and largest pairwise ratio.
+  EXPECT_NEAR(points.at(p11)["interval"][0].get<double>(), 0.98 / 0.51, 1e-9);
+  EXPECT_NEAR(points.at(p11)["interval"][1].get<double>(), 1.02 / 0.49, 1e-9);
+  EXPECT_NEAR(points.at(p11)["confidence"].get<double>(), 0.9, 1e-9);
+  EXPECT_NEAR(points.at(p11)["a"]["spread"].get<double>(), (100 / 0.98 - 100 / 1.02) / 100, 1e-9);
+  expect_point(points, "laplace n=640 | 2 x 1 / mlups", "within noise", 1 / 1.02, "slower");
+  EXPECT_TRUE(has(points.at("laplace n=640 | 2 x 1 / mlups")["note"], "includes 1"));
+  // Min and max only (no samples): no test; the ranges are apart and 13% exceeds 5%.
+  expect_point(points, "laplace n=640 | 2 x 2 / mlups", "real difference", 1 / 1.15, "slower");
+  EXPECT_TRUE(has(points.at("laplace n=640 | 2 x 2 / mlups")["note"], "ranges apart"));
+  EXPECT_TRUE(has(points.at("laplace n=640 | 2 x 2 / mlups")["note"], "no test"));
+  EXPECT_EQ(points.at("laplace n=640 | 2 x 2 / mlups")["a"]["runs"], 0);  // min-max only
+  expect_point(points, "laplace n=640 | 1 x 2 / mlups", "real difference", 1 / 0.9, "faster");
+  EXPECT_TRUE(has(points.at("laplace n=640 | 1 x 2 / mlups")["note"], "single runs"));
+  EXPECT_TRUE(points.at("laplace n=640 | 1 x 2 / mlups")["a"]["spread"].is_null());
+  expect_point(points, "laplace n=1024 | 1 x 1 / mlups", "within noise", 1 / 1.03, "slower");
+  expect_point(points, "laplace n=1024 | 2 x 1 / mlups", "real difference", 1 / 1.5, "slower");
+  expect_point(points, "laplace n=1024 | 4 x 1 / mlups", "within noise", 1 / 1.3, "slower");
+  expect_point(points, "laplace n=1024 | 1 x 2 / mlups", "within noise", 1 / 1.052, "slower");
 
-  ASSERT_TRUE(points.count("laplace n=640 | 4 x 1 / seconds"));
-  EXPECT_EQ(points.at("laplace n=640 | 4 x 1 / seconds")["verdict"], "only in A");
-  EXPECT_TRUE(points.at("laplace n=640 | 4 x 1 / seconds")["b"].is_null());
-  ASSERT_TRUE(points.count("gemm n=100 | 1 x 1 / seconds"));
-  EXPECT_EQ(points.at("gemm n=100 | 1 x 1 / seconds")["verdict"], "only in B");
+  ASSERT_TRUE(points.count("laplace n=640 | 4 x 1 / mlups"));
+  EXPECT_EQ(points.at("laplace n=640 | 4 x 1 / mlups")["verdict"], "only in A");
+  EXPECT_TRUE(points.at("laplace n=640 | 4 x 1 / mlups")["b"].is_null());
+  ASSERT_TRUE(points.count("gemm n=100 | 1 x 1 / mlups"));
+  EXPECT_EQ(points.at("gemm n=100 | 1 x 1 / mlups")["verdict"], "only in B");
   EXPECT_EQ(points.size(), 10u);
 
   const json& s = doc["summary"];
   EXPECT_EQ(s["points_in_both"], 8);
   EXPECT_EQ(s["faster"], 2);
-  EXPECT_EQ(s["slower"], 1);
-  EXPECT_EQ(s["within_noise"], 5);
+  EXPECT_EQ(s["slower"], 2);
+  EXPECT_EQ(s["within_noise"], 4);
   EXPECT_EQ(s["only_in_a"], 1);
   EXPECT_EQ(s["only_in_b"], 1);
   const double logs = std::log(0.5) + std::log(1.02) + std::log(1.15) + std::log(0.9) +
                       std::log(1.03) + std::log(1.5) + std::log(1.3) + std::log(1.052);
-  EXPECT_NEAR(s["geomean_ratio"].get<double>(), std::exp(logs / 8), 1e-9);
+  EXPECT_NEAR(s["geomean_ratio"].get<double>(), std::exp(-logs / 8), 1e-9);
   EXPECT_NEAR(s["geomean_speedup"].get<double>(), std::exp(-logs / 8), 1e-9);
 
   // The machines side by side, the differing line marked.
@@ -278,7 +286,7 @@ TEST_F(Compare, StudiesVerdictsRatiosAndSummary) {
   EXPECT_TRUE(has(ran.out, "real difference: B 2.00x faster")) << ran.out;
   EXPECT_TRUE(has(ran.out, "only in A")) << ran.out;
   EXPECT_TRUE(has(ran.out,
-                  "8 points in both: 2 faster, 1 slower, 5 within noise; 1 only in A, 1 "
+                  "8 points in both: 2 faster, 2 slower, 4 within noise; 1 only in A, 1 "
                   "only in B"))
       << ran.out;
 }
@@ -337,6 +345,119 @@ TEST_F(Compare, CsvHasOneFlatRowPerPoint) {
   EXPECT_FALSE(has(lines[0], "key")) << lines[0];
 }
 
+// A Laplace point of n = 640 run for `iters` sweeps in `seconds` (three runs: 0.98, 1 and 1.02 of
+// it): its rate in million updates per second, as a study records it.
+json laplace_row(int iters, double seconds) {
+  const double mlups = 640.0 * 640.0 * iters / seconds / 1e6;
+  json r = row(1, 1, seconds, {0.98 * seconds, seconds, 1.02 * seconds});
+  r["rate"] = mlups;
+  r["work"] = {{"iters", iters}, {"sweeps", iters}};
+  return r;
+}
+
+// The same point as `compas run laplace --json` writes it.
+json laplace_file(int iters, double seconds) {
+  const double mlups = 640.0 * 640.0 * iters / seconds / 1e6;
+  json rec = {{"kernel", "laplace"}, {"n", 640},
+              {"procs", 1},          {"threads", 1},
+              {"iters", iters},      {"sweeps", iters},
+              {"seconds", seconds},  {"samples", {0.98 * seconds, seconds, 1.02 * seconds}},
+              {"mlups", mlups},      {"verified", true}};
+  return {{"command", "run"},
+          {"version", "0.1.0"},
+          {"machine", machine("alpha")},
+          {"params", {{"n", 640}, {"iters", iters}}},
+          {"results", {rec}}};
+}
+
+// A with 2000 sweeps in 2 s, B with 100 sweeps in 0.27 s: B takes 7.4 times less time, but each
+// of its sweeps takes 2.7 times longer. Both modes pair the points by their rate and say so.
+TEST_F(Compare, DifferentIterationsArePairedPerUnitOfWorkNotByTotalTime) {
+  const double ratio = (100 / 0.27) / (2000 / 2.0);  // B's rate over A's
+  json sa = study("alpha", {{"laplace n=640", {laplace_row(2000, 2.0)}}});
+  json sb = study("alpha", {{"laplace n=640", {laplace_row(100, 0.27)}}});
+  const auto studies = by_point(compare_ok(write_study("a", sa), write_study("b", sb)));
+  ASSERT_EQ(studies.size(), 1u) << "a study is compared on its rate only";
+  expect_point(studies, "laplace n=640 | 1 x 1 / mlups", "real difference", ratio, "slower");
+
+  const auto files = by_point(compare_ok(write("a.json", laplace_file(2000, 2.0).dump()),
+                                         write("b.json", laplace_file(100, 0.27).dump())));
+  const std::string key = "kernel=laplace n=640 procs=1 threads=1";
+  expect_point(files, key + " / mlups", "real difference", ratio, "slower");
+  ASSERT_TRUE(files.count(key + " / seconds")) << "iters kept the records apart";
+  const json& sec = files.at(key + " / seconds");
+  EXPECT_EQ(sec["verdict"], "different work") << sec.dump();
+  EXPECT_TRUE(sec["speedup"].is_null()) << "a total time of unequal work got a speedup";
+  EXPECT_TRUE(has(sec["note"], "iters 2000")) << sec.dump();
+  EXPECT_TRUE(has(sec["note"], "iters 100")) << sec.dump();
+}
+
+// Equal work is paired on seconds too; rows of a study without recorded work are not.
+TEST_F(Compare, TotalTimesArePairedOnlyWhenTheWorkIsRecordedAndEqual) {
+  json sa = study("alpha", {{"laplace n=640", {laplace_row(500, 1.0)}}});
+  json sb = study("alpha", {{"laplace n=640", {laplace_row(500, 0.5)}}});
+  for (json* s : {&sa, &sb}) (*s)["kernels"]["laplace n=640"]["rate_field"] = "seconds";
+  const auto equal = by_point(compare_ok(write_study("a", sa), write_study("b", sb)));
+  expect_point(equal, "laplace n=640 | 1 x 1 / seconds", "real difference", 0.5, "faster");
+  sb["kernels"]["laplace n=640"]["rows"][0].erase("work");
+  const auto unknown = by_point(compare_ok(write_study("a", sa), write_study("c", sb)));
+  EXPECT_EQ(unknown.at("laplace n=640 | 1 x 1 / seconds")["verdict"], "different work");
+  EXPECT_TRUE(has(unknown.at("laplace n=640 | 1 x 1 / seconds")["note"], "not recorded"));
+}
+
+// A spread beyond 100% on one side must not hide a 24-fold difference: the old rule compared the
+// difference (under 1 always) with the spread and called this "within noise".
+TEST_F(Compare, AWideSpreadDoesNotHideALargeDifference) {
+  json sa = study("alpha", {{"gemm n=256", {row(1, 1, 1.1, {1.0, 1.1, 12})}}});
+  json sb = study("alpha", {{"gemm n=256", {row(1, 1, 25, {24, 25, 26})}}});
+  for (json* s : {&sa, &sb}) {
+    (*s)["kernels"]["gemm n=256"]["rate_field"] = "seconds";  // judged on seconds
+    (*s)["kernels"]["gemm n=256"]["rows"][0]["work"] = {{"iters", 3}};
+  }
+  const auto points = by_point(compare_ok(write_study("a", sa), write_study("b", sb)));
+  const std::string id = "gemm n=256 | 1 x 1 / seconds";
+  ASSERT_TRUE(points.count(id));
+  const json& p = points.at(id);
+  EXPECT_GT(p["a"]["spread"].get<double>(), 1.0) << p.dump();
+  expect_point(points, id, "real difference", 25 / 1.1, "slower");
+  EXPECT_TRUE(has(p["note"], "excludes 1")) << p.dump();
+  EXPECT_NEAR(p["p_value"].get<double>(), 0.1, 1e-9) << "3 against 3, all apart: exact p = 2/20";
+}
+
+// Too few repetitions for the interval: the note says it and that no test was made.
+TEST_F(Compare, TwoRunsASideAreNotTested) {
+  json sa = study("alpha", {{"laplace n=640", {row(1, 1, 1.0, {0.99, 1.01})}}});
+  json sb = study("alpha", {{"laplace n=640", {row(1, 1, 2.0, {1.98, 2.02})}}});
+  const auto points = by_point(compare_ok(write_study("a", sa), write_study("b", sb)));
+  const json& p = points.at("laplace n=640 | 1 x 1 / mlups");
+  EXPECT_FALSE(p["tested"].get<bool>()) << p.dump();
+  EXPECT_TRUE(has(p["note"], "2 and 2 runs, too few for a 90% interval (it needs 3 each)"))
+      << p.dump();
+  EXPECT_EQ(p["verdict"], "real difference") << "ranges apart and 50% exceeds 5%";
+}
+
+// --fail-above R: exit 1 naming each point where a real difference makes B worse than A by more
+// than R times; 0 when none is; a factor that is not above 1 is refused.
+TEST_F(Compare, FailAboveExitsOneOnARegressionBeyondTheFactor) {
+  const std::string a = write_study("a", study_a()), b = write_study("b", study_b());
+  const Ran bad = compas({"compare", a, b, "--quiet", "--fail-above", "1.4"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.described;
+  EXPECT_TRUE(has(bad.err, "1 regression beyond --fail-above 1.4")) << bad.described;
+  EXPECT_TRUE(has(bad.err, "laplace n=1024 | 2 x 1 / mlups: B 1.5x worse")) << bad.described;
+  const Ran fine = compas({"compare", a, b, "--quiet", "--fail-above", "1.6"});
+  EXPECT_EQ(fine.exit_code, 0) << fine.described;
+  EXPECT_EQ(fine.err, "") << fine.described;
+  // B against A: A's points are the worse ones now, and 2x slower exceeds 1.6.
+  const Ran swapped = compas({"compare", b, a, "--quiet", "--fail-above", "1.6"});
+  EXPECT_EQ(swapped.exit_code, 1) << swapped.described;
+  EXPECT_TRUE(has(swapped.err, "laplace n=640 | 1 x 1 / mlups")) << swapped.described;
+  for (const char* factor : {"1", "0.9", "abc", "0x2", "-2"}) {
+    const Ran r = compas({"compare", a, b, "--fail-above", factor});
+    EXPECT_EQ(r.exit_code, 2) << factor << "\n" << r.described;
+    EXPECT_TRUE(has(r.err, "--fail-above")) << factor << "\n" << r.described;
+  }
+}
+
 // ---- command files ----------------------------------------------------------------------------
 
 TEST_F(Compare, MembwFilesMatchByKeyAndJudgeRatesHigherIsBetter) {
@@ -366,15 +487,22 @@ TEST_F(Compare, MembwFilesMatchByKeyAndJudgeRatesHigherIsBetter) {
   EXPECT_EQ(points.at(t1 + " / bandwidth_gbs")["better"], "higher");
   EXPECT_NEAR(points.at(t1 + " / bandwidth_gbs")["a"]["spread"].get<double>(), 0.02, 1e-9);
   expect_point(points, t2 + " / bandwidth_gbs", "within noise", 1.03, "faster");
-  EXPECT_EQ(points.at(t2 + " / bandwidth_gbs")["note"], "ranges overlap");
-  // seconds: lower is better; B's is 90/20 over 50/10 of A's.
-  expect_point(points, t1 + " / seconds", "real difference", 0.9, "faster");
-  EXPECT_EQ(points.at(t1 + " / seconds")["better"], "lower");
+  EXPECT_TRUE(has(points.at(t2 + " / bandwidth_gbs")["note"], "ranges overlap"));
+  // seconds are totals over the passes, which differ (50 and 90, 60 and 61): different work,
+  // not paired; the rates compare the points per unit of work.
+  for (const auto& t : {t1, t2}) {
+    const json& sec = points.at(t + " / seconds");
+    EXPECT_EQ(sec["verdict"], "different work") << sec.dump();
+    EXPECT_TRUE(sec["ratio"].is_null()) << sec.dump();
+    EXPECT_EQ(sec["better"], "lower");
+  }
+  EXPECT_EQ(points.at(t1 + " / seconds")["work"]["b"]["passes"], 90);
   ASSERT_TRUE(points.count(t4 + " / bandwidth_gbs"));
   EXPECT_EQ(points.at(t4 + " / bandwidth_gbs")["verdict"], "only in B");
   EXPECT_EQ(doc["summary"]["only_in_a"], 0);
   EXPECT_EQ(doc["summary"]["only_in_b"], 3);
-  EXPECT_TRUE(doc["summary"]["geomean_ratio"].is_null()) << "times and rates mixed";
+  EXPECT_EQ(doc["summary"]["different_work"], 2);
+  EXPECT_EQ(doc["summary"]["points_in_both"], 6);
 }
 
 TEST_F(Compare, RepeatedKeysStayApart) {
