@@ -319,7 +319,7 @@ std::string not_resolved(const std::string& what, const Spread& s, const std::st
       what, s.min, s.max, fmt::arg("u", unit));
 }
 
-// The kernel's character, from its bandwidth against the triad's, its efficiency and its
+// The kernel's character, from its bandwidth against its stream's, its efficiency and its
 // communication share, each compared with its threshold only when the spread lets it.
 std::string verdict_of(const ReportContext& c, const std::string& rate_name,
                        const std::vector<PointStats>& points) {
@@ -355,16 +355,14 @@ std::string verdict_of(const ReportContext& c, const std::string& rate_name,
       return "cache-resident: " + what + ", more than memory delivers: its working set is " +
              "served from cache";
     if (side_of(bus, 1.2) == Side::within)
-      return not_resolved(
-          "cache-resident or memory-bound: the kernel's bandwidth over the "
-          "triad's, threshold 1.2,",
-          bus, "");
+      return not_resolved("cache-resident or memory-bound: the kernel's bandwidth over " + against +
+                              ", threshold 1.2,",
+                          bus, "");
     if (side_of(bus, 0.8) == Side::above) return "memory-bound: " + what;
     if (side_of(bus, 0.8) == Side::within)
       return not_resolved(
-          "memory-bound or not: the kernel's bandwidth over the triad's, "
-          "threshold 0.8,",
-          bus, "");
+          "memory-bound or not: the kernel's bandwidth over " + against + ", threshold 0.8,", bus,
+          "");
   }
   if (most_efficient && most_efficient->efficiency.median > 1.05) {
     if (side_of(most_efficient->efficiency, 1.0) == Side::above)

@@ -244,5 +244,16 @@ TEST_F(StudyReport, LaplaceIsComparedWithCopyNotWithTriad) {
   EXPECT_NE(md().find("| 15.0 (94%, 93-95%) |"), std::string::npos) << md();
 }
 
+TEST_F(StudyReport, AnUnresolvedVerdictNamesTheStreamItWasJudgedAgainst) {
+  // 19 GB/s (16 to 24 over the runs) over copy's 16: 1.19x, the range crosses 1.2.
+  add_streams({{"copy", 16, 15.8, 16.2}, {"triad", 30, 29.8, 30.2}});
+  add_laplace({{1, 1, {1.0, 0.8, 1.2}}}, 19);
+  const std::string v = verdict(write());
+  EXPECT_EQ(v.rfind("not resolved", 0), 0u) << v;
+  EXPECT_NE(v.find("over copy's bandwidth on 1 thread"), std::string::npos) << v;
+  EXPECT_EQ(v.find("triad"), std::string::npos) << "judged against copy, but the text says triad: "
+                                                  << v;
+}
+
 }  // namespace
 }  // namespace compas::app
