@@ -13,6 +13,7 @@
 #include "cg_panels.hpp"
 #include "cg_tree.hpp"
 #include "compas/kernels/cg.hpp"
+#include "compas/perf/region.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -343,7 +344,7 @@ struct Solver::Impl {
     }
   }
 
-  Result run(threads::ThreadCtx& t) {
+  Result run(threads::ThreadCtx& t, const std::function<void(threads::ThreadCtx&)>& before_timed) {
     Share s;
     share_out(t, s);
     if (t.tid() == 0) {
@@ -361,7 +362,9 @@ struct Solver::Impl {
     normalize(t, s);
     reset_x(s);
     ex.synchronize(t);
+    if (before_timed) before_timed(t);
 
+    COMPAS_REGION(t, "solve");  // inclusive: the exchanges' regions are nested inside
     Result res;
     res.zeta_history.reserve(static_cast<std::size_t>(cp.niter));
     const auto start = Clock::now();
@@ -471,8 +474,9 @@ Solver::Solver(const ClassParams& cp, const Csr& a, Exchange& exchange, const La
 
 Solver::~Solver() = default;
 
-Result Solver::run(threads::ThreadCtx& t) {
-  return impl_->run(t);
+Result Solver::run(threads::ThreadCtx& t,
+                   const std::function<void(threads::ThreadCtx&)>& before_timed) {
+  return impl_->run(t, before_timed);
 }
 
 std::span<const double> Solver::z() const {

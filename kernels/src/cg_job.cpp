@@ -156,6 +156,18 @@ SumOrder sum_order(const JobParams& jp, Grid grid) {
   return jp.sum_order.value_or(grid.columns > 1 ? SumOrder::tree : SumOrder::running);
 }
 
+// Spends `ms` of this thread's CPU time (a test's stand-in for untimed work).
+void spin_cpu(int ms) {
+  const auto now = [] {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+  };
+  const double until = now() + ms / 1e3;
+  while (now() < until) {
+  }
+}
+
 }  // namespace
 
 void check(const ClassParams& cp, int processes, int processes_here) {
@@ -205,15 +217,18 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     a.values[a.values.size() / 2] += 1.0;  // an entry changed by 1: zeta moves well past 1e-10
   Solver solver(cp, a, *ex, layout);
   JobResult jr;
-  double my_cpu = 0;
+  double my_cpu = 0, c0 = 0;
   Result r;
-  const double c0 = perf::process_cpu_seconds();
+  // The regions and the CPU time start where the timed iterations do.
+  const auto before_timed = [&](threads::ThreadCtx& t) {
+    if (jp.test.untimed_cpu_ms > 0) spin_cpu(jp.test.untimed_cpu_ms);
+    t.barrier();
+    rt.profile().reset(t.tid());
+    if (t.is_leader()) c0 = perf::process_cpu_seconds();
+    t.barrier();
+  };
   rt.run([&](threads::ThreadCtx& t) {
-    Result mine;
-    {
-      COMPAS_REGION(t, "solve");  // inclusive: the exchanges' regions are nested inside
-      mine = solver.run(t);
-    }
+    Result mine = solver.run(t, before_timed);
     if (t.is_leader()) {
       r = std::move(mine);
       my_cpu = perf::process_cpu_seconds() - c0;

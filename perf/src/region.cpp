@@ -143,7 +143,11 @@ std::vector<RegionSample> Profile::samples() const {
 }
 
 void Profile::reset() {
-  for (int t = 0; t < team_.size(); ++t) threads_[static_cast<std::size_t>(t)].totals_.clear();
+  for (int t = 0; t < team_.size(); ++t) reset(t);
+}
+
+void Profile::reset(int tid) {
+  threads_[static_cast<std::size_t>(tid)].totals_.clear();
 }
 
 std::vector<std::string> Profile::thread_errors() const {

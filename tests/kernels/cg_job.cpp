@@ -44,6 +44,34 @@ TEST(CgJob, ClassesVerifyAndMatchTheSingleProcessSolverBitForBit) {
   }
 }
 
+// seconds covers the niter timed iterations only; the regions and the CPU time must cover the same
+// interval. Every thread spends 1 s of CPU time between the untimed iteration and the timed ones:
+// counted, it would add 1 s to the "solve" region and to each thread's CPU time; the bounds leave
+// half of it for whatever else a loaded machine adds.
+TEST(CgJob, RegionsAndCpuTimeCoverOnlyTheTimedIterations) {
+  constexpr int kUntimedMs = 1000;
+  cg::JobParams p;
+  p.cls = 'S';
+  p.test.untimed_cpu_ms = kUntimedMs;
+  g_rt->profile().reset();
+  const auto r = cg::run(*g_rt, p);
+  EXPECT_TRUE(r.verified) << r.verification;
+  const int threads = g_rt->processes() * g_rt->team().size();
+  const double half = 0.5 * kUntimedMs / 1e3;
+  EXPECT_LT(r.cpu_seconds, (r.seconds + half) * threads)
+      << "cpu_seconds counts the untimed work (seconds " << r.seconds << ")";
+  int solves = 0;
+  for (const auto& s : g_rt->profile().samples())
+    if (s.region == "solve") {
+      ++solves;
+      EXPECT_LT(s.seconds, r.seconds + half)
+          << "thread " << s.thread << "'s solve region counts the untimed work (seconds "
+          << r.seconds << ")";
+      EXPECT_EQ(s.calls, 1u);
+    }
+  EXPECT_EQ(solves, g_rt->team().size()) << "a solve region on every thread";
+}
+
 // Process 0's puts of every exchange arrive late, one by one: a faster process then finishes an
 // exchange and starts the next before process 0's data of the first has reached everyone. Each
 // exchange must still wait for its own data (the result stays bitwise the single-process one).

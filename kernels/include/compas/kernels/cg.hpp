@@ -59,6 +59,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -271,9 +272,12 @@ class Solver {
   Solver(const Solver&) = delete;
   Solver& operator=(const Solver&) = delete;
 
-  // NPB's outer loop: one untimed iteration, x reset to ones, then niter timed iterations.
+  // NPB's outer loop: one untimed iteration, x reset to ones, then niter timed iterations (in
+  // region "solve"). `before_timed`, when given, runs on every thread between the two (a job
+  // starts its region totals and CPU clock there, so that they cover what `seconds` covers).
   // Collective over the team (and the job); the same Result on every thread.
-  Result run(threads::ThreadCtx& t);
+  Result run(threads::ThreadCtx& t,
+             const std::function<void(threads::ThreadCtx&)>& before_timed = nullptr);
 
   // This process's vector rows of z after the last run (index 0 is row vector_lo).
   std::span<const double> z() const;

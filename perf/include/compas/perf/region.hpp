@@ -118,6 +118,9 @@ class Profile {
   // Per-thread totals of every region entered so far.
   std::vector<RegionSample> samples() const;
   void reset();  // zero all totals (between repetitions); call outside team.run
+  // Zero one thread's totals, on that thread, while none of its regions is open (inside
+  // team.run: each thread its own).
+  void reset(int tid);
   // Errors of threads whose event set could not be made (counters then missing there).
   std::vector<std::string> thread_errors() const;
 

@@ -15,6 +15,10 @@ struct TestHooks {
   // cg: process 0 sleeps this long between consecutive puts of each exchange, so the others see
   // its data arrive late and out of step with faster peers.
   int put_stagger_us = 0;
+  // cg: every thread of every process spends this much CPU time (spinning) after the untimed
+  // iteration, before the timed ones: work that seconds, the regions and the CPU time must not
+  // count.
+  int untimed_cpu_ms = 0;
 };
 
 }  // namespace compas::kernels::detail
