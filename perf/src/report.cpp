@@ -22,7 +22,9 @@ std::string version() {
   return COMPAS_VERSION;
 }
 
-json machine_json(const threads::Topology& topo) {
+namespace {
+
+json topology_fields(const threads::Topology& topo) {
   json m;
   m["sockets"] = topo.sockets();
   m["numa_nodes"] = topo.numa_nodes();
@@ -40,6 +42,47 @@ json machine_json(const threads::Topology& topo) {
   m["caches"] = caches;
   m["cpu_model"] = topo.cpu_model();
   m["topology"] = topo.description();
+  return m;
+}
+
+// "0-3,6": the OS numbers of a topology's PUs.
+std::string cpu_list(const threads::Topology& topo) {
+  std::vector<int> ids;
+  for (const auto& pu : topo.pu_list()) ids.push_back(pu.os_index);
+  std::sort(ids.begin(), ids.end());
+  std::string out;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out.push_back(',');
+    out.append(std::to_string(ids[i]));
+    if (j > i) out.append("-").append(std::to_string(ids[j]));
+    i = j + 1;
+  }
+  return out;
+}
+
+// What this process was given of the machine: its PUs, cores and sockets.
+json slice_fields(const threads::Topology& topo) {
+  return {{"sockets", topo.sockets()},
+          {"cores", topo.cores()},
+          {"pus", topo.pus()},
+          {"cpus", cpu_list(topo)}};
+}
+
+}  // namespace
+
+json machine_json(const threads::Topology& topo) {
+  // The whole machine, whatever slice of it a launcher gave this process; the slice beside it.
+  json m;
+  if (topo.is_synthetic()) {
+    m = topology_fields(topo);
+  } else {
+    const auto whole = threads::Topology::machine();
+    m = topology_fields(whole);
+    m["slice"] = slice_fields(topo);
+    m["slice"]["whole_machine"] = topo.pus() == whole.pus();
+  }
 #if defined(__clang__)
   m["compiler"] = std::string("clang ") + __clang_version__;
 #elif defined(__GNUC__)

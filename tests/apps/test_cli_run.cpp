@@ -152,6 +152,31 @@ TEST_F(Cli, RunLaplaceGivesTheSameFieldOnEveryJobShape) {
   EXPECT_EQ(hashes.size(), 1u) << "the field differs between job shapes";
 }
 
+// A rank of a compas-run job is given a slice of the machine: "machine" still describes the
+// whole machine (as `compas topology` run alone does), and "slice" what the rank was given.
+TEST_F(Cli, UnderCompasRunTheMachineIsTheWholeMachineAndTheSliceIsSeparate) {
+  const Outcome alone = run_compas({"topology", "--quiet", "--json", path("topo.json")});
+  ASSERT_EQ(alone.exit_code, 0) << alone.describe();
+  const json whole = load_json("topo.json")["machine"];
+  const Outcome r = run_compas_job(
+      2, {"run", "laplace", "--n", "40", "--iters", "5", "--quiet", "--json", path("job.json")},
+      {{"COMPAS_TIMEOUT", "30"}});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json m = load_json("job.json")["machine"];
+  for (const char* f : {"sockets", "cores", "pus", "numa_nodes"})
+    EXPECT_EQ(m[f], whole[f]) << f << ": the job's machine " << m.dump() << "\nalone "
+                              << whole.dump();
+  ASSERT_TRUE(m.contains("slice")) << m.dump();
+  const json& slice = m["slice"];
+  EXPECT_LE(slice["pus"].get<int>(), m["pus"].get<int>()) << m.dump();
+  EXPECT_FALSE(slice["cpus"].get<std::string>().empty()) << m.dump();
+  if (m["pus"].get<int>() >= 2) {
+    EXPECT_LT(slice["pus"].get<int>(), m["pus"].get<int>()) << "two ranks share the machine";
+    EXPECT_EQ(slice["whole_machine"], false) << m.dump();
+  }
+  EXPECT_EQ(whole["slice"]["whole_machine"], true) << whole.dump();
+}
+
 TEST_F(Cli, RunLaplaceThatFailsVerificationExitsOneAndSaysWhy) {
   const Outcome r = run_compas({"run", "laplace", "--n", "20", "--iters", "5", "--threads", "1",
                                 "--inject-fault", "--json", path("bad.json")});

@@ -18,7 +18,9 @@ struct RegionSummary;  // region.hpp
 // A region's summary as a record (region, calls, seconds per thread, counters, derived metrics).
 json to_json(const RegionSummary& s);
 
-// The "machine" object shared by every command: topology summary, compiler, library versions.
+// The "machine" object shared by every command: the whole machine's topology (whatever slice of it
+// this process was given), the slice ("slice": its sockets, cores, PUs and OS CPU list; left out
+// for a synthetic topology, which is described as it is), compiler, library versions.
 json machine_json(const threads::Topology& topo);
 
 // Writes `contents` to `path` atomically (temporary file in the same directory, then rename).
