@@ -87,7 +87,7 @@ std::string extrap_export(const std::string& region, const std::vector<ScalingPo
   data.parameters = {"processes", "threads"};
   perf::ExtrapSeries series{region, "time", {}};
   for (const auto& p : points) {
-    if (!(p.seconds > 0)) continue;
+    if (!(p.seconds > 0) || p.oversubscribed) continue;  // as the model: oversubscription is no p
     data.points.push_back({static_cast<double>(p.procs), static_cast<double>(p.threads)});
     series.values.push_back(p.repetitions.empty() ? std::vector<double>{p.seconds} : p.repetitions);
   }

@@ -64,7 +64,9 @@ TEST(StudyModels, ExtraPExportHasADataLinePerPointWithItsRepetitions) {
       {1, 1, false, 2.0, {}}, {1, 2, false, 1.1, {1.0, 1.1, 1.3}}, {2, 1, true, 1.2, {}}};
   const auto data =
       compas::perf::parse_extrap_text(compas::app::extrap_export("gemm n=256", points));
-  ASSERT_EQ(data.points.size(), 3u);
+  // The oversubscribed 2 x 1 point measures the oversubscription, not the scaling: left out, as
+  // compas's own model leaves it out.
+  ASSERT_EQ(data.points.size(), 2u);
   EXPECT_EQ(data.points[1], (std::vector<double>{1, 2}));
   ASSERT_EQ(data.series.size(), 1u);
   EXPECT_EQ(data.series[0].metric, "time");
