@@ -331,6 +331,10 @@ Command setup_study(CLI::App& app) {
                   "runs of every kernel point, reported as median with min-max (default: 3, 5 "
                   "from --budget 20, 7 from --budget 60)")
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--stream-size", a->stream_size,
+                  "working set of the memory probes (membw, loaded latency, the cache curve's "
+                  "largest): default at least 4x the last-level caches (STREAM's rule), within a "
+                  "quarter of memory; smaller measures the caches in part, as the report says");
   cmd->add_flag("--fresh", a->fresh, "forget earlier runs in --out and start over");
   cmd->add_flag("--dry-run", a->dry_run, "print the plan and its estimated time, run nothing");
   cmd->add_flag("--quiet", a->quiet, "no progress or summary lines");

@@ -2,6 +2,7 @@
 #include "study_plan.hpp"
 
 #include "kernel_table.hpp"
+#include "stream_sizes.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -17,7 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "compas/base/memory.hpp"
 #include "compas/base/number.hpp"
+#include "compas/base/size.hpp"
 
 namespace compas::app {
 
@@ -199,6 +202,7 @@ struct PlanContext {
   int cores;
   double scale;  // 1.0 = the default 10 minutes
   std::string compas, compas_run;
+  StreamSizes streams;
 
   std::string raw(const std::string& id) const {
     return (fs::path(a.out) / "raw" / (id + ".json")).string();
@@ -212,8 +216,12 @@ struct PlanContext {
 void add_characterize_steps(const PlanContext& c, std::vector<Step>& plan) {
   const double scale = c.scale;
   const std::string threads_all = "1-" + std::to_string(c.cores);
-  const std::string membw_size = scale >= 1 ? "512MiB" : scale >= 0.3 ? "128MiB" : "16MiB";
-  const std::string cache_max = scale >= 1 ? "256MiB" : scale >= 0.3 ? "64MiB" : "4MiB";
+  // At least 4x the last-level caches at every budget (stream_sizes.hpp); a GiB of membw takes
+  // about 7 s over two thread counts and four kernels, of the cache curve about 3 s.
+  const std::string membw_size = std::to_string(c.streams.membw >> 20) + "MiB";
+  const std::string cache_max = std::to_string(c.streams.cache_max >> 20) + "MiB";
+  const double membw_gib = double(c.streams.membw) / double(1ull << 30);
+  const double cache_gib = double(c.streams.cache_max) / double(1ull << 30);
   const std::string repeats = scale >= 1 ? "5" : "2";
   const std::string target_ms = scale >= 1 ? "10" : "2";
   auto add = [&](std::string id, std::string title, std::vector<std::string> argv, double est) {
@@ -223,18 +231,21 @@ void add_characterize_steps(const PlanContext& c, std::vector<Step>& plan) {
   add("membw", "memory bandwidth vs threads",
       {c.compas, "membw", "--threads", threads_all, "--size", membw_size, "--repeats", repeats,
        "--quiet", "--json", c.raw("membw")},
-      40 * scale);
+      40 * scale + 7 * membw_gib);
   // The loaded-latency curve (a short one): the chaser and at least one traffic thread.
   if (c.cores >= 2)
     add("loaded_latency", "loaded latency (latency against bandwidth)",
         {c.compas, "membw", "--loaded-latency", "--mix", "read,rw", "--delays",
          scale >= 1 ? "auto" : "0,100,300,1000,3000,10000", "--repeats", repeats, "--size",
-         scale >= 0.3 ? "256MiB" : "64MiB", "--quiet", "--json", c.raw("loaded_latency")},
-        (scale >= 1 ? 30 : 4) + 5 * scale);
+         std::to_string(std::max<std::uint64_t>(c.streams.membw, scale >= 0.3 ? 256ull << 20 : 0) >>
+                        20) +
+             "MiB",
+         "--quiet", "--json", c.raw("loaded_latency")},
+        (scale >= 1 ? 30 : 4) + 5 * scale + 4 * membw_gib);
   add("cache", "cache working-set curve",
       {c.compas, "cache", "--max", cache_max, "--repeats", repeats, "--quiet", "--json",
        c.raw("cache")},
-      40 * scale);
+      40 * scale + 3 * cache_gib);
   add("barrier_threads", "thread barriers",
       {c.compas, "barrier", "--threads", threads_all, "--repeats", repeats, "--target-ms",
        target_ms, "--quiet", "--json", c.raw("barrier_threads")},
@@ -301,10 +312,26 @@ int study_repeats(const StudyArgs& a) {
   return a.budget >= 60 ? 7 : a.budget >= 20 ? 5 : 3;
 }
 
+std::uint64_t study_stream_size(const StudyArgs& a) {
+  if (a.stream_size.empty()) return 0;
+  const std::uint64_t b = base::parse_size(a.stream_size, base::SizeSyntax::bytes, "--stream-size");
+  if (b < (1ull << 20) || b % (1ull << 20) != 0)
+    throw std::invalid_argument("--stream-size '" + a.stream_size +
+                                "' is not allowed: a whole number of MiB, at least 1 MiB (e.g. "
+                                "64MiB, 1GiB)");
+  return b;
+}
+
 std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo) {
   const std::string compas = self_exe();
-  const PlanContext c{a, host_cores(topo), std::clamp(a.budget / 10.0, 0.02, 100.0), compas,
-                      (fs::path(compas).parent_path() / "compas-run").string()};
+  const double scale = std::clamp(a.budget / 10.0, 0.02, 100.0);
+  const PlanContext c{a,
+                      host_cores(topo),
+                      scale,
+                      compas,
+                      (fs::path(compas).parent_path() / "compas-run").string(),
+                      stream_sizes(topo, scale, base::memory_limit(base::Mapping::private_memory),
+                                   study_stream_size(a))};
   const auto shapes = parse_grid(a.grid, c.cores);
   std::vector<Step> plan;
   add_characterize_steps(c, plan);

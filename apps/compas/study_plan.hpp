@@ -2,6 +2,7 @@
 // P x T of the grid) and how (this program, under compas-run or the user's launcher).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ struct StudyArgs {
   double run_timeout_s = 0;        // 0: derived from each run's estimate
   int repeats = 0;                 // runs of every kernel point; 0: by the budget (3 at least)
   std::string scaling = "strong";  // strong: sizes fixed; weak: size per core fixed
+  std::string stream_size;  // --stream-size: the memory probes' working set ("": STREAM's rule)
   bool oversubscribe = false;
   bool fresh = false;
   bool dry_run = false;
@@ -53,6 +55,9 @@ struct Step {
 // How many times the study runs each kernel point: --repeats, or 3 (5 from a 20-minute budget,
 // 7 from an hour).
 int study_repeats(const StudyArgs& a);
+
+// --stream-size in bytes, 0 when not given; std::invalid_argument unless a whole number of MiB.
+std::uint64_t study_stream_size(const StudyArgs& a);
 
 // The plan, in the order it runs. Throws std::invalid_argument on a bad --grid or --kernels.
 std::vector<Step> make_plan(const StudyArgs& a, const threads::Topology& topo);

@@ -17,6 +17,7 @@
 #include "compas/perf/report.hpp"
 #include "read_whole.hpp"
 #include "report_html.hpp"
+#include "stream_sizes.hpp"
 #include "study_dir.hpp"
 #include "study_report_parts.hpp"
 
@@ -133,11 +134,37 @@ std::string measured(const json& rec, const std::string& field, int decimals) {
 constexpr const char* kWideNote =
     "In brackets the range over the repeats; **!** marks a spread over 10% of the median.\n\n";
 
+// The caches of the topology step's machine block.
+std::vector<threads::CacheLevel> caches_of(const ReportContext& c) {
+  std::vector<threads::CacheLevel> out;
+  auto t = c.raw("topology");
+  if (!t || !(*t).contains("machine") || !(*t)["machine"].contains("caches")) return out;
+  for (const auto& j : (*t)["machine"]["caches"])
+    if (j.is_object())
+      out.push_back({j.value("level", 0), j.value("type", std::string()),
+                     j.value("size_bytes", std::uint64_t{0}), j.value("line_bytes", 0),
+                     j.value("shared_by", 0), j.value("count", 0)});
+  return out;
+}
+
+// The working set against the last-level caches (STREAM's rule), under a probe's heading.
+void write_stream_rule(ReportContext& c, const json& params, bool one_thread) {
+  const std::uint64_t ws =
+      params.value("size_bytes", params.value("max_bytes", std::uint64_t{0}));
+  if (ws == 0) return;
+  const LastLevelCache llc = last_level_cache(caches_of(c));
+  // One thread's working set is held against one cache instance, the team's against all.
+  c.md << "The " << stream_rule_text(ws, one_thread ? llc.one : llc.total,
+                                     one_thread ? llc.text + ", one of them" : llc.text)
+       << ".\n\n";
+}
+
 void write_membw(ReportContext& c) {
   auto m = c.raw("membw");
   if (!m) return;
-  c.md << "## Memory bandwidth (COMPaS Tables 1-2)\n\n| kernel | threads | total GB/s | per "
-          "thread GB/s |\n|---|---|---|---|\n";
+  c.md << "## Memory bandwidth (COMPaS Tables 1-2)\n\n";
+  if ((*m).contains("params")) write_stream_rule(c, (*m)["params"], false);
+  c.md << "| kernel | threads | total GB/s | per thread GB/s |\n|---|---|---|---|\n";
   for (const auto& r : (*m)["results"]) {
     if (!r.contains("threads") || !r["threads"].is_number()) continue;
     c.md << fmt::format("| {} | {} | {} | {} |\n", r.value("kernel", ""), r.value("threads", 0),
@@ -241,6 +268,7 @@ void write_cache(ReportContext& c) {
   auto cache = c.raw("cache");
   if (!cache) return;
   c.md << "## Cache working sets (COMPaS Fig. 12)\n\n";
+  if ((*cache).contains("params")) write_stream_rule(c, (*cache)["params"], true);
   write_cache_knees(c, (*cache)["results"]);
   c.md << "\n| working set KiB | ns per dependent load | ns per streamed load |\n|---|---|---|\n";
   std::map<unsigned long long, std::pair<std::string, std::string>> curve;

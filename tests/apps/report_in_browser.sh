@@ -14,7 +14,8 @@ python=/usr/bin/python3
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$compas" study --out "$dir/study" --kernels laplace --grid 1x1,1x2 --budget 0.1 --repeats 2 --quiet
+"$compas" study --out "$dir/study" --kernels laplace --grid 1x1,1x2 --budget 0.1 --repeats 2 --quiet \
+  --stream-size 16MiB
 html="$dir/study/report.html"
 [ -s "$html" ] || { echo "FAIL: no report.html"; exit 1; }
 images=$(grep -c '^!\[' "$dir/study/report.md")

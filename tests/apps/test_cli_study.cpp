@@ -50,7 +50,8 @@ std::set<std::string> run_ids(const std::string& file) {
 
 TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   const std::string out = path("study");
-  const Outcome r = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "2"});
+  const Outcome r = run_compas(
+      {"study", "--out", out, "--budget", "1", "--stream-size", "16MiB", "--repeats", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
   // 7 characterization runs + 2 runs of 2 sizes x 4 shapes of each of laplace, gemm, cg, sort.
@@ -105,13 +106,17 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   }
   ASSERT_TRUE(lap.contains("model")) << lap.dump();
   EXPECT_TRUE(lap["model"].contains("formula") || lap["model"].contains("reason")) << lap.dump();
-  // The times in Extra-P's text format, one file per kernel size: a DATA line per P x T.
+  // The times in Extra-P's text format, one file per kernel size: a DATA line per P x T that is
+  // not oversubscribed (the auto grid's one oversubscribed point measures the oversubscription).
   const auto extrap = compas::perf::parse_extrap_text(read_file(out + "/extrap/laplace_n640.txt"));
   EXPECT_EQ(extrap.parameters, (std::vector<std::string>{"processes", "threads"}));
-  EXPECT_EQ(extrap.points.size(), 4u);
+  std::size_t fitting = 0;
+  for (const auto& row : lap["rows"]) fitting += row.value("oversubscribed", true) ? 0 : 1;
+  EXPECT_EQ(fitting + 1, lap["rows"].size()) << "the auto grid has one oversubscribed point";
+  EXPECT_EQ(extrap.points.size(), fitting);
   ASSERT_EQ(extrap.series.size(), 1u);
   EXPECT_EQ(extrap.series[0].region, "laplace n=640");
-  EXPECT_EQ(extrap.series[0].values.size(), 4u);
+  EXPECT_EQ(extrap.series[0].values.size(), fitting);
   ASSERT_TRUE(study["kernels"].contains("cg class=W")) << study.dump();
   EXPECT_EQ(study["kernels"]["cg class=W"].value("rate_field", ""), "mops");
   for (const auto& row : study["kernels"]["cg class=W"]["rows"]) {
@@ -161,7 +166,8 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   }
   // Second run: everything is done already.
   const std::string before = read_file(out + "/runs.jsonl");
-  const Outcome again = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "2"});
+  const Outcome again = run_compas(
+      {"study", "--out", out, "--budget", "1", "--stream-size", "16MiB", "--repeats", "2"});
   ASSERT_EQ(again.exit_code, 0) << again.describe();
   EXPECT_EQ(read_file(out + "/runs.jsonl"), before) << "a finished run was repeated";
   EXPECT_NE(again.out.find("71 of 71 runs done"), std::string::npos) << again.describe();
@@ -170,7 +176,8 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
 TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
   const std::string out = path("study");
   std::vector<std::string> argv_s = {COMPAS_EXE, "study",   "--out",     out, "--budget",
-                                     "1",        "--quiet", "--repeats", "1"};
+                                     "1",        "--quiet", "--repeats", "1", "--stream-size",
+                                     "16MiB"};
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -198,7 +205,8 @@ TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
     EXPECT_LT(partial.size(), 39u);
     EXPECT_NE(read_file(out + "/report.md").find("Partial report"), std::string::npos);
   }
-  const Outcome rest = run_compas({"study", "--out", out, "--budget", "1", "--repeats", "1"});
+  const Outcome rest = run_compas(
+      {"study", "--out", out, "--budget", "1", "--stream-size", "16MiB", "--repeats", "1"});
   ASSERT_EQ(rest.exit_code, 0) << rest.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
   EXPECT_EQ(runs.size(), 39u) << "runs repeated or missing";
@@ -210,9 +218,9 @@ TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {
 // and a rerun must finish the plan without repeating what was recorded as done.
 TEST_F(Cli, StudyKilledMidRunResumesAndEveryFileIsWhole) {
   const std::string out = path("study");
-  std::vector<std::string> argv_s = {COMPAS_EXE, "study",     "--out",   out,
-                                     "--budget", "1",         "--quiet", "--kernels",
-                                     "laplace",  "--repeats", "1"};
+  std::vector<std::string> argv_s = {COMPAS_EXE, "study",         "--out", out,       "--budget",
+                                     "1",        "--stream-size", "16MiB", "--quiet", "--kernels",
+                                     "laplace",  "--repeats",     "1"};
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -234,8 +242,8 @@ TEST_F(Cli, StudyKilledMidRunResumesAndEveryFileIsWhole) {
   ASSERT_TRUE(WIFSIGNALED(status) || WIFEXITED(status)) << status;
   const std::set<std::string> before = run_ids(out + "/runs.jsonl");  // every line parses
   EXPECT_GE(before.size(), 8u);
-  const Outcome rest = run_compas({"study", "--out", out, "--budget", "1", "--quiet", "--kernels",
-                                   "laplace", "--repeats", "1"});
+  const Outcome rest = run_compas({"study", "--out", out, "--budget", "1", "--stream-size", "16MiB",
+                                   "--quiet", "--kernels", "laplace", "--repeats", "1"});
   ASSERT_EQ(rest.exit_code, 0) << rest.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
   EXPECT_EQ(runs.size(), 15u) << "runs repeated or missing";
@@ -259,8 +267,9 @@ TEST_F(Cli, StudyKilledMidRunResumesAndEveryFileIsWhole) {
 // record is not appended onto the torn line (which would lose both); nothing throws.
 TEST_F(Cli, StudyRerunsTornAndMistypedRecordsAndLosesNoNewOne) {
   const std::string out = path("study");
-  const std::vector<std::string> args = {"study",   "--out",     out,       "--budget",  "1",
-                                         "--quiet", "--kernels", "laplace", "--repeats", "1"};
+  const std::vector<std::string> args = {"study",         "--out",     out,       "--budget",  "1",
+                                         "--quiet",       "--kernels", "laplace", "--repeats", "1",
+                                         "--stream-size", "16MiB"};
   const Outcome first = run_compas(args);
   ASSERT_EQ(first.exit_code, 0) << first.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
@@ -309,7 +318,8 @@ TEST_F(Cli, StudyFreshRefusesADirectoryThatIsNotAStudys) {
   fs::create_directories(out + "/logs");
   { std::ofstream(out + "/raw/thesis.tex") << "keep me"; }
   { std::ofstream(out + "/logs/notes") << "keep me too"; }
-  const Outcome r = run_compas({"study", "--out", out, "--fresh", "--budget", "1"});
+  const Outcome r =
+      run_compas({"study", "--out", out, "--fresh", "--budget", "1", "--stream-size", "16MiB"});
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_NE(r.err.find("not a compas study directory"), std::string::npos) << r.describe();
   EXPECT_EQ(read_file(out + "/raw/thesis.tex"), "keep me");

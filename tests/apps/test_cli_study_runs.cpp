@@ -71,8 +71,8 @@ struct KillLeftovers {
 // A tiny study: Laplace over `grid`, every run through `launcher`.
 std::vector<std::string> study_args(const std::string& out, const std::string& launcher,
                                     const std::string& grid) {
-  return {"study",  "--out", out,          "--budget", "0.1",       "--kernels", "laplace",
-          "--grid", grid,    "--launcher", launcher,   "--repeats", "1"};
+  return {"study", "--out",      out,      "--budget",  "0.1", "--kernels",     "laplace", "--grid",
+          grid,    "--launcher", launcher, "--repeats", "1",   "--stream-size", "16MiB"};
 }
 
 // The same as a command line for compas::testing::Proc.

@@ -89,6 +89,25 @@ class StudyReport : public ::testing::Test {
     done(s, {{"command", "membw"}, {"results", results}});
   }
 
+  // The topology step's machine: an L3 of `l3_mib` MiB, `count` instances.
+  void add_topology(int l3_mib, int count) {
+    Step s{"topology", "topology", "characterize", {}, 1};
+    json caches = json::array({{{"level", 2},
+                                {"type", "unified"},
+                                {"size_bytes", 1 << 20},
+                                {"line_bytes", 64},
+                                {"shared_by", 1},
+                                {"count", 2 * count}},
+                               {{"level", 3},
+                                {"type", "unified"},
+                                {"size_bytes", std::uint64_t(l3_mib) << 20},
+                                {"line_bytes", 64},
+                                {"shared_by", 2},
+                                {"count", count}}});
+    done(s,
+         {{"command", "topology"}, {"machine", {{"caches", caches}}}, {"results", json::array()}});
+  }
+
   void done(const Step& s, const json& report) {
     std::ofstream(dir_ / "raw" / (s.id + ".json")) << report.dump();
     book_.record({{"id", s.id}, {"exit", 0}});
@@ -251,8 +270,31 @@ TEST_F(StudyReport, AnUnresolvedVerdictNamesTheStreamItWasJudgedAgainst) {
   const std::string v = verdict(write());
   EXPECT_EQ(v.rfind("not resolved", 0), 0u) << v;
   EXPECT_NE(v.find("over copy's bandwidth on 1 thread"), std::string::npos) << v;
-  EXPECT_EQ(v.find("triad"), std::string::npos) << "judged against copy, but the text says triad: "
-                                                  << v;
+  EXPECT_EQ(v.find("triad"), std::string::npos)
+      << "judged against copy, but the text says triad: " << v;
+}
+
+// STREAM's rule: the report says how the working set compares with the last-level caches.
+TEST_F(StudyReport, TheMemorySectionsSayHowTheWorkingSetComparesWithTheLastLevelCaches) {
+  add_topology(32, 2);
+  Step m{"membw", "membw", "characterize", {}, 1};
+  done(m,
+       {{"command", "membw"},
+        {"params", {{"size_bytes", 256u << 20}}},
+        {"results", json::array({{{"kernel", "copy"}, {"threads", 1}, {"bandwidth_gbs", 10.0}}})}});
+  Step k{"cache", "cache", "characterize", {}, 1};
+  done(k,
+       {{"command", "cache"}, {"params", {{"max_bytes", 64u << 20}}}, {"results", json::array()}});
+  write();
+  const std::string report = md();
+  EXPECT_NE(report.find("The working set 256 MiB: 4.0x the last-level caches (L3 32 MiB x 2), as "
+                        "STREAM's rule (at least 4x)"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("The working set 64 MiB: 2.0x the last-level caches (L3 32 MiB x 2, one "
+                        "of them), below STREAM's rule (at least 4x): the caches serve part of it"),
+            std::string::npos)
+      << report;
 }
 
 }  // namespace

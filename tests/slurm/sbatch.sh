@@ -24,7 +24,7 @@ PATH="$(dirname "$compas"):$PATH"
 export PATH
 cd "$dir" || exit 1
 out=$(timeout 300 sbatch --wait -J "$name" "$dir/compas-study.sbatch" \
-        --budget 0.1 --kernels cg --grid 1x1,2x1 2>&1)
+        --budget 0.1 --kernels cg --grid 1x1,2x1 --stream-size 16MiB 2>&1)
 rc=$?
 echo "$out"
 jobid=$(sed -n 's/^Submitted batch job \([0-9]*\).*/\1/p' <<<"$out")

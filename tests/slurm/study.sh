@@ -11,7 +11,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
 cmd=("$compas" study --launcher "srun -n {P} -c {T} --mpi=pmix" --out "$dir/study"
-     --budget 0.2 --kernels cg --grid 1x1,2x1)
+     --budget 0.2 --kernels cg --grid 1x1,2x1 --stream-size 16MiB)
 echo "+ ${cmd[*]}"
 COMPAS_TIMEOUT=30 timeout 300 "${cmd[@]}" 2>&1
 rc=$?
