@@ -23,7 +23,9 @@ constexpr const char* kKneeDefinition =
     "15% of its level, a climb counts when it reaches a new plateau at least 1.5x higher (one knee "
     "per climb); the knee is the measured size closest to where the climb crosses halfway between "
     "the two levels (geometric mean); knees and hwloc data/unified caches are matched one to one, "
-    "closest in log2 size first, using the per-core share of shared caches";
+    "closest in log2 size first, using the per-core share of shared caches, and only within one "
+    "octave: a knee farther from every cache is an effective size of its own (a TLB's reach, a "
+    "shared cache's share, a cache hwloc does not list), its nearest cache named";
 
 constexpr const char* kCompas1998 =
     "COMPaS 1998 (Fig. 12, Pentium Pro, cycles to read one integer, read with the performance "
@@ -167,17 +169,24 @@ perf::Report make_report(const threads::Topology& topo, const perf::json& params
     report.add(std::move(j));
   }
   for (const auto& k : res.knees)
-    report.add({{"size_bytes", k.size_bytes},
-                {"pattern", "knee"},
-                {"plateau_end_bytes", k.plateau_end_bytes},
-                {"plateau_start_bytes", k.plateau_start_bytes},
-                {"ns_before", k.ns_before},
-                {"ns_after", k.ns_after},
-                {"cache", k.cache.level ? k.cache.name() : ""},
-                {"cache_level", k.cache.level},
-                {"cache_bytes", k.cache.size_bytes},
-                {"cache_per_core_bytes", k.cache.per_core_bytes},
-                {"octaves_from_cache", k.octaves_from_cache}});
+    report.add(
+        {{"size_bytes", k.size_bytes},
+         {"pattern", "knee"},
+         {"plateau_end_bytes", k.plateau_end_bytes},
+         {"plateau_start_bytes", k.plateau_start_bytes},
+         {"ns_before", k.ns_before},
+         {"ns_after", k.ns_after},
+         {"cache", k.cache.level ? k.cache.name() : ""},
+         {"cache_level", k.cache.level},
+         {"cache_bytes", k.cache.size_bytes},
+         {"cache_per_core_bytes", k.cache.per_core_bytes},
+         {"octaves_from_cache",
+          k.cache.level ? perf::json(k.octaves_from_cache) : perf::json(nullptr)},
+         {"match_limit_octaves", perf::kKneeMatchOctaves},
+         {"nearest_cache", k.nearest.level ? perf::json(k.nearest.name()) : perf::json(nullptr)},
+         {"nearest_cache_per_core_bytes", k.nearest.per_core_bytes},
+         {"octaves_from_nearest",
+          k.nearest.level ? perf::json(k.octaves_from_nearest) : perf::json(nullptr)}});
   return report;
 }
 
@@ -189,15 +198,15 @@ void print_knees(const perf::CacheProbeResult& res) {
                perf::format_size(res.sizes.back()));
   for (const auto& k : res.knees) {
     if (k.cache.level == 0) {
-      fmt::print("  knee at {}: no hwloc cache left to match (each is closer to another knee)\n",
-                 perf::format_size(k.size_bytes));
+      fmt::print("  knee at {}: an effective size, no hwloc cache within {:g} octave{}\n",
+                 perf::format_size(k.size_bytes), perf::kKneeMatchOctaves,
+                 k.nearest.level ? fmt::format(" (nearest left: {}, {:+.1f} octaves)",
+                                               describe_cache(k.nearest), k.octaves_from_nearest)
+                                 : std::string());
     } else {
       const double off = std::abs(k.octaves_from_cache);
       std::string note;
-      if (off > 1.0 + 1e-9)
-        note = fmt::format(", {:+.1f} octaves: beyond one power of two", k.octaves_from_cache);
-      else if (off > 1e-9)
-        note = fmt::format(", {:+.2f} octave", k.octaves_from_cache);
+      if (off > 1e-9) note = fmt::format(", {:+.2f} octave", k.octaves_from_cache);
       fmt::print("  knee at {} ↔ {} (hwloc){}\n", perf::format_size(k.size_bytes),
                  describe_cache(k.cache), note);
     }

@@ -149,13 +149,13 @@ std::vector<threads::CacheLevel> caches_of(const ReportContext& c) {
 
 // The working set against the last-level caches (STREAM's rule), under a probe's heading.
 void write_stream_rule(ReportContext& c, const json& params, bool one_thread) {
-  const std::uint64_t ws =
-      params.value("size_bytes", params.value("max_bytes", std::uint64_t{0}));
+  const std::uint64_t ws = params.value("size_bytes", params.value("max_bytes", std::uint64_t{0}));
   if (ws == 0) return;
   const LastLevelCache llc = last_level_cache(caches_of(c));
   // One thread's working set is held against one cache instance, the team's against all.
-  c.md << "The " << stream_rule_text(ws, one_thread ? llc.one : llc.total,
-                                     one_thread ? llc.text + ", one of them" : llc.text)
+  c.md << "The "
+       << stream_rule_text(ws, one_thread ? llc.one : llc.total,
+                           one_thread ? llc.text + ", one of them" : llc.text)
        << ".\n\n";
 }
 
@@ -246,20 +246,38 @@ void write_loaded_latency(ReportContext& c) {
   c.study["bus"]["knees"] = params.value("knees", json::object());
 }
 
+// The hwloc cache a knee was paired with and how far, or what an unpaired knee is.
+std::string knee_cache_text(const json& r) {
+  const std::string cache = r.value("cache", std::string());
+  const json& off = r.contains("octaves_from_cache") ? r["octaves_from_cache"] : json();
+  if (!cache.empty())
+    return fmt::format("{} ({} KiB per core){}", cache,
+                       r.value("cache_per_core_bytes", 0ull) / 1024,
+                       off.is_number() ? fmt::format(", {:+.2f} octave", off.get<double>()) : "");
+  std::string text = fmt::format("none within {:g} octave: an effective size",
+                                 r.value("match_limit_octaves", 1.0));
+  const json& near = r.contains("octaves_from_nearest") ? r["octaves_from_nearest"] : json();
+  if (r.contains("nearest_cache") && r["nearest_cache"].is_string() && near.is_number())
+    text += fmt::format(" (nearest {} {} KiB per core, {:+.1f} octaves)",
+                        r["nearest_cache"].get<std::string>(),
+                        r.value("nearest_cache_per_core_bytes", 0ull) / 1024, near.get<double>());
+  return text;
+}
+
 void write_cache_knees(ReportContext& c, const json& results) {
   bool knees = false;
   for (const auto& r : results) {
     if (r.value("pattern", "") != "knee") continue;
     if (!knees)
-      c.md << "| knee between | ns before | ns after | hwloc cache |\n|---|---|---|---|\n";
+      c.md << "A knee is paired with the hwloc cache nearest its size (per core) within one "
+              "octave, one knee per cache; a knee farther from every cache is an effective size of "
+              "its own (a TLB's reach, a shared cache's share, a cache hwloc does not list).\n\n"
+              "| knee between | ns before | ns after | hwloc cache |\n|---|---|---|---|\n";
     knees = true;
-    const std::string cache = r.value("cache", std::string());
-    c.md << fmt::format(
-        "| {} - {} KiB | {} | {} | {} |\n", r.value("plateau_end_bytes", 0ull) / 1024,
-        r.value("plateau_start_bytes", 0ull) / 1024, f2(r.value("ns_before", 0.0)),
-        f2(r.value("ns_after", 0.0)),
-        cache.empty() ? std::string("none near (TLB reach or a shared level?)")
-                      : fmt::format("{} ({} KiB)", cache, r.value("cache_bytes", 0ull) / 1024));
+    c.md << fmt::format("| {} - {} KiB | {} | {} | {} |\n",
+                        r.value("plateau_end_bytes", 0ull) / 1024,
+                        r.value("plateau_start_bytes", 0ull) / 1024, f2(r.value("ns_before", 0.0)),
+                        f2(r.value("ns_after", 0.0)), knee_cache_text(r));
   }
   if (!knees) c.md << "No knee found in the range measured.\n";
 }

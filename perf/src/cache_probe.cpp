@@ -544,6 +544,27 @@ std::vector<CacheKnee> detect_knees(const std::vector<std::uint64_t>& sizes,
   return knees;
 }
 
+namespace {
+
+double octaves(std::uint64_t knee, const CacheTarget& c) {
+  return std::log2(static_cast<double>(knee) / static_cast<double>(c.per_core_bytes));
+}
+
+// A knee left unmatched: the closest cache no knee took, for the reader.
+void name_nearest(CacheKnee& k, const std::vector<CacheTarget>& caches,
+                  const std::vector<bool>& cache_done) {
+  for (std::size_t c = 0; c < caches.size(); ++c) {
+    if (cache_done[c] || caches[c].per_core_bytes == 0) continue;
+    const double d = octaves(k.size_bytes, caches[c]);
+    if (k.nearest.level == 0 || std::abs(d) < std::abs(k.octaves_from_nearest)) {
+      k.nearest = caches[c];
+      k.octaves_from_nearest = d;
+    }
+  }
+}
+
+}  // namespace
+
 void match_knees(std::vector<CacheKnee>& knees, const std::vector<CacheTarget>& caches) {
   struct Pair {
     double distance;
@@ -551,13 +572,13 @@ void match_knees(std::vector<CacheKnee>& knees, const std::vector<CacheTarget>& 
   };
   std::vector<Pair> pairs;
   for (std::size_t k = 0; k < knees.size(); ++k) {
-    knees[k].cache = CacheTarget{};
-    knees[k].octaves_from_cache = 0;
+    knees[k].cache = knees[k].nearest = CacheTarget{};
+    knees[k].octaves_from_cache = knees[k].octaves_from_nearest = 0;
     for (std::size_t c = 0; c < caches.size(); ++c)
-      if (caches[c].per_core_bytes > 0)
-        pairs.push_back({std::abs(std::log2(static_cast<double>(knees[k].size_bytes) /
-                                            static_cast<double>(caches[c].per_core_bytes))),
-                         k, c});
+      if (caches[c].per_core_bytes > 0) {
+        const double d = std::abs(octaves(knees[k].size_bytes, caches[c]));
+        if (d <= kKneeMatchOctaves + 1e-9) pairs.push_back({d, k, c});
+      }
   }
   std::stable_sort(pairs.begin(), pairs.end(),
                    [](const Pair& a, const Pair& b) { return a.distance < b.distance; });
@@ -567,9 +588,10 @@ void match_knees(std::vector<CacheKnee>& knees, const std::vector<CacheTarget>& 
     knee_done[p.knee] = cache_done[p.cache] = true;
     auto& k = knees[p.knee];
     k.cache = caches[p.cache];
-    k.octaves_from_cache =
-        std::log2(static_cast<double>(k.size_bytes) / static_cast<double>(k.cache.per_core_bytes));
+    k.octaves_from_cache = octaves(k.size_bytes, k.cache);
   }
+  for (std::size_t k = 0; k < knees.size(); ++k)
+    if (!knee_done[k]) name_nearest(knees[k], caches, cache_done);
 }
 
 // --- the probe ------------------------------------------------------------------------------

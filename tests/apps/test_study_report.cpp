@@ -297,5 +297,41 @@ TEST_F(StudyReport, TheMemorySectionsSayHowTheWorkingSetComparesWithTheLastLevel
       << report;
 }
 
+// A knee paired with a cache says how far it lies; one farther than an octave from every cache is
+// reported as an effective size, its nearest cache named.
+TEST_F(StudyReport, CacheKneesSayTheirDistanceAndAnUnpairedOneIsAnEffectiveSize) {
+  Step k{"cache", "cache", "characterize", {}, 1};
+  json paired = {{"pattern", "knee"},
+                 {"size_bytes", 1 << 20},
+                 {"plateau_end_bytes", 640 << 10},
+                 {"plateau_start_bytes", 5 << 20},
+                 {"ns_before", 4.6},
+                 {"ns_after", 21.5},
+                 {"cache", "L2"},
+                 {"cache_per_core_bytes", 1 << 20},
+                 {"octaves_from_cache", 0.0},
+                 {"match_limit_octaves", 1.0}};
+  json effective = {{"pattern", "knee"},
+                    {"size_bytes", 24 << 20},
+                    {"plateau_end_bytes", 16 << 20},
+                    {"plateau_start_bytes", 48 << 20},
+                    {"ns_before", 37.9},
+                    {"ns_after", 151.4},
+                    {"cache", ""},
+                    {"octaves_from_cache", nullptr},
+                    {"match_limit_octaves", 1.0},
+                    {"nearest_cache", "L3"},
+                    {"nearest_cache_per_core_bytes", std::uint64_t(508) << 20},
+                    {"octaves_from_nearest", -4.4}};
+  done(k, {{"command", "cache"}, {"results", json::array({paired, effective})}});
+  write();
+  const std::string report = md();
+  EXPECT_NE(report.find("| L2 (1024 KiB per core), +0.00 octave |"), std::string::npos) << report;
+  EXPECT_NE(report.find("| none within 1 octave: an effective size (nearest L3 520192 KiB per "
+                        "core, -4.4 octaves) |"),
+            std::string::npos)
+      << report;
+}
+
 }  // namespace
 }  // namespace compas::app

@@ -211,6 +211,24 @@ TEST(CacheKnees, MatchingIsOneToOneClosestFirst) {
   EXPECT_EQ(knees[2].cache.level, 0) << "L2 is taken by the closer knee";
 }
 
+// A knee is paired only with a cache within kKneeMatchOctaves: a knee at 4 MiB on a machine of
+// 2 MiB L2s and 240 MiB of L3 per core is 1 octave from L2 (paired) but one at 16 MiB, 3 octaves
+// from L2 and almost 4 from L3, is an effective size of its own, with its nearest cache named.
+TEST(CacheKnees, AKneeFarFromEveryCacheIsAnEffectiveSizeNotACache) {
+  std::vector<CacheKnee> knees(2);
+  knees[0].size_bytes = 4 * MiB;
+  knees[1].size_bytes = 16 * MiB;
+  const std::vector<CacheTarget> caches = {xeon_caches()[1], xeon_caches()[2]};
+  match_knees(knees, caches);
+  EXPECT_EQ(knees[0].cache.level, 2);
+  EXPECT_NEAR(knees[0].octaves_from_cache, 1.0, 1e-12);
+  EXPECT_EQ(knees[1].cache.level, 0)
+      << "paired with L3, " << knees[1].octaves_from_cache << " octaves away";
+  EXPECT_EQ(knees[1].nearest.level, 3) << "L2 is taken; L3 is the nearest left";
+  EXPECT_NEAR(knees[1].octaves_from_nearest, std::log2(16.0 / 240.0), 1e-12);
+  EXPECT_EQ(kKneeMatchOctaves, 1.0);
+}
+
 TEST(CacheTargets, SharedCachesCountPerCore) {
   // Two cores of two PUs each, each core with its own L2, one L3 over both cores.
   const auto topo =

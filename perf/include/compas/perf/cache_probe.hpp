@@ -81,10 +81,20 @@ struct CacheKnee {
   std::uint64_t plateau_start_bytes = 0;  // first size on the upper plateau
   double ns_before = 0;                   // lower plateau level (median of its last points)
   double ns_after = 0;                    // upper plateau level (median of its first points)
-  // The hwloc cache matched to this knee (level 0 when none is left); see match_knees.
+  // The hwloc cache matched to this knee (level 0 when none is left within kKneeMatchOctaves);
+  // see match_knees.
   CacheTarget cache;
   double octaves_from_cache = 0;  // log2(size_bytes / cache.per_core_bytes)
+  // An unmatched knee: the closest cache not matched to another knee (level 0 when none), and
+  // how far. The knee is then an effective size of its own (a TLB's reach, a shared cache's
+  // share, a cache hwloc does not list), not that cache.
+  CacheTarget nearest;
+  double octaves_from_nearest = 0;
 };
+
+// How far (in octaves, |log2(knee / per-core size)|) a knee may lie from the cache it is paired
+// with.
+constexpr double kKneeMatchOctaves = 1.0;
 
 struct KneeOptions {
   double min_ratio = 1.5;   // a climb counts when the new plateau is this much higher
@@ -129,8 +139,9 @@ std::vector<CacheTarget> cache_targets(const threads::Topology& topo);
 std::vector<CacheKnee> detect_knees(const std::vector<std::uint64_t>& sizes,
                                     const std::vector<double>& ns, const KneeOptions& opt = {});
 
-// Matches knees and caches one to one, closest pairs (by |log2(knee / per-core size)|) first;
-// sets each matched knee's cache and distance in octaves. A knee left over keeps level 0.
+// Matches knees and caches one to one, closest pairs (by |log2(knee / per-core size)|) first,
+// only pairs within kKneeMatchOctaves; sets each matched knee's cache and distance in octaves. A
+// knee left over keeps level 0 and gets its nearest unmatched cache.
 void match_knees(std::vector<CacheKnee>& knees, const std::vector<CacheTarget>& caches);
 
 // Runs the probe on a thread pinned to opt.cpu (the caller's own binding is left alone).
