@@ -4,7 +4,8 @@
 //   put, put_signal, get, put_flush, put_bw   measured by compas/perf/pingpong.hpp
 //   mpi_put_flush, mpi_sendrecv   (built with MPI and launched by mpirun) MPI_Put +
 //               MPI_Win_flush on an MPI_Win_allocate window, and a send/recv ping-pong
-// Bandwidth is bytes / latency for the latency ops (MB/s = 1e6 bytes per second).
+// Each op times something else (perf::pingpong_measure: one way, a round trip, a put until remote
+// completion, a put in a stream); bandwidth is bytes / that time (MB/s = 1e6 bytes per second).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -201,8 +202,8 @@ int run_pingpong(const PingpongArgs& a) {
     fmt::print("pingpong between ranks 0 and 1 of {} ({} bootstrap)\n", c.size(), boot->kind());
     fmt::print("UCX lanes to rank 1: {}; same-host load/store: {}\n", transport,
                direct ? "yes" : "no");
-    fmt::print("{:<14} {:>10} {:>12} {:>12} {:>12} {:>14}\n", "op", "bytes", "latency_us", "min_us",
-               "max_us", "bandwidth_mbs");
+    fmt::print("{:<14} {:>10} {:>12} {:>12} {:>12} {:>14}  {}\n", "op", "bytes", "us_per_op",
+               "min_us", "max_us", "mbs", "what is timed");
   }
   perf::PingpongOptions po;
   po.sizes = sizes;
@@ -228,6 +229,8 @@ int run_pingpong(const PingpongArgs& a) {
     const bool is_mpi = p.op.rfind("mpi_", 0) == 0;
     report.add({{"op", p.op},
                 {"bytes", p.bytes},
+                {"measure", perf::pingpong_measure(p.op).key},
+                {"measure_text", perf::pingpong_measure(p.op).text},
                 {"latency_us", p.latency_us()},
                 {"min_latency_us", p.min_s * 1e6},
                 {"max_latency_us", p.max_s * 1e6},
@@ -235,8 +238,9 @@ int run_pingpong(const PingpongArgs& a) {
                 {"iterations", p.iterations},
                 {"transport", is_mpi ? std::string("mpi") : transport}});
     if (!a.out.quiet) {
-      fmt::print("{:<14} {:>10} {:>12.3f} {:>12.3f} {:>12.3f} {:>14.1f}\n", p.op, p.bytes,
-                 p.latency_us(), p.min_s * 1e6, p.max_s * 1e6, p.bandwidth_mbs());
+      fmt::print("{:<14} {:>10} {:>12.3f} {:>12.3f} {:>12.3f} {:>14.1f}  {}\n", p.op, p.bytes,
+                 p.latency_us(), p.min_s * 1e6, p.max_s * 1e6, p.bandwidth_mbs(),
+                 perf::pingpong_measure(p.op).text);
       std::fflush(stdout);
     }
   };

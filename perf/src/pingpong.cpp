@@ -39,6 +39,16 @@ int pingpong_iterations(std::size_t bytes, int forced) {
   return static_cast<int>(std::clamp<std::size_t>(by_volume, 20, 20000));
 }
 
+PingpongMeasure pingpong_measure(const std::string& op) {
+  if (op == "put" || op == "put_signal" || op == "mpi_sendrecv")
+    return {"one_way", "one way (half a ping-pong round trip)"};
+  if (op == "get") return {"round_trip", "round trip (one blocking get)"};
+  if (op == "put_flush" || op == "mpi_put_flush")
+    return {"remote_completion", "put until remotely complete (a round trip)"};
+  if (op == "put_bw") return {"stream", "per put in a stream (32 in flight, one flush)"};
+  throw std::invalid_argument("pingpong: '" + op + "' is not an operation");
+}
+
 double PingpongPoint::bandwidth_mbs() const {
   return median_s > 0 ? static_cast<double>(bytes) / median_s / 1e6 : 0;
 }

@@ -446,6 +446,13 @@ TEST_F(Cli, PingpongUnderLauncherMeasuresEveryOpAndSize) {
                 1e-6 * rec["bandwidth_mbs"].get<double>())
         << "MB/s is bytes per microsecond: " << rec.dump();
     EXPECT_FALSE(rec.value("transport", std::string()).empty()) << rec.dump();
+    // Each op says what its time is: only the ping-pongs time one way.
+    const std::map<std::string, std::string> measure = {{"put", "one_way"},
+                                                        {"put_signal", "one_way"},
+                                                        {"get", "round_trip"},
+                                                        {"put_flush", "remote_completion"},
+                                                        {"put_bw", "stream"}};
+    EXPECT_EQ(rec.value("measure", ""), measure.at(op)) << rec.dump();
   }
   for (const char* op : {"put", "put_signal", "get", "put_flush", "put_bw"})
     for (int bytes : {8, 4096})

@@ -26,6 +26,16 @@ namespace compas::perf {
 // The operations above, in that order.
 const std::vector<std::string>& pingpong_ops();
 
+// What an operation's time per operation is (each op times something else): `key` for JSON
+// ("one_way", "round_trip", "remote_completion", "stream"), `text` for tables. Also for the MPI
+// baselines compas pingpong adds (mpi_put_flush: remote completion, mpi_sendrecv: one way).
+// std::invalid_argument for an unknown op.
+struct PingpongMeasure {
+  const char* key;
+  const char* text;
+};
+PingpongMeasure pingpong_measure(const std::string& op);
+
 // Operations per repeat for messages of `bytes`: `forced` when positive, else enough for 64 MiB
 // of traffic, at least 20 and at most 20000.
 int pingpong_iterations(std::size_t bytes, int forced);
