@@ -15,6 +15,7 @@
 #include "kernel_table.hpp"
 #include "study_models.hpp"
 #include "study_report_parts.hpp"
+#include "time_units.hpp"
 
 namespace compas::app {
 
@@ -201,28 +202,32 @@ std::string verified_cell(const PointStats& st) {
 void write_table(ReportContext& c, const std::string& rate_name,
                  const std::vector<PointStats>& points) {
   const bool weak = c.a.scaling == "weak";
-  c.md << "| P x T |" << (weak ? " size |" : "") << " runs | seconds | min - max | spread | "
-       << (weak ? "scaled speedup" : "speedup") << " | efficiency | " << rate_name << " | GB/s (of "
-       << stream_for(points.front().step->kernel)
-       << ") | compute s | communicate s | synchronize s | CPU / wall | verified |\n"
+  std::vector<double> times;
+  for (const auto& st : points) times.push_back(st.seconds.min);
+  const TimeUnit u = time_unit_for(times);
+  c.md << "| P x T |" << (weak ? " size |" : "") << " runs | time " << u.name << " | min - max | "
+       << "spread | " << (weak ? "scaled speedup" : "speedup") << " | efficiency | " << rate_name
+       << " | GB/s (of " << stream_for(points.front().step->kernel) << ") | compute " << u.name
+       << " | communicate " << u.name << " | synchronize " << u.name
+       << " | CPU / wall | verified |\n"
        << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" << (weak ? "---|" : "")
        << "\n";
   for (const auto& st : points) {
     const Spread& t = st.seconds;
     const bool base = st.speedup.n > 0;
     c.md << fmt::format(
-        "| {} x {}{}{} | {} | {:.4f} | {:.4f} - {:.4f} | {} | {} | {} | {:.1f} | {} | {:.4f} | "
-        "{:.4f} | {:.4f} | {} | {} |\n",
+        "| {} x {}{}{} | {} | {} | {} - {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
         st.step->procs, st.step->threads, st.step->oversubscribed ? " (over)" : "",
-        weak ? " | " + st.step->size : std::string(), st.runs, t.median, t.min, t.max,
-        spread_cell(t), base ? with_range(st.speedup, 2) : "-",
-        base ? with_range(st.efficiency, 2) : "-", st.rate.median, bus_cell(st), st.compute,
-        st.communicate, st.synchronize,
+        weak ? " | " + st.step->size : std::string(), st.runs, in_unit(t.median, u),
+        in_unit(t.min, u), in_unit(t.max, u), spread_cell(t),
+        base ? with_range(st.speedup, 2) : "-", base ? with_range(st.efficiency, 2) : "-",
+        significant(st.rate.median), bus_cell(st), in_unit(st.compute, u),
+        in_unit(st.communicate, u), in_unit(st.synchronize, u),
         t.median > 0 ? fmt::format("{:.2f}", st.cpu / t.median) : "-", verified_cell(st));
   }
   bool internal = false;
   for (const auto& st : points) internal = internal || (st.runs == 1 && st.samples.size() > 1);
-  c.md << "\nseconds: the median of the point's runs"
+  c.md << "\ntime: the median of the point's runs, in " << u.name << " (4 significant digits)"
        << (internal ? " (of one run's repetitions where it ran once)" : "")
        << "; spread: (max - min) / median, **bold** over 10%: such a point is noisy. Speedup "
           "and efficiency: against 1 x 1's median, in brackets the range the runs allow (1 x "

@@ -180,10 +180,22 @@ TEST_F(StudyReport, APointIsTheMedianOfItsRunsWithTheirRangeAndWideOnesAreMarked
   EXPECT_NEAR(rows[1]["speedup_range"][0].get<double>(), 1.00 / 0.65, 1e-12);
   EXPECT_NEAR(rows[1]["speedup_range"][1].get<double>(), 1.02 / 0.50, 1e-12);
   const std::string report = md();
-  EXPECT_NE(report.find("| 1 x 2 | 3 | 0.5200 | 0.5000 - 0.6500 | **29%** |"), std::string::npos)
+  // One unit for the table (ms: its smallest time is 0.5 s), four significant digits.
+  EXPECT_NE(report.find("| P x T | runs | time ms | min - max |"), std::string::npos) << report;
+  EXPECT_NE(report.find("| 1 x 2 | 3 | 520.0 | 500.0 - 650.0 | **29%** |"), std::string::npos)
       << report;
-  EXPECT_NE(report.find("| 1 x 1 | 3 | 1.0100 | 1.0000 - 1.0200 | 2% |"), std::string::npos)
-      << report;
+  EXPECT_NE(report.find("| 1 x 1 | 3 | 1010 | 1000 - 1020 | 2% |"), std::string::npos) << report;
+}
+
+// Sub-millisecond points keep four significant digits (fixed decimals left "0.0012 | 0.0011 -
+// 0.0012").
+TEST_F(StudyReport, SubMillisecondTimesKeepTheirDigits) {
+  add_laplace({{1, 1, {0.0012346, 0.0011, 0.0012}}, {1, 2, {0.00061, 0.0006, 0.00062}}});
+  write();
+  const std::string report = md();
+  EXPECT_NE(report.find("| P x T | runs | time us |"), std::string::npos) << report;
+  EXPECT_NE(report.find("| 1 x 1 | 3 | 1200 | 1100 - 1235 |"), std::string::npos) << report;
+  EXPECT_NE(report.find("| 1 x 2 | 3 | 610.0 | 600.0 - 620.0 |"), std::string::npos) << report;
 }
 
 TEST_F(StudyReport, SuperlinearEfficiencyWithinTheSpreadIsNotConcluded) {
