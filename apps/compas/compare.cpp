@@ -410,6 +410,9 @@ void flatten(const std::string& prefix, const json& v,
 std::vector<std::pair<std::string, std::string>> machine_fields(const Input& in) {
   std::vector<std::pair<std::string, std::string>> out = {
       {"compas version", in.doc.contains("version") ? text_of(in.doc["version"]) : "-"}};
+  if (in.doc.contains("run") && in.doc["run"].is_object())  // how each side was built
+    for (const char* f : {"git_commit", "build", "libraries"})
+      if (in.doc["run"].contains(f)) flatten(std::string("run.") + f, in.doc["run"][f], out);
   if (in.doc.contains("machine")) flatten("", in.doc["machine"], out);
   return out;
 }

@@ -9,9 +9,11 @@
 
 #include "commands.hpp"
 #include "compas/perf/report.hpp"
+#include "compas/perf/run_info.hpp"
 #include "flag_syntax.hpp"
 
 int main(int argc, char** argv) {
+  compas::perf::set_command_line(argc, argv);
   CLI::App app{"compas: hybrid threads x processes runtime and its measurements", "compas"};
   app.set_version_flag("--version", compas::perf::version());
   app.require_subcommand(1);

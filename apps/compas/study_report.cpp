@@ -16,11 +16,13 @@
 
 #include "compas/perf/pingpong.hpp"
 #include "compas/perf/report.hpp"
+#include "compas/perf/run_info.hpp"
 #include "read_whole.hpp"
 #include "report_html.hpp"
 #include "stream_sizes.hpp"
 #include "study_dir.hpp"
 #include "study_report_parts.hpp"
+#include "study_summary.hpp"
 
 namespace compas::app {
 
@@ -448,6 +450,16 @@ int count_in(const std::vector<Step>& plan, const std::map<std::string, json>& r
       std::count_if(plan.begin(), plan.end(), [&](const Step& s) { return runs.count(s.id) > 0; }));
 }
 
+// The cores the summary's splits share: the machine's, else the largest P x T that fits.
+int summary_cores(const ReportContext& c) {
+  const int machine = c.study["machine"].value("cores", 0);
+  if (machine > 0) return machine;
+  int most = 1;
+  for (const auto& s : c.plan)
+    if (s.kind == "kernel" && !s.oversubscribed) most = std::max(most, s.procs * s.threads);
+  return most;
+}
+
 void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book,
                   bool complete) {
   ReportContext c(a, plan, book);
@@ -462,9 +474,11 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
                {"scaling", a.scaling}}},
              {"results", json::array()},
              {"kernels", json::object()}};
+  c.study["run"] = perf::run_info();
   c.csv << kStudyCsvHeader;
   c.plots = plots_in(c.dir);
   write_head(c, complete);
+  const std::size_t head_end = c.md.str().size();  // the metadata and summary go here
   write_machine(c);
   write_membw(c);
   write_loaded_latency(c);
@@ -480,7 +494,9 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
   if (const std::string section = failed_runs_section(c.dir, plan, book); !section.empty())
     c.md << "\n" << section;
   write_extrap_files(c.dir, c.extrap_files, c.md);
-  write_study_file(c.dir, "report.md", c.md.str());
+  std::string md = c.md.str();
+  md.insert(head_end, run_metadata_md(c.study["run"], a) + summary_md(c.study, summary_cores(c)));
+  write_study_file(c.dir, "report.md", md);
   write_study_file(c.dir, "study.json", c.study.dump(2) + "\n");
   write_study_file(c.dir, "study.csv", c.csv.str());
 }

@@ -1,4 +1,5 @@
 #include "compas/perf/report.hpp"
+#include "compas/perf/run_info.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -225,6 +226,7 @@ json Report::to_json() const {
   json j;
   j["command"] = command_;
   j["version"] = version();
+  j["run"] = run_info();
   j["machine"] = machine_;
   j["params"] = params_;
   j["results"] = results_;

@@ -201,6 +201,33 @@ inline int host_pus() {
   return pus;
 }
 
+// The "run" object: what the result was measured with and when.
+inline void expect_run_metadata(const json& j, const std::string& command) {
+  ASSERT_TRUE(j.contains("run") && j["run"].is_object()) << "no run metadata: " << j.dump();
+  const json& r = j["run"];
+  const std::string date = r.value("date", "");
+  EXPECT_EQ(date.size(), 20u) << date;  // 2026-11-28T06:47:59Z
+  EXPECT_EQ(date.substr(10, 1), "T") << date;
+  EXPECT_EQ(date.back(), 'Z') << date;
+  ASSERT_TRUE(r.contains("command_line") && r["command_line"].is_array()) << r.dump();
+  ASSERT_GE(r["command_line"].size(), 2u) << r.dump();
+  const std::string first = command.substr(0, command.find(' '));  // "run laplace" -> run
+  EXPECT_EQ(r["command_line"][1], first) << r.dump();
+  EXPECT_EQ(r.value("compas_version", ""), j.value("version", "?"));
+  EXPECT_FALSE(r.value("git_commit", "").empty()) << r.dump();
+  ASSERT_TRUE(r.contains("build") && r["build"].is_object()) << r.dump();
+  for (const char* k : {"type", "compiler", "flags"})
+    EXPECT_TRUE(r["build"].contains(k) && r["build"][k].is_string()) << k << " " << r.dump();
+  ASSERT_TRUE(r.contains("libraries")) << r.dump();
+  for (const char* lib : {"ucx", "hwloc", "papi", "mpi"})
+    EXPECT_FALSE(r["libraries"].value(lib, "").empty()) << lib << " " << r.dump();
+  EXPECT_GT(r.value("memory_bytes", 0ull), 0ull) << r.dump();
+  ASSERT_TRUE(r.contains("cpu_frequency")) << r.dump();
+  EXPECT_FALSE(r["cpu_frequency"].value("governor", "").empty()) << r.dump();
+  ASSERT_TRUE(r.contains("virtual_machine") && r["virtual_machine"].is_boolean()) << r.dump();
+  EXPECT_FALSE(r.value("hypervisor", "").empty()) << r.dump();
+}
+
 inline void expect_report_header(const json& j, const std::string& command) {
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j.value("command", ""), command);
@@ -225,6 +252,7 @@ inline void expect_report_header(const json& j, const std::string& command) {
   EXPECT_TRUE(j.contains("params"));
   ASSERT_TRUE(j.contains("results"));
   ASSERT_TRUE(j["results"].is_array());
+  expect_run_metadata(j, command);
 }
 
 // CSV: a header naming `columns` among others, and one row per record.

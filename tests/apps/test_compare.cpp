@@ -458,6 +458,25 @@ TEST_F(Compare, FailAboveExitsOneOnARegressionBeyondTheFactor) {
   }
 }
 
+// The builds side by side: commit, build flags and libraries from each input's "run" object.
+TEST_F(Compare, TheBuildsAreShownBesideTheMachines) {
+  json sa = study_a(), sb = study_b();
+  sa["run"] = {{"date", "2026-01-01T00:00:00Z"},
+               {"git_commit", "aaa"},
+               {"build", {{"type", "Release"}, {"flags", "-O3"}}},
+               {"libraries", {{"ucx", "1.13.1"}}}};
+  sb["run"] = sa["run"];
+  sb["run"]["git_commit"] = "bbb";
+  const json doc = compare_ok(write_study("a", sa), write_study("b", sb));
+  std::map<std::string, json> lines;
+  for (const auto& l : doc["machines"]) lines[l["field"].get<std::string>()] = l;
+  ASSERT_TRUE(lines.count("run.git_commit")) << doc["machines"].dump();
+  EXPECT_EQ(lines["run.git_commit"]["differs"], true);
+  EXPECT_EQ(lines["run.build.flags"]["differs"], false);
+  EXPECT_EQ(lines["run.libraries.ucx"]["a"], "1.13.1");
+  EXPECT_FALSE(lines.count("run.date")) << "the date differs always: not a line";
+}
+
 // ---- command files ----------------------------------------------------------------------------
 
 TEST_F(Compare, MembwFilesMatchByKeyAndJudgeRatesHigherIsBetter) {

@@ -368,5 +368,47 @@ TEST_F(StudyReport, ThePutTableNamesWhatEachOperationTimes) {
       << report;
 }
 
+// report.md starts with the run's metadata and the summary: at the machine's cores, which split
+// is fastest, by how much over the next, and whether beyond the noise.
+TEST_F(StudyReport, TheReportStartsWithTheRunAndASummaryOfTheFastestSplit) {
+  Step topo{"topology", "topology", "characterize", {}, 1};
+  done(topo, {{"command", "topology"}, {"machine", {{"cores", 2}}}, {"results", json::array()}});
+  add_laplace({{1, 1, {1.0, 1.01, 0.99}}, {1, 2, {0.6, 0.61, 0.59}}, {2, 1, {0.5, 0.51, 0.49}}});
+  const json study = write();
+  const std::string report = md();
+  const auto run = report.find("## Run"), summary = report.find("## Summary"),
+             machine = report.find("## Machine");
+  ASSERT_NE(run, std::string::npos) << report;
+  ASSERT_NE(summary, std::string::npos) << report;
+  ASSERT_NE(machine, std::string::npos) << report;
+  EXPECT_LT(run, summary);
+  EXPECT_LT(summary, machine);
+  for (const char* line :
+       {"- date (UTC): ", "- compas: ", "- command line: ", "- build: ", "- libraries: ucx ",
+        "- memory: ", "- CPU frequency: governor ", "- virtual machine: ", "- budget: "})
+    EXPECT_NE(report.find(line), std::string::npos) << line << "\n" << report;
+  EXPECT_NE(report.find("| laplace n=640 | 2 x 1, 1.20x faster than 1 x 2 | yes (90% interval"),
+            std::string::npos)
+      << report;
+  ASSERT_TRUE(study.contains("run")) << study.dump();
+  ASSERT_EQ(study["summary"].size(), 1u) << study.dump();
+  const json& f = study["summary"][0]["fastest"];
+  EXPECT_EQ(f["procs"], 2);
+  EXPECT_EQ(f["threads"], 1);
+  EXPECT_NEAR(f["faster_by"].get<double>(), 0.6 / 0.5, 1e-12);
+  EXPECT_EQ(f["beyond_noise"], true);
+}
+
+TEST_F(StudyReport, ASummaryDifferenceWithinTheNoiseSaysSo) {
+  Step topo{"topology", "topology", "characterize", {}, 1};
+  done(topo, {{"command", "topology"}, {"machine", {{"cores", 2}}}, {"results", json::array()}});
+  add_laplace({{1, 1, {1.0, 1.01, 0.99}}, {1, 2, {0.52, 0.6, 0.45}}, {2, 1, {0.48, 0.55, 0.5}}});
+  const json study = write();
+  EXPECT_NE(md().find("| laplace n=640 | 2 x 1, 1.04x faster than 1 x 2 | no (90% interval"),
+            std::string::npos)
+      << md();
+  EXPECT_EQ(study["summary"][0]["fastest"]["beyond_noise"], false);
+}
+
 }  // namespace
 }  // namespace compas::app

@@ -1,0 +1,24 @@
+// What a result was measured with, and when: the "run" object of every report (Report::to_json),
+// so that a JSON file read back years later says how to reproduce it: the date, compas's version
+// and commit, the command line, the compiler and its flags, the libraries' versions (UCX, hwloc,
+// PAPI, MPI), the memory, the CPU frequency policy and whether the machine is virtual.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace compas::perf {
+
+// The program's command line, once, from main (before any report is made).
+void set_command_line(int argc, const char* const* argv);
+
+// {"date", "command_line", "compas_version", "git_commit", "build": {"type", "compiler",
+// "flags"}, "libraries": {"ucx", "hwloc", "papi", "mpi"}, "memory_bytes", "cpu_frequency":
+// {"governor", "driver", "boost"}, "virtual_machine", "hypervisor"}. Values the machine does not
+// expose are "not exposed" (never guessed).
+nlohmann::ordered_json run_info();
+
+// "2026-11-28T06:50:03Z" (UTC, now).
+std::string utc_now();
+
+}  // namespace compas::perf
