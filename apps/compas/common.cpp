@@ -15,8 +15,12 @@
 namespace compas::app {
 
 void add_output_flags(CLI::App& cmd, OutputFlags& out) {
-  cmd.add_option("--json", out.json, "write results as JSON to FILE")->type_name("FILE");
-  cmd.add_option("--csv", out.csv, "write results as CSV to FILE")->type_name("FILE");
+  cmd.add_option("--json", out.json,
+                 "write results as JSON to FILE (- : stdout, the table then on stderr)")
+      ->type_name("FILE");
+  cmd.add_option("--csv", out.csv,
+                 "write results as CSV to FILE (- : stdout, the table then on stderr)")
+      ->type_name("FILE");
   cmd.add_flag("--quiet", out.quiet, "print no table");
 }
 
@@ -62,6 +66,14 @@ void check_writable(const char* flag, const std::string& path) {
 }  // namespace
 
 void check_outputs(const OutputFlags& out) {
+  if (out.json == "-" && out.csv == "-")
+    throw std::invalid_argument(
+        "--json - and --csv -: only one of them can go to stdout (give the other a file)");
+  if (out.json == "-" || out.csv == "-") {
+    perf::claim_stdout_for_data();  // the table and messages go to stderr
+    check_writable(out.json == "-" ? "--csv" : "--json", out.json == "-" ? out.csv : out.json);
+    return;
+  }
   check_writable("--json", out.json);
   check_writable("--csv", out.csv);
 }

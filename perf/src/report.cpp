@@ -177,7 +177,26 @@ void replace_file_atomic(const std::string& path, const std::string& contents) {
   }
 }
 
+namespace {
+int g_data_fd = -1;  // the standard output, kept for the data by claim_stdout_for_data
+}  // namespace
+
+void claim_stdout_for_data() {
+  if (g_data_fd >= 0) return;
+  std::fflush(stdout);
+  g_data_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (g_data_fd < 0)
+    throw std::runtime_error(std::string("cannot keep stdout: ") + std::strerror(errno));
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
 void write_file_atomic(const std::string& path, const std::string& contents) {
+  if (path == "-") {
+    claim_stdout_for_data();
+    if (!write_all(g_data_fd, contents))
+      throw std::runtime_error(std::string("cannot write to stdout: ") + std::strerror(errno));
+    return;
+  }
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && is_stream(st.st_mode)) return write_through(path, contents);

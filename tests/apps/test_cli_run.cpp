@@ -177,6 +177,33 @@ TEST_F(Cli, UnderCompasRunTheMachineIsTheWholeMachineAndTheSliceIsSeparate) {
   EXPECT_EQ(whole["slice"]["whole_machine"], true) << whole.dump();
 }
 
+// --json - : the report alone on stdout (the table and every message on stderr), so that it pipes
+// into a JSON reader; alone and under compas-run. Both --json - and --csv - are refused.
+TEST_F(Cli, JsonToStdoutIsTheOnlyThingOnStdout) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"topology", "--json", "-"}, {"run", "laplace", "--n", "40", "--iters", "5", "--json", "-"}};
+  for (const auto& args : commands) {
+    const Outcome r = run_compas(args);
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const json j = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << "stdout is not one JSON document:\n" << r.out;
+    EXPECT_EQ(j.value("command", ""), args[0]);
+    EXPECT_FALSE(r.err.empty()) << "the table went nowhere";
+  }
+  const Outcome job =
+      run_compas_job(2, {"run", "laplace", "--n", "40", "--iters", "5", "--json", "-"},
+                     {{"COMPAS_TIMEOUT", "30"}});
+  ASSERT_EQ(job.exit_code, 0) << job.describe();
+  const json j = json::parse(job.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "the job's stdout is not one JSON document:\n" << job.out;
+  EXPECT_EQ(j["results"][0].value("nodes", 0), 2);
+  const Outcome both = run_compas({"topology", "--json", "-", "--csv", "-"});
+  EXPECT_EQ(both.exit_code, 2) << both.describe();
+  EXPECT_NE(both.err.find("only one of them can go to stdout"), std::string::npos)
+      << both.describe();
+  EXPECT_EQ(both.out, "");
+}
+
 TEST_F(Cli, RunLaplaceThatFailsVerificationExitsOneAndSaysWhy) {
   const Outcome r = run_compas({"run", "laplace", "--n", "20", "--iters", "5", "--threads", "1",
                                 "--inject-fault", "--json", path("bad.json")});

@@ -23,7 +23,14 @@ json to_json(const RegionSummary& s);
 // for a synthetic topology, which is described as it is), compiler, library versions.
 json machine_json(const threads::Topology& topo);
 
+// "-" as an output path: the process's standard output, which then carries the data alone.
+// claim_stdout_for_data() keeps the standard output for the data and sends everything else the
+// program prints on it to stderr (fd 1 becomes a copy of fd 2); call it before printing.
+// Idempotent.
+void claim_stdout_for_data();
+
 // Writes `contents` to `path` atomically (temporary file in the same directory, then rename).
+// "-" writes to the standard output claimed by claim_stdout_for_data().
 // A FIFO or a character device at `path` (itself or behind links: /dev/null, /dev/stdout, a
 // shell's pipe) is written through instead, never replaced; a FIFO without a reader, a block
 // device or a socket is refused. Throws std::runtime_error naming the path on failure.
