@@ -91,7 +91,7 @@ void prepare_out_dir(const StudyArgs& a, const std::vector<Step>& plan) {
 class Progress {
  public:
   Progress(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book)
-      : tty_(::isatty(STDERR_FILENO) && !a.quiet), t0_(Clock::now()) {
+      : tty_(::isatty(STDERR_FILENO) && !a.quiet), quiet_(a.quiet), t0_(Clock::now()) {
     for (const auto& s : plan)
       if (!book.done.count(s.id)) ++todo_, left_s_ += s.estimate_s;
   }
@@ -100,16 +100,23 @@ class Progress {
   }
   void starting(const Step& s) {
     const double elapsed = std::chrono::duration<double>(Clock::now() - t0_).count();
+    ++started_;
     if (tty_)
-      fmt::print(stderr, "\r\033[K[{}/{}] {}  (elapsed {:.0f} s, about {:.0f} s left)", ++started_,
+      fmt::print(stderr, "\r\033[K[{}/{}] {}  (elapsed {:.0f} s, about {:.0f} s left)", started_,
                  todo_, s.title, elapsed, left_s_);
   }
-  void ended(const Step& s) { left_s_ = std::max(0.0, left_s_ - s.estimate_s); }
+  // Without a terminal (a batch log), one line per finished run.
+  void ended(const Step& s, const ChildOutcome& o) {
+    left_s_ = std::max(0.0, left_s_ - s.estimate_s);
+    if (!tty_ && !quiet_ && !o.interrupted)
+      fmt::print(stderr, "compas study: [{}/{}] {}: {} in {:.1f} s\n", started_, todo_, s.title,
+                 o.ok() ? "done" : "ended (" + o.reason() + ")", o.seconds);
+  }
   // What goes before a line of its own on stderr: the end of the progress line.
   const char* line_break() const { return tty_ ? "\n" : ""; }
 
  private:
-  bool tty_;
+  bool tty_, quiet_;
   Clock::time_point t0_;
   int todo_ = 0, started_ = 0;
   double left_s_ = 0;
@@ -189,7 +196,7 @@ bool sweep(const StudyArgs& a, const std::vector<Step>& plan, RunBook& book,
     if (children.stop_requests() > 0) return true;
     progress.starting(s);
     const ChildOutcome o = run_step(a.out, s, children);
-    progress.ended(s);
+    progress.ended(s, o);
     if (o.interrupted) return true;  // stopped on request: not a failure, run again next time
     record_outcome(a, s, o, book, progress);
   }
@@ -282,7 +289,8 @@ int run_study(const StudyArgs& a) {
   if (make_plots(a, plan, book, children, interrupted)) write_report(a, plan, book, complete);
   write_html_report(a.out);
   print_summary(a, plan, book, interrupted);
-  return interrupted ? 130 : 0;
+  if (interrupted) return 130;
+  return a.strict && count_in(plan, book.failed) > 0 ? 1 : 0;
 }
 
 // --run-timeout: seconds, more than 0; at most 1e6 (11 days), which keeps the deadline
@@ -335,6 +343,11 @@ Command setup_study(CLI::App& app) {
                   "working set of the memory probes (membw, loaded latency, the cache curve's "
                   "largest): default at least 4x the last-level caches (STREAM's rule), within a "
                   "quarter of memory; smaller measures the caches in part, as the report says");
+  cmd->add_flag("--no-paper", a->no_paper,
+                "leave COMPaS 1998's reference figures out of the report");
+  cmd->add_flag("--strict", a->strict,
+                "exit 1 when a run failed (the report is written all the same); without it the "
+                "study exits 0 and says on stderr how many failed");
   cmd->add_flag("--fresh", a->fresh, "forget earlier runs in --out and start over");
   cmd->add_flag("--dry-run", a->dry_run, "print the plan and its estimated time, run nothing");
   cmd->add_flag("--quiet", a->quiet, "no progress or summary lines");

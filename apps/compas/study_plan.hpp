@@ -21,6 +21,8 @@ struct StudyArgs {
   std::string scaling = "strong";  // strong: sizes fixed; weak: size per core fixed
   std::string stream_size;  // --stream-size: the memory probes' working set ("": STREAM's rule)
   bool oversubscribe = false;
+  bool no_paper = false;  // --no-paper: COMPaS 1998's figures left out of the report
+  bool strict = false;    // exit 1 when a run failed
   bool fresh = false;
   bool dry_run = false;
   bool quiet = false;

@@ -194,9 +194,10 @@ void write_membw(ReportContext& c) {
                           r.value("kernel", ""), r.value("max_threads", 0),
                           f2(r.value("peak_bandwidth_gbs", 0.0)), r.value("peak_threads", 0));
   }
-  c.md << "\nCOMPaS 1998 (Pentium Pro, 4 CPUs on one bus): read 203.5, write 97.9, copy 70.5 "
-          "MB/s; bcopy total 71.3 / 74.1 / 74.3 / 74.2 MB/s for 1-4 threads (each thread gets "
-          "1/T of the bus).\n\n";
+  c.md << c.paper(
+      "\nCOMPaS 1998 (Pentium Pro, 4 CPUs on one bus): read 203.5, write 97.9, copy 70.5 MB/s; "
+      "bcopy total 71.3 / 74.1 / 74.3 / 74.2 MB/s for 1-4 threads (each thread gets 1/T of the "
+      "bus).\n\n");
   c.embed("membw.png", "memory bandwidth against threads");
   for (const auto& [kernel, by_threads] : c.streams)
     for (const auto& [threads, bw] : by_threads)
@@ -233,10 +234,11 @@ void write_loaded_latency(ReportContext& c) {
     for (auto it = params["knees"].begin(); it != params["knees"].end(); ++it)
       c.md << "- knee of " << it.key()
            << " (latency 2x idle): " << it.value().value("text", std::string()) << "\n";
-  c.md << "\nCOMPaS 1998 (Table 2): four Pentium Pro threads shared one 74 MB/s bus, so each "
-          "got 1/T of it (bcopy 71.3 / 74.1 / 74.3 / 74.2 MB/s total for 1-4 threads); the "
-          "curve above shows what sharing the bus costs in latency here, and where (the knee) "
-          "the bus stops absorbing more traffic.\n\n";
+  c.md << c.paper(
+      "\nCOMPaS 1998 (Table 2): four Pentium Pro threads shared one 74 MB/s bus, so each got 1/T "
+      "of it (bcopy 71.3 / 74.1 / 74.3 / 74.2 MB/s total for 1-4 threads); the curve above shows "
+      "what sharing the bus costs in latency here, and where (the knee) the bus stops absorbing "
+      "more traffic.\n\n");
   c.embed("loaded-latency.png", "loaded latency: latency against bandwidth");
   for (const auto& r : (*ll)["results"])
     c.study["bus"]["curve"].push_back({{"mix", r.value("mix", "")},
@@ -303,8 +305,9 @@ void write_cache(ReportContext& c) {
     c.md << fmt::format("| {} | {} | {} |\n", bytes / 1024, ns.first, ns.second);
   c.md << "\n"
        << kWideNote
-       << "COMPaS 1998 read the Pentium Pro's counters for its Fig. 12; compas times the loads "
-          "(and counts them with PAPI where the machine has counters).\n\n";
+       << c.paper(
+              "COMPaS 1998 read the Pentium Pro's counters for its Fig. 12; compas times the "
+              "loads (and counts them with PAPI where the machine has counters).\n\n");
   c.embed("cache.png", "latency per load against working set");
   c.embed("cache-bandwidth.png", "bandwidth against working set");
 }
@@ -331,8 +334,9 @@ void write_thread_barriers(ReportContext& c) {
   }
   c.md << "\n"
        << kWideNote
-       << "COMPaS 1998 spin barrier: 1222 / 1761 / 1960 ns for 2 / 3 / 4 threads; Solaris "
-          "mutexes about 180 us for 4.\n\n";
+       << c.paper(
+              "COMPaS 1998 spin barrier: 1222 / 1761 / 1960 ns for 2 / 3 / 4 threads; "
+              "Solaris mutexes about 180 us for 4.\n\n");
   c.embed("barrier-barrier_threads.png", "thread barriers");
   c.embed("barrier.png", "thread barriers");
 }
@@ -353,8 +357,9 @@ void write_process_barriers(ReportContext& c) {
   if (any)
     c.md << "\n"
          << kWideNote
-         << "COMPaS 1998: NICAM on Myrinet 23.79 / 31.45 / 38.67 us for 2 / 4 / 8 nodes; MPICH "
-            "on 100Base-T 493 / 1066 / 1645 us.\n\n";
+         << c.paper(
+                "COMPaS 1998: NICAM on Myrinet 23.79 / 31.45 / 38.67 us for 2 / 4 / 8 "
+                "nodes; MPICH on 100Base-T 493 / 1066 / 1645 us.\n\n");
   for (int p : {2, 4})
     c.embed("barrier-barrier_p" + std::to_string(p) + ".png",
             "process barrier, P=" + std::to_string(p));
@@ -380,12 +385,15 @@ void write_pingpong(ReportContext& c) {
   }
   c.md << "\n"
        << kWideNote
-       << "COMPaS 1998 (NICAM, Myrinet): about 16 us minimum latency, 82.5 MB/s peak.\n\n";
+       << c.paper(
+              "COMPaS 1998 (NICAM, Myrinet): about 16 us minimum latency, 82.5 MB/s "
+              "peak.\n\n");
   c.embed("pingpong.png", "put latency and bandwidth against message size");
 }
 
 // The paper's figures for the kernels the study ran.
 void write_paper_kernels(ReportContext& c) {
+  if (c.a.no_paper) return;
   const json& k = c.study["kernels"];
   if (k.contains("laplace n=640") || k.contains("laplace n=4096"))
     c.md << "COMPaS 1998, Laplace n=640 on 4 nodes x 4 threads: see the paper's Figs. 5-6 "

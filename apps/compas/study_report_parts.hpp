@@ -36,6 +36,9 @@ struct ReportContext {
   // and thread count: what each kernel's own traffic is compared with.
   std::map<std::string, std::map<int, Spread>> streams;
 
+  // `text` (COMPaS 1998's figures) unless --no-paper left them out.
+  std::string paper(const std::string& text) const { return a.no_paper ? std::string() : text; }
+
   // Shows plots/`file` here when the study made it (an image link), once.
   void embed(const std::string& file, const std::string& alt);
 

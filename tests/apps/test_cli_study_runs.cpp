@@ -257,6 +257,26 @@ TEST_F(Cli, StudyRecordsARefusedRunAndFinishesTheRest) {
   EXPECT_NE(r.err.find("2 runs failed"), std::string::npos) << r.describe();
 }
 
+// Without a terminal the study says one line per finished run (for batch logs); --strict makes a
+// study whose runs failed exit 1, its report written all the same.
+TEST_F(Cli, StudyPrintsALinePerRunAndStrictExitsOneWhenARunFailed) {
+  const std::string out = path("study"), refuse = path("refuse");
+  std::ofstream(refuse) << "refuse\n";
+  seed_characterization_done(out);
+  auto args = study_args(out, refusing_launcher(dir_, refuse) + " {P}", "1x1,2x1");
+  args.push_back("--strict");
+  const Outcome r = run_compas(args);
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_TRUE(fs::exists(out + "/report.md"));
+  EXPECT_NE(r.err.find("] laplace n=640 on 1 x 1: done in "), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("] laplace n=640 on 2 x 1: ended (exit 3) in "), std::string::npos)
+      << r.describe();
+  EXPECT_NE(r.err.find("compas study: [4/4] "), std::string::npos) << r.describe();
+  fs::remove(refuse);
+  const Outcome fixed = run_compas(args);
+  EXPECT_EQ(fixed.exit_code, 0) << "--strict with every run done\n" << fixed.describe();
+}
+
 TEST_F(Cli, StudyRerunRetriesTheFailedRuns) {
   const std::string out = path("study"), refuse = path("refuse");
   std::ofstream(refuse) << "refuse\n";

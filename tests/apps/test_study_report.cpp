@@ -410,5 +410,20 @@ TEST_F(StudyReport, ASummaryDifferenceWithinTheNoiseSaysSo) {
   EXPECT_EQ(study["summary"][0]["fastest"]["beyond_noise"], false);
 }
 
+// --no-paper leaves COMPaS 1998's figures out; by default they stand beside ours.
+TEST_F(StudyReport, NoPaperLeavesTheReferenceFiguresOut) {
+  add_triad(16, 15, 17);
+  add_laplace({{1, 1, {1.0, 1.01, 0.99}}});
+  Step p{"pingpong", "pingpong", "characterize", {}, 1};
+  done(p, {{"command", "pingpong"},
+           {"results", json::array({{{"op", "put"}, {"bytes", 8}, {"latency_us", 1.0}}})}});
+  write();
+  EXPECT_NE(md().find("COMPaS 1998"), std::string::npos) << md();
+  args_.no_paper = true;
+  write();
+  EXPECT_EQ(md().find("1998"), std::string::npos) << md();
+  EXPECT_NE(md().find("## Put latency and bandwidth"), std::string::npos) << md();
+}
+
 }  // namespace
 }  // namespace compas::app
