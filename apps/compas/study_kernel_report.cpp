@@ -423,12 +423,15 @@ void write_scaling(ReportContext& c, const std::string& name, const std::vector<
       speedups.push_back({st.p(), st.speedup.median});
     scaling.push_back(
         {st.step->procs, st.step->threads, st.step->oversubscribed, st.seconds.median, st.samples});
+    c.extrap_points[st.step->kernel].push_back(
+        {st.step->size, st.step->procs, st.step->threads, st.step->oversubscribed,
+         st.samples.empty() ? std::vector<double>{st.seconds.median} : st.samples});
   }
   const auto summary = scaling_summary(speedups, scaling, c.a.scaling == "weak");
   c.md << summary.markdown;
   kernel.update(summary.json);
   if (const auto text = extrap_export(name, scaling); !text.empty())
-    c.extrap_files[file_name_of(name)] = text;
+    c.extrap_files[file_name_of(name) + ".txt"] = text;
 }
 
 }  // namespace

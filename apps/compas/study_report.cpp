@@ -83,15 +83,25 @@ std::string failed_runs_section(const fs::path& dir, const std::vector<Step>& pl
   return md.empty() ? md : "## Failed runs\n\n" + md;
 }
 
-// The measurements in Extra-P's text format, one file per kernel size in extrap/, and a line in
-// the report saying where.
-void write_extrap_files(const fs::path& dir, const std::map<std::string, std::string>& files,
-                        std::ostringstream& md) {
-  if (files.empty()) return;
-  study_subdir(dir, "extrap");
-  for (const auto& [name, text] : files) write_study_file(dir, "extrap/" + name + ".txt", text);
-  md << "\nThe kernels' times are in `extrap/` in Extra-P's text format (parameters processes "
-        "and threads, metric time), one file per kernel size, to model them there.\n";
+// The measurements for Extra-P in extrap/: its text format, one file per kernel size, and its JSON
+// Lines, one file per kernel over every size; a paragraph in the report saying where, and what a
+// model can make of them.
+void write_extrap_files(ReportContext& c) {
+  std::string notes;
+  for (const auto& [kernel, points] : c.extrap_points) {
+    const ExtrapLines lines = extrap_lines(kernel, points);
+    if (lines.text.empty()) continue;
+    c.extrap_files[kernel + ".jsonl"] = lines.text;
+    if (!lines.note.empty()) notes += "- " + kernel + ": " + lines.note + ".\n";
+  }
+  if (c.extrap_files.empty()) return;
+  study_subdir(c.dir, "extrap");
+  for (const auto& [name, text] : c.extrap_files) write_study_file(c.dir, "extrap/" + name, text);
+  c.md << "\nThe kernels' times are in `extrap/` for Extra-P: in its text format (parameters "
+          "processes and threads, metric time), one file per kernel size, and in its JSON Lines, "
+          "one file per kernel with every repetition, over processes, threads and the size where "
+          "the study varies it (oversubscribed points left out).\n"
+       << (notes.empty() ? "" : "\n" + notes);
 }
 
 // The report's head: complete or partial, how many runs finished and failed.
@@ -501,7 +511,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
   write_other_plots(c);
   if (const std::string section = failed_runs_section(c.dir, plan, book); !section.empty())
     c.md << "\n" << section;
-  write_extrap_files(c.dir, c.extrap_files, c.md);
+  write_extrap_files(c);
   std::string md = c.md.str();
   md.insert(head_end, run_metadata_md(c.study["run"], a) + summary_md(c.study, summary_cores(c)));
   write_study_file(c.dir, "report.md", md);

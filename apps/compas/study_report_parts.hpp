@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compas/perf/report.hpp"
+#include "extrap_lines.hpp"
 #include "study_plan.hpp"
 #include "study_runs.hpp"
 #include "study_spread.hpp"
@@ -29,7 +30,8 @@ struct ReportContext {
   std::ostringstream md;                            // report.md
   perf::json study;                                 // study.json
   std::ostringstream csv;                           // study.csv
-  std::map<std::string, std::string> extrap_files;  // file name -> Extra-P text
+  std::map<std::string, std::string> extrap_files;  // file name in extrap/ -> its text
+  std::map<std::string, std::vector<ExtrapPoint>> extrap_points;  // kernel -> its points
   Spread triad_saturation;      // the triad's peak total bandwidth, GB/s (n = 0: not measured)
   std::set<std::string> plots;  // plots/*.png not yet shown in the report
   // compas membw's total bandwidth, GB/s with its repeats' range, by kernel (load, copy, ...)
