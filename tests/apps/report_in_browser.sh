@@ -2,7 +2,8 @@
 # report.html as a user opens it: a small study, its report.html copied alone to an empty
 # directory (no plots/ beside it), opened in headless Chromium and screenshot. The page must show
 # its figures: the screenshot holds the plots' blue lines (matplotlib's first colour), which only
-# inline images can bring along. Skipped (77) without chromium or matplotlib.
+# inline images can bring along, and every inline image decodes. Skipped (77) without chromium
+# or matplotlib.
 # Usage: report_in_browser.sh COMPAS
 set -eu
 compas=$1
@@ -23,6 +24,19 @@ inline=$(grep -o '<img alt="[^"]*" src="data:image/png;base64,' "$html" | wc -l)
 [ "$images" -gt 0 ] || { echo "FAIL: report.md shows no plot"; exit 1; }
 [ "$inline" -eq "$images" ] || { echo "FAIL: $images plots in report.md, $inline inline in report.html"; exit 1; }
 
+# Every image the page shows decodes as a PNG of some size (a broken one would not load).
+"$python" - "$html" <<'PY'
+import base64, io, re, sys
+from PIL import Image
+html = open(sys.argv[1]).read()
+srcs = re.findall(r'<img alt="[^"]*" src="data:image/png;base64,([^"]*)"', html)
+for i, data in enumerate(srcs):
+    im = Image.open(io.BytesIO(base64.b64decode(data)))
+    im.verify()
+    if im.size[0] < 50 or im.size[1] < 50:
+        sys.exit(f"FAIL: image {i} is {im.size[0]}x{im.size[1]}")
+print(f"{len(srcs)} inline images decode")
+PY
 mkdir "$dir/alone"
 cp "$html" "$dir/alone/report.html"
 # The browser gets a home of its own and a time limit; its chatter on stderr is not ours.
