@@ -1,6 +1,7 @@
 #include "run_common.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include <fmt/core.h>
@@ -28,6 +29,10 @@ void add_run_flags(CLI::App& cmd, RunFlags& f) {
                "every process prints its cpus and each thread's cpu on stderr at start "
                "(COMPAS_REPORT_BINDING=1)");
   add_events_flag(cmd, f.events);
+  cmd.add_option("--min-seconds", f.min_seconds,
+                 "run more iterations until the timed part lasts at least this long (seconds; "
+                 "0: the iterations asked; CG's class fixes its iterations)")
+      ->check(CLI::Range(0.0, 3600.0));
   add_output_flags(cmd, f.out);
 }
 
@@ -124,18 +129,47 @@ perf::json job_fields(const std::string& kernel, Runtime& rt) {
   return {{"kernel", kernel}, {"nodes", rt.processes()}, {"threads", rt.threads()}};
 }
 
+// The factor that takes `timed` seconds past `min` (10% to spare), the largest any process asks.
+int next_factor(Runtime& rt, int factor, double timed, double min) {
+  const double want = timed > 0 ? std::ceil(factor * min / timed * 1.1) : factor * 1000.0;
+  long long mine = static_cast<long long>(std::min(want, 1e6));
+  long long agreed = 0;
+  rt.run([&](threads::ThreadCtx& t) {
+    const long long v = rt.allreduce(t, t.is_leader() ? mine : 0LL, op::max{});
+    if (t.is_leader()) agreed = v;
+  });
+  return static_cast<int>(std::max<long long>(agreed, factor + 1));
+}
+
+// Runs of a kernel --min-seconds may take: the first run's times include its cold start (a first
+// iteration many times slower), so the first estimate of the factor can fall short.
+constexpr int kMinTries = 6;
+
+// Runs the kernel, again with more iterations while its timed part is under --min-seconds.
+KernelRun run_to_minimum(Runtime& rt, const RunFlags& flags, const KernelRunner& run, int& factor) {
+  factor = 1;
+  KernelRun r = run(rt, factor);
+  for (int tries = 1; tries < kMinTries && r.scalable && r.timed_seconds < flags.min_seconds;
+       ++tries) {
+    factor = next_factor(rt, factor, r.timed_seconds, flags.min_seconds);
+    rt.profile().reset();
+    r = run(rt, factor);
+  }
+  return r;
+}
+
 }  // namespace
 
 int run_kernel(const std::string& kernel, const RunFlags& flags,
-               const std::function<void(Runtime&)>& check,
-               const std::function<KernelRun(Runtime&)>& run) {
+               const std::function<void(Runtime&)>& check, const KernelRunner& run) {
   Runtime rt(runtime_options(flags));
   check(rt);
   const bool leader = rt.process() == 0;
   if (leader) check_outputs(flags.out);
   const auto& events = rt.profile().events();
   rt.profile().reset();
-  KernelRun r = run(rt);
+  int factor = 1;
+  KernelRun r = run_to_minimum(rt, flags, run, factor);
   perf::json regions = region_json(rt, events, leader && !flags.out.quiet);
   if (!leader) return r.verified ? 0 : 1;
   add_compute(regions, r.whole_region);
@@ -145,6 +179,12 @@ int run_kernel(const std::string& kernel, const RunFlags& flags,
   params["bootstrap"] = rt.bootstrap().kind();
   perf::json record = job_fields(kernel, rt);
   record.update(r.record);
+  record["timed_seconds"] = r.timed_seconds;
+  record["min_seconds"] = flags.min_seconds;
+  record["iteration_factor"] = factor;
+  if (flags.min_seconds > 0 && r.timed_seconds < flags.min_seconds)
+    record["min_seconds_note"] =
+        r.scalable ? "not reached after 3 tries" : "not applied: the kernel's iterations are fixed";
   record["regions"] = std::move(regions);
   perf::Report report("run", perf::machine_json(rt.topology()), job_params(rt, std::move(params)));
   report.add(std::move(record));

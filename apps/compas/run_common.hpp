@@ -21,6 +21,7 @@ struct RunFlags {
   bool oversubscribe = false;
   bool report_bindings = false;
   std::string events;
+  double min_seconds = 0;  // --min-seconds: the timed part lasts at least this (0: as asked)
   OutputFlags out;
 };
 
@@ -51,7 +52,15 @@ struct KernelRun {
   // The region holding the whole solve, if the kernel has one: "compute" is then added as it
   // minus communicate and synchronize (means over threads).
   std::string whole_region;
+  // How long the timed part lasted (all its iterations), the same on every process, and whether
+  // the kernel can run more iterations to reach --min-seconds (CG cannot: NPB's class fixes
+  // them).
+  double timed_seconds = 0;
+  bool scalable = false;
 };
+
+// A kernel's run with its iterations multiplied by `factor` (1: as asked).
+using KernelRunner = std::function<KernelRun(Runtime&, int factor)>;
 
 // One kernel on this job with what every kernel does around its own work: the Runtime from the
 // job flags; `check` (the parameters against the job: bad input before any work); the output
@@ -59,8 +68,10 @@ struct KernelRun {
 // printed on rank 0); then on rank 0 the report (machine; kernel, nodes, threads, the params,
 // bootstrap and wait policy; the record and its regions) written, the summary and the verdict
 // printed. Returns 0 when verified, else 1 (on every process).
+// With --min-seconds S, a run whose timed part lasted less than S runs again with its iterations
+// multiplied to reach it (the factor agreed by every process; at most 6 tries), and the report
+// says so (min_seconds, iteration_factor, timed_seconds).
 int run_kernel(const std::string& kernel, const RunFlags& flags,
-               const std::function<void(Runtime&)>& check,
-               const std::function<KernelRun(Runtime&)>& run);
+               const std::function<void(Runtime&)>& check, const KernelRunner& run);
 
 }  // namespace compas::app

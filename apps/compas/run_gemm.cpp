@@ -70,6 +70,8 @@ KernelRun gemm_run(Runtime& rt, const GemmArgs& a) {
   out.summary = [r, nodes = rt.processes(), threads = rt.threads()](const perf::json& regions) {
     return gemm_summary(r, nodes, threads, regions);
   };
+  for (double s : r.iter_seconds) out.timed_seconds += s;
+  out.scalable = true;
   return out;
 }
 
@@ -82,7 +84,11 @@ int run_gemm(const GemmArgs& a) {
     throw std::invalid_argument("COMPAS_GEMM_ISA: " + what);
   }
   auto check = [&](Runtime& rt) { kernels::gemm::check(a.p, rt.processes(), rt.processes_here()); };
-  return run_kernel("gemm", a.run, check, [&](Runtime& rt) { return gemm_run(rt, a); });
+  return run_kernel("gemm", a.run, check, [&](Runtime& rt, int factor) {
+    GemmArgs more = a;
+    more.p.iters = static_cast<int>(std::min<long long>(1 << 20, 1ll * a.p.iters * factor));
+    return gemm_run(rt, more);
+  });
 }
 
 // COMPaS Table 6 used n = 1800; a small size shows the per-panel overheads.

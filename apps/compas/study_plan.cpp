@@ -286,14 +286,18 @@ Step kernel_step(const PlanContext& c, const KernelPoint& pt, int rep, int reps)
   s.kind = "kernel";
   std::vector<std::string> args = {"run", pt.kernel};
   args.insert(args.end(), pt.size.args.begin(), pt.size.args.end());
-  for (const auto& x : {std::string("--quiet"), std::string("--json"), c.raw(s.id)})
+  // Every point times at least `min_timed` seconds (a point of a millisecond measures the timer
+  // and the noise): the kernel runs more iterations to reach it and records them.
+  const double min_timed = c.scale >= 0.3 ? 0.25 : 0.1;
+  for (const auto& x : {std::string("--quiet"), std::string("--json"), c.raw(s.id),
+                        std::string("--min-seconds"), fmt::format("{:g}", min_timed)})
     args.push_back(x);
   if (!c.a.launcher.empty()) {
     args.push_back("--threads");
     args.push_back(std::to_string(sh.t));
   }
   s.argv = c.job(sh.p, sh.t, args);
-  s.estimate_s = 0.5 + pt.size.seconds_1x1 / std::min(sh.p * sh.t, c.cores);
+  s.estimate_s = 0.5 + 2 * min_timed + pt.size.seconds_1x1 / std::min(sh.p * sh.t, c.cores);
   s.kernel = pt.kernel;
   s.procs = sh.p;
   s.threads = sh.t;

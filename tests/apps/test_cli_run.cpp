@@ -204,6 +204,36 @@ TEST_F(Cli, JsonToStdoutIsTheOnlyThingOnStdout) {
   EXPECT_EQ(both.out, "");
 }
 
+// --min-seconds: a run whose timed part is shorter runs again with its iterations multiplied,
+// recorded (iters, iteration_factor, timed_seconds); alone and under compas-run (the factor agreed
+// by both processes). CG's class fixes its iterations: the record says the minimum was not applied.
+TEST_F(Cli, MinSecondsScalesTheIterationsUntilTheTimedPartLastsThatLong) {
+  const Outcome g = run_compas({"run", "gemm", "--n", "128", "--iters", "1", "--threads", "1",
+                                "--min-seconds", "0.2", "--quiet", "--json", path("g.json")});
+  ASSERT_EQ(g.exit_code, 0) << g.describe();
+  const json gr = load_json("g.json")["results"][0];
+  EXPECT_GT(gr.value("iteration_factor", 0), 1) << gr.dump();
+  EXPECT_EQ(gr.value("iters", 0), gr.value("iteration_factor", 0)) << gr.dump();
+  EXPECT_GE(gr.value("timed_seconds", 0.0), 0.2) << gr.dump();
+  EXPECT_EQ(gr.value("min_seconds", 0.0), 0.2);
+  EXPECT_TRUE(gr.value("verified", false)) << gr.dump();
+  const Outcome l = run_compas_job(2,
+                                   {"run", "laplace", "--n", "64", "--iters", "5", "--min-seconds",
+                                    "0.2", "--quiet", "--json", path("l.json")},
+                                   {{"COMPAS_TIMEOUT", "30"}});
+  ASSERT_EQ(l.exit_code, 0) << l.describe();
+  const json lr = load_json("l.json")["results"][0];
+  EXPECT_EQ(lr.value("iters", 0), 5 * lr.value("iteration_factor", 0)) << lr.dump();
+  EXPECT_EQ(lr.value("sweeps", 0), lr.value("iters", 0)) << lr.dump();
+  EXPECT_GE(lr.value("timed_seconds", 0.0), 0.2) << lr.dump();
+  const Outcome c = run_compas({"run", "cg", "--class", "S", "--threads", "1", "--min-seconds", "5",
+                                "--quiet", "--json", path("c.json")});
+  ASSERT_EQ(c.exit_code, 0) << c.describe();
+  const json cr = load_json("c.json")["results"][0];
+  EXPECT_EQ(cr.value("iteration_factor", 0), 1);
+  EXPECT_NE(cr.value("min_seconds_note", "").find("not applied"), std::string::npos) << cr.dump();
+}
+
 TEST_F(Cli, RunLaplaceThatFailsVerificationExitsOneAndSaysWhy) {
   const Outcome r = run_compas({"run", "laplace", "--n", "20", "--iters", "5", "--threads", "1",
                                 "--inject-fault", "--json", path("bad.json")});

@@ -78,5 +78,22 @@ TEST(StreamSizes, ThePlanSizesMembwAndTheCacheCurveByTheRule) {
   EXPECT_THROW(make_plan(a, two_l3s()), std::invalid_argument);
 }
 
+// Every kernel run of the plan times at least a minimum (0.1 s at small budgets, 0.25 s from 3
+// minutes): a point timed over a millisecond measures the noise.
+TEST(StreamSizes, ThePlanAsksEveryKernelRunForAMinimumTime) {
+  StudyArgs a;
+  a.kernels = "gemm,laplace";
+  for (double budget : {0.5, 10.0}) {
+    a.budget = budget;
+    int kernels = 0;
+    for (const auto& s : make_plan(a, two_l3s())) {
+      if (s.kind != "kernel") continue;
+      ++kernels;
+      EXPECT_EQ(flag_after({s}, s.id, "--min-seconds"), budget < 3 ? "0.1" : "0.25") << s.id;
+    }
+    EXPECT_GT(kernels, 0);
+  }
+}
+
 }  // namespace
 }  // namespace compas::app
