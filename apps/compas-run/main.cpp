@@ -1,5 +1,5 @@
 // compas-run: starts the P processes of a job on this host, T threads each, with the cores split
-// between them (DESIGN.md, "Command line"; threads::process_slice). Each process is pinned to
+// between them (threads::process_slice). Each process is pinned to
 // its slice before exec and finds the others through the tcp bootstrap, configured by COMPAS_*
 // variables. The first process to fail ends the job: the others get SIGTERM, then SIGKILL after
 // a grace period, and compas-run exits with the failing rank's status. Bad input exits 2.

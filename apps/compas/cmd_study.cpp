@@ -1,4 +1,4 @@
-// compas study: the main job (DESIGN.md, "The main job"). Characterizes the machine (topology,
+// compas study: the main job. Characterizes the machine (topology,
 // memory bandwidth, cache, thread and process barriers, put latency and bandwidth), then runs the
 // kernels over a processes x threads grid, and writes a report directory:
 //   runs.jsonl      one line per finished run, appended (and synced) the moment it finishes

@@ -1,5 +1,5 @@
-// compas: the command-line front end. One subcommand per measurement (DESIGN.md, "Command
-// line"). Bad input exits 2 with a message naming the value; a failed measurement exits 1.
+// compas: the command-line front end. One subcommand per measurement. Bad input exits 2 with a
+// message naming the value; a failed measurement exits 1.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <functional>

@@ -1,7 +1,7 @@
 // Bootstrap: how the P processes of a job find each other before any data moves. It gives each
 // process its rank and the job size, and two slow but dependable collectives, allgather of byte
 // strings and barrier, which later layers use to exchange UCX addresses and window keys.
-// Three kinds (DESIGN.md): `single` (P = 1), `tcp` (a rendezvous at rank 0, used by compas-run
+// Three kinds: `single` (P = 1), `tcp` (a rendezvous at rank 0, used by compas-run
 // and for manual runs) and `mpi` (under mpirun / srun, when built with MPI).
 // Failures never hang: a dead rank, a rank that never arrives, or a collective that does not
 // complete within COMPAS_TIMEOUT ends the job on every rank with a BootstrapError naming the

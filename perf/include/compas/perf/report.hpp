@@ -1,6 +1,6 @@
-// Report: the output contract of every measuring command (DESIGN.md, "Output"). One JSON object
-// {"command", "version", "machine", "params", "results": [records]}, the same records as CSV rows,
-// and a readable table on stdout. Files are written to a temporary name beside the target and
+// Report: the output contract of every measuring command. One JSON object
+// {"command", "version", "run", "machine", "params", "results": [records]}, the same records as CSV
+// rows, and a readable table on stdout. Files are written to a temporary name beside the target and
 // renamed, so an interrupted run never leaves half a file.
 #pragma once
 

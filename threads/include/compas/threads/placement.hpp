@@ -1,5 +1,5 @@
 // Placement: which PU each thread of a team runs on, and which PUs each of the k processes
-// sharing one host may use. Policies (DESIGN.md): compact, scatter, sockets, or an explicit cpu
+// sharing one host may use. Policies: compact, scatter, sockets, or an explicit cpu
 // list. Two threads never share a PU unless oversubscription is explicitly allowed.
 #pragma once
 
