@@ -19,6 +19,10 @@
 //   window-freed     nobody dies: the victim destroys a window while the others keep putting,
 //                    getting and adding into its copy; the victim's destruction gives up after
 //                    COMPAS_TIMEOUT and the others' next operation must fail at the initiator
+//   host-barrier-skipped  nobody dies: in a loop of Comm barriers the victim stops calling them
+//                    (from the 501st on) and sleeps (60 s at most); the others must end after
+//                    COMPAS_TIMEOUT naming it. Prints the barrier's algorithm first
+//                    ("fault_probe: rank R: barrier host") on stdout.
 //   user-op-differs  nobody dies: an allreduce with a caller's operator where the victim passes
 //   user-scan-differs  100000 int32_t and the others 100000 double (payloads of different numbers
 //                    of chunks), or the same with exclusive_scan; every rank prints what it
@@ -187,6 +191,16 @@ int main(int argc, char** argv) {
           win.fetch_add(victim, 2047, 1);
           if (i % 64 == 63) rt.comm().flush(victim);
         }
+      }
+    } else if (phase == "host-barrier-skipped") {
+      std::printf("fault_probe: rank %d: barrier %s\n", R, rt.comm().barrier_algorithm().c_str());
+      std::fflush(stdout);
+      for (int i = 0; i < 1000; ++i) {
+        if (me && i == 500) {
+          std::this_thread::sleep_for(std::chrono::seconds(60));
+          break;
+        }
+        rt.comm().barrier();
       }
     } else if (phase == "user-op-differs" || phase == "user-scan-differs") {
       return user_op_differs(rt, me, phase == "user-scan-differs");

@@ -238,6 +238,51 @@ INSTANTIATE_TEST_SUITE_P(, WindowFreed, ::testing::Values("1", "0"),
                            return std::string(info.param[0] == '1' ? "LoadStore" : "Rma");
                          });
 
+// The line "fault_probe: rank R: ..." of `err`, or "".
+std::string rank_line(const std::string& err, int rank) {
+  for (const auto& line : lines_of(err))
+    if (line.rfind("fault_probe: rank " + std::to_string(rank) + ": ", 0) == 0) return line;
+  return "";
+}
+
+// No rank dies, but one stops calling the Comm's barriers, which are two-level (every process on
+// one host, COMPAS_NODE_BARRIER=host) under compas-run: the others end after COMPAS_TIMEOUT
+// naming the rank that did not arrive and its host (before: "waiting for peers: the host
+// barrier's release", no rank named), whether it is the host's leader (rank 0) or not.
+class HostBarrierSkipped : public ::testing::TestWithParam<int> {};
+
+TEST_P(HostBarrierSkipped, TheOthersNameTheRankThatDidNotArrive) {
+  const int skipper = GetParam(), timeout = 3;
+  Proc run({COMPAS_RUN_EXE, "-n", "3", "-t", "1", FAULT_PROBE_EXE, "host-barrier-skipped",
+            std::to_string(skipper)},
+           {{"COMPAS_TIMEOUT", std::to_string(timeout)}, {"COMPAS_NODE_BARRIER", "host"}});
+  ASSERT_TRUE(run.wait(timeout + 40)) << run.describe();
+  EXPECT_EQ(run.exit_code, 1) << run.describe();
+  EXPECT_EQ(count_of(run.out, ": barrier host"), 3) << "not the two-level barrier\n"
+                                                    << run.describe();
+  // compas-run ends the job once the first survivor fails: the other may not have spoken, or may
+  // have seen that survivor leave first (then it names that survivor).
+  const std::string absent = "rank " + std::to_string(skipper) + " did not arrive, on host '";
+  int named = 0;
+  for (int r = 0; r < 3; ++r) {
+    const std::string line = rank_line(run.err, r);
+    if (r == skipper || line.empty()) continue;
+    const int other = 3 - r - skipper;
+    if (contains(line, absent))
+      ++named;
+    else
+      EXPECT_TRUE(contains(line.substr(std::string("fault_probe: rank 0: ").size()),
+                           "rank " + std::to_string(other)))
+          << line;
+  }
+  EXPECT_GE(named, 1) << run.describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(, HostBarrierSkipped, ::testing::Values(0, 1, 2),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "rank" + std::to_string(info.param);
+                         });
+
 // Calls with a caller's operator whose payloads split into different numbers of chunks (the
 // victim passes 100000 int32_t, the others 100000 double) under compas-run: every rank ends with
 // the same error naming both calls, long before COMPAS_TIMEOUT (30 s). Before, the ranks that
@@ -255,13 +300,6 @@ void PrintTo(const Differ& d, std::ostream* os) {
 }
 
 class UserOpDiffers : public ::testing::TestWithParam<Differ> {};
-
-// The line "fault_probe: rank R: ..." of `err`, or "".
-std::string rank_line(const std::string& err, int rank) {
-  for (const auto& line : lines_of(err))
-    if (line.rfind("fault_probe: rank " + std::to_string(rank) + ": ", 0) == 0) return line;
-  return "";
-}
 
 TEST_P(UserOpDiffers, EveryRankNamesBothCallsLongBeforeTheTimeout) {
   const Differ d = GetParam();
