@@ -100,6 +100,8 @@ std::string describe(std::uint32_t kind, std::uint32_t elem, std::uint64_t arg) 
     case Kind::exclusive_scan_user:
       return "exclusive_scan with a caller's operator on " + std::to_string(elem) +
              "-byte elements" + call_ids(arg);
+    case Kind::agree_user:
+      return "the check that every process passes the same call with a caller's operator";
   }
   return "an unknown collective (kind " + std::to_string(kind) + ")";
 }
@@ -426,9 +428,7 @@ void ProcessCollectives::Impl::reduce_scatter_allgather(std::span<T> v, Op op) {
 }
 
 void ProcessCollectives::Impl::max_words(std::span<std::uint64_t> v) {
-  begin(Kind::allreduce, sizeof(std::uint64_t),
-        static_cast<std::uint64_t>(Op::max) | type_code<std::uint64_t>() << 8 |
-            static_cast<std::uint64_t>(Phase::doubling) << 16);
+  begin(Kind::agree_user, sizeof(std::uint64_t), 0);
   recursive_doubling(v, Op::max);
 }
 

@@ -28,6 +28,7 @@ enum class Kind : std::uint32_t {
   alltoallv = 4,
   allreduce_user = 5,  // with a caller's operator
   exclusive_scan_user = 6,
+  agree_user = 7,  // the processes' agreement on a call with a caller's operator
 };
 
 // allreduce's algorithms and phases, carried in the header so that processes which chose
@@ -125,7 +126,7 @@ struct ProcessCollectives::Impl {
   }
   std::string out_of_step(const detail::Header& h, int src);
   // collectives.cpp: v[i] becomes the largest v[i] of all processes (a collective call of its own,
-  // recursive doubling).
+  // Kind::agree_user, by recursive doubling).
   void max_words(std::span<std::uint64_t> v);
   // collectives_user_op.cpp: throws std::invalid_argument, on every process alike, unless every
   // process passes the same call (a max_words over its description, before any data moves).
