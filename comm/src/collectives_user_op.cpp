@@ -157,10 +157,6 @@ bool scan_doubling(ProcessCollectives::Impl& m, const std::byte* value, std::byt
   return prefix_missing;
 }
 
-}  // namespace
-
-namespace {
-
 // What every process must share of a call, and how it reads.
 struct CallRecord {
   std::uint64_t words[4];  // kind, element size, number of elements, call_id
