@@ -64,7 +64,8 @@ std::string rank_list(const std::vector<int>& ranks) {
 }  // namespace
 
 // Each process keeps in the first word of its coll window the number of two-level barriers it
-// has entered (a store to its own memory); a wait that gave up reads its host's words.
+// has entered (a store to its own memory); a wait that gave up reads its host's words and adds
+// to its error which of them did not arrive.
 void Comm::Impl::host_barrier_wait(std::uint64_t epoch, const std::function<void()>& wait) {
   try {
     wait();
@@ -73,11 +74,13 @@ void Comm::Impl::host_barrier_wait(std::uint64_t epoch, const std::function<void
     std::vector<int> absent, unread;
     for (int r : hosts[static_cast<std::size_t>(h)]) {
       std::uint64_t entered = 0;
-      if (!coll->direct(r)) {
+      try {  // mapping a peer's window may connect to it, which fails if it has gone
+        if (!coll->direct(r)) throw CommError("not reached by load/store", r);
+        coll->get(r, 0, &entered, sizeof entered);
+      } catch (const std::exception&) {
         unread.push_back(r);
         continue;
       }
-      coll->get(r, 0, &entered, sizeof entered);
       if (entered < epoch) absent.push_back(r);
     }
     const std::string host = "host '" + host_names[static_cast<std::size_t>(h)] + "' (ranks " +
@@ -87,14 +90,18 @@ void Comm::Impl::host_barrier_wait(std::uint64_t epoch, const std::function<void
       what = (absent.size() == 1 ? "rank " : "ranks ") + rank_list(absent) +
              " did not arrive, on " + host;
     else if (unread.empty())
-      what = "every process of " + host + " arrived; its leader, rank " +
-             std::to_string(hosts[static_cast<std::size_t>(h)].front()) +
-             ", waits for the other hosts' leaders";
-    else
-      what = "ranks " + rank_list(unread) + " of " + host +
-             " could not be looked at (not reached by load/store)";
+      what = "every process of " + host + " arrived" +
+             (hosts.size() == 1 ? std::string()
+                                : "; its leader, rank " +
+                                      std::to_string(hosts[static_cast<std::size_t>(h)].front()) +
+                                      ", waits for the other hosts' leaders");
+    if (!unread.empty())
+      what += (what.empty() ? "" : "; ") + std::string(unread.size() == 1 ? "rank " : "ranks ") +
+              rank_list(unread) + " of " + host + " could not be looked at";
+    // The wait's own words first ("rank R is unreachable ...", "timed out after ..."), as every
+    // wait of the Comm says them.
     throw CommError(
-        "two-level node barrier #" + std::to_string(epoch) + ": " + what + " (" + e.what() + ")",
+        std::string(e.what()) + "; two-level node barrier #" + std::to_string(epoch) + ": " + what,
         absent.empty() ? e.rank() : absent.front());
   }
 }
