@@ -100,6 +100,8 @@ std::string describe(std::uint32_t kind, std::uint32_t elem, std::uint64_t arg) 
     case Kind::exclusive_scan_user:
       return "exclusive_scan with a caller's operator on " + std::to_string(elem) +
              "-byte elements" + call_ids(arg);
+    case Kind::agree_user:
+      return "the check that every process passes the same call with a caller's operator";
   }
   return "an unknown collective (kind " + std::to_string(kind) + ")";
 }
@@ -117,11 +119,6 @@ std::string elements(std::uint64_t bytes, std::uint32_t elem) {
 }  // namespace detail
 
 std::string ProcessCollectives::Impl::out_of_step(const detail::Header& h, int src) {
-  if (h.seq == seq && h.kind == kind && user_kind()) {  // another type or operator, another size
-    note_differ(static_cast<std::uint32_t>(std::min(me, src)) + 1,
-                static_cast<std::uint32_t>(std::max(me, src)) + 1);
-    return differ_message(detail::describe(kind, elem, arg).c_str());
-  }
   return "node collectives out of step: rank " + std::to_string(src) + " is in call #" +
          std::to_string(h.seq) + " (" + detail::describe(h.kind, h.elem, h.arg) + ") while rank " +
          std::to_string(me) + " is in call #" + std::to_string(seq) + " (" +
@@ -307,7 +304,7 @@ ProcessCollectives::ProcessCollectives(Comm& comm, CollectivesOptions options)
   m.stage.resize(kHeaderBytes + std::min(detail::kStageMaxBytes, m.payload));
   m.tmp.resize(m.payload);
   if (m.p > 1)
-    m.win = std::make_unique<WindowBytes>(comm, m.call_text_offset() + detail::kCallTextBytes,
+    m.win = std::make_unique<WindowBytes>(comm, static_cast<std::size_t>(m.p) * kSlots * m.slot,
                                           2 * static_cast<std::size_t>(m.p));
 }
 
@@ -428,6 +425,11 @@ void ProcessCollectives::Impl::reduce_scatter_allgather(std::span<T> v, Op op) {
   std::vector<Sink> in(static_cast<std::size_t>(p));
   for (int s = 0; s < p; ++s) in[static_cast<std::size_t>(s)] = {block_at(s), block_bytes(s)};
   all_pairs(out, in);
+}
+
+void ProcessCollectives::Impl::max_words(std::span<std::uint64_t> v) {
+  begin(Kind::agree_user, sizeof(std::uint64_t), 0);
+  recursive_doubling(v, Op::max);
 }
 
 template <class T>

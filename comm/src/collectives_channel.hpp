@@ -28,6 +28,7 @@ enum class Kind : std::uint32_t {
   alltoallv = 4,
   allreduce_user = 5,  // with a caller's operator
   exclusive_scan_user = 6,
+  agree_user = 7,  // the processes' agreement on a call with a caller's operator
 };
 
 // allreduce's algorithms and phases, carried in the header so that processes which chose
@@ -44,9 +45,7 @@ struct Header {
   std::uint32_t sender;
   std::uint32_t op_failed;  // with a caller's operator: 1 + a rank where it threw, whose missing
                             // result this message stands for (0: a valid value)
-  std::uint32_t differ[2];  // with a caller's operator: 1 + each rank of a pair found to pass
-                            // different element types or operators (0, 0: none known)
-  std::uint32_t reserved[2];
+  std::uint32_t reserved[4];
 };
 static_assert(sizeof(Header) == ProcessCollectives::kHeaderBytes);
 
@@ -71,8 +70,8 @@ struct Doubling {
   int rank_of(int v) const { return v < rem ? 2 * v + 1 : v + rem; }
 };
 
-// Bytes at the end of the scratch window holding this process's current call with a caller's
-// operator, as text ("double with compas::op::sum"), for the messages of the others.
+// Bytes of the text naming a call with a caller's operator ("double with compas::op::sum on 3
+// elements"), gathered from every process when their calls differ.
 constexpr std::size_t kCallTextBytes = 256;
 
 // What a header describes, for messages: "allreduce(sum, double) in its recursive doubling
@@ -99,10 +98,6 @@ struct ProcessCollectives::Impl {
   std::uint64_t arg = 0;
   // Header::op_failed of the chunks this process sends, and of the last chunk it received.
   std::uint32_t flag_out = 0, flag_in = 0;
-  // Header::differ: the pair of ranks known (found here or received) to pass different element
-  // types or operators to this call; every chunk sent carries it.
-  std::uint32_t differ[2] = {0, 0};
-  std::uint64_t call_text_id = 0;  // the call whose text is in the window (0: none yet)
 
   std::atomic<bool> busy{false};
   bool failed = false;
@@ -128,26 +123,14 @@ struct ProcessCollectives::Impl {
     elem = static_cast<std::uint32_t>(elem_bytes);
     arg = a;
     flag_out = flag_in = 0;
-    differ[0] = differ[1] = 0;
   }
-  bool user_kind() const {
-    return kind == static_cast<std::uint32_t>(detail::Kind::allreduce_user) ||
-           kind == static_cast<std::uint32_t>(detail::Kind::exclusive_scan_user);
-  }
-  // Keeps the lowest pair (ranks + 1) known to differ.
-  void note_differ(std::uint32_t a1, std::uint32_t b1) {
-    if (a1 != 0 && (differ[0] == 0 || a1 < differ[0] || (a1 == differ[0] && b1 < differ[1]))) {
-      differ[0] = a1;
-      differ[1] = b1;
-    }
-  }
-  std::size_t call_text_offset() const { return static_cast<std::size_t>(p) * kSlots * slot; }
-  // collectives_user_op.cpp: the current call's text into the window (when it changed); the text
-  // of `rank`'s call; the message naming the pair in `differ`.
-  void publish(const detail::ErasedOp& op);
-  std::string call_text(int rank);
-  std::string differ_message(const char* what);
   std::string out_of_step(const detail::Header& h, int src);
+  // collectives.cpp: v[i] becomes the largest v[i] of all processes (a collective call of its own,
+  // Kind::agree_user, by recursive doubling).
+  void max_words(std::span<std::uint64_t> v);
+  // collectives_user_op.cpp: throws std::invalid_argument, on every process alike, unless every
+  // process passes the same call (a max_words over its description, before any data moves).
+  void agree_on_call(detail::Kind k, std::size_t n, const detail::ErasedOp& op);
 
   // Chunk j of the `total`-byte message at `data` to `dst`.
   void send(int dst, const std::byte* data, std::size_t total, std::uint64_t j) {
@@ -162,8 +145,6 @@ struct ProcessCollectives::Impl {
     h.chunk = j;
     h.sender = static_cast<std::uint32_t>(me);
     h.op_failed = flag_out;
-    h.differ[0] = differ[0];
-    h.differ[1] = differ[1];
     const std::size_t off = slot_offset(me, n);
     const std::size_t len = chunk_len(total, j);
     const std::byte* src = len ? data + static_cast<std::size_t>(j) * payload : nullptr;
@@ -186,15 +167,9 @@ struct ProcessCollectives::Impl {
     const std::byte* at = win->local() + slot_offset(src, n);
     detail::Header h;
     std::memcpy(&h, at, sizeof h);
-    if (h.seq != seq || h.kind != kind || h.elem != elem || h.arg != arg) {
-      // A caller's operator on another type, or another operator: the schedule goes on (the
-      // same chunks either way), the difference marked; collectives_user_op.cpp throws at the end.
-      if (h.seq != seq || h.kind != kind || !user_kind() || chunks(h.total) != chunks(total))
-        throw std::invalid_argument(out_of_step(h, src));
-      const auto a = static_cast<std::uint32_t>(std::min(me, src)),
-                 b = static_cast<std::uint32_t>(std::max(me, src));
-      note_differ(a + 1, b + 1);
-    } else if (h.total != total)
+    if (h.seq != seq || h.kind != kind || h.elem != elem || h.arg != arg)
+      throw std::invalid_argument(out_of_step(h, src));
+    if (h.total != total)
       throw std::invalid_argument(
           detail::describe(kind, elem, arg) + " (call #" + std::to_string(seq) + "): rank " +
           std::to_string(src) + " sends " + detail::elements(h.total, elem) + " to rank " +
@@ -206,7 +181,6 @@ struct ProcessCollectives::Impl {
                           " from rank " + std::to_string(src) + " was expected",
                       src);
     flag_in = h.op_failed;
-    note_differ(h.differ[0], h.differ[1]);
     return at + sizeof h;
   }
 

@@ -11,15 +11,22 @@
 // and whoever receives such a message does not apply f to it and passes the mark on with its own
 // partial. At the end a process whose result is missing throws.
 //
-// A peer whose chunk carries another element type or operator (Header::differ) is handled the
-// same way: the schedule runs to its end with the pair marked, nobody applies f to the other's
-// bytes, and every process the mark reached throws naming both calls, read from the two ranks'
-// scratch windows (publish).
+// Before any data moves, the processes agree on the call (agree_on_call): its kind, element size,
+// number of elements and type ids, each word beside its complement, go through one allreduce
+// (max) of 64 bytes, whose result tells every process alike whether all passed the same. If not,
+// an allgather of each process's call as text follows and every process throws the same
+// std::invalid_argument naming rank 0's call and the lowest rank whose call differs. A difference
+// that changes the number of chunks can no longer leave a process waiting for chunks that never
+// come, or one that never meets the differing pair returning a result. The cost when all agree:
+// one recursive doubling of a single 64-byte chunk per call (ceil(log2 P) exchanges, two more
+// steps beyond a power of two), against the same number of whole-vector exchanges of the call.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "collectives_channel.hpp"
 #include "compas/base/type_name.hpp"
@@ -74,7 +81,7 @@ bool allreduce_doubling(ProcessCollectives::Impl& m, std::byte* acc, std::size_t
   // After a message from a peer arrived in `in`: acc = f(in, acc) or f(acc, in).
   auto absorb = [&](bool from_lower) {
     failure.note(m.flag_in);
-    if (missing || m.flag_in != 0 || m.differ[0] != 0) {
+    if (missing || m.flag_in != 0) {
       missing = true;
       return;
     }
@@ -128,7 +135,7 @@ bool scan_doubling(ProcessCollectives::Impl& m, const std::byte* value, std::byt
     m.flag_out = partial_missing ? failure.rank1 : 0;
     m.exchange(partner, partial.data(), in.data(), bytes);
     failure.note(m.flag_in);
-    const bool in_missing = m.flag_in != 0 || m.differ[0] != 0;
+    const bool in_missing = m.flag_in != 0;
     partial_missing = partial_missing || in_missing;
     if (partner > m.me) {
       if (!partial_missing)
@@ -150,35 +157,65 @@ bool scan_doubling(ProcessCollectives::Impl& m, const std::byte* value, std::byt
   return prefix_missing;
 }
 
+// What every process must share of a call, and how it reads.
+struct CallRecord {
+  std::uint64_t words[4];  // kind, element size, number of elements, call_id
+  char text[detail::kCallTextBytes];
+};
+
+CallRecord record_of(detail::Kind k, std::size_t n, const detail::ErasedOp& op) {
+  CallRecord r{{static_cast<std::uint64_t>(k), op.size, n, op.id}, {}};
+  std::string text = base::type_name(*op.type) + " with " + base::type_name(*op.op) + " on " +
+                     std::to_string(n) + (n == 1 ? " element" : " elements");
+  text.resize(std::min(text.size(), sizeof r.text - 1));
+  std::memcpy(r.text, text.c_str(), text.size() + 1);
+  return r;
+}
+
+const char* call_name(std::uint64_t kind) {
+  return kind == static_cast<std::uint64_t>(detail::Kind::allreduce_user) ? "allreduce"
+                                                                          : "exclusive_scan";
+}
+
+// The message every process throws: rank 0's call against the lowest rank whose call differs.
+std::string difference(const std::vector<CallRecord>& all, std::uint64_t call) {
+  std::size_t b = 1;
+  while (b + 1 < all.size() && std::memcmp(all[b].words, all[0].words, sizeof all[0].words) == 0)
+    ++b;
+  const bool kinds = all[b].words[0] != all[0].words[0];
+  auto says = [&](std::size_t r) {
+    return "rank " + std::to_string(r) + " passes " + all[r].text +
+           (kinds ? std::string(" to ") + call_name(all[r].words[0]) : std::string());
+  };
+  return std::string(call_name(all[0].words[0])) + " (call #" + std::to_string(call) +
+         "): " + says(0) + ", " + says(b) +
+         ": every process must pass the same element type, operator and number of elements";
+}
+
 }  // namespace
 
-void ProcessCollectives::Impl::publish(const detail::ErasedOp& op) {
-  if (op.id == call_text_id) return;
-  std::string text = base::type_name(*op.type) + " with " + base::type_name(*op.op);
-  text.resize(std::min(text.size(), detail::kCallTextBytes - 1));
-  std::memcpy(win->local() + call_text_offset(), text.c_str(), text.size() + 1);
-  call_text_id = op.id;
-}
-
-std::string ProcessCollectives::Impl::call_text(int rank) {
-  char text[detail::kCallTextBytes] = {};
-  try {
-    if (rank == me)
-      std::memcpy(text, win->local() + call_text_offset(), sizeof text);
-    else
-      win->get(rank, call_text_offset(), text, sizeof text);
-  } catch (const std::exception& e) {
-    return std::string("a call whose types could not be read (") + e.what() + ")";
+void ProcessCollectives::Impl::agree_on_call(detail::Kind k, std::size_t n,
+                                             const detail::ErasedOp& op) {
+  const CallRecord mine = record_of(k, n, op);
+  std::uint64_t v[8];  // each word, then its complement: the max of both is the max and the min
+  for (std::size_t i = 0; i < 4; ++i) {
+    v[2 * i] = mine.words[i];
+    v[2 * i + 1] = ~mine.words[i];
   }
-  text[sizeof text - 1] = '\0';
-  return text;
-}
-
-std::string ProcessCollectives::Impl::differ_message(const char* what) {
-  const int a = static_cast<int>(differ[0]) - 1, b = static_cast<int>(differ[1]) - 1;
-  return std::string(what) + " (call #" + std::to_string(seq) + "): rank " + std::to_string(a) +
-         " passes " + call_text(a) + ", rank " + std::to_string(b) + " passes " + call_text(b) +
-         ": every process must pass the same element type and operator";
+  max_words(v);
+  bool same = true;
+  for (std::size_t i = 0; i < 4; ++i) same = same && v[2 * i] == ~v[2 * i + 1];
+  if (same) return;
+  const std::uint64_t call = seq;
+  begin(detail::Kind::allgather, sizeof(CallRecord), 0);
+  std::vector<CallRecord> all(static_cast<std::size_t>(p));
+  all[static_cast<std::size_t>(me)] = mine;
+  std::vector<Part> out(all.size(), Part{reinterpret_cast<const std::byte*>(&mine), sizeof mine});
+  std::vector<Sink> in(all.size());
+  for (std::size_t r = 0; r < all.size(); ++r)
+    in[r] = {reinterpret_cast<std::byte*>(&all[r]), sizeof(CallRecord)};
+  all_pairs(out, in);
+  throw std::invalid_argument(difference(all, call));
 }
 
 void ProcessCollectives::allreduce_user(void* inout, std::size_t n, const detail::ErasedOp& op) {
@@ -187,10 +224,9 @@ void ProcessCollectives::allreduce_user(void* inout, std::size_t n, const detail
   Failure failure;
   bool missing = false;
   m.run([&] {
-    m.publish(op);
+    m.agree_on_call(detail::Kind::allreduce_user, n, op);
     m.begin(detail::Kind::allreduce_user, op.size, op.id);
     missing = allreduce_doubling(m, static_cast<std::byte*>(inout), n, op, failure);
-    if (m.differ[0] != 0) throw std::invalid_argument(m.differ_message("allreduce"));
   });
   finish("allreduce", failure, missing);
 }
@@ -202,11 +238,10 @@ void ProcessCollectives::exclusive_scan_user(const void* in, void* out, std::siz
   Failure failure;
   bool missing = false, have = false;
   m.run([&] {
-    m.publish(op);
+    m.agree_on_call(detail::Kind::exclusive_scan_user, n, op);
     m.begin(detail::Kind::exclusive_scan_user, op.size, op.id);
     missing = scan_doubling(m, static_cast<const std::byte*>(in), static_cast<std::byte*>(out), n,
                             op, failure, have);
-    if (m.differ[0] != 0) throw std::invalid_argument(m.differ_message("exclusive_scan"));
   });
   finish("exclusive_scan", failure, missing);
 }

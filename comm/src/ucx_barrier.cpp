@@ -1,8 +1,11 @@
 // Comm's node barrier: the choice between two-level and dissemination (a vote of all processes
 // at construction), the dissemination rounds, and barrier() itself.
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
@@ -49,6 +52,60 @@ void Comm::Impl::dissemination(const std::vector<int>& group, int me, std::uint6
   }
 }
 
+namespace {
+
+// "1", "1, 2"
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string s;
+  for (int r : ranks) s += (s.empty() ? "" : ", ") + std::to_string(r);
+  return s;
+}
+
+}  // namespace
+
+// Each process keeps in the first word of its coll window the number of two-level barriers it
+// has entered (a store to its own memory); a wait that gave up reads its host's words and adds
+// to its error which of them did not arrive.
+void Comm::Impl::host_barrier_wait(std::uint64_t epoch, const std::function<void()>& wait) {
+  try {
+    wait();
+  } catch (const CommError& e) {
+    const int h = host_of[rank];
+    std::vector<int> absent, unread;
+    for (int r : hosts[static_cast<std::size_t>(h)]) {
+      std::uint64_t entered = 0;
+      try {  // mapping a peer's window may connect to it, which fails if it has gone
+        if (!coll->direct(r)) throw CommError("not reached by load/store", r);
+        coll->get(r, 0, &entered, sizeof entered);
+      } catch (const std::exception&) {
+        unread.push_back(r);
+        continue;
+      }
+      if (entered < epoch) absent.push_back(r);
+    }
+    const std::string host = "host '" + host_names[static_cast<std::size_t>(h)] + "' (ranks " +
+                             rank_list(hosts[static_cast<std::size_t>(h)]) + ")";
+    std::string what;
+    if (!absent.empty())
+      what = (absent.size() == 1 ? "rank " : "ranks ") + rank_list(absent) +
+             " did not arrive, on " + host;
+    else if (unread.empty())
+      what = "every process of " + host + " arrived" +
+             (hosts.size() == 1 ? std::string()
+                                : "; its leader, rank " +
+                                      std::to_string(hosts[static_cast<std::size_t>(h)].front()) +
+                                      ", waits for the other hosts' leaders");
+    if (!unread.empty())
+      what += (what.empty() ? "" : "; ") + std::string(unread.size() == 1 ? "rank " : "ranks ") +
+              rank_list(unread) + " of " + host + " could not be looked at";
+    // The wait's own words first ("rank R is unreachable ...", "timed out after ..."), as every
+    // wait of the Comm says them.
+    throw CommError(
+        std::string(e.what()) + "; two-level node barrier #" + std::to_string(epoch) + ": " + what,
+        absent.empty() ? e.rank() : absent.front());
+  }
+}
+
 void Comm::barrier() {
   barrier(NodeBarrier::automatic);
 }
@@ -82,6 +139,8 @@ void Comm::barrier(NodeBarrier how) {
     return;
   }
   const std::uint64_t epoch = ++m.host_barrier_epoch;
+  std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(m.coll->local()))
+      .store(epoch, std::memory_order_relaxed);
   const std::vector<int>& mine = m.hosts[static_cast<std::size_t>(m.host_of[m.rank])];
   const int leader = mine.front();
   const auto n = static_cast<std::uint64_t>(mine.size());
@@ -90,17 +149,23 @@ void Comm::barrier(NodeBarrier how) {
     if (m.coll->direct_fetch_add_signal(leader, kArrive, 1, /*wake=*/false) + 1 == epoch * n)
       m.coll->direct_fetch_add_signal(leader, kRelease, 1);
     else
-      m.coll->direct_wait_until(leader, kRelease, epoch, "the host barrier's release");
+      m.host_barrier_wait(epoch, [&] {
+        m.coll->direct_wait_until(leader, kRelease, epoch, "the host barrier's release");
+      });
     return;
   }
   if (m.rank != leader) {
     // The leader may sleep on the arrival word; only it releases.
     m.coll->direct_fetch_add_signal(leader, kArrive, 1);
-    m.coll->direct_wait_until(leader, kRelease, epoch, "the host barrier's release", leader);
+    m.host_barrier_wait(epoch, [&] {
+      m.coll->direct_wait_until(leader, kRelease, epoch, "the host barrier's release", leader);
+    });
     return;
   }
   if (n > 1)
-    m.coll->direct_wait_until(leader, kArrive, epoch * (n - 1), "this host's processes arriving");
+    m.host_barrier_wait(epoch, [&] {
+      m.coll->direct_wait_until(leader, kArrive, epoch * (n - 1), "this host's processes arriving");
+    });
   const int h = m.host_of[m.rank];
   m.dissemination(m.leaders, h, epoch, kLeaders);
   if (n > 1) m.coll->direct_fetch_add_signal(leader, kRelease, 1);

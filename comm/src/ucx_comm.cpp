@@ -167,7 +167,10 @@ void learn_peers(Impl& m, const std::vector<std::string>& all) {
     masks[r] = fields[2];
     pids[r] = fields[3];
     auto [it, fresh] = host_index.emplace(fields[0], static_cast<int>(m.hosts.size()));
-    if (fresh) m.hosts.emplace_back();
+    if (fresh) {
+      m.hosts.emplace_back();
+      m.host_names.push_back(fields[0].substr(0, fields[0].find('/')));  // host_id(): name/boot
+    }
     m.hosts[it->second].push_back(r);
     m.host_of[r] = it->second;
   }

@@ -73,6 +73,7 @@ struct Comm::Impl {
   ucp_worker_h worker = nullptr;
   std::vector<std::string> addresses;  // worker address of every rank
   std::vector<std::vector<int>> hosts;
+  std::vector<std::string> host_names;  // by host index: the host name its processes gave
   std::vector<int> host_of;
   std::vector<std::vector<int>> cpus_of;  // each rank's affinity mask when the job formed
   std::vector<int> threads_of;            // each rank's threads (CommOptions::threads)
@@ -162,6 +163,9 @@ struct Comm::Impl {
   // signals first_signal.. (one per round).
   void dissemination(const std::vector<int>& group, int me, std::uint64_t epoch,
                      std::size_t first_signal);
+  // ucx_barrier.cpp: runs a wait of two-level barrier `epoch`; a CommError from it comes out
+  // naming the processes of this host that did not arrive (or saying that all did).
+  void host_barrier_wait(std::uint64_t epoch, const std::function<void()>& wait);
   std::mutex barrier_mu;
 
   bool same_host_as_me(int r) const;

@@ -16,6 +16,7 @@
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
+#include "funneled.hpp"
 #include "job_memory.hpp"
 
 namespace compas::kernels::cg {
@@ -185,6 +186,7 @@ void check(const ClassParams& cp, int processes, int processes_here) {
 }
 
 JobResult run(Runtime& rt, const JobParams& jp) {
+  check_funneled(rt, "kernels::cg::run");
   const ClassParams cp = params(jp.cls);
   check(cp, rt.processes(), rt.processes_here());
   const Grid grid = choose_grid(cp, rt.processes(), jp.decomposition, jp.sum_order);

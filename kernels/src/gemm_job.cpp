@@ -15,6 +15,7 @@
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
+#include "funneled.hpp"
 #include "job_memory.hpp"
 
 namespace compas::kernels::gemm {
@@ -585,6 +586,7 @@ void GemmJob::freivalds(threads::ThreadCtx& t, const std::vector<double>& x, std
 }  // namespace
 
 JobResult run(Runtime& rt, const JobParams& jp) {
+  check_funneled(rt, "kernels::gemm::run");
   check(jp, rt.processes(), rt.processes_here());
   GemmJob job(rt, jp);
   rt.run([&](threads::ThreadCtx& t) { job.multiplications(t); });

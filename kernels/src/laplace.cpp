@@ -26,6 +26,7 @@
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
 #include "compas/runtime/dist_array.hpp"
+#include "funneled.hpp"
 #include "job_memory.hpp"
 #include "store_calibration.hpp"
 
@@ -650,6 +651,7 @@ Result Job::result() const {
 }  // namespace
 
 Result run(Runtime& rt, const Params& p) {
+  check_funneled(rt, "kernels::laplace::run");
   check(p, rt.processes(), rt.processes_here());
   Job job(rt, p);
   rt.run([&](threads::ThreadCtx& t) { job.thread_main(t); });

@@ -13,6 +13,7 @@
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
+#include "funneled.hpp"
 #include "job_memory.hpp"
 #include "sort_job_state.hpp"
 
@@ -304,6 +305,7 @@ JobResult SortJob::result() {
 }  // namespace detail
 
 JobResult run(Runtime& rt, const JobParams& jp) {
+  check_funneled(rt, "kernels::sort::run");
   check(jp, rt.processes(), rt.processes_here());
   detail::SortJob job(rt, jp);
   rt.run([&](threads::ThreadCtx& t) { job.repetitions(t); });

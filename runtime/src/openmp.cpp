@@ -331,11 +331,15 @@ const std::vector<std::vector<int>>& Runtime::openmp_binding() const {
 }
 
 bool Runtime::openmp_region_call() const {
+  if (!omp_in_parallel()) {
+    check_funneled("Runtime::allreduce(value, op)",
+                   "inside run() the team's threads use allreduce(t, value, op)");
+    return false;
+  }
   if (in_run())
     throw std::logic_error(
         "Runtime::allreduce(value, op): called while run() runs; the team's threads use "
         "allreduce(t, value, op)");
-  if (!omp_in_parallel()) return false;
   if (omp_get_active_level() == 1 && omp_get_num_threads() > 1) return true;
   throw std::logic_error(
       "Runtime::allreduce(value, op): called from an OpenMP parallel region nested in another "

@@ -350,6 +350,7 @@ void Runtime::check_funneled(const char* call, const char* instead) const {
 }
 
 std::vector<perf::RegionSample> Runtime::job_samples() {
+  check_funneled("Runtime::job_samples", "gather the samples before run(), or between runs");
   auto mine = impl_->profile->samples();
   if (processes() == 1) return mine;
   perf::json j = perf::json::array();

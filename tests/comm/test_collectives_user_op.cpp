@@ -283,9 +283,9 @@ TEST(UserOpErrors, AnOperatorThatThrowsEndsTheCallEverywhere) {
                          [&] { coll().exclusive_scan(mine, picky{}, word("#")); });
 }
 
-// Processes that pass different element types or different operators to one call: every process
-// ends it with an invalid_argument naming both sides (each got another answer before), and the
-// object refuses further calls. Rank 1 differs from all the others.
+// Processes that pass different element types, operators or numbers of elements to one call: every
+// process ends it with an invalid_argument naming both sides (each got another answer before), and
+// the object refuses further calls. Rank 1 differs from all the others.
 struct plus {
   template <class T>
   T operator()(const T& a, const T& b) const {
@@ -346,6 +346,30 @@ TEST(UserOpErrors, TypesOrOperatorsThatDifferAreNamedEverywhere) {
           nc.allreduce(double(rank()), plus{});
       },
       "double with " + ns + "plus", "int with " + ns + "plus");
+  // Payloads of different numbers of chunks: the same count of 4- and 8-byte values, or
+  // different counts. Every process throws at once (before, those that never met rank 1's
+  // data waited for COMPAS_TIMEOUT).
+  expect_named_difference(
+      "allreduce",
+      [&](ProcessCollectives& nc) {
+        if (odd) {
+          std::vector<std::int32_t> v(100000, 1);
+          nc.allreduce(std::span<std::int32_t>(v), plus{});
+        } else {
+          std::vector<double> v(100000, 1.0);
+          nc.allreduce(std::span<double>(v), plus{});
+        }
+      },
+      "double with " + ns + "plus on 100000 elements",
+      "int with " + ns + "plus on 100000 elements");
+  expect_named_difference(
+      "exclusive_scan",
+      [&](ProcessCollectives& nc) {
+        std::vector<double> v(odd ? 50000 : 100000, 1.0);
+        nc.exclusive_scan(std::span<const double>(v), std::span<double>(v), plus{});
+      },
+      "double with " + ns + "plus on 100000 elements",
+      "double with " + ns + "plus on 50000 elements");
   expect_named_difference(
       "exclusive_scan",
       [&](ProcessCollectives& nc) {

@@ -19,6 +19,15 @@
 //   window-freed     nobody dies: the victim destroys a window while the others keep putting,
 //                    getting and adding into its copy; the victim's destruction gives up after
 //                    COMPAS_TIMEOUT and the others' next operation must fail at the initiator
+//   host-barrier-skipped  nobody dies: in a loop of Comm barriers the victim stops calling them
+//                    (from the 501st on) and sleeps (60 s at most); the others must end after
+//                    COMPAS_TIMEOUT naming it. Prints the barrier's algorithm first
+//                    ("fault_probe: rank R: barrier host") on stdout.
+//   user-op-differs  nobody dies: an allreduce with a caller's operator where the victim passes
+//   user-scan-differs  100000 int32_t and the others 100000 double (payloads of different numbers
+//                    of chunks), or the same with exclusive_scan; every rank prints what it
+//                    caught, meets the others in a Comm barrier (each has spoken before any
+//                    exits) and exits 1
 // Threads per process from COMPAS_THREADS (2 by default). A survivor that finishes its phase
 // enters a final hybrid barrier, which the victim never reaches. Exit codes: 0 never (someone
 // died), 1 failed as expected, 2 bad arguments, 3 the phase ended normally on a survivor.
@@ -31,6 +40,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -44,6 +54,38 @@ namespace {
 [[noreturn]] void die() {
   std::raise(SIGKILL);
   std::abort();
+}
+
+struct plus {
+  template <class T>
+  T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
+};
+
+// The user-op-differs and user-scan-differs phases (see above).
+int user_op_differs(compas::Runtime& rt, bool me, bool scan) {
+  constexpr std::size_t kCount = 100000;
+  auto call = [&](auto zero) {
+    std::vector<decltype(zero)> v(kCount, zero + 1);
+    using T = decltype(zero);
+    if (scan)
+      rt.collectives().exclusive_scan(std::span<const T>(v), std::span<T>(v), plus{});
+    else
+      rt.collectives().allreduce(std::span<T>(v), plus{});
+  };
+  try {
+    if (me)
+      call(std::int32_t{0});
+    else
+      call(0.0);
+    std::fprintf(stderr, "fault_probe: rank %d: the call returned normally\n", rt.process());
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "fault_probe: rank %d: %s\n", rt.process(), e.what());
+  }
+  std::fflush(stderr);
+  rt.comm().barrier();
+  return 1;
 }
 
 }  // namespace
@@ -150,6 +192,18 @@ int main(int argc, char** argv) {
           if (i % 64 == 63) rt.comm().flush(victim);
         }
       }
+    } else if (phase == "host-barrier-skipped") {
+      std::printf("fault_probe: rank %d: barrier %s\n", R, rt.comm().barrier_algorithm().c_str());
+      std::fflush(stdout);
+      for (int i = 0; i < 1000; ++i) {
+        if (me && i == 500) {
+          std::this_thread::sleep_for(std::chrono::seconds(60));
+          break;
+        }
+        rt.comm().barrier();
+      }
+    } else if (phase == "user-op-differs" || phase == "user-scan-differs") {
+      return user_op_differs(rt, me, phase == "user-scan-differs");
     } else if (phase != "bootstrap") {
       std::fprintf(stderr, "fault_probe: unknown phase '%s'\n", phase.c_str());
       return 2;

@@ -16,13 +16,14 @@
 // a size, throws std::invalid_argument naming both sides and both values instead of using wrong
 // data (peers left waiting for it then time out). Every wait names the rank it waits for, so a
 // dead or stuck peer ends in a CommError naming it and the collective (COMPAS_TIMEOUT).
-// With a caller's operator the header also carries ids of the element type and of the operator's
-// type (base::type_id of their names: the same in every process of one program, nothing asked of
-// the operator, lambdas included). Processes whose calls differ only there (and not in the number
-// of chunks) finish the schedule with the difference marked in every later header, and every
-// process it reached (all of them for allreduce) throws std::invalid_argument naming two ranks
-// that differ with their element types and operators, instead of each getting another answer.
-// Each process keeps the names of its current call in its scratch window, where others read them.
+// With a caller's operator the processes first agree on the call: its kind, element size,
+// number of elements and ids of the element type and of the operator's type (base::type_id of
+// their names: the same in every process of one program, nothing asked of the operator, lambdas
+// included) go through one allreduce of 64 bytes before any data moves. Processes whose calls
+// differ in any of these all throw the same std::invalid_argument at once, naming rank 0's call
+// and the lowest rank whose call differs with their element types, operators and counts, instead
+// of each getting another answer or waiting for chunks that never come. That agreement is the
+// cost of checking: one recursive doubling of a single chunk per call.
 //
 // Algorithms (P processes, n bytes):
 //  - broadcast: a binomial tree, pipelined chunk by chunk. Topology-aware: host leaders (the root

@@ -162,7 +162,8 @@ class Runtime {
   // Runs body on every thread of this process's team (the caller is thread 0) and joins.
   void run(const std::function<void(threads::ThreadCtx&)>& body);
 
-  // Collective over processes (outside run()): every thread's region totals of every process, as
+  // Collective over processes and funneled (the thread that made the Runtime, outside run();
+  // std::logic_error otherwise): every thread's region totals of every process, as
   // profile().samples() gives them for this one, on every process (the job-level view).
   std::vector<perf::RegionSample> job_samples();
 
@@ -182,8 +183,9 @@ class Runtime {
 
   // The same reduction without a ThreadCtx, for programs that keep OpenMP (or one thread) and use
   // the Runtime for the processes. Two forms, told apart by where it is called:
-  //  - outside any OpenMP parallel region, by one thread of every process (funneled): op over the
-  //    processes' values, combined in rank order as above;
+  //  - outside any OpenMP parallel region, by one thread of every process (funneled: the one that
+  //    made the Runtime; std::logic_error from another): op over the processes' values, combined
+  //    in rank order as above;
   //  - inside `#pragma omp parallel`, by EVERY thread of the region: op over all threads of all
   //    processes, in thread order within each process and then over the processes as
   //    allreduce(t, ...) does (the same bits for the same values), on every thread. The regions
@@ -247,19 +249,24 @@ class Runtime {
     return op(before, in_team);
   }
 
-  // Funneled forms (one thread of every process, outside parallel regions): op over the values of
+  // Funneled forms (the thread that made the Runtime, in every process, outside run() and parallel
+  // regions; std::logic_error otherwise, before anything collective): op over the values of
   // the processes before this one in rank order (`identity` on process 0); and element by element
   // over equal-length arrays of every process into `out` (which may be `in`). Both combine as
   // the top of this file says, in ceil(log2 P) rounds.
   template <class T, class Op>
   T exclusive_scan(const T& value, Op op, const T& identity) {
     static_assert(std::is_trivially_copyable_v<T>, "exclusive_scan needs a trivially copyable T");
+    check_funneled("Runtime::exclusive_scan(value, op, identity)",
+                   "inside run() the team's threads use exclusive_scan(t, value, op, identity)");
     if (processes() == 1) return identity;
     return collectives().exclusive_scan(value, op, identity);
   }
   template <class T, std::size_t N, class Op>
   void allreduce(std::span<T, N> in, std::span<T, N> out, Op op) {
     static_assert(std::is_trivially_copyable_v<T>, "allreduce needs a trivially copyable T");
+    check_funneled("Runtime::allreduce(in, out, op)",
+                   "between runs, from the thread that made the Runtime");
     if (in.size() != out.size())
       throw std::invalid_argument("allreduce: " + std::to_string(in.size()) + " values in, " +
                                   std::to_string(out.size()) + " out: the same length is needed");

@@ -1,0 +1,85 @@
+// The Runtime's funneled calls beyond DistArray and Runtime::window (test_dist_array.cpp): the
+// kernels' runs, which make windows on the Comm, the job-level samples and the funneled
+// collectives without a ThreadCtx. From every thread inside run(), or from a thread other than
+// the one that made the Runtime, each is refused with a logic_error before it does anything
+// collective, instead of T collectives at once (or one of another thread) out of step with the
+// other processes. Every rank of a compas-run job runs this with test_runtime.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "../common/job_main.hpp"
+#include "compas/compas.hpp"
+#include "compas/kernels/cg_job.hpp"
+#include "compas/kernels/gemm_job.hpp"
+#include "compas/kernels/laplace.hpp"
+#include "compas/kernels/sort_job.hpp"
+
+namespace {
+
+namespace kernels = compas::kernels;
+
+compas::Runtime& rt() {
+  return *g_rt;
+}
+
+// Each entry point with the name its error must carry.
+std::vector<std::pair<std::string, std::function<void()>>> entry_points() {
+  std::vector<std::pair<std::string, std::function<void()>>> calls;
+  calls.emplace_back("kernels::cg::run", [] { kernels::cg::run(rt(), {}); });
+  calls.emplace_back("kernels::gemm::run", [] { kernels::gemm::run(rt(), {}); });
+  calls.emplace_back("kernels::laplace::run", [] { kernels::laplace::run(rt(), {}); });
+  calls.emplace_back("kernels::sort::run", [] { kernels::sort::run(rt(), {}); });
+  calls.emplace_back("Runtime::job_samples", [] { rt().job_samples(); });
+  calls.emplace_back("Runtime::allreduce(value, op)",
+                     [] { rt().allreduce(1L, compas::op::sum{}); });
+  calls.emplace_back("Runtime::exclusive_scan(value, op, identity)",
+                     [] { rt().exclusive_scan(1L, compas::op::sum{}, 0L); });
+  calls.emplace_back("Runtime::allreduce(in, out, op)", [] {
+    long v = 1;
+    rt().allreduce(std::span<long>(&v, 1), std::span<long>(&v, 1), compas::op::sum{});
+  });
+  return calls;
+}
+
+// What each entry point threw (its message), or "returned".
+std::vector<std::string> attempts() {
+  std::vector<std::string> out;
+  for (const auto& [name, call] : entry_points()) {
+    try {
+      call();
+      out.push_back(name + ": returned");
+    } catch (const std::logic_error& e) {
+      out.emplace_back(e.what());
+    }
+  }
+  return out;
+}
+
+void expect_refused(const std::vector<std::string>& errors, const std::string& why) {
+  const auto calls = entry_points();
+  ASSERT_EQ(errors.size(), calls.size());
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(errors[i].rfind(calls[i].first + ": ", 0), 0u) << errors[i];
+    EXPECT_NE(errors[i].find(why), std::string::npos) << errors[i];
+  }
+}
+
+TEST(FunneledErrors, KernelsSamplesAndFunneledCollectivesInsideRunOrFromAnotherThreadAreRefused) {
+  std::vector<std::vector<std::string>> inside(static_cast<std::size_t>(rt().threads()));
+  rt().run([&](compas::ThreadCtx& t) { inside[static_cast<std::size_t>(t.tid())] = attempts(); });
+  for (const auto& errors : inside) expect_refused(errors, "inside Runtime::run");
+  std::vector<std::string> other;
+  std::thread([&] { other = attempts(); }).join();
+  expect_refused(other, "other than the one that made the Runtime");
+  // The job is still in step: the funneled forms work from the Runtime's thread.
+  EXPECT_EQ(rt().allreduce(1L, compas::op::sum{}), rt().processes());
+}
+
+}  // namespace
