@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -117,11 +119,16 @@ TEST(ProcessesCarrying, EndsThoseWhoseEnvironmentHoldsTheEntryWholeAndNoOther) {
       start_with_entry(entry + "0", wait_for_term),
       start_with_entry(entry.substr(0, entry.size() - 1), wait_for_term),
       start_with_entry("X" + entry, wait_for_term)};
-  // Each has exec'd once the entry can be read in its environment.
+  // Each has become sleep (the trap set before) within the deadline.
   const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (compas::base::processes_carrying(entry).size() < 2 &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(10ms);
+  auto sleeping = [](pid_t pid) {
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    return comm >> name && name == "sleep";
+  };
+  for (const pid_t pid : {marked[0], marked[1], bystanders[0], bystanders[1], bystanders[2]})
+    while (!sleeping(pid) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(10ms);
   auto found = compas::base::processes_carrying(entry);
   std::sort(found.begin(), found.end());
   EXPECT_EQ(found, marked);
