@@ -28,6 +28,7 @@
 #include "compas/base/children.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
+#include "guardian.hpp"
 #include "job_shm.hpp"
 #include "output.hpp"
 
@@ -110,6 +111,7 @@ class Job {
   // Supervision.
   int running() const;
   std::set<pid_t> unreaped_ranks() const;
+  std::set<pid_t> kept() const;
   void signal_job(int sig);
   void end_leftovers();
   void stop_job(Stop why);
@@ -130,6 +132,7 @@ class Job {
   int max_cpu_ = 0;
   int listen_fd_ = -1, port_ = 0;
   std::string token_;
+  Guardian guardian_;
   JobShm shm_;
   // Environments, argv and cpu sets, all built before the first fork.
   std::vector<std::vector<std::string>> env_s_;
@@ -319,17 +322,23 @@ std::set<pid_t> Job::unreaped_ranks() const {
   return pids;
 }
 
+// The children compas-run's clean-up leaves alone: the ranks not reaped yet and the guardian.
+std::set<pid_t> Job::kept() const {
+  auto pids = unreaped_ranks();
+  if (guardian_.pid() > 0) pids.insert(guardian_.pid());
+  return pids;
+}
+
 // Signals every process of the job: the job's group (never our own group: pgid 0 would mean
 // that), each rank still running (one may have left the group: setsid, setpgid), and what the
 // ranks left behind and compas-run, their subreaper, has inherited.
 void Job::signal_job(int sig) {
   if (pgid_ > 0) ::kill(-pgid_, sig);
-  const auto ranks = unreaped_ranks();
   for (int i = 0; i < started_; ++i) {
     const auto& r = ranks_[static_cast<std::size_t>(i)];
     if (!r.done) ::kill(r.pid, sig);
   }
-  base::signal_other_children(ranks, sig);
+  base::signal_other_children(kept(), sig);
 }
 
 // Once every rank has ended: whatever is left of the job goes, in the ranks' group at once (as
@@ -338,7 +347,7 @@ void Job::signal_job(int sig) {
 void Job::end_leftovers() {
   if (pgid_ > 0) ::kill(-pgid_, SIGKILL);
   const auto ended = base::end_other_children(
-      unreaped_ranks(), std::chrono::duration_cast<std::chrono::milliseconds>(kGrace));
+      kept(), std::chrono::duration_cast<std::chrono::milliseconds>(kGrace));
   if (!ended.empty())
     say(fmt::format("ended {} the job left running: {}",
                     plural(static_cast<int>(ended.size()), "process", "processes"),
@@ -371,7 +380,7 @@ void Job::reap() {
       failures_.push_back(i);
     }
   }
-  base::other_children(unreaped_ranks());  // reaps what the job left behind and has ended
+  base::other_children(kept());  // reaps what the job left behind and has ended
   name_the_failure();
 }
 
@@ -499,6 +508,7 @@ int Job::finish() {
     int status = 0;
     ::waitpid(ranks_[0].pid, &status, 0);  // rank 0, kept as a zombie until now
   }
+  guardian_.dismiss();  // what the job left was ended in drained()
   ::close(sig_fd_);
   if (exit_code_ != 0) {
     std::vector<pid_t> pids;
@@ -522,9 +532,11 @@ int Job::run() {
         fmt::format("cannot become the subreaper of the job ({}): processes that leave the "
                     "job's process group may outlive it",
                     std::strerror(errno)));
+  // Forked first, while compas-run is one thread and holds nothing of the job.
+  token_ = random_token();
+  guardian_.start("COMPAS_JOB_TOKEN=" + token_);
   plan_slices();
   if (!open_rendezvous()) return 1;
-  token_ = random_token();
   build_environments();
   build_argv();
   make_cpu_sets();

@@ -4,10 +4,13 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -41,6 +44,58 @@ bool reaped(pid_t pid) {
   while ((got = ::waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR) {
   }
   return got == pid || (got < 0 && errno == ECHILD);
+}
+
+// Ends what `find()` returns until it returns nothing: SIGTERM through `send` to each the first
+// time it is seen, SIGKILL to each once `grace` has passed, given up `grace` plus 5 s on. Returns
+// what it ended, "PID (NAME)" each. `find` must not return a pid that ended and was reused as one
+// of those it returned before (a child unreaped, or checked when signalled).
+template <class Find, class Send>
+std::vector<std::string> end_until_gone(const Find& find, const Send& send,
+                                        std::chrono::milliseconds grace) {
+  using Clock = std::chrono::steady_clock;
+  const auto kill_at = Clock::now() + grace;
+  const auto give_up = kill_at + std::chrono::seconds(5);
+  std::map<pid_t, std::string> ended;
+  for (;;) {
+    const std::vector<pid_t> found = find();
+    const auto now = Clock::now();
+    if (found.empty() || now >= give_up) break;
+    for (const pid_t pid : found) {
+      const bool first = !ended.count(pid);
+      if (first) ended[pid] = name_of(pid);
+      if (now >= kill_at)
+        send(pid, SIGKILL);
+      else if (first)
+        send(pid, SIGTERM);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::vector<std::string> names;
+  for (const auto& entry : ended) names.push_back(entry.second);
+  return names;
+}
+
+// Whether `pid` is this user's and its environment holds `entry` whole.
+bool carries(pid_t pid, const std::string& entry) {
+  const std::string dir = "/proc/" + std::to_string(pid);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || st.st_uid != ::geteuid()) return false;
+  const std::string env = '\0' + read_small_file(dir + "/environ") + '\0';
+  return env.find('\0' + entry + '\0') != std::string::npos;
+}
+
+// `sig` to `pid` when it carries `entry`: the pidfd names the process before the check, so the
+// check and the signal are of the same process (a pid reused in between fails the signal).
+bool signal_if_carrying(pid_t pid, const std::string& entry, int sig) {
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0 && errno != ENOSYS) return false;  // gone
+  bool sent = false;
+  if (carries(pid, entry))
+    sent = fd >= 0 ? ::syscall(SYS_pidfd_send_signal, fd, sig, nullptr, 0) == 0
+                   : ::kill(pid, sig) == 0;  // kernels before 5.3
+  if (fd >= 0) ::close(fd);
+  return sent;
 }
 
 }  // namespace
@@ -80,27 +135,29 @@ int signal_other_children(const std::set<pid_t>& keep, int sig) {
 
 std::vector<std::string> end_other_children(const std::set<pid_t>& keep,
                                             std::chrono::milliseconds grace) {
-  using Clock = std::chrono::steady_clock;
-  const auto kill_at = Clock::now() + grace;
-  const auto give_up = kill_at + std::chrono::seconds(5);
-  std::map<pid_t, std::string> ended;  // every pid stays unreaped, so unique, until it has ended
-  for (;;) {
-    const auto children = other_children(keep);
-    const auto now = Clock::now();
-    if (children.empty() || now >= give_up) break;
-    for (const pid_t pid : children) {
-      const bool first = !ended.count(pid);
-      if (first) ended[pid] = name_of(pid);
-      if (now >= kill_at)
-        ::kill(pid, SIGKILL);
-      else if (first)
-        ::kill(pid, SIGTERM);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // Every pid stays unreaped, so names one process, until it has ended.
+  return end_until_gone([&] { return other_children(keep); },
+                        [](pid_t pid, int sig) { ::kill(pid, sig); }, grace);
+}
+
+std::vector<pid_t> processes_carrying(const std::string& entry) {
+  std::vector<pid_t> found;
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return found;
+  const pid_t self = ::getpid();
+  while (dirent* e = ::readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    const pid_t pid = static_cast<pid_t>(std::strtol(e->d_name, nullptr, 10));
+    if (pid != self && carries(pid, entry)) found.push_back(pid);
   }
-  std::vector<std::string> names;
-  for (const auto& entry : ended) names.push_back(entry.second);
-  return names;
+  ::closedir(proc);
+  return found;
+}
+
+std::vector<std::string> end_processes_carrying(const std::string& entry,
+                                                std::chrono::milliseconds grace) {
+  return end_until_gone([&] { return processes_carrying(entry); },
+                        [&](pid_t pid, int sig) { signal_if_carrying(pid, entry, sig); }, grace);
 }
 
 }  // namespace compas::base

@@ -3,6 +3,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -17,10 +18,12 @@ namespace {
 
 // Where a cgroup hierarchy is mounted and which cgroup of it this process is in.
 struct Hierarchy {
-  std::string mount;  // e.g. /sys/fs/cgroup/memory
-  std::string root;   // the mount's root inside the hierarchy (a container's may be deeper)
-  std::string file;   // memory.limit_in_bytes (v1) or memory.max (v2)
-  std::string own;    // this process's cgroup (from /proc/self/cgroup)
+  std::string mount;     // e.g. /sys/fs/cgroup/memory
+  std::string root;      // the mount's root inside the hierarchy (a container's may be deeper)
+  std::string file;      // memory.limit_in_bytes (v1) or memory.max (v2)
+  std::string usage;     // memory.usage_in_bytes (v1) or memory.current (v2)
+  std::string inactive;  // the inactive file cache's key in memory.stat
+  std::string own;       // this process's cgroup (from /proc/self/cgroup)
 };
 
 std::vector<std::string> words(const std::string& line) {
@@ -81,7 +84,36 @@ std::optional<std::uint64_t> read_limit(const std::string& path) {
   }
 }
 
-// The smallest limit along the process's cgroup and its ancestors up to the mount's root.
+// The value of `key` in a "key value" file (memory.stat, /proc/meminfo), 0 when absent.
+std::uint64_t stat_value(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    const auto w = words(line);
+    if (w.size() >= 2 && w[0] == key) {
+      try {
+        return std::stoull(w[1]);
+      } catch (const std::exception&) {
+        return 0;
+      }
+    }
+  }
+  return 0;
+}
+
+// What cgroup `dir` can still give under its limit `limit` (whose file is `path`): the limit less
+// what is in use, its usage less the inactive file cache (which the kernel reclaims before it
+// refuses memory).
+MemoryBound cgroup_room(const Hierarchy& h, const std::string& dir, const std::string& path,
+                        std::uint64_t limit) {
+  const std::uint64_t usage = read_limit(dir + "/" + h.usage).value_or(0);
+  const std::uint64_t cache = stat_value(dir + "/memory.stat", h.inactive);
+  const std::uint64_t used = usage - std::min(usage, cache);
+  return {limit - std::min(limit, used), "the memory cgroup's limit less what is in use (" + path +
+                                             ": " + format_size(limit) + ", " + format_size(used) +
+                                             " in use)"};
+}
+
+// The smallest room along the process's cgroup and its ancestors up to the mount's root.
 std::optional<MemoryBound> hierarchy_limit(const Hierarchy& h) {
   if (h.mount.empty() || h.own.empty()) return std::nullopt;
   std::string rel = h.own;
@@ -89,9 +121,11 @@ std::optional<MemoryBound> hierarchy_limit(const Hierarchy& h) {
   std::optional<MemoryBound> best;
   for (;;) {
     while (!rel.empty() && rel.back() == '/') rel.pop_back();
-    const std::string path = h.mount + rel + "/" + h.file;
-    if (auto v = read_limit(path); v && (!best || *v < best->bytes))
-      best = MemoryBound{*v, "the memory cgroup's limit (" + path + ")"};
+    const std::string dir = h.mount + rel, path = dir + "/" + h.file;
+    if (const auto v = read_limit(path)) {
+      const MemoryBound room = cgroup_room(h, dir, path, *v);
+      if (!best || room.bytes < best->bytes) best = room;
+    }
     if (rel.empty()) break;
     rel = rel.substr(0, rel.rfind('/'));
   }
@@ -124,7 +158,11 @@ std::uint64_t physical_memory_bytes() {
 std::optional<MemoryBound> cgroup_memory_limit() {
   Hierarchy v1, v2;
   v1.file = "memory.limit_in_bytes";
+  v1.usage = "memory.usage_in_bytes";
+  v1.inactive = "total_inactive_file";  // this cgroup's and its descendants'
   v2.file = "memory.max";
+  v2.usage = "memory.current";
+  v2.inactive = "inactive_file";
   find_mounts(v1, v2);
   find_own(v1, v2);
   std::optional<MemoryBound> best = hierarchy_limit(v1);
@@ -132,9 +170,16 @@ std::optional<MemoryBound> cgroup_memory_limit() {
   return best;
 }
 
+std::uint64_t available_memory_bytes() {
+  return stat_value("/proc/meminfo", "MemAvailable:") * 1024;
+}
+
 MemoryBound memory_limit(Mapping mapping) {
   MemoryBound best{UINT64_MAX, "no limit known (no physical memory size, cgroup or /dev/shm)"};
-  if (const std::uint64_t phys = physical_memory_bytes())
+  if (const std::uint64_t available = available_memory_bytes())
+    best = MemoryBound{available, "the memory available (MemAvailable in /proc/meminfo, of " +
+                                      format_size(physical_memory_bytes()) + " installed)"};
+  else if (const std::uint64_t phys = physical_memory_bytes())
     best = MemoryBound{phys, "physical memory"};
   keep_smaller(best, cgroup_memory_limit());
   if (mapping == Mapping::shared) keep_smaller(best, shm_free());

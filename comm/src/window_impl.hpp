@@ -112,7 +112,8 @@ inline void check_signal(const char* op, int rank, std::size_t index, std::size_
 // Collective (the bootstrap's allgather), before anything is mapped: throws the same CommError on
 // every process when the processes of some host ask more together (`total`: this process's
 // registered bytes) than the smallest of what their host can give them (base::memory_limit for
-// a shared mapping: physical memory, the memory cgroup's limit, /dev/shm's free space).
+// a shared mapping: the memory available, the memory cgroup's limit less what is in use there,
+// /dev/shm's free space).
 void agree_window_memory(Comm& comm, std::size_t total);
 
 }  // namespace detail

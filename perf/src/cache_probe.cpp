@@ -160,16 +160,6 @@ class Buffer {
   bool advised_ = false;
 };
 
-std::uint64_t mem_available_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  return 0;
-}
-
 // --- timing ---------------------------------------------------------------------------------
 
 struct Timed {
@@ -618,11 +608,10 @@ CacheProbeResult run_cache_probe(const threads::Topology& topo, const CacheProbe
                                 ": not a cpu this process may use (" + allowed + ")");
   }
   auto sizes = cache_probe_sizes(o.min_bytes, o.max_bytes, o.steps_per_octave);
-  // Cap the largest working set to half the available memory (buffer plus the 4 bytes per line
-  // the shuffle needs), so the probe measures caches, not swapping; at most what this host can
-  // give (the memory cgroup's limit may be below what /proc/meminfo calls available).
-  std::uint64_t avail = base::memory_limit(base::Mapping::private_memory).bytes;
-  if (const std::uint64_t m = mem_available_bytes(); m > 0) avail = std::min(avail, m);
+  // Cap the largest working set to half of what this host can give (the memory available, or the
+  // memory cgroup's room when smaller; buffer plus the 4 bytes per line the shuffle needs), so the
+  // probe measures caches, not swapping.
+  const std::uint64_t avail = base::memory_limit(base::Mapping::private_memory).bytes;
   if (avail > 0 && avail != UINT64_MAX) {
     const std::uint64_t limit = round_down(avail / 2 / 17 * 16, 1ull << 20);
     if (sizes.back() > limit) {

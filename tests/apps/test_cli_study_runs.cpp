@@ -177,8 +177,8 @@ TEST_F(Cli, StudyKilledTakesItsRunWithIt) {
   const std::string launcher = write_script(
       dir_, "launch.sh", std::string("exec ") + COMPAS_RUN_EXE + " -n 2 -t 1 " + slow + " 300\n");
   compas::testing::Proc study(study_command(out, launcher + " {P}", "2x1"), {});
-  // compas-run and its two ranks.
-  ASSERT_TRUE(eventually([&] { return compas::testing::processes_with(slow).size() == 3; }))
+  // compas-run, its guardian and its two ranks.
+  ASSERT_TRUE(eventually([&] { return compas::testing::processes_with(slow).size() == 4; }))
       << study.describe();
   study.signal(SIGKILL);
   ASSERT_TRUE(study.wait(10));

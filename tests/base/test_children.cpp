@@ -1,6 +1,7 @@
 // base::other_children and base::end_other_children on real processes: a child that leaves behind
 // a grandchild in a session of its own (setsid) and ends; as the subreaper, this process inherits
 // the grandchild, finds it and ends it, and leaves alone the children it was told to keep.
+// base::end_processes_carrying ends the processes whose environment holds an entry, and no other.
 #include "compas/base/children.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -84,6 +90,60 @@ TEST_F(Children, SigkillAfterTheGraceAndKeptChildrenLeftAlone) {
   EXPECT_EQ(::waitpid(kept, &status, WNOHANG), 0) << "the kept child was ended or reaped";
   ::kill(kept, SIGKILL);
   EXPECT_EQ(::waitpid(kept, &status, 0), kept);
+}
+
+// A child that runs `sh -c SCRIPT` with `entry` as its whole environment (and PATH).
+pid_t start_with_entry(const std::string& entry, const char* script) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const char* argv[] = {"/bin/sh", "-c", script, nullptr};
+    const char* envp[] = {entry.c_str(), "PATH=/usr/bin:/bin", nullptr};
+    ::execve(argv[0], const_cast<char**>(argv), const_cast<char**>(envp));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Two processes carry the entry, one of them ignoring SIGTERM; three bystanders carry one like
+// it (a character more, a character less, under another name). The two are ended, the second
+// with SIGKILL after the grace; the bystanders are left alone.
+TEST(ProcessesCarrying, EndsThoseWhoseEnvironmentHoldsTheEntryWholeAndNoOther) {
+  const std::string value =
+      std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}());
+  const std::string entry = "COMPAS_TEST_MARK=" + value;
+  const char* wait_for_term = "exec sleep 300";
+  const char* ignore_term = "trap '' TERM; exec sleep 300";
+  const std::vector<pid_t> marked = {start_with_entry(entry, wait_for_term),
+                                     start_with_entry(entry, ignore_term)};
+  const std::vector<pid_t> bystanders = {
+      start_with_entry(entry + "0", wait_for_term),
+      start_with_entry(entry.substr(0, entry.size() - 1), wait_for_term),
+      start_with_entry("X" + entry, wait_for_term)};
+  // Each has become sleep (the trap set before) within the deadline.
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  auto sleeping = [](pid_t pid) {
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    return comm >> name && name == "sleep";
+  };
+  for (const pid_t pid : {marked[0], marked[1], bystanders[0], bystanders[1], bystanders[2]})
+    while (!sleeping(pid) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(10ms);
+  auto found = compas::base::processes_carrying(entry);
+  std::sort(found.begin(), found.end());
+  EXPECT_EQ(found, marked);
+  const auto ended = compas::base::end_processes_carrying(entry, 200ms);
+  EXPECT_EQ(ended.size(), 2u);
+  int status = 0;
+  ASSERT_EQ(::waitpid(marked[0], &status, 0), marked[0]);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  ASSERT_EQ(::waitpid(marked[1], &status, 0), marked[1]);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  for (const pid_t pid : bystanders) {
+    EXPECT_EQ(::waitpid(pid, &status, WNOHANG), 0) << "bystander " << pid << " was ended";
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
 }
 
 }  // namespace

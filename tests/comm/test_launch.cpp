@@ -207,7 +207,7 @@ TEST(Launch, SigtermIsForwardedAndNothingIsLeft) {
   auto p = compas_run({"-n", "3", kProbe, "sleep-forever", "all", marker});
   JobPids job(p->pid());
   ASSERT_TRUE(p->wait_for_output("sleeping rank", 3, 20)) << p->describe();
-  EXPECT_EQ(processes_with(marker).size(), 4u);  // compas-run and its 3 ranks
+  EXPECT_EQ(processes_with(marker).size(), 5u);  // compas-run, its guardian and its 3 ranks
   const auto start = Clock::now();
   p->signal(SIGTERM);
   ASSERT_TRUE(p->wait(10)) << p->describe();

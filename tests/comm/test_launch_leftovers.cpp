@@ -3,6 +3,7 @@
 // as by group, and is the subreaper of the job, so that nothing of the job outlives it. Every
 // process of a job carries the variable LAUNCH_TEST_MARKER (a value unique to the test) in its
 // environment: the test looks for it in /proc/*/environ, and kills what it finds at its end.
+// compas-run itself killed with SIGKILL: its guardian ends what the job left, nothing else.
 #include "launch_test.hpp"
 
 namespace {
@@ -93,6 +94,39 @@ TEST(LaunchLeftovers, DetachedProcessIgnoringSigtermIsKilled) {
   EXPECT_TRUE(contains(p->err, "compas-run: ended 1 process the job left running: "))
       << p->describe();
   EXPECT_TRUE(m.none_left(3)) << "left:\n" << m.left() << p->describe();
+}
+
+// A rank that detaches processes ignoring SIGTERM and SIGHUP: one by a double fork (re-parented
+// to compas-run, the subreaper), one its own child. compas-run is killed with SIGKILL: the ranks
+// die of PDEATHSIG, the detached ones are re-parented to init, and compas-run's guardian finds them
+// by the job's token and ends them. Bystanders carrying a similar but different entry (the token
+// with a character more, the token under another name) are left alone.
+TEST(LaunchLeftovers, NothingOfTheJobOutlivesCompasRunKilledWithSigkill) {
+  const Marked m;
+  const std::string rank =
+      "detach() { setsid sh -c \"trap '' TERM HUP; exec sleep 300\" & p=$!\n"
+      "  until [ \"$(cut -d' ' -f6 /proc/$p/stat 2>/dev/null)\" = \"$p\" ]; do sleep 0.01; done; "
+      "}\n"
+      "( detach ); detach\n"
+      "echo \"token=$COMPAS_JOB_TOKEN.\"; echo ready; exec sleep 300";
+  auto p = compas_run({"-n", "2", "sh", "-c", rank}, m.env());
+  ASSERT_TRUE(p->wait_for_output("ready", 2, 20)) << p->describe();
+  const auto from = p->out.find("token=");
+  const auto dot = p->out.find('.', from);
+  ASSERT_NE(dot, std::string::npos) << p->describe();
+  const std::string token = p->out.substr(from + 6, dot - from - 6);
+  ASSERT_FALSE(token.empty()) << p->describe();
+  const std::vector<std::string> sleep = {"/bin/sh", "-c", "trap '' TERM HUP; exec sleep 300"};
+  Proc longer(sleep, {{"COMPAS_JOB_TOKEN", token + "0"}});
+  Proc renamed(sleep, {{"X_COMPAS_JOB_TOKEN", token}});
+  EXPECT_GE(processes_with(m.entry(), "environ").size(), 7u)  // compas-run, 2 ranks, 4 detached
+      << m.left() << p->describe();
+  p->signal(SIGKILL);
+  ASSERT_TRUE(p->wait(kHang)) << p->describe();
+  EXPECT_EQ(p->term_signal, SIGKILL) << p->describe();
+  EXPECT_TRUE(m.none_left(kHang)) << "left:\n" << m.left() << p->describe();
+  EXPECT_FALSE(longer.wait(0.1)) << "a bystander (the token with a character more) was ended";
+  EXPECT_FALSE(renamed.wait(0.1)) << "a bystander (the token under another name) was ended";
 }
 
 }  // namespace

@@ -1,17 +1,19 @@
-// memory_probe CASE [BYTES]: every rank of a job runs this program; each tries one allocation and
-// prints what happened, then meets the others at a barrier (a refused collective allocation must
-// leave every rank able to go on together):
+// memory_probe CASE BYTES [HOLD]: every rank of a job runs this program; each tries one allocation
+// and prints what happened, then meets the others at a barrier (a refused collective allocation
+// must leave every rank able to go on together):
 //   "memory_probe: rank R: refused: <message>"   or   "memory_probe: rank R: allocated"
 //   "memory_probe: rank R: after: ok"
 // Cases:
 //   window BYTES           rt.window<char>(BYTES) on every rank (the data written and read back)
 //   window-rank0 BYTES     rank 0 asks BYTES, the others 4 KiB
 //   distarray ELEMENTS     DistArray<double>(rt, ELEMENTS), each part written and summed
+// With HOLD, rank 0 first allocates and touches HOLD bytes of its own memory, kept to the end.
 // Exit codes: 0 the case ran (refused or not), 1 any other failure, 2 bad arguments.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "compas/compas.hpp"
 
@@ -36,16 +38,19 @@ void try_distarray(compas::Runtime& rt, compas::index elements) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: memory_probe window|window-rank0|distarray SIZE\n");
+  if (argc < 3 || argc > 4) {
+    std::fprintf(stderr, "usage: memory_probe window|window-rank0|distarray SIZE [HOLD]\n");
     return 2;
   }
   const std::string what = argv[1];
   const unsigned long long size = std::strtoull(argv[2], nullptr, 0);
+  const unsigned long long hold = argc == 4 ? std::strtoull(argv[3], nullptr, 0) : 0;
   int rank = -1;
   try {
     compas::Runtime rt(compas::RuntimeOptions::from_environment());
     rank = rt.process();
+    std::vector<char> held(rank == 0 ? hold : 0, 1);  // touched as it is filled
+    rt.comm().barrier();                              // in use before any rank asks
     try {
       if (what == "window")
         try_window(rt, size);
@@ -62,7 +67,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     rt.comm().barrier();
     std::printf("memory_probe: rank %d: after: ok\n", rank);
-    return 0;
+    return held.empty() || held.back() == 1 ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "memory_probe: rank %d: failed: %s\n", rank, e.what());
     return 1;

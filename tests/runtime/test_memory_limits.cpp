@@ -36,11 +36,12 @@ struct Job {
   }
 };
 
-// memory_probe CASE SIZE on 2 processes inside `cg`.
-Job run_job(const MemoryCgroup& cg, const std::string& which, std::uint64_t size) {
+// memory_probe CASE SIZE HOLD on 2 processes inside `cg`.
+Job run_job(const MemoryCgroup& cg, const std::string& which, std::uint64_t size,
+            std::uint64_t hold = 0) {
   const ShmSnapshot shm;
   Proc run(cg.wrap({COMPAS_RUN_EXE, "-n", "2", "-t", "1", MEMORY_PROBE_EXE, which,
-                    std::to_string(size)}),
+                    std::to_string(size), std::to_string(hold)}),
            {{"COMPAS_TIMEOUT", "20"}});
   JobPids pids(run.pid());
   const bool ended = run.wait(60);
@@ -56,7 +57,8 @@ Job run_job(const MemoryCgroup& cg, const std::string& which, std::uint64_t size
 #define NEED_CGROUP(cg) \
   if (!(cg).ok()) GTEST_SKIP() << "no memory cgroup for the job: " << (cg).why()
 
-// Every rank refused, naming `size_text` and the cgroup's limit file, then met the others.
+// Every rank refused, naming `size_text`, the cgroup's limit file with its limit and what is in
+// use there, then met the others.
 void expect_refused_everywhere(const Job& j, const MemoryCgroup& cg, const std::string& size_text) {
   EXPECT_EQ(j.exit_code, 0) << j.describe();
   for (int r = 0; r < 2; ++r) {
@@ -65,8 +67,10 @@ void expect_refused_everywhere(const Job& j, const MemoryCgroup& cg, const std::
     ASSERT_NE(at, std::string::npos) << j.describe();
     const std::string line = j.out.substr(at, j.out.find('\n', at) - at);
     EXPECT_TRUE(contains(line, size_text)) << line;
-    EXPECT_TRUE(contains(line, "256 MiB (268435456 bytes)")) << line;
-    EXPECT_TRUE(contains(line, cg.limit_file())) << line;
+    EXPECT_TRUE(contains(
+        line, "the memory cgroup's limit less what is in use (" + cg.limit_file() + ": 256 MiB, "))
+        << line;
+    EXPECT_TRUE(contains(line, " in use)")) << line;
     EXPECT_TRUE(contains(j.out, me + "after: ok")) << j.describe();
   }
   EXPECT_EQ(j.shm_left, "") << j.describe();
@@ -102,6 +106,15 @@ TEST(MemoryLimits, WindowsOfOneHostCountTogether) {
   NEED_CGROUP(cg);
   const Job j = run_job(cg, "window", 160 * kMiB);
   expect_refused_everywhere(j, cg, "ranks 0 and 1");
+}
+
+// Rank 0 holds 128 MiB of the 256 MiB cgroup, then asks a 128 MiB window: it fits the limit, not
+// what is left of it (it used to be accepted, and the cgroup's OOM killer ended rank 0).
+TEST(MemoryLimits, MemoryInUseCountsAgainstTheLimit) {
+  MemoryCgroup cg(kLimit);
+  NEED_CGROUP(cg);
+  const Job j = run_job(cg, "window-rank0", 128 * kMiB, 128 * kMiB);
+  expect_refused_everywhere(j, cg, "(128 MiB, 4.125 KiB) need together 128 MiB");
 }
 
 TEST(MemoryLimits, SizesWithinTheLimitAreAllocated) {

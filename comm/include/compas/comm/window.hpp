@@ -11,8 +11,8 @@
 // access is checked against its target's own, never the caller's (bytes(rank), signals(rank)).
 // Sizes whose byte count does not fit a size_t throw std::length_error. Before anything is mapped,
 // the processes check together that each host can give what its processes ask (the sum of their
-// windows against base::memory_limit for a shared mapping: physical memory, the memory cgroup's
-// limit, /dev/shm's free space): otherwise every process throws the same CommError naming the
+// windows against base::memory_limit for a shared mapping: the memory available, the memory
+// cgroup's limit less what is in use there, /dev/shm's free space): otherwise every process throws the same CommError naming the
 // sizes and the limit, and none has allocated anything. Peers on the same host
 // whose memory UCX can map are accessed by direct load/store (memcpy, CPU atomics); others by UCX
 // RMA.
