@@ -43,11 +43,12 @@ TEST(Memory, CheckRefusesBeyondTheLimitNamingSizeAndLimit) {
     EXPECT_NE(m.find("--n 1000000 needs 1024 TiB (1125899906842624 bytes), more than"),
               std::string::npos)
         << m;
-    EXPECT_NE(m.find(std::to_string(limit.bytes) + " bytes), " + limit.what), std::string::npos)
-        << m;
+    // The available memory moves while other processes run: the bound is named, its bytes are
+    // whatever it was at the check.
+    EXPECT_NE(m.find(" bytes), " + limit.what), std::string::npos) << m;
   }
   EXPECT_NO_THROW(compas::base::check_memory("a buffer needs", 1 << 20));
-  EXPECT_NO_THROW(compas::base::check_memory("a buffer needs", limit.bytes));
+  EXPECT_NO_THROW(compas::base::check_memory("a buffer needs", limit.bytes / 2));
 }
 
 // What `look` returns in a child moved into `cg` (after it allocated and touched `hold` bytes).
@@ -61,9 +62,10 @@ std::string seen_in(const compas::testing::MemoryCgroup& cg, std::size_t hold, c
     ::close(fds[0]);
     std::ofstream(cg.path() + "/cgroup.procs") << ::getpid() << std::flush;
     std::vector<char> held(hold);
-    std::memset(held.data(), 1, held.size());  // charged to the cgroup as it is touched
+    if (hold > 0) std::memset(held.data(), 1, held.size());  // charged to the cgroup as touched
     const std::string text = look();
-    if (::write(fds[1], text.data(), text.size()) < 0 || held[hold / 2] != 1) ::_exit(1);
+    if (::write(fds[1], text.data(), text.size()) < 0 || (hold > 0 && held[hold / 2] != 1))
+      ::_exit(1);
     ::_exit(0);
   }
   ::close(fds[1]);
