@@ -323,6 +323,7 @@ std::uint64_t study_stream_size(const StudyArgs& a) {
     throw std::invalid_argument("--stream-size '" + a.stream_size +
                                 "' is not allowed: a whole number of MiB, at least 1 MiB (e.g. "
                                 "64MiB, 1GiB)");
+  base::check_memory("--stream-size '" + a.stream_size + "' needs", b);  // exit 2 before any run
   return b;
 }
 

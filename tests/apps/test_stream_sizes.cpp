@@ -76,6 +76,8 @@ TEST(StreamSizes, ThePlanSizesMembwAndTheCacheCurveByTheRule) {
   EXPECT_EQ(flag_after(given, "cache", "--max"), "8MiB");
   a.stream_size = "1500KiB";
   EXPECT_THROW(make_plan(a, two_l3s()), std::invalid_argument);
+  a.stream_size = "1024TiB";  // beyond what any host here can give: refused before any run
+  EXPECT_THROW(make_plan(a, two_l3s()), std::invalid_argument);
 }
 
 // Every kernel run of the plan times at least a minimum (0.1 s at small budgets, 0.25 s from 3
