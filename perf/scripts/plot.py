@@ -62,6 +62,48 @@ def is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+def spread_of(r, field):
+    """(low, high) of `field` over a record's repeats: its min_F/max_F, F_min/F_max or, the unit
+    kept last, NAME_min_UNIT/NAME_max_UNIT (latency_min_ns), else the range of its F_samples or
+    F_range list; None when the record has none."""
+    head, sep, unit = field.rpartition("_")
+    pairs = [(f"min_{field}", f"max_{field}"), (f"{field}_min", f"{field}_max")]
+    if sep and head:
+        pairs.append((f"{head}_min_{unit}", f"{head}_max_{unit}"))
+    for lo, hi in pairs:
+        if is_number(r.get(lo)) and is_number(r.get(hi)):
+            return r[lo], r[hi]
+    for key in (f"{field}_samples", f"{field}_range"):
+        v = r.get(key)
+        if isinstance(v, list) and v and all(is_number(x) for x in v):
+            return min(v), max(v)
+    return None
+
+
+def spread_fields(field):
+    """The names spread_of reads for `field`: not plotted as values of their own."""
+    head, sep, unit = field.rpartition("_")
+    names = {f"min_{field}", f"max_{field}", f"{field}_min", f"{field}_max",
+             f"{field}_samples", f"{field}_range"}
+    if sep and head:
+        names |= {f"{head}_min_{unit}", f"{head}_max_{unit}"}
+    return names
+
+
+def yerr_of(rs, field, scale=None):
+    """Error bars (below, above) for errorbar() from each record's min..max of `field`, times
+    scale(r) when given; None when no record has a spread."""
+    lo, hi, any_spread = [], [], False
+    for r in rs:
+        s = spread_of(r, field)
+        k = scale(r) if scale else 1.0
+        v = r[field] * k
+        any_spread |= s is not None
+        lo.append(max(0.0, v - s[0] * k) if s else 0.0)
+        hi.append(max(0.0, s[1] * k - v) if s else 0.0)
+    return [lo, hi] if any_spread else None
+
+
 def format_bytes(b):
     for unit, name in ((1 << 40, "T"), (1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")):
         if b >= unit:
@@ -98,19 +140,101 @@ def size_axis(ax, plt):
 
 
 class Writer:
-    def __init__(self, plt, out_dir):
+    def __init__(self, plt, out_dir, describe=None):
         self.plt = plt
         self.out_dir = out_dir
         self.written = []
+        self.describe = describe  # a list the figures' descriptions go to, or None
 
-    def save(self, fig, base, name=None):
-        fname = base + (f"-{name}" if name else "") + ".png"
-        path = os.path.join(self.out_dir, fname)
-        fig.tight_layout()
+    def path(self, base, name=None):
+        return os.path.join(self.out_dir, base + (f"-{name}" if name else "") + ".png")
+
+    def save(self, fig, base, name=None, rect=None):
+        """Writes the figure; `rect` keeps room for a legend drawn outside the axes."""
+        path = self.path(base, name)
+        if rect:
+            fig.tight_layout(rect=rect)
+        else:
+            fig.tight_layout()
+        if self.describe is not None:
+            self.describe.append(describe_figure(fig, os.path.basename(path)))
         fig.savefig(path, dpi=110)
         self.plt.close(fig)
-        print(path)
+        self.done(path)
+
+    def done(self, path, what=None):
+        print(path + (f" ({what})" if what else ""))
         self.written.append(path)
+
+
+# ---- what a figure shows, for tests (--describe) ---------------------------------------------
+
+def overlaps(a, b):
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def labelled_ticks(axis):
+    """The tick positions that carry a label, major and minor."""
+    ticks = list(axis.get_major_ticks()) + list(axis.get_minor_ticks())
+    lo, hi = sorted(axis.get_view_interval())
+    return sorted({float(t.get_loc()) for t in ticks
+                   if t.label1.get_visible() and t.label1.get_text()
+                   and lo - 1e-9 * abs(hi) <= t.get_loc() <= hi + 1e-9 * abs(hi)})
+
+
+def marker_points(ax):
+    """The display positions of every data point drawn with a marker."""
+    pts = []
+    for line in ax.lines:
+        if line.get_marker() in (None, "None", "", " ") or not line.get_visible():
+            continue
+        xy = line.get_xydata()
+        if len(xy):
+            pts.extend(line.get_transform().transform(xy))
+    return pts
+
+
+def describe_axes(ax, renderer, legends):
+    from matplotlib.container import BarContainer, ErrorbarContainer
+    points = marker_points(ax)
+    covered = 0
+    for leg in legends:
+        box = leg.get_window_extent(renderer)
+        covered += sum(1 for x, y in points if box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1)
+    leg = ax.get_legend()
+    return {
+        "title": ax.get_title(),
+        "xlabel": ax.get_xlabel(), "ylabel": ax.get_ylabel(),
+        "xscale": ax.get_xscale(), "yscale": ax.get_yscale(),
+        "xticks": labelled_ticks(ax.xaxis), "yticks": labelled_ticks(ax.yaxis),
+        "xticklabels": [t.get_text() for t in ax.get_xticklabels() if t.get_text()],
+        "errorbars": sum(1 for c in ax.containers
+                         if isinstance(c, ErrorbarContainer) and (c.has_yerr or c.has_xerr)),
+        "bars": sum(1 for c in ax.containers if isinstance(c, BarContainer)),
+        "lines": sum(1 for ln in ax.lines if not ln.get_label().startswith("_")),
+        "legend_labels": [t.get_text() for t in leg.get_texts()] if leg else [],
+        "points_under_legends": covered,
+        "texts": [t.get_text() for t in ax.texts],
+    }
+
+
+def describe_figure(fig, fname):
+    """What the figure shows: per axes its scales, labelled ticks, labels, error-bar containers,
+    bars, legend, the data points a legend covers, and how many text pairs overlap."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    axes = [ax for ax in fig.axes if ax.axison]
+    legends = [ax.get_legend() for ax in axes if ax.get_legend()] + list(fig.legends)
+    boxes = [t.get_window_extent(renderer) for ax in axes for t in ax.texts
+             if t.get_visible() and t.get_text()]
+    boxes += [leg.get_window_extent(renderer) for leg in legends]
+    overlapping = sum(1 for i in range(len(boxes)) for j in range(i) if overlaps(boxes[i], boxes[j]))
+    return {"file": fname, "source": "matplotlib",
+            "axes": [describe_axes(ax, renderer, legends) for ax in axes],
+            "figure_legends": len(fig.legends),
+            "figure_legend_labels": [t.get_text() for leg in fig.legends for t in leg.get_texts()],
+            "overlapping_texts": overlapping,
+            "tables": sum(len(ax.tables) for ax in fig.axes)}
 
 
 def finish(fig, ax, report, title):
@@ -540,6 +664,9 @@ def main(argv):
         prog="plot.py", description="Turn compas JSON results into PNG plots.")
     parser.add_argument("files", nargs="+", metavar="FILE.json", help="compas JSON reports")
     parser.add_argument("--out", required=True, metavar="DIR", help="directory for the PNGs")
+    parser.add_argument("--describe", metavar="FILE",
+                        help="also write FILE: a JSON list describing each figure drawn (axes "
+                             "scales, labelled ticks, labels, error bars, legend), for tests")
     args = parser.parse_args(argv)
 
     reports = []
@@ -567,13 +694,16 @@ def main(argv):
         return 1
 
     commands = [r["command"] for r in reports]
-    w = Writer(plt, args.out)
+    w = Writer(plt, args.out, [] if args.describe else None)
     for r in reports:
         base = r["command"]
         if commands.count(base) > 1:
             stem = os.path.splitext(os.path.basename(r["_path"]))[0]
             base += "-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)
         PLOTTERS.get(r["command"], plot_generic)(r, w, base)
+    if args.describe:
+        with open(args.describe, "w", encoding="utf-8") as f:
+            json.dump(w.describe, f, indent=1)
     return 0
 
 
