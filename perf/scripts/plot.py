@@ -1,12 +1,20 @@
 #!/usr/bin/env python3
 """Turn compas JSON results into PNG plots.
 
-usage: plot.py FILE.json [FILE2.json ...] --out DIR
+usage: plot.py FILE.json [FILE2.json ...] --out DIR [--describe FILE]
 
-Each file is one compas report ({"command", "version", "machine", "params", "results"}, see
-DESIGN.md "Output"). The plot depends on the report's "command":
+Each file is one compas report, as every compas command writes with --json: an object with
+"command" (the command's name), "version", "machine" (the host: cpu_model, cores, pus, caches,
+hostname, ...), "params" (what the run was asked to do) and "results" (a list of records, one
+object per measured point). The plot depends on the report's "command"; wherever a record holds
+the range of a value over its repeats (min_F/max_F, F_min/F_max, NAME_min_UNIT/NAME_max_UNIT, or
+an F_samples / F_range list) the plot draws it as error bars:
 
-  barrier   ns per barrier vs threads, one line per algorithm / wait policy (log y)
+  barrier   ns per barrier (log y) against what varies, threads or processes (a process
+            barrier under compas-run), one line per algorithm / wait policy, the legend beside
+            the axes; with one thread or process count, a bar per algorithm / policy
+  pingpong  time per operation and MB/s against message size (log2 x, log y), one line per op
+            labelled with what it times (measure_text), the legend below the panels
   membw     total and per-thread GB/s vs threads, one line per kernel
   cache     ns per load vs working-set size (log2 x) for the chase and the stream, with hwloc's
             cache sizes and the detected knees as vertical lines; stream GB/s vs size
@@ -14,12 +22,16 @@ DESIGN.md "Output"). The plot depends on the report's "command":
   loaded-latency  (compas membw --loaded-latency) chase latency vs traffic bandwidth, one curve
             per mix with each point's min..max, the idle latency and 2x idle lines, and each
             mix's knee (where latency reaches 2x idle) marked
+  study     (compas study's study.json) speedup against P x T per kernel size, and the kernels'
+            bandwidth against the memory streams and the loaded-latency curve (study-bus)
   other     every numeric field vs the first of "threads", "size_bytes", "bytes" found in the
             records, one line per combination of the records' text fields; skipped (with a
             message) when the records have none of them
 
 Writes DIR/<command>[-<name>].png (with the file's name added when two files hold the same
-command) and prints each path written. Exits 2 when a file cannot be read or is not a compas
+command) and prints each path written. --describe FILE also writes a JSON list describing each
+figure (scales, labelled ticks, axis labels, error bars, legends and the data points they cover,
+overlapping labels), which the tests read. Exits 2 when a file cannot be read or is not a compas
 report, 1 when matplotlib is missing. Needs python3 and matplotlib only.
 """
 
@@ -126,7 +138,7 @@ def machine_title(report):
         return ""
     parts = []
     if isinstance(m.get("cpu_model"), str):
-        parts.append(m["cpu_model"])
+        parts.append(" ".join(m["cpu_model"].split()))
     if is_number(m.get("cores")) and is_number(m.get("pus")):
         parts.append(f"{m['cores']} cores, {m['pus']} PUs")
     if isinstance(m.get("hostname"), str):
@@ -202,6 +214,8 @@ def describe_axes(ax, renderer, legends):
         box = leg.get_window_extent(renderer)
         covered += sum(1 for x, y in points if box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1)
     leg = ax.get_legend()
+    ticks = [t.get_window_extent(renderer) for t in ax.get_xticklabels() + ax.get_yticklabels()
+             if t.get_visible() and t.get_text()]
     return {
         "title": ax.get_title(),
         "xlabel": ax.get_xlabel(), "ylabel": ax.get_ylabel(),
@@ -215,6 +229,8 @@ def describe_axes(ax, renderer, legends):
         "legend_labels": [t.get_text() for t in leg.get_texts()] if leg else [],
         "points_under_legends": covered,
         "texts": [t.get_text() for t in ax.texts],
+        "overlapping_ticklabels": sum(1 for i in range(len(ticks)) for j in range(i)
+                                      if overlaps(ticks[i], ticks[j])),
     }
 
 
@@ -245,35 +261,79 @@ def finish(fig, ax, report, title):
 
 # ---- barrier ---------------------------------------------------------------------------------
 
-def plot_barrier(report, w, base):
-    recs = [r for r in report["results"]
-            if is_number(r.get("threads")) and is_number(r.get("ns_per_barrier"))]
-    if not recs:
-        return plot_generic(report, w, base)
-    plt = w.plt
-    lines = OrderedDict()
+def barrier_x(recs):
+    """What varies across a barrier report: "processes" for a process barrier (compas barrier
+    under compas-run), "threads" otherwise."""
+    def varies(k):
+        return len({r.get(k) for r in recs}) > 1
+    if any(is_number(r.get("processes")) for r in recs) and (
+            varies("processes") or not varies("threads")):
+        return "processes"
+    return "threads"
+
+
+def barrier_series(recs):
+    series = OrderedDict()
     for r in recs:
         key = f"{r.get('algorithm', '?')} / {r.get('policy', '?')}"
-        lines.setdefault(key, []).append((r["threads"], r["ns_per_barrier"]))
-    algos = list(OrderedDict.fromkeys(k.split(" / ")[0] for k in lines))
-    policies = list(OrderedDict.fromkeys(k.split(" / ")[1] for k in lines))
+        if r.get("chosen"):
+            key += " (chosen)"
+        series.setdefault(key, []).append(r)
+    return series
+
+
+def barrier_bars(ax, series, x):
+    """One value of x (P=2, say): a bar per algorithm / policy with its min..max."""
+    keys = list(series)
+    rs = [series[k][0] for k in keys]
+    ax.bar(range(len(keys)), [r["ns_per_barrier"] for r in rs],
+           yerr=yerr_of(rs, "ns_per_barrier"), capsize=4,
+           color=[f"C{i % 10}" for i in range(len(keys))])
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels(keys, fontsize=8)
+    value = rs[0].get(x)
+    ax.set_xlabel(f"algorithm / wait policy, at {x} = {value}")
+    ax.set_ylim(bottom=0)
+    return f"{'process' if x == 'processes' else 'thread'} barrier latency, {x} = {value}"
+
+
+def barrier_lines(ax, series, x, plt):
+    algos = list(OrderedDict.fromkeys(r.get("algorithm", "?") for rs in series.values()
+                                      for r in rs))
+    policies = list(OrderedDict.fromkeys(r.get("policy", "?") for rs in series.values()
+                                         for r in rs))
     styles = ["-", "--", ":", "-."]
     markers = ["o", "s", "^", "D", "v", "P", "X"]
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for key, pts in lines.items():
-        algo, policy = key.split(" / ")
-        pts.sort()
-        ai, pi = algos.index(algo), policies.index(policy)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], label=key,
-                color=f"C{ai % 10}", linestyle=styles[pi % len(styles)],
-                marker=markers[pi % len(markers)])
+    for key, rs in series.items():
+        rs.sort(key=lambda r: r[x])
+        ai, pi = algos.index(rs[0].get("algorithm", "?")), policies.index(rs[0].get("policy", "?"))
+        ax.errorbar([r[x] for r in rs], [r["ns_per_barrier"] for r in rs],
+                    yerr=yerr_of(rs, "ns_per_barrier"), label=key, capsize=2,
+                    color=f"C{ai % 10}", linestyle=styles[pi % len(styles)],
+                    marker=markers[pi % len(markers)])
+    ax.set_xlabel(x)
+    ax.set_xticks(sorted({r[x] for rs in series.values() for r in rs}))
+    ax.xaxis.set_minor_locator(plt.NullLocator())
     ax.set_yscale("log")
-    ax.set_xlabel("threads")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    return "barrier latency (bars: min..max over the repeats)"
+
+
+def plot_barrier(report, w, base):
+    """ns per barrier (log y) against what varies, threads or processes, one line per algorithm
+    / wait policy; a bar per algorithm / policy when there is one thread or process count;
+    min..max over the repeats as error bars."""
+    recs = [r for r in report["results"] if is_number(r.get("ns_per_barrier"))]
+    x = barrier_x(recs)
+    recs = [r for r in recs if is_number(r.get(x))]
+    if not recs:
+        return plot_generic(report, w, base)
+    series = barrier_series(recs)
+    one = len({r[x] for r in recs}) == 1
+    fig, ax = w.plt.subplots(figsize=(8 if one else 10, 5))
+    title = barrier_bars(ax, series, x) if one else barrier_lines(ax, series, x, w.plt)
     ax.set_ylabel("ns per barrier")
-    threads = sorted({r["threads"] for r in recs})
-    ax.set_xticks(threads)
-    ax.legend(fontsize=8, ncol=2)
-    finish(fig, ax, report, "barrier latency")
+    finish(fig, ax, report, title)
     w.save(fig, base)
 
 
@@ -452,6 +512,77 @@ def plot_loaded_latency(report, w, base):
     ax.legend(fontsize=8)
     finish(fig, ax, report, "loaded latency: latency vs bandwidth drawn by the other threads")
     w.save(fig, base)
+
+
+# ---- pingpong --------------------------------------------------------------------------------
+
+def spaced(sizes, ratio=4):
+    """The sizes to label on a log axis, from the largest down, each `ratio` below the last."""
+    out = []
+    for v in sorted(sizes, reverse=True):
+        if not out or out[-1] >= ratio * v:
+            out.append(v)
+    return sorted(out)
+
+
+def mbs_of(r):
+    v = r.get("bandwidth_mbs")
+    return v if is_number(v) else r["bytes"] / r["latency_us"]
+
+
+def mbs_range(r, mbs):
+    """A record's MB/s range: its own, else the one its time's range gives (MB/s = bytes / us)."""
+    s = spread_of(r, "bandwidth_mbs")
+    if s:
+        return s
+    t = spread_of(r, "latency_us")
+    if not t or t[0] <= 0:
+        return None
+    return mbs * r["latency_us"] / t[1], mbs * r["latency_us"] / t[0]
+
+
+def plot_pingpong(report, w, base):
+    """compas pingpong: time per operation and MB/s against message size (log2 x, log y), one
+    line per op labelled with what it times, each point's min..max as error bars; the legend
+    below the panels, off the data."""
+    recs = [r for r in report["results"] if is_number(r.get("bytes")) and r["bytes"] > 0
+            and is_number(r.get("latency_us")) and r["latency_us"] > 0]
+    if not recs:
+        return plot_generic(report, w, base)
+    ops = OrderedDict()
+    for r in recs:
+        ops.setdefault(str(r.get("op", "?")), []).append(r)
+    plt = w.plt
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 5))
+    for i, (op, rs) in enumerate(ops.items()):
+        rs.sort(key=lambda r: r["bytes"])
+        text = rs[0].get("measure_text")
+        label = f"{op}: {text}" if isinstance(text, str) and text else op
+        x = [r["bytes"] for r in rs]
+        style = dict(marker="o", markersize=4, capsize=2, color=f"C{i % 10}", label=label)
+        ax1.errorbar(x, [r["latency_us"] for r in rs], yerr=yerr_of(rs, "latency_us"), **style)
+        mbs = [mbs_of(r) for r in rs]
+        ranges = [mbs_range(r, m) for r, m in zip(rs, mbs)]
+        lo = [m - q[0] if q else 0.0 for m, q in zip(mbs, ranges)]
+        hi = [q[1] - m if q else 0.0 for m, q in zip(mbs, ranges)]
+        ax2.errorbar(x, mbs, yerr=[lo, hi] if any(lo) or any(hi) else None, **style)
+    sizes = sorted({r["bytes"] for r in recs})
+    for ax, what in ((ax1, "us per operation (see legend)"), (ax2, "MB/s (bytes / time)")):
+        size_axis(ax, plt)
+        ax.set_xticks(spaced(sizes))
+        ax.xaxis.set_minor_locator(plt.NullLocator())
+        ax.set_yscale("log")
+        ax.set_xlabel("message size, bytes")
+        ax.set_ylabel(what)
+        ax.grid(True, which="both", alpha=0.3)
+    ax1.set_title("time per operation (bars: min..max over the repeats)", fontsize=9)
+    ax2.set_title("bandwidth", fontsize=9)
+    handles, labels = ax1.get_legend_handles_labels()
+    rows = (len(labels) + 1) // 2
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    sub = machine_title(report)
+    fig.suptitle("pingpong between two processes" + (f": {sub}" if sub else ""), fontsize=10)
+    w.save(fig, base, rect=(0, min(0.4, 0.02 + 0.045 * rows), 1, 1))
 
 
 # ---- topology --------------------------------------------------------------------------------
@@ -656,7 +787,7 @@ def plot_study(report, w, base):
 
 PLOTTERS = {"barrier": plot_barrier, "membw": plot_membw, "cache": plot_cache,
             "topology": plot_topology, "study": plot_study,
-            "loaded-latency": plot_loaded_latency}
+            "loaded-latency": plot_loaded_latency, "pingpong": plot_pingpong}
 
 
 def main(argv):
