@@ -652,26 +652,38 @@ def plot_generic(report, w, base):
     w.save(fig, base)
 
 
-def speedup_panel(ax, name, rs, weak=False):
+def count_ticks(ax, plt, counts, most=12):
+    """Integer x ticks at the counts drawn (P x T, threads), every k-th when there are many."""
+    counts = sorted({int(c) for c in counts})
+    step = max(1, -(-len(counts) // most))
+    ticks = counts[::step]
+    if counts and ticks[-1] != counts[-1]:
+        ticks[-1] = counts[-1]
+    ax.set_xticks(ticks)
+    ax.xaxis.set_minor_locator(plt.NullLocator())
+
+
+def speedup_panel(ax, plt, name, rs, weak=False):
     """One kernel size's speedups: a line per process count with the range over the runs as
-    error bars, a red ring where the spread exceeds 10%, and the ideal line."""
+    error bars, a red ring where the spread exceeds 10%, and the ideal line; x ticks at the
+    P x T counts run."""
     top = 1
     for j, p in enumerate(sorted({r["procs"] for r in rs})):
-        pts = sorted((r["procs"] * r["threads"], r["speedup"], bool(r.get("oversubscribed")),
-                      r.get("speedup_min", r["speedup"]), r.get("speedup_max", r["speedup"]),
-                      bool(r.get("wide_spread")))
-                     for r in rs if r["procs"] == p)
-        yerr = [[max(0.0, q[1] - q[3]) for q in pts], [max(0.0, q[4] - q[1]) for q in pts]]
-        ax.errorbar([q[0] for q in pts], [q[1] for q in pts], yerr=yerr, marker="o",
-                    color=f"C{j % 10}", capsize=3, label=f"P={p}")
-        for q in pts:
-            if q[2]:
-                ax.annotate("over", (q[0], q[1]), fontsize=6)
-            if q[5]:
-                ax.plot([q[0]], [q[1]], marker="o", markersize=12, fillstyle="none",
+        mine = sorted((r for r in rs if r["procs"] == p), key=lambda r: r["procs"] * r["threads"])
+        x = [r["procs"] * r["threads"] for r in mine]
+        y = [r["speedup"] for r in mine]
+        ax.errorbar(x, y, yerr=yerr_of(mine, "speedup"), marker="o", color=f"C{j % 10}",
+                    capsize=3, label=f"P={p}")
+        for xi, yi, r in zip(x, y, mine):
+            if r.get("oversubscribed"):
+                ax.annotate("over", (xi, yi), xytext=(-4, 6), textcoords="offset points",
+                            ha="right", fontsize=6)
+            if r.get("wide_spread"):
+                ax.plot([xi], [yi], marker="o", markersize=12, fillstyle="none",
                         color="red", linestyle="none")
-        top = max(top, max(q[0] for q in pts))
+        top = max(top, max(x))
     ax.plot([1, top], [1, top], linestyle=":", color="grey", label="ideal")
+    count_ticks(ax, plt, [r["procs"] * r["threads"] for r in rs] + [1])
     ax.set_xlabel("total threads (P x T)")
     ax.set_ylabel("scaled speedup (rate vs 1 x 1)" if weak else "speedup vs 1 x 1")
     ax.set_title(name, fontsize=9)
@@ -687,36 +699,25 @@ def file_name_of(kernel_size):
 STUDY_LEGEND = "bars: range over the runs; red ring: spread > 10%"
 
 
-def plot_bus(report, w, base):
-    """The kernels against the bus: left, compas membw's load and copy bandwidth against threads
-    with each kernel's bandwidth (byte model) at its P x T, marked by the stream it matches;
-    right, the loaded-latency curve with each kernel's best bandwidth as a vertical line."""
-    bus = report.get("bus") or {}
-    kernels = bus.get("kernels") or []
-    if not kernels:
-        return
-    plt = w.plt
-    curve = [c for c in bus.get("curve") or [] if not c.get("idle")]
-    fig, axes = plt.subplots(1, 2 if curve else 1, figsize=(12 if curve else 6.5, 4.5),
-                             squeeze=False)
-    ax = axes[0][0]
+def bus_streams(ax, bus, kernels):
+    """Left panel: membw's load and copy against threads, each kernel's GB/s at its P x T; the
+    kernels' best GB/s by name, for the right panel."""
     streams = bus.get("streams") or {}
+    counts = [k["p"] for k in kernels]
     for j, name in enumerate(["load", "copy"]):
         pts = sorted(streams.get(name) or [])
         if not pts:
             continue
+        counts += [q[0] for q in pts]
         ax.errorbar([q[0] for q in pts], [q[1] for q in pts],
                     yerr=[[q[1] - q[2] for q in pts], [q[3] - q[1] for q in pts]],
                     color=f"C{j}", marker="s", capsize=3, label=f"membw {name}")
-    names = sorted({k["kernel_size"] for k in kernels})
     markers = "o^vD*Px"
     best = {}
-    for i, name in enumerate(names):
+    for i, name in enumerate(sorted({k["kernel_size"] for k in kernels})):
         ks = [k for k in kernels if k["kernel_size"] == name]
         color = "C0" if ks[0].get("stream") == "load" else "C1"
-        ax.errorbar([k["p"] for k in ks], [k["gbs"] for k in ks],
-                    yerr=[[k["gbs"] - k["gbs_min"] for k in ks],
-                          [k["gbs_max"] - k["gbs"] for k in ks]],
+        ax.errorbar([k["p"] for k in ks], [k["gbs"] for k in ks], yerr=yerr_of(ks, "gbs"),
                     marker=markers[i % len(markers)], linestyle="none", color=color,
                     markerfacecolor="white", capsize=2, label=f"{name} (vs {ks[0].get('stream')})")
         best[name] = max(k["gbs"] for k in ks)
@@ -724,28 +725,51 @@ def plot_bus(report, w, base):
     ax.set_ylabel("GB/s")
     ax.set_title("kernels' bandwidth (byte model) against their stream", fontsize=9)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=6)
+    return counts, best
+
+
+def bus_curve(ax, bus, curve, best):
+    """Right panel: the loaded-latency curves, the idle and 2x idle lines, and each kernel's best
+    bandwidth as a vertical line named in the legend (names written on the chart collide when
+    two kernels reach about the same bandwidth)."""
+    for j, mix in enumerate(sorted({c["mix"] for c in curve})):
+        pts = [c for c in sorted(curve, key=lambda c: c["bandwidth_gbs"]) if c["mix"] == mix]
+        ax.errorbar([c["bandwidth_gbs"] for c in pts], [c["latency_ns"] for c in pts],
+                    yerr=yerr_of(pts, "latency_ns"), marker="o", capsize=2, color=f"C{j + 2}",
+                    label=f"loaded latency, {mix}")
+    idle = bus.get("idle_latency_ns")
+    if is_number(idle):
+        ax.axhline(idle, color="grey", linestyle=":", label=f"idle {idle:.0f} ns")
+        ax.axhline(2 * idle, color="red", linestyle=":", label="2x idle (knee)")
+    styles = ["--", "-.", ":", (0, (5, 1, 1, 1, 1, 1))]
+    for i, (name, gbs) in enumerate(sorted(best.items(), key=lambda kv: kv[1])):
+        ax.axvline(gbs, color=f"C{(i + 4) % 10}", linestyle=styles[i % len(styles)],
+                   linewidth=1.2, label=f"{name} best {gbs:.1f} GB/s")
+    ax.set_xlabel("bandwidth GB/s")
+    ax.set_ylabel("dependent-load latency ns")
+    ax.set_title("loaded latency, with each kernel's best bandwidth", fontsize=9)
+    ax.grid(True, alpha=0.3)
+
+
+def plot_bus(report, w, base):
+    """The kernels against the bus: left, compas membw's load and copy bandwidth against threads
+    with each kernel's bandwidth (byte model) at its P x T, marked by the stream it matches;
+    right, the loaded-latency curve with each kernel's best bandwidth as a vertical line. The
+    legends sit below the panels, off the data."""
+    bus = report.get("bus") or {}
+    kernels = bus.get("kernels") or []
+    if not kernels:
+        return
+    plt = w.plt
+    curve = [c for c in bus.get("curve") or [] if not c.get("idle")]
+    fig, axes = plt.subplots(1, 2 if curve else 1, figsize=(12 if curve else 6.5, 6.5),
+                             squeeze=False)
+    counts, best = bus_streams(axes[0][0], bus, kernels)
+    count_ticks(axes[0][0], plt, counts)
     if curve:
-        ax = axes[0][1]
-        for j, mix in enumerate(sorted({c["mix"] for c in curve})):
-            pts = sorted((c["bandwidth_gbs"], c["latency_ns"], c["latency_min_ns"],
-                          c["latency_max_ns"]) for c in curve if c["mix"] == mix)
-            ax.errorbar([q[0] for q in pts], [q[1] for q in pts],
-                        yerr=[[q[1] - q[2] for q in pts], [q[3] - q[1] for q in pts]],
-                        marker="o", capsize=2, color=f"C{j + 2}", label=f"loaded latency, {mix}")
-        idle = bus.get("idle_latency_ns")
-        if is_number(idle):
-            ax.axhline(idle, color="grey", linestyle=":", label=f"idle {idle:.0f} ns")
-            ax.axhline(2 * idle, color="red", linestyle=":", label="2x idle (knee)")
-        for i, (name, gbs) in enumerate(sorted(best.items())):
-            ax.axvline(gbs, color="black", linestyle="--", linewidth=0.8)
-            ax.annotate(name, (gbs, ax.get_ylim()[1]), rotation=90, fontsize=6, va="top",
-                        ha="right")
-        ax.set_xlabel("bandwidth GB/s")
-        ax.set_ylabel("dependent-load latency ns")
-        ax.set_title("loaded latency, with each kernel's best bandwidth", fontsize=9)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=6)
+        bus_curve(axes[0][1], bus, curve, best)
+    for ax in axes[0]:
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
     sub = machine_title(report)
     fig.suptitle("compas study: the kernels against the bus" + (f"\n{sub}" if sub else ""),
                  fontsize=10)
@@ -770,7 +794,7 @@ def plot_study(report, w, base):
     nrows = (len(groups) + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.5 * ncols, 3.6 * nrows), squeeze=False)
     for i, (name, rs) in enumerate(groups.items()):
-        speedup_panel(axes[i // ncols][i % ncols], name, rs, weak)
+        speedup_panel(axes[i // ncols][i % ncols], plt, name, rs, weak)
     for i in range(len(groups), nrows * ncols):
         axes[i // ncols][i % ncols].axis("off")
     fig.suptitle(f"compas study: speedup ({STUDY_LEGEND})" + (f"\n{sub}" if sub else ""),
@@ -778,7 +802,7 @@ def plot_study(report, w, base):
     w.save(fig, base)
     for name, rs in groups.items():
         fig, ax = plt.subplots(figsize=(5.5, 4))
-        speedup_panel(ax, name, rs, weak)
+        speedup_panel(ax, plt, name, rs, weak)
         ax.set_title(f"{name}: speedup ({STUDY_LEGEND})" + (f"\n{sub}" if sub else ""),
                      fontsize=8)
         w.save(fig, base, file_name_of(name))

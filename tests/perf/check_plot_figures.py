@@ -154,10 +154,127 @@ def check_barriers(tmp):
         no_legend_over_points(fig)
 
 
+# ---- 3, 4, 5. the study ------------------------------------------------------------------------
+
+def study_report():
+    rows = []
+    for kernel in ("laplace n=640", "gemm n=256"):
+        for p, t in ((1, 1), (1, 2), (2, 1), (2, 2), (1, 3)):
+            s = p * t * 0.9 if (p, t) != (1, 1) else 1.0
+            rows.append({"kernel_size": kernel, "procs": p, "threads": t,
+                         "oversubscribed": p * t > 4, "seconds": 1.0 / s, "speedup": s,
+                         "speedup_min": 0.9 * s, "speedup_max": 1.1 * s, "efficiency": s / (p * t),
+                         "wide_spread": False})
+    kernels = []
+    for i, name in enumerate(("cg class=T", "cg class=W", "sort keys=4M", "sort keys=8M",
+                              "laplace n=640")):
+        for p in (1, 2):
+            gbs = 3.0 + 0.15 * i + p
+            kernels.append({"kernel_size": name, "kernel": name.split()[0], "p": p, "gbs": gbs,
+                            "gbs_min": 0.9 * gbs, "gbs_max": 1.1 * gbs,
+                            "stream": "load" if name.startswith("cg") else "copy"})
+    curve = [{"mix": "read", "idle": b == 0, "bandwidth_gbs": b, "latency_ns": 100 + b * 5,
+              "latency_min_ns": 95 + b * 5, "latency_max_ns": 110 + b * 5}
+             for b in (0.0, 1.0, 3.0, 6.0, 9.0)]
+    bus = {"streams": {"load": [[1, 10.0, 9.0, 11.0], [2, 18.0, 16.0, 19.0], [3, 20.0, 19, 21]],
+                       "copy": [[1, 8.0, 7.5, 8.5], [2, 14.0, 13.0, 15.0], [3, 15, 14, 16]]},
+           "curve": curve, "idle_latency_ns": 100.0, "kernels": kernels}
+    return report("study", rows, {"scaling": "strong"}, bus=bus)
+
+
+def integer_ticks(fig, ax, allowed):
+    ticks = ax["xticks"]
+    check(ticks and all(float(t).is_integer() and int(t) in allowed for t in ticks),
+          f"{fig['file']} '{ax['title']}': x ticks {ticks}, not among the P x T counts "
+          f"{sorted(allowed)}")
+
+
+def check_study(tmp):
+    figs = plot(tmp, "study", {"study.json": study_report()})
+    products = {1, 2, 3, 4}
+    for fname in ("study.png", "study-laplace_n640.png", "study-gemm_n256.png"):
+        fig = figure(figs, fname)
+        if not fig:
+            continue
+        for ax in fig["axes"]:
+            integer_ticks(fig, ax, products)
+            check(ax["errorbars"] >= 2, f"{fname} '{ax['title']}': {ax['errorbars']} error bars")
+    fig = figure(figs, "study-bus.png")
+    if fig:
+        check(fig["overlapping_texts"] == 0,
+              f"study-bus.png: {fig['overlapping_texts']} pairs of labels overlap")
+        no_legend_over_points(fig)
+        integer_ticks(fig, fig["axes"][0], products)
+        for ax in fig["axes"]:
+            check(ax["errorbars"] >= 1, f"study-bus.png '{ax['title']}': no error bars")
+        names = " ".join(lbl for ax in fig["axes"] for lbl in ax["legend_labels"] + ax["texts"])
+        check("sort keys=8M" in names, "study-bus.png: a kernel's best bandwidth is not named")
+
+
+# ---- 5. error bars on the other probes ---------------------------------------------------------
+
+def check_error_bars(tmp):
+    membw = [{"kernel": k, "threads": t, "bandwidth_gbs": g * t, "per_thread_gbs": g,
+              "min_bandwidth_gbs": 0.9 * g * t, "max_bandwidth_gbs": 1.1 * g * t}
+             for k, g in (("load", 15.0), ("copy", 10.0)) for t in (1, 2)]
+    cache = [{"size_bytes": s, "pattern": pat, "ns_per_load": ns * (1 + s / 65536),
+              "min_ns_per_load": 0.9 * ns * (1 + s / 65536),
+              "max_ns_per_load": 1.2 * ns * (1 + s / 65536),
+              **({"bandwidth_gbs": 8 / (ns * (1 + s / 65536))} if pat == "stream" else {})}
+             for s in (4096, 16384, 65536, 262144) for pat, ns in (("chase", 1.3), ("stream", 0.1))]
+    other = [{"bytes": b, "seconds": b / 1e9, "min_seconds": 0.9 * b / 1e9,
+              "max_seconds": 1.1 * b / 1e9} for b in (1024, 4096, 16384)]
+    figs = plot(tmp, "probes", {"membw.json": report("membw", membw),
+                                "cache.json": report("cache", cache),
+                                "other.json": report("other", other)})
+    for fname, want in (("membw.png", 2), ("cache.png", 2), ("cache-bandwidth.png", 1),
+                        ("other.png", 1)):
+        fig = figure(figs, fname)
+        if fig:
+            for ax in fig["axes"]:
+                check(ax["errorbars"] >= want,
+                      f"{fname} '{ax['title']}': {ax['errorbars']} error-bar series, not {want}")
+    fig = figure(figs, "other.png")
+    if fig:
+        titles = [ax["title"] for ax in fig["axes"]]
+        check(titles == ["seconds"], f"other.png: panels {titles}, not one for seconds")
+
+
+# ---- 6. topology -------------------------------------------------------------------------------
+
+def check_topology(tmp):
+    recs = [{"thread": i, "cpu": i, "core": i, "socket": 0, "numa_node": 0, "smt": 0}
+            for i in range(2)]
+    here = report("topology", recs)
+    here["machine"]["hostname"] = socket.gethostname()
+    elsewhere = report("topology", recs)
+    elsewhere["machine"]["hostname"] = "not-" + socket.gethostname()
+    empty = os.path.join(tmp, "empty-path")
+    os.makedirs(empty, exist_ok=True)
+    cases = [("topo-nolstopo", here, empty, "table")]
+    lstopo = shutil.which("lstopo")
+    if lstopo:
+        cases += [("topo-lstopo", here, None, "lstopo"), ("topo-other", elsewhere, None, "table")]
+    else:
+        print("note: lstopo not installed: hwloc's picture not checked")
+    for name, rep, path, want in cases:
+        figs = plot(tmp, name, {"topology.json": rep}, path)
+        if want == "lstopo":
+            fig = figure(figs, "topology.png")
+            check(fig is not None and fig.get("source") == "lstopo",
+                  f"{name}: topology.png is not lstopo's picture: {fig}")
+            check("topology-placement.png" not in figs, f"{name}: a table beside lstopo's picture")
+        else:
+            fig = figure(figs, "topology-placement.png")
+            check(fig is not None and fig.get("tables") == 1,
+                  f"{name}: the placement table was not drawn: {fig}")
+            check("topology.png" not in figs, f"{name}: a topology.png without lstopo's picture")
+
+
 def main():
     tmp = tempfile.mkdtemp()
     try:
-        for c in (check_pingpong, check_barriers):
+        for c in (check_pingpong, check_barriers, check_study):
             c(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
