@@ -357,11 +357,15 @@ def plot_membw(report, w, base):
     for i, (key, rs) in enumerate(lines.items()):
         rs.sort(key=lambda r: r["threads"])
         x = [r["threads"] for r in rs]
-        ax1.plot(x, [r["bandwidth_gbs"] for r in rs], marker="o", label=key, color=f"C{i % 10}")
+        style = dict(marker="o", capsize=3, label=key, color=f"C{i % 10}")
+        ax1.errorbar(x, [r["bandwidth_gbs"] for r in rs], yerr=yerr_of(rs, "bandwidth_gbs"),
+                     **style)
         per = [r.get("per_thread_gbs") for r in rs]
         if not all(is_number(v) for v in per):
             per = [r["bandwidth_gbs"] / r["threads"] if r["threads"] else float("nan") for r in rs]
-        ax2.plot(x, per, marker="o", label=key, color=f"C{i % 10}")
+        share = {id(r): (v / r["bandwidth_gbs"] if r["bandwidth_gbs"] else 0.0)
+                 for r, v in zip(rs, per)}
+        ax2.errorbar(x, per, yerr=yerr_of(rs, "bandwidth_gbs", lambda r: share[id(r)]), **style)
     threads = sorted({r["threads"] for r in recs})
     for ax, what in ((ax1, "total GB/s"), (ax2, "GB/s per thread")):
         ax.set_xlabel("threads")
@@ -430,8 +434,9 @@ def plot_cache(report, w, base):
               "stream": "sequential read (ns per 8-byte load)"}
     for i, (pattern, rs) in enumerate(series.items()):
         rs.sort(key=lambda r: r["size_bytes"])
-        ax.plot([r["size_bytes"] for r in rs], [r["ns_per_load"] for r in rs], marker=".",
-                label=labels.get(pattern, pattern), color=f"C{i}")
+        ax.errorbar([r["size_bytes"] for r in rs], [r["ns_per_load"] for r in rs],
+                    yerr=yerr_of(rs, "ns_per_load"), marker=".", capsize=1.5,
+                    label=labels.get(pattern, pattern), color=f"C{i}")
     size_axis(ax, plt)
     ax.set_yscale("log")
     ax.set_xlabel("working set")
@@ -444,8 +449,13 @@ def plot_cache(report, w, base):
     stream = [r for r in series.get("stream", []) if is_number(r.get("bandwidth_gbs"))]
     if stream:
         fig, ax = plt.subplots(figsize=(9, 4.5))
-        ax.plot([r["size_bytes"] for r in stream], [r["bandwidth_gbs"] for r in stream],
-                marker=".", color="C1", label="sequential read")
+        gbs = [r["bandwidth_gbs"] for r in stream]
+        ranges = [rate_range(r, "bandwidth_gbs", "ns_per_load") for r in stream]
+        below = [v - q[0] if q else 0.0 for v, q in zip(gbs, ranges)]
+        above = [q[1] - v if q else 0.0 for v, q in zip(gbs, ranges)]
+        ax.errorbar([r["size_bytes"] for r in stream], gbs, marker=".", capsize=1.5, color="C1",
+                    yerr=[below, above] if any(below) or any(above) else None,
+                    label="sequential read")
         size_axis(ax, plt)
         ax.set_ylim(bottom=0)
         ax.set_xlabel("working set")
@@ -481,13 +491,9 @@ def plot_loaded_latency(report, w, base):
         rs.sort(key=load_order)
         x = [r["bandwidth_gbs"] for r in rs]
         y = [r["latency_ns"] for r in rs]
-        lo = [v - r["latency_min_ns"] if is_number(r.get("latency_min_ns")) else 0
-              for v, r in zip(y, rs)]
-        hi = [r["latency_max_ns"] - v if is_number(r.get("latency_max_ns")) else 0
-              for v, r in zip(y, rs)]
         color = f"C{i % 10}"
-        ax.errorbar(x, y, yerr=[lo, hi], marker="o", markersize=4, capsize=2, color=color,
-                    label=mix)
+        ax.errorbar(x, y, yerr=yerr_of(rs, "latency_ns"), xerr=yerr_of(rs, "bandwidth_gbs"),
+                    marker="o", markersize=4, capsize=2, color=color, label=mix)
         knee = knees.get(mix) if isinstance(knees.get(mix), dict) else {}
         if knee.get("reached") and is_number(knee.get("bandwidth_gbs")):
             ax.axvline(knee["bandwidth_gbs"], color=color, linestyle="--", linewidth=1,
@@ -530,15 +536,17 @@ def mbs_of(r):
     return v if is_number(v) else r["bytes"] / r["latency_us"]
 
 
-def mbs_range(r, mbs):
-    """A record's MB/s range: its own, else the one its time's range gives (MB/s = bytes / us)."""
-    s = spread_of(r, "bandwidth_mbs")
+def rate_range(r, rate, time, value=None):
+    """The range of a record's rate (bytes per time): its own, else the one its time's range
+    gives, the rate being inversely proportional to the time."""
+    s = spread_of(r, rate)
     if s:
         return s
-    t = spread_of(r, "latency_us")
-    if not t or t[0] <= 0:
+    t = spread_of(r, time)
+    v = r.get(rate) if value is None else value
+    if not t or t[0] <= 0 or not is_number(v) or not is_number(r.get(time)):
         return None
-    return mbs * r["latency_us"] / t[1], mbs * r["latency_us"] / t[0]
+    return v * r[time] / t[1], v * r[time] / t[0]
 
 
 def plot_pingpong(report, w, base):
@@ -562,7 +570,7 @@ def plot_pingpong(report, w, base):
         style = dict(marker="o", markersize=4, capsize=2, color=f"C{i % 10}", label=label)
         ax1.errorbar(x, [r["latency_us"] for r in rs], yerr=yerr_of(rs, "latency_us"), **style)
         mbs = [mbs_of(r) for r in rs]
-        ranges = [mbs_range(r, m) for r, m in zip(rs, mbs)]
+        ranges = [rate_range(r, "bandwidth_mbs", "latency_us", m) for r, m in zip(rs, mbs)]
         lo = [m - q[0] if q else 0.0 for m, q in zip(mbs, ranges)]
         hi = [q[1] - m if q else 0.0 for m, q in zip(mbs, ranges)]
         ax2.errorbar(x, mbs, yerr=[lo, hi] if any(lo) or any(hi) else None, **style)
@@ -617,6 +625,8 @@ def plot_generic(report, w, base):
     recs = [r for r in res if is_number(r.get(xkey))]
     ykeys = list(OrderedDict.fromkeys(
         k for r in recs for k, v in r.items() if k != xkey and is_number(v)))
+    companions = set().union(*(spread_fields(k) for k in ykeys)) if ykeys else set()
+    ykeys = [k for k in ykeys if k not in companions]
     if not ykeys:
         print(f"plot.py: {report['_path']}: command '{report['command']}': no numeric field "
               f"to plot against {xkey}; skipped")
@@ -634,10 +644,10 @@ def plot_generic(report, w, base):
     for i, y in enumerate(ykeys):
         ax = axes[i // ncols][i % ncols]
         for j, (key, rs) in enumerate(groups.items()):
-            pts = sorted((r[xkey], r[y]) for r in rs if is_number(r.get(y)))
+            pts = sorted((r for r in rs if is_number(r.get(y))), key=lambda r: r[xkey])
             if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".",
-                        label=key or None, color=f"C{j % 10}")
+                ax.errorbar([r[xkey] for r in pts], [r[y] for r in pts], yerr=yerr_of(pts, y),
+                            marker=".", capsize=2, label=key or None, color=f"C{j % 10}")
         if xkey != "threads":
             size_axis(ax, plt)
         ax.set_xlabel(xkey)

@@ -274,7 +274,7 @@ def check_topology(tmp):
 def main():
     tmp = tempfile.mkdtemp()
     try:
-        for c in (check_pingpong, check_barriers, check_study):
+        for c in (check_pingpong, check_barriers, check_study, check_error_bars):
             c(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
