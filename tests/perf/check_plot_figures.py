@@ -7,6 +7,7 @@ usage: python3 check_plot_figures.py PLOT_PY   (run by test_plot_figures.sh)
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
