@@ -18,7 +18,9 @@ an F_samples / F_range list) the plot draws it as error bars:
   membw     total and per-thread GB/s vs threads, one line per kernel
   cache     ns per load vs working-set size (log2 x) for the chase and the stream, with hwloc's
             cache sizes and the detected knees as vertical lines; stream GB/s vs size
-  topology  the placement table as an image
+  topology  hwloc's picture of the machine (lstopo --of png) as topology.png when lstopo is
+            installed and the report comes from this host; else the placement table (thread,
+            cpu, core, socket) as topology-placement.png
   loaded-latency  (compas membw --loaded-latency) chase latency vs traffic bandwidth, one curve
             per mix with each point's min..max, the idle latency and 2x idle lines, and each
             mix's knee (where latency reaches 2x idle) marked

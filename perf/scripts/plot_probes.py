@@ -2,6 +2,10 @@
 latency, pingpong, topology, and the generic plot of any other report.
 """
 
+import os
+import shutil
+import socket
+import subprocess
 from collections import OrderedDict
 
 from plot_common import (finish, format_bytes_long, is_number, machine_title, rate_range,
@@ -313,7 +317,44 @@ def plot_pingpong(report, w, base):
     w.save(fig, base, rect=(0, min(0.4, 0.02 + 0.045 * rows), 1, 1))
 
 
+LSTOPO_TIMEOUT_S = 60
+
+
+def lstopo_picture(report, w, base):
+    """hwloc's own picture of the machine (lstopo --of png) as DIR/<base>.png, when lstopo is
+    installed and the report was made on this host (it draws the host it runs on). Returns
+    whether it drew it."""
+    exe = shutil.which("lstopo")
+    machine = report.get("machine") if isinstance(report.get("machine"), dict) else {}
+    if not exe or machine.get("hostname") != socket.gethostname():
+        return False
+    path = w.path(base)
+    tmp = path + ".part"
+    try:
+        done = subprocess.run([exe, "--of", "png", "-f", tmp], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              timeout=LSTOPO_TIMEOUT_S, check=False)
+        with open(tmp, "rb") as f:
+            ok = done.returncode == 0 and f.read(8) == b"\x89PNG\r\n\x1a\n"
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    if not ok:
+        print("plot.py: lstopo --of png failed; drawing the placement table instead")
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        return False
+    os.replace(tmp, path)
+    if w.describe is not None:
+        w.describe.append({"file": os.path.basename(path), "source": "lstopo"})
+    w.done(path, "hwloc's lstopo")
+    return True
+
+
 def plot_topology(report, w, base):
+    """hwloc's lstopo picture of the machine as <base>.png when lstopo can draw it, else the
+    placement table (which thread runs on which cpu, core, socket) as <base>-placement.png."""
+    if lstopo_picture(report, w, base):
+        return
     res = report["results"]
     if not res:
         print(f"plot.py: {report['_path']}: topology report without records; skipped")
@@ -327,8 +368,8 @@ def plot_topology(report, w, base):
     table.auto_set_font_size(False)
     table.set_fontsize(8)
     sub = machine_title(report)
-    ax.set_title("placement" + (f"\n{sub}" if sub else ""), fontsize=10)
-    w.save(fig, base)
+    ax.set_title("placement (lstopo not available)" + (f"\n{sub}" if sub else ""), fontsize=10)
+    w.save(fig, base, "placement")
 
 
 def plot_generic(report, w, base):

@@ -275,7 +275,8 @@ def check_topology(tmp):
 def main():
     tmp = tempfile.mkdtemp()
     try:
-        for c in (check_pingpong, check_barriers, check_study, check_error_bars):
+        for c in (check_pingpong, check_barriers, check_study, check_error_bars,
+              check_topology):
             c(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
