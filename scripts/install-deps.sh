@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config git
   ccache  # a rebuild of the same sources (another clone, another preset run) reuses objects
-  libhwloc-dev hwloc
+  libhwloc-dev hwloc  # hwloc: lstopo draws the study's picture of the machine
   libucx-dev ucx-utils
   libssl-dev  # libcrypto: the bootstrap proves the job token with HMAC-SHA256
   libpapi-dev papi-tools

@@ -122,6 +122,19 @@ void write_head(ReportContext& c, bool complete) {
                 : ", one run of every point before the next run of any");
 }
 
+// The machine's picture: hwloc's own (lstopo) when the plot script could draw it, else the
+// threads' placement table; the report says which.
+void write_topology_picture(ReportContext& c) {
+  if (c.plots.count("topology.png")) {
+    c.md << "The machine as hwloc draws it (`lstopo`):\n\n";
+    c.embed("topology.png", "topology (hwloc lstopo)");
+  } else if (c.plots.count("topology-placement.png")) {
+    c.md << "The threads' placement: hwloc's `lstopo` did not draw the machine (not installed, "
+            "Debian: apt-get install hwloc; or it failed, see logs/plots.log):\n\n";
+    c.embed("topology-placement.png", "placement");
+  }
+}
+
 void write_machine(ReportContext& c) {
   auto t = c.raw("topology");
   if (!t) return;
@@ -135,7 +148,7 @@ void write_machine(ReportContext& c) {
       c.md << fmt::format("- L{} {}: {} KiB\n", cache.value("level", 0), cache.value("type", ""),
                           cache.value("size_bytes", 0ull) / 1024);
   c.md << "\n";
-  c.embed("topology.png", "topology");
+  write_topology_picture(c);
 }
 
 // A measurement of a characterize record with its repeats' range, marked when wide.

@@ -1,36 +1,54 @@
 #!/usr/bin/env python3
 """Turn compas JSON results into PNG plots.
 
-usage: plot.py FILE.json [FILE2.json ...] --out DIR
+usage: plot.py FILE.json [FILE2.json ...] --out DIR [--describe FILE]
 
-Each file is one compas report ({"command", "version", "machine", "params", "results"}, see
-DESIGN.md "Output"). The plot depends on the report's "command":
+Each file is one compas report, as every compas command writes with --json: an object with
+"command" (the command's name), "version", "machine" (the host: cpu_model, cores, pus, caches,
+hostname, ...), "params" (what the run was asked to do) and "results" (a list of records, one
+object per measured point). The plot depends on the report's "command"; wherever a record holds
+the range of a value over its repeats (min_F/max_F, F_min/F_max, NAME_min_UNIT/NAME_max_UNIT, or
+an F_samples / F_range list) the plot draws it as error bars:
 
-  barrier   ns per barrier vs threads, one line per algorithm / wait policy (log y)
+  barrier   ns per barrier (log y) against what varies, threads or processes (a process
+            barrier under compas-run), one line per algorithm / wait policy, the legend beside
+            the axes; with one thread or process count, a bar per algorithm / policy
+  pingpong  time per operation and MB/s against message size (log2 x, log y), one line per op
+            labelled with what it times (measure_text), the legend below the panels
   membw     total and per-thread GB/s vs threads, one line per kernel
   cache     ns per load vs working-set size (log2 x) for the chase and the stream, with hwloc's
             cache sizes and the detected knees as vertical lines; stream GB/s vs size
-  topology  the placement table as an image
+  topology  hwloc's picture of the machine (lstopo --of png) as topology.png when lstopo is
+            installed and the report comes from this host; else the placement table (thread,
+            cpu, core, socket) as topology-placement.png
   loaded-latency  (compas membw --loaded-latency) chase latency vs traffic bandwidth, one curve
             per mix with each point's min..max, the idle latency and 2x idle lines, and each
             mix's knee (where latency reaches 2x idle) marked
+  study     (compas study's study.json) speedup against P x T per kernel size, and the kernels'
+            bandwidth against the memory streams and the loaded-latency curve (study-bus)
   other     every numeric field vs the first of "threads", "size_bytes", "bytes" found in the
             records, one line per combination of the records' text fields; skipped (with a
             message) when the records have none of them
 
 Writes DIR/<command>[-<name>].png (with the file's name added when two files hold the same
-command) and prints each path written. Exits 2 when a file cannot be read or is not a compas
+command) and prints each path written. --describe FILE also writes a JSON list describing each
+figure (scales, labelled ticks, axis labels, error bars, legends and the data points they cover,
+overlapping labels), which the tests read. Exits 2 when a file cannot be read or is not a compas
 report, 1 when matplotlib is missing. Needs python3 and matplotlib only.
 """
 
 import argparse
 import json
-import math
 import os
 import sys
-from collections import OrderedDict
 
-X_KEYS = ("threads", "size_bytes", "bytes")
+sys.dont_write_bytecode = True  # no __pycache__ beside an installed script
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from plot_common import Writer  # noqa: E402
+from plot_probes import (plot_barrier, plot_cache, plot_generic,  # noqa: E402
+                         plot_loaded_latency, plot_membw, plot_pingpong, plot_topology)
+from plot_study import plot_study  # noqa: E402
 
 
 class BadInput(Exception):
@@ -58,481 +76,9 @@ def load_report(path):
     return data
 
 
-def is_number(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def format_bytes(b):
-    for unit, name in ((1 << 40, "T"), (1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")):
-        if b >= unit:
-            v = b / unit
-            return f"{v:.0f}{name}" if abs(v - round(v)) < 1e-9 else f"{v:.3g}{name}"
-    return f"{b:.0f}"
-
-
-def format_bytes_long(b):
-    for unit, name in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if b >= unit:
-            v = b / unit
-            return f"{v:.0f} {name}" if abs(v - round(v)) < 1e-9 else f"{v:.3g} {name}"
-    return f"{b:.0f} B"
-
-
-def machine_title(report):
-    m = report.get("machine")
-    if not isinstance(m, dict):
-        return ""
-    parts = []
-    if isinstance(m.get("cpu_model"), str):
-        parts.append(m["cpu_model"])
-    if is_number(m.get("cores")) and is_number(m.get("pus")):
-        parts.append(f"{m['cores']} cores, {m['pus']} PUs")
-    if isinstance(m.get("hostname"), str):
-        parts.append(m["hostname"])
-    return ", ".join(parts)
-
-
-def size_axis(ax, plt):
-    ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: format_bytes(v)))
-
-
-class Writer:
-    def __init__(self, plt, out_dir):
-        self.plt = plt
-        self.out_dir = out_dir
-        self.written = []
-
-    def save(self, fig, base, name=None):
-        fname = base + (f"-{name}" if name else "") + ".png"
-        path = os.path.join(self.out_dir, fname)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        self.plt.close(fig)
-        print(path)
-        self.written.append(path)
-
-
-def finish(fig, ax, report, title):
-    sub = machine_title(report)
-    ax.set_title(title + (f"\n{sub}" if sub else ""), fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-
-
-# ---- barrier ---------------------------------------------------------------------------------
-
-def plot_barrier(report, w, base):
-    recs = [r for r in report["results"]
-            if is_number(r.get("threads")) and is_number(r.get("ns_per_barrier"))]
-    if not recs:
-        return plot_generic(report, w, base)
-    plt = w.plt
-    lines = OrderedDict()
-    for r in recs:
-        key = f"{r.get('algorithm', '?')} / {r.get('policy', '?')}"
-        lines.setdefault(key, []).append((r["threads"], r["ns_per_barrier"]))
-    algos = list(OrderedDict.fromkeys(k.split(" / ")[0] for k in lines))
-    policies = list(OrderedDict.fromkeys(k.split(" / ")[1] for k in lines))
-    styles = ["-", "--", ":", "-."]
-    markers = ["o", "s", "^", "D", "v", "P", "X"]
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for key, pts in lines.items():
-        algo, policy = key.split(" / ")
-        pts.sort()
-        ai, pi = algos.index(algo), policies.index(policy)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], label=key,
-                color=f"C{ai % 10}", linestyle=styles[pi % len(styles)],
-                marker=markers[pi % len(markers)])
-    ax.set_yscale("log")
-    ax.set_xlabel("threads")
-    ax.set_ylabel("ns per barrier")
-    threads = sorted({r["threads"] for r in recs})
-    ax.set_xticks(threads)
-    ax.legend(fontsize=8, ncol=2)
-    finish(fig, ax, report, "barrier latency")
-    w.save(fig, base)
-
-
-# ---- membw -----------------------------------------------------------------------------------
-
-def plot_membw(report, w, base):
-    recs = [r for r in report["results"]
-            if is_number(r.get("threads")) and is_number(r.get("bandwidth_gbs"))]
-    if not recs:
-        return plot_generic(report, w, base)
-    plt = w.plt
-    sizes = {r.get("working_set_bytes", r.get("size_bytes")) for r in recs}
-    lines = OrderedDict()
-    for r in recs:
-        key = str(r.get("kernel", "?"))
-        if len(sizes) > 1:
-            s = r.get("working_set_bytes", r.get("size_bytes"))
-            key += f" {format_bytes_long(s)}" if is_number(s) else ""
-        lines.setdefault(key, []).append(r)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
-    for i, (key, rs) in enumerate(lines.items()):
-        rs.sort(key=lambda r: r["threads"])
-        x = [r["threads"] for r in rs]
-        ax1.plot(x, [r["bandwidth_gbs"] for r in rs], marker="o", label=key, color=f"C{i % 10}")
-        per = [r.get("per_thread_gbs") for r in rs]
-        if not all(is_number(v) for v in per):
-            per = [r["bandwidth_gbs"] / r["threads"] if r["threads"] else float("nan") for r in rs]
-        ax2.plot(x, per, marker="o", label=key, color=f"C{i % 10}")
-    threads = sorted({r["threads"] for r in recs})
-    for ax, what in ((ax1, "total GB/s"), (ax2, "GB/s per thread")):
-        ax.set_xlabel("threads")
-        ax.set_ylabel(what)
-        ax.set_xticks(threads)
-        ax.set_ylim(bottom=0)
-        ax.legend(fontsize=8)
-        ax.grid(True, alpha=0.3)
-    ax1.set_title("memory bandwidth (total)", fontsize=10)
-    sub = machine_title(report)
-    ax2.set_title("per thread" + (f"\n{sub}" if sub else ""), fontsize=10)
-    w.save(fig, base)
-
-
-# ---- cache -----------------------------------------------------------------------------------
-
-def cache_levels(report):
-    m = report.get("machine")
-    out = []
-    if not isinstance(m, dict) or not isinstance(m.get("caches"), list):
-        return out
-    pus_per_core = 1
-    if is_number(m.get("pus")) and is_number(m.get("cores")) and m["cores"] > 0:
-        pus_per_core = max(1, m["pus"] // m["cores"])
-    for c in m["caches"]:
-        if not isinstance(c, dict) or c.get("type") == "instruction":
-            continue
-        if not is_number(c.get("size_bytes")) or not is_number(c.get("level")):
-            continue
-        name = f"L{c['level']}" + ("d" if c.get("type") == "data" else "")
-        label = f"{name} {format_bytes_long(c['size_bytes'])}"
-        if is_number(c.get("shared_by")) and c["shared_by"] // pus_per_core > 1:
-            label += f" shared by {c['shared_by'] // pus_per_core} cores"
-        out.append((c["size_bytes"], label + " (hwloc)"))
-    return out
-
-
-def plot_cache(report, w, base):
-    res = report["results"]
-    series = OrderedDict()
-    for r in res:
-        if r.get("pattern") in ("chase", "stream") and is_number(r.get("size_bytes")) \
-                and is_number(r.get("ns_per_load")):
-            series.setdefault(r["pattern"], []).append(r)
-    if not series:
-        return plot_generic(report, w, base)
-    knees = [r for r in res if r.get("pattern") == "knee" and is_number(r.get("size_bytes"))]
-    plt = w.plt
-    sizes = [r["size_bytes"] for rs in series.values() for r in rs]
-    lo, hi = min(sizes), max(sizes)
-
-    def marks(ax, with_labels):
-        for size, label in cache_levels(report):
-            if lo / 2 <= size <= hi * 2:
-                ax.axvline(size, color="C2", linewidth=4, alpha=0.35,
-                           label=label if with_labels else None)
-        for k in knees:
-            label = f"knee {format_bytes_long(k['size_bytes'])}"
-            if isinstance(k.get("cache"), str) and k["cache"]:
-                label += f" ↔ {k['cache']}"
-            ax.axvline(k["size_bytes"], color="C3", linestyle="--", linewidth=1,
-                       label=label if with_labels else None)
-
-    fig, ax = plt.subplots(figsize=(9, 5.5))
-    labels = {"chase": "random pointer chase (latency)",
-              "stream": "sequential read (ns per 8-byte load)"}
-    for i, (pattern, rs) in enumerate(series.items()):
-        rs.sort(key=lambda r: r["size_bytes"])
-        ax.plot([r["size_bytes"] for r in rs], [r["ns_per_load"] for r in rs], marker=".",
-                label=labels.get(pattern, pattern), color=f"C{i}")
-    size_axis(ax, plt)
-    ax.set_yscale("log")
-    ax.set_xlabel("working set")
-    ax.set_ylabel("ns per load")
-    marks(ax, True)
-    ax.legend(fontsize=8)
-    finish(fig, ax, report, "ns per load vs working-set size")
-    w.save(fig, base)
-
-    stream = [r for r in series.get("stream", []) if is_number(r.get("bandwidth_gbs"))]
-    if stream:
-        fig, ax = plt.subplots(figsize=(9, 4.5))
-        ax.plot([r["size_bytes"] for r in stream], [r["bandwidth_gbs"] for r in stream],
-                marker=".", color="C1", label="sequential read")
-        size_axis(ax, plt)
-        ax.set_ylim(bottom=0)
-        ax.set_xlabel("working set")
-        ax.set_ylabel("GB/s")
-        marks(ax, True)
-        ax.legend(fontsize=8)
-        finish(fig, ax, report, "read bandwidth vs working-set size")
-        w.save(fig, base, "bandwidth")
-
-
-# ---- loaded latency --------------------------------------------------------------------------
-
-def load_order(r):
-    """Idle first, then the delays largest first: the order of rising offered load."""
-    d = r.get("delay_ns")
-    return (0, 0) if not is_number(d) else (1, -d)
-
-
-def plot_loaded_latency(report, w, base):
-    recs = [r for r in report["results"]
-            if is_number(r.get("bandwidth_gbs")) and is_number(r.get("latency_ns"))]
-    if not recs:
-        return plot_generic(report, w, base)
-    params = report.get("params") if isinstance(report.get("params"), dict) else {}
-    knees = params.get("knees") if isinstance(params.get("knees"), dict) else {}
-    factor = params.get("knee_factor") if is_number(params.get("knee_factor")) else 2
-    curves = OrderedDict()
-    for r in recs:
-        curves.setdefault(str(r.get("mix", "?")), []).append(r)
-    plt = w.plt
-    fig, ax = plt.subplots(figsize=(9, 5.5))
-    for i, (mix, rs) in enumerate(curves.items()):
-        rs.sort(key=load_order)
-        x = [r["bandwidth_gbs"] for r in rs]
-        y = [r["latency_ns"] for r in rs]
-        lo = [v - r["latency_min_ns"] if is_number(r.get("latency_min_ns")) else 0
-              for v, r in zip(y, rs)]
-        hi = [r["latency_max_ns"] - v if is_number(r.get("latency_max_ns")) else 0
-              for v, r in zip(y, rs)]
-        color = f"C{i % 10}"
-        ax.errorbar(x, y, yerr=[lo, hi], marker="o", markersize=4, capsize=2, color=color,
-                    label=mix)
-        knee = knees.get(mix) if isinstance(knees.get(mix), dict) else {}
-        if knee.get("reached") and is_number(knee.get("bandwidth_gbs")):
-            ax.axvline(knee["bandwidth_gbs"], color=color, linestyle="--", linewidth=1,
-                       label=f"{mix} knee {knee['bandwidth_gbs']:.2f} GB/s")
-            if is_number(knee.get("threshold_ns")):
-                ax.plot([knee["bandwidth_gbs"]], [knee["threshold_ns"]], marker="X",
-                        markersize=11, color=color, linestyle="none")
-        elif knee:
-            top = knee.get("max_bandwidth_gbs")
-            note = f" up to {top:.2f} GB/s" if is_number(top) else ""
-            ax.plot([], [], color=color, marker="s", linestyle="none",
-                    label=f"{mix}: no knee{note}")
-    idle = params.get("idle_latency_ns")
-    if is_number(idle) and idle > 0:
-        ax.axhline(idle, color="grey", linestyle=":", label=f"idle {idle:.1f} ns")
-        ax.axhline(factor * idle, color="grey", linestyle="--", alpha=0.6,
-                   label=f"{factor:g}x idle {factor * idle:.1f} ns")
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel("traffic bandwidth, GB/s (read + written, no write-allocate)")
-    ax.set_ylabel("chase latency, ns per dependent load")
-    ax.legend(fontsize=8)
-    finish(fig, ax, report, "loaded latency: latency vs bandwidth drawn by the other threads")
-    w.save(fig, base)
-
-
-# ---- topology --------------------------------------------------------------------------------
-
-def plot_topology(report, w, base):
-    res = report["results"]
-    if not res:
-        print(f"plot.py: {report['_path']}: topology report without records; skipped")
-        return
-    plt = w.plt
-    cols = list(OrderedDict.fromkeys(k for r in res for k in r))
-    rows = [["" if r.get(c) is None else str(r.get(c)) for c in cols] for r in res]
-    fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(cols)), 0.9 + 0.3 * (len(rows) + 1)))
-    ax.axis("off")
-    table = ax.table(cellText=rows, colLabels=cols, loc="center", cellLoc="center")
-    table.auto_set_font_size(False)
-    table.set_fontsize(8)
-    sub = machine_title(report)
-    ax.set_title("placement" + (f"\n{sub}" if sub else ""), fontsize=10)
-    w.save(fig, base)
-
-
-# ---- anything else ---------------------------------------------------------------------------
-
-def plot_generic(report, w, base):
-    res = report["results"]
-    xkey = next((k for k in X_KEYS if any(is_number(r.get(k)) for r in res)), None)
-    if xkey is None:
-        print(f"plot.py: {report['_path']}: command '{report['command']}': the records have no "
-              f"x variable ({', '.join(X_KEYS)}); skipped")
-        return
-    recs = [r for r in res if is_number(r.get(xkey))]
-    ykeys = list(OrderedDict.fromkeys(
-        k for r in recs for k, v in r.items() if k != xkey and is_number(v)))
-    if not ykeys:
-        print(f"plot.py: {report['_path']}: command '{report['command']}': no numeric field "
-              f"to plot against {xkey}; skipped")
-        return
-    textkeys = list(OrderedDict.fromkeys(
-        k for r in recs for k, v in r.items() if isinstance(v, str)))
-    plt = w.plt
-    ncols = min(3, len(ykeys))
-    nrows = (len(ykeys) + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.5 * ncols, 3.4 * nrows), squeeze=False)
-    groups = OrderedDict()
-    for r in recs:
-        key = " / ".join(str(r.get(k, "")) for k in textkeys)
-        groups.setdefault(key, []).append(r)
-    for i, y in enumerate(ykeys):
-        ax = axes[i // ncols][i % ncols]
-        for j, (key, rs) in enumerate(groups.items()):
-            pts = sorted((r[xkey], r[y]) for r in rs if is_number(r.get(y)))
-            if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".",
-                        label=key or None, color=f"C{j % 10}")
-        if xkey != "threads":
-            size_axis(ax, plt)
-        ax.set_xlabel(xkey)
-        ax.set_title(y, fontsize=9)
-        ax.grid(True, alpha=0.3)
-        if len(groups) > 1 and i == 0:
-            ax.legend(fontsize=7)
-    for i in range(len(ykeys), nrows * ncols):
-        axes[i // ncols][i % ncols].axis("off")
-    sub = machine_title(report)
-    fig.suptitle(report["command"] + (f": {sub}" if sub else ""), fontsize=10)
-    w.save(fig, base)
-
-
-def speedup_panel(ax, name, rs, weak=False):
-    """One kernel size's speedups: a line per process count with the range over the runs as
-    error bars, a red ring where the spread exceeds 10%, and the ideal line."""
-    top = 1
-    for j, p in enumerate(sorted({r["procs"] for r in rs})):
-        pts = sorted((r["procs"] * r["threads"], r["speedup"], bool(r.get("oversubscribed")),
-                      r.get("speedup_min", r["speedup"]), r.get("speedup_max", r["speedup"]),
-                      bool(r.get("wide_spread")))
-                     for r in rs if r["procs"] == p)
-        yerr = [[max(0.0, q[1] - q[3]) for q in pts], [max(0.0, q[4] - q[1]) for q in pts]]
-        ax.errorbar([q[0] for q in pts], [q[1] for q in pts], yerr=yerr, marker="o",
-                    color=f"C{j % 10}", capsize=3, label=f"P={p}")
-        for q in pts:
-            if q[2]:
-                ax.annotate("over", (q[0], q[1]), fontsize=6)
-            if q[5]:
-                ax.plot([q[0]], [q[1]], marker="o", markersize=12, fillstyle="none",
-                        color="red", linestyle="none")
-        top = max(top, max(q[0] for q in pts))
-    ax.plot([1, top], [1, top], linestyle=":", color="grey", label="ideal")
-    ax.set_xlabel("total threads (P x T)")
-    ax.set_ylabel("scaled speedup (rate vs 1 x 1)" if weak else "speedup vs 1 x 1")
-    ax.set_title(name, fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-
-
-def file_name_of(kernel_size):
-    """"laplace n=640" -> "laplace_n640", as the study names its files."""
-    return "".join(c if c.isalnum() else "_" for c in kernel_size if c.isalnum() or c == " ")
-
-
-STUDY_LEGEND = "bars: range over the runs; red ring: spread > 10%"
-
-
-def plot_bus(report, w, base):
-    """The kernels against the bus: left, compas membw's load and copy bandwidth against threads
-    with each kernel's bandwidth (byte model) at its P x T, marked by the stream it matches;
-    right, the loaded-latency curve with each kernel's best bandwidth as a vertical line."""
-    bus = report.get("bus") or {}
-    kernels = bus.get("kernels") or []
-    if not kernels:
-        return
-    plt = w.plt
-    curve = [c for c in bus.get("curve") or [] if not c.get("idle")]
-    fig, axes = plt.subplots(1, 2 if curve else 1, figsize=(12 if curve else 6.5, 4.5),
-                             squeeze=False)
-    ax = axes[0][0]
-    streams = bus.get("streams") or {}
-    for j, name in enumerate(["load", "copy"]):
-        pts = sorted(streams.get(name) or [])
-        if not pts:
-            continue
-        ax.errorbar([q[0] for q in pts], [q[1] for q in pts],
-                    yerr=[[q[1] - q[2] for q in pts], [q[3] - q[1] for q in pts]],
-                    color=f"C{j}", marker="s", capsize=3, label=f"membw {name}")
-    names = sorted({k["kernel_size"] for k in kernels})
-    markers = "o^vD*Px"
-    best = {}
-    for i, name in enumerate(names):
-        ks = [k for k in kernels if k["kernel_size"] == name]
-        color = "C0" if ks[0].get("stream") == "load" else "C1"
-        ax.errorbar([k["p"] for k in ks], [k["gbs"] for k in ks],
-                    yerr=[[k["gbs"] - k["gbs_min"] for k in ks],
-                          [k["gbs_max"] - k["gbs"] for k in ks]],
-                    marker=markers[i % len(markers)], linestyle="none", color=color,
-                    markerfacecolor="white", capsize=2, label=f"{name} (vs {ks[0].get('stream')})")
-        best[name] = max(k["gbs"] for k in ks)
-    ax.set_xlabel("threads (membw) / P x T (kernels)")
-    ax.set_ylabel("GB/s")
-    ax.set_title("kernels' bandwidth (byte model) against their stream", fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=6)
-    if curve:
-        ax = axes[0][1]
-        for j, mix in enumerate(sorted({c["mix"] for c in curve})):
-            pts = sorted((c["bandwidth_gbs"], c["latency_ns"], c["latency_min_ns"],
-                          c["latency_max_ns"]) for c in curve if c["mix"] == mix)
-            ax.errorbar([q[0] for q in pts], [q[1] for q in pts],
-                        yerr=[[q[1] - q[2] for q in pts], [q[3] - q[1] for q in pts]],
-                        marker="o", capsize=2, color=f"C{j + 2}", label=f"loaded latency, {mix}")
-        idle = bus.get("idle_latency_ns")
-        if is_number(idle):
-            ax.axhline(idle, color="grey", linestyle=":", label=f"idle {idle:.0f} ns")
-            ax.axhline(2 * idle, color="red", linestyle=":", label="2x idle (knee)")
-        for i, (name, gbs) in enumerate(sorted(best.items())):
-            ax.axvline(gbs, color="black", linestyle="--", linewidth=0.8)
-            ax.annotate(name, (gbs, ax.get_ylim()[1]), rotation=90, fontsize=6, va="top",
-                        ha="right")
-        ax.set_xlabel("bandwidth GB/s")
-        ax.set_ylabel("dependent-load latency ns")
-        ax.set_title("loaded latency, with each kernel's best bandwidth", fontsize=9)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=6)
-    sub = machine_title(report)
-    fig.suptitle("compas study: the kernels against the bus" + (f"\n{sub}" if sub else ""),
-                 fontsize=10)
-    w.save(fig, base, "bus")
-
-
-def plot_study(report, w, base):
-    """compas study: speedup against total threads, one line per process count, one panel per
-    kernel and size (COMPaS Figs. 5-10), with the ideal line; all panels in one figure, and each
-    kernel size in its own (base-KERNEL_SIZE.png) for the report to show beside its table."""
-    groups = OrderedDict()
-    for r in report["results"]:
-        if is_number(r.get("speedup")) and is_number(r.get("procs")) and is_number(r.get("threads")):
-            groups.setdefault(r.get("kernel_size", "?"), []).append(r)
-    if not groups:
-        print(f"plot.py: {report['_path']}: no speedups to plot; skipped")
-        return
-    plt = w.plt
-    sub = machine_title(report)
-    weak = (report.get("params") or {}).get("scaling") == "weak"
-    ncols = min(3, len(groups))
-    nrows = (len(groups) + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.5 * ncols, 3.6 * nrows), squeeze=False)
-    for i, (name, rs) in enumerate(groups.items()):
-        speedup_panel(axes[i // ncols][i % ncols], name, rs, weak)
-    for i in range(len(groups), nrows * ncols):
-        axes[i // ncols][i % ncols].axis("off")
-    fig.suptitle(f"compas study: speedup ({STUDY_LEGEND})" + (f"\n{sub}" if sub else ""),
-                 fontsize=10)
-    w.save(fig, base)
-    for name, rs in groups.items():
-        fig, ax = plt.subplots(figsize=(5.5, 4))
-        speedup_panel(ax, name, rs, weak)
-        ax.set_title(f"{name}: speedup ({STUDY_LEGEND})" + (f"\n{sub}" if sub else ""),
-                     fontsize=8)
-        w.save(fig, base, file_name_of(name))
-    plot_bus(report, w, base)
-
-
 PLOTTERS = {"barrier": plot_barrier, "membw": plot_membw, "cache": plot_cache,
             "topology": plot_topology, "study": plot_study,
-            "loaded-latency": plot_loaded_latency}
+            "loaded-latency": plot_loaded_latency, "pingpong": plot_pingpong}
 
 
 def main(argv):
@@ -540,6 +86,9 @@ def main(argv):
         prog="plot.py", description="Turn compas JSON results into PNG plots.")
     parser.add_argument("files", nargs="+", metavar="FILE.json", help="compas JSON reports")
     parser.add_argument("--out", required=True, metavar="DIR", help="directory for the PNGs")
+    parser.add_argument("--describe", metavar="FILE",
+                        help="also write FILE: a JSON list describing each figure drawn (axes "
+                             "scales, labelled ticks, labels, error bars, legend), for tests")
     args = parser.parse_args(argv)
 
     reports = []
@@ -567,13 +116,16 @@ def main(argv):
         return 1
 
     commands = [r["command"] for r in reports]
-    w = Writer(plt, args.out)
+    w = Writer(plt, args.out, [] if args.describe else None)
     for r in reports:
         base = r["command"]
         if commands.count(base) > 1:
             stem = os.path.splitext(os.path.basename(r["_path"]))[0]
             base += "-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)
         PLOTTERS.get(r["command"], plot_generic)(r, w, base)
+    if args.describe:
+        with open(args.describe, "w", encoding="utf-8") as f:
+            json.dump(w.describe, f, indent=1)
     return 0
 
 

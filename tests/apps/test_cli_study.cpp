@@ -181,6 +181,14 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
     for (const auto& e : fs::directory_iterator(out + "/plots"))
       EXPECT_NE(shown.find("](plots/" + e.path().filename().string() + ")"), std::string::npos)
           << e.path() << " not shown";
+    // The machine's picture is hwloc's own when lstopo is installed, else the placement table;
+    // the report says which.
+    const bool lstopo = std::system("command -v lstopo >/dev/null 2>&1") == 0;
+    EXPECT_EQ(fs::exists(out + "/plots/topology.png"), lstopo);
+    EXPECT_EQ(fs::exists(out + "/plots/topology-placement.png"), !lstopo);
+    EXPECT_NE(shown.find(lstopo ? "as hwloc draws it (`lstopo`)" : "`lstopo` did not draw"),
+              std::string::npos)
+        << shown;
     const auto table = shown.find("## laplace n=640"),
                figure = shown.find("plots/study-laplace_n640.png");
     EXPECT_LT(table, figure);

@@ -107,7 +107,7 @@ fi
 
 # 3. Another command: the generic plot, or a message and no plot when there is no x variable.
 cat >"$dir/other.json" <<'EOF'
-{"command": "pingpong", "results": [
+{"command": "sweep", "results": [
   {"bytes": 8, "latency_us": 1.5, "verified": true},
   {"bytes": 4096, "latency_us": 3.0, "verified": true}]}
 EOF
@@ -116,7 +116,7 @@ cat >"$dir/nox.json" <<'EOF'
 EOF
 "$py" "$plot" "$dir/other.json" "$dir/nox.json" --out "$dir/gen" >"$dir/gen.out" ||
   fail "plot.py on other commands exited $?"
-is_png "$dir/gen/pingpong.png"
+is_png "$dir/gen/sweep.png"
 [ ! -e "$dir/gen/summary.png" ] || fail "summary.png written without an x variable"
 grep -q "skipped" "$dir/gen.out" || fail "no message for the skipped report"
 
