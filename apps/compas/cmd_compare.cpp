@@ -205,11 +205,11 @@ json csv_record(const json& r) {
 }
 
 void write_comparison(const json& doc, const OutputFlags& out) {
-  if (!out.json.empty()) perf::write_file_atomic(out.json, doc.dump(2) + "\n");
+  write_output(out, out.json, doc.dump(2) + "\n");
   if (out.csv.empty()) return;
   std::vector<json> records;
   for (const auto& r : doc["results"]) records.push_back(csv_record(r));
-  perf::write_file_atomic(out.csv, perf::to_csv(records));
+  write_output(out, out.csv, perf::to_csv(records));
 }
 
 // Exit 1 with one line per regression beyond --fail-above; 0 when none.

@@ -22,6 +22,11 @@ void add_output_flags(CLI::App& cmd, OutputFlags& out) {
                  "write results as CSV to FILE (- : stdout, the table then on stderr)")
       ->type_name("FILE");
   cmd.add_flag("--quiet", out.quiet, "print no table");
+  // Internal (compas study gives it to its runs): no help line.
+  cmd.add_flag("--replace-outputs", out.replace,
+               "write --json and --csv by rename only: whatever is at the path (a link, a FIFO, "
+               "a device) is replaced, never written through")
+      ->group("");
 }
 
 std::vector<int> parse_thread_list(const std::string& flag, const std::string& text) {
@@ -40,19 +45,20 @@ std::vector<int> parse_thread_list(const std::string& flag, const std::string& t
 
 namespace {
 
-void check_writable(const char* flag, const std::string& path) {
+void check_writable(const char* flag, const std::string& path, bool replace) {
   if (path.empty()) return;
   struct stat st {};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
+  // Replaced by rename: what the name itself is counts, never what a link points at.
+  const bool exists = (replace ? ::lstat(path.c_str(), &st) : ::stat(path.c_str(), &st)) == 0;
   if (exists && S_ISDIR(st.st_mode))
     throw std::invalid_argument(std::string(flag) + " '" + path + "' is a directory, not a file");
   // A FIFO or a character device is written through (perf::write_file_atomic), never replaced.
-  if (exists && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+  if (exists && !replace && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
     if (::access(path.c_str(), W_OK) != 0)
       throw std::invalid_argument(std::string(flag) + " '" + path + "' is not writable");
     return;
   }
-  if (exists && !S_ISREG(st.st_mode))
+  if (exists && !replace && !S_ISREG(st.st_mode))
     throw std::invalid_argument(std::string(flag) + " '" + path +
                                 "' is not a regular file, a FIFO or a character device");
   const auto slash = path.find_last_of('/');
@@ -71,16 +77,25 @@ void check_outputs(const OutputFlags& out) {
         "--json - and --csv -: only one of them can go to stdout (give the other a file)");
   if (out.json == "-" || out.csv == "-") {
     perf::claim_stdout_for_data();  // the table and messages go to stderr
-    check_writable(out.json == "-" ? "--csv" : "--json", out.json == "-" ? out.csv : out.json);
+    check_writable(out.json == "-" ? "--csv" : "--json", out.json == "-" ? out.csv : out.json,
+                   out.replace);
     return;
   }
-  check_writable("--json", out.json);
-  check_writable("--csv", out.csv);
+  check_writable("--json", out.json, out.replace);
+  check_writable("--csv", out.csv, out.replace);
+}
+
+void write_output(const OutputFlags& out, const std::string& path, const std::string& contents) {
+  if (path.empty()) return;
+  if (out.replace && path != "-")
+    perf::replace_file_atomic(path, contents);
+  else
+    perf::write_file_atomic(path, contents);
 }
 
 void write_outputs(const perf::Report& report, const OutputFlags& out) {
-  report.write_json(out.json);
-  report.write_csv(out.csv);
+  write_output(out, out.json, report.to_json().dump(2) + "\n");
+  write_output(out, out.csv, perf::to_csv(report.results()));
 }
 
 void add_events_flag(CLI::App& cmd, std::string& events) {

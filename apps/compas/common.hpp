@@ -17,6 +17,9 @@ struct OutputFlags {
   std::string json;
   std::string csv;
   bool quiet = false;
+  // --replace-outputs (hidden; compas study's runs): the files are always replaced by rename
+  // (perf::replace_file_atomic), a link, FIFO or device at the path never written through.
+  bool replace = false;
 };
 
 void add_output_flags(CLI::App& cmd, OutputFlags& out);
@@ -28,6 +31,10 @@ std::vector<int> parse_thread_list(const std::string& flag, const std::string& t
 // Checks, before any measurement, that the files the flags name can be written (their directory
 // exists and is writable). Throws std::invalid_argument naming the flag and path.
 void check_outputs(const OutputFlags& out);
+
+// Writes `contents` to `path` ("" : nothing) as the flags say: by rename under --replace-outputs,
+// else through perf::write_file_atomic.
+void write_output(const OutputFlags& out, const std::string& path, const std::string& contents);
 
 // Writes the report files the flags ask for and returns.
 void write_outputs(const perf::Report& report, const OutputFlags& out);

@@ -196,6 +196,11 @@ std::vector<std::string> job_argv(const StudyArgs& a, const std::string& compas,
   return argv;
 }
 
+// Every run writes its raw/ID.json by rename only (common.hpp): a link, FIFO or device planted
+// under that name between the study removing the old file and the run writing is replaced, never
+// written through.
+const std::string kReplaceOutputs = "--replace-outputs";
+
 // What every step of the plan needs to know of the job around it.
 struct PlanContext {
   const StudyArgs& a;
@@ -227,10 +232,11 @@ void add_characterize_steps(const PlanContext& c, std::vector<Step>& plan) {
   auto add = [&](std::string id, std::string title, std::vector<std::string> argv, double est) {
     plan.push_back({std::move(id), std::move(title), "characterize", std::move(argv), est});
   };
-  add("topology", "topology", {c.compas, "topology", "--quiet", "--json", c.raw("topology")}, 1);
+  add("topology", "topology",
+      {c.compas, "topology", "--quiet", "--json", c.raw("topology"), kReplaceOutputs}, 1);
   add("membw", "memory bandwidth vs threads",
       {c.compas, "membw", "--threads", threads_all, "--size", membw_size, "--repeats", repeats,
-       "--quiet", "--json", c.raw("membw")},
+       "--quiet", "--json", c.raw("membw"), kReplaceOutputs},
       40 * scale + 7 * membw_gib);
   // The loaded-latency curve (a short one): the chaser and at least one traffic thread.
   if (c.cores >= 2)
@@ -240,15 +246,15 @@ void add_characterize_steps(const PlanContext& c, std::vector<Step>& plan) {
          std::to_string(std::max<std::uint64_t>(c.streams.membw, scale >= 0.3 ? 256ull << 20 : 0) >>
                         20) +
              "MiB",
-         "--quiet", "--json", c.raw("loaded_latency")},
+         "--quiet", "--json", c.raw("loaded_latency"), kReplaceOutputs},
         (scale >= 1 ? 30 : 4) + 5 * scale + 4 * membw_gib);
   add("cache", "cache working-set curve",
       {c.compas, "cache", "--max", cache_max, "--repeats", repeats, "--quiet", "--json",
-       c.raw("cache")},
+       c.raw("cache"), kReplaceOutputs},
       40 * scale + 3 * cache_gib);
   add("barrier_threads", "thread barriers",
       {c.compas, "barrier", "--threads", threads_all, "--repeats", repeats, "--target-ms",
-       target_ms, "--quiet", "--json", c.raw("barrier_threads")},
+       target_ms, "--quiet", "--json", c.raw("barrier_threads"), kReplaceOutputs},
       30 * scale);
   for (int p : {2, 4}) {
     if (p > 2 && p > c.cores) continue;
@@ -256,13 +262,13 @@ void add_characterize_steps(const PlanContext& c, std::vector<Step>& plan) {
     add(id, "process barrier, P=" + std::to_string(p),
         c.job(p, 1,
               {"barrier", "--repeats", repeats, "--target-ms", target_ms, "--quiet", "--json",
-               c.raw(id)}),
+               c.raw(id), kReplaceOutputs}),
         5 * scale + 1);
   }
   add("pingpong", "put latency and bandwidth",
       c.job(2, 1,
             {"pingpong", "--max-size", scale >= 1 ? "16MiB" : "1MiB", "--repeats", repeats,
-             "--quiet", "--json", c.raw("pingpong")}),
+             "--quiet", "--json", c.raw("pingpong"), kReplaceOutputs}),
       30 * scale + 2);
 }
 
@@ -289,8 +295,9 @@ Step kernel_step(const PlanContext& c, const KernelPoint& pt, int rep, int reps)
   // Every point times at least `min_timed` seconds (a point of a millisecond measures the timer
   // and the noise): the kernel runs more iterations to reach it and records them.
   const double min_timed = c.scale >= 0.3 ? 0.25 : 0.1;
-  for (const auto& x : {std::string("--quiet"), std::string("--json"), c.raw(s.id),
-                        std::string("--min-seconds"), fmt::format("{:g}", min_timed)})
+  for (const auto& x :
+       {std::string("--quiet"), std::string("--json"), c.raw(s.id), kReplaceOutputs,
+        std::string("--min-seconds"), fmt::format("{:g}", min_timed)})
     args.push_back(x);
   if (!c.a.launcher.empty()) {
     args.push_back("--threads");

@@ -1,11 +1,16 @@
 // Tests of the `compas` command line, run as a user runs it (cli.hpp): the supervision of `compas
 // study`'s runs: timeouts, interrupts, a killed study, runs a launcher refuses, and what a run
 // leaves behind. Sizes are tiny; no test passes or fails on a measured time or rate.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -338,6 +343,59 @@ TEST_F(Cli, StudyRerunsARunWhoseRawReportIsCutShort) {
   EXPECT_FALSE(runs[2].contains("failed")) << runs[2].dump();
   EXPECT_FALSE(json::parse(read_file(raw), nullptr, false).is_discarded());
   EXPECT_NE(read_file(out + "/report.md").find("## laplace n=640"), std::string::npos);
+}
+
+// A link planted at raw/ID.json between the study removing a run's old report and the run writing
+// its new one (here by the launcher, just before it starts the run), to a character device or to
+// a FIFO with a reader: the run replaces the link with its report, a regular file, and writes
+// nothing through it.
+TEST_F(Cli, StudyRunReplacesALinkPlantedAtItsRawJson) {
+  const std::string out = path("study"), fifo = path("fifo"), dev = path("null");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  // Without root no device can be made: the FIFO stands in for it.
+  const bool have_dev = ::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0;
+  const std::string target640 = have_dev ? dev : fifo;
+  // A reader, and a writer of ours that keeps the FIFO open until the test has read it.
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0) << std::strerror(errno);
+  const int writer = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(writer, 0) << std::strerror(errno);
+  ASSERT_GT(::fcntl(reader, F_SETPIPE_SZ, 1 << 20), 0) << std::strerror(errno);
+  seed_characterization_done(out);
+  const std::string launcher = write_script(
+      dir_, "launch.sh",
+      "p=$1; shift\nraw=; prev=\nfor a in \"$@\"; do [ \"$prev\" = --json ] && raw=$a; "
+      "prev=$a; done\ncase \"$raw\" in *n640*) ln -s " +
+          target640 + " \"$raw\" ;; *) ln -s " + fifo + " \"$raw\" ;; esac\nexec " +
+          COMPAS_RUN_EXE + " -n \"$p\" -t 1 \"$@\"\n");
+  const Outcome r = run_compas(study_args(out, launcher + " {P}", "1x1"));
+  ::close(writer);
+  std::string through;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(reader, buf, sizeof buf)) > 0;) through.append(buf, n);
+  ::close(reader);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(through, "") << "a run wrote its report through a link to the FIFO";
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << fifo << " was replaced";
+  if (have_dev) {
+    ASSERT_EQ(::lstat(dev.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << dev << " was replaced";
+    EXPECT_EQ(st.st_rdev, makedev(1, 3));
+  }
+  auto runs = records_by_id(out + "/runs.jsonl");
+  for (const std::string id : kPlaced) {
+    const std::string raw = out + "/raw/" + id + ".json";
+    ASSERT_EQ(::lstat(raw.c_str(), &st), 0) << raw;
+    // Never read through what is there otherwise: a FIFO's open would wait for a writer.
+    ASSERT_TRUE(S_ISREG(st.st_mode))
+        << raw << " is not a regular file: mode " << std::oct << st.st_mode;
+    EXPECT_TRUE(json::parse(read_file(raw), nullptr, false).contains("results")) << raw;
+    ASSERT_EQ(runs[id].size(), 1u) << id << "\n" << read_file(out + "/runs.jsonl");
+    EXPECT_FALSE(runs[id].back().contains("failed")) << runs[id].back().dump();
+  }
+  EXPECT_EQ(r.out.find("failed"), std::string::npos) << r.describe();
 }
 
 // A directory with files of its own that is not a study's: refused, naming it, nothing written
