@@ -125,9 +125,10 @@ class Progress {
 // Exit 1 from `compas run` with its JSON written is a verification failure: a finished run,
 // reported as such.
 bool finished(const fs::path& dir, const Step& s, const ChildOutcome& o) {
-  const bool verification_failed = s.kind == "kernel" && o.started && !o.timed_out &&
-                                   o.signal == 0 && o.exit_code == 1 &&
-                                   fs::exists(dir / "raw" / (s.id + ".json"));
+  std::error_code ec;  // the report itself, a regular file: never what a link points at
+  const bool verification_failed =
+      s.kind == "kernel" && o.started && !o.timed_out && o.signal == 0 && o.exit_code == 1 &&
+      fs::is_regular_file(fs::symlink_status(dir / "raw" / (s.id + ".json"), ec));
   return o.ok() || verification_failed;
 }
 

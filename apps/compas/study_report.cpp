@@ -473,7 +473,13 @@ void ReportContext::embed(const std::string& file, const std::string& alt) {
 
 std::optional<json> ReportContext::raw(const std::string& id) const {
   if (!book.done.count(id)) return std::nullopt;
-  return load(dir / "raw" / (id + ".json"));
+  auto j = load(dir / "raw" / (id + ".json"));
+  // A whole report may still lack a block (an older compas, a run that measured nothing): the
+  // sections read each as an empty object, never as null.
+  if (j && j->is_object())
+    for (const char* block : {"params", "machine", "slice", "run"})
+      if (!j->contains(block) || !(*j)[block].is_object()) (*j)[block] = json::object();
+  return j;
 }
 
 int count_in(const std::vector<Step>& plan, const std::map<std::string, json>& runs) {

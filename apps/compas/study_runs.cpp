@@ -155,8 +155,10 @@ std::string log_tail(const std::filesystem::path& log, std::size_t max_lines,
 std::string raw_damage(const std::filesystem::path& dir, const std::string& id) {
   const std::string rel = "raw/" + id + ".json";
   const std::filesystem::path file = dir / rel;
+  // Every run of the plan writes one: a finished run without it (deleted, or a launcher that
+  // exited 0 without starting the run) is not done.
   struct stat st {};
-  if (::lstat(file.c_str(), &st) != 0) return "";
+  if (::lstat(file.c_str(), &st) != 0) return rel + " is missing";
   std::string why;
   try {
     const json j =

@@ -30,7 +30,7 @@ RunBook read_runs(const std::filesystem::path& file);
 void append_run(const std::filesystem::path& file, const perf::json& record);
 
 // What is wrong with run `id`'s raw report in `dir`, as "raw/ID.json is damaged: why" (cut
-// short, not a compas report, a link); "" when it is whole or absent.
+// short, not a compas report, a link) or "raw/ID.json is missing"; "" when it is whole.
 std::string raw_damage(const std::filesystem::path& dir, const std::string& id);
 
 // The log of run `id` of the study in `dir`.

@@ -42,7 +42,21 @@ void seed_characterization_done(const std::string& out) {
               {"exit", 0}, {"seconds", 0.0}, {"json", "raw/" + id + ".json"}}
              .dump()
       << "\n";
+  // Each with its raw report, as a finished run leaves it (a report with no results).
+  fs::create_directories(out + "/raw");
+  for (const std::string id : {"topology", "membw", "loaded_latency", "cache", "barrier_threads",
+                               "barrier_p2", "barrier_p4", "pingpong"})
+    std::ofstream(out + "/raw/" + id + ".json") << R"({"command":"run","results":[]})"
+                                                << "\n";
 }
+
+// Shell lines for a launcher that stands in for a run which finishes: the report it writes to
+// the path after --json (a report of no results), as every finished run leaves one.
+const char* const kFinishedRun = R"(json=; prev=
+for a in "$@"; do [ "$prev" = --json ] && json=$a; prev=$a; done
+[ -n "$json" ] && echo '{"command":"run","results":[]}' > "$json"
+exit 0
+)";
 
 // Writes an executable shell script into `dir` and returns its path.
 std::string write_script(const fs::path& dir, const std::string& name, const std::string& body) {
@@ -118,8 +132,7 @@ case "$p $*" in
   "2 "*"--n 640"*) echo "hanging now"; trap '' TERM; exec )" +
                                                 slow + R"( 300 ;;
 esac
-exit 0
-)");
+)" + kFinishedRun);
   auto command = study_command(out, launcher + " {P}", "1x1,2x1");
   command.insert(command.end(), {"--run-timeout", "2"});
   compas::testing::Proc study(command, {});
@@ -343,6 +356,44 @@ TEST_F(Cli, StudyRerunsARunWhoseRawReportIsCutShort) {
   EXPECT_FALSE(runs[2].contains("failed")) << runs[2].dump();
   EXPECT_FALSE(json::parse(read_file(raw), nullptr, false).is_discarded());
   EXPECT_NE(read_file(out + "/report.md").find("## laplace n=640"), std::string::npos);
+}
+
+// A finished run whose raw report is gone (deleted by hand, lost with a disk) is not done: the
+// rerun says so, records it as failed, runs it again, and its report is back.
+TEST_F(Cli, StudyRerunsARunWhoseRawReportIsMissing) {
+  const std::string out = path("study");
+  seed_characterization_done(out);
+  const auto args = study_args(out, placing_launcher(dir_) + " {P}", "1x1");
+  const Outcome first = run_compas(args);
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  const std::string id = "laplace_n640_p1t1", raw = out + "/raw/" + id + ".json";
+  ASSERT_TRUE(fs::remove(raw)) << raw;
+  const Outcome again = run_compas(args);
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_NE(again.err.find("raw/" + id + ".json is missing"), std::string::npos)
+      << again.describe();
+  const auto runs = records_by_id(out + "/runs.jsonl")[id];
+  ASSERT_EQ(runs.size(), 3u) << read_file(out + "/runs.jsonl");
+  EXPECT_TRUE(runs[1].value("failed", false)) << runs[1].dump();
+  EXPECT_NE(runs[1].value("reason", "").find("is missing"), std::string::npos) << runs[1].dump();
+  EXPECT_EQ(runs[2].value("exit", -1), 0) << runs[2].dump();
+  EXPECT_FALSE(json::parse(read_file(raw), nullptr, false).is_discarded());
+}
+
+// A run that exits 0 without writing its report (a launcher that never started it) did not
+// finish: it is recorded as failed, its report missing.
+TEST_F(Cli, StudyRunThatExitsZeroWithoutItsReportFailed) {
+  const std::string out = path("study");
+  seed_characterization_done(out);
+  const std::string launcher = write_script(dir_, "noop.sh", "exit 0\n");
+  const Outcome o = run_compas(study_args(out, launcher + " {P}", "1x1"));
+  EXPECT_NE(o.err.find("laplace_n640_p1t1 failed"), std::string::npos) << o.describe();
+  const auto runs = records_by_id(out + "/runs.jsonl")["laplace_n640_p1t1"];
+  ASSERT_EQ(runs.size(), 1u) << read_file(out + "/runs.jsonl");
+  EXPECT_TRUE(runs[0].value("failed", false)) << runs[0].dump();
+  EXPECT_NE(runs[0].value("reason", "").find("raw/laplace_n640_p1t1.json is missing"),
+            std::string::npos)
+      << runs[0].dump();
 }
 
 // A link planted at raw/ID.json between the study removing a run's old report and the run writing
