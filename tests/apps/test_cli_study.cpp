@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 #include "../common/proc.hpp"
+#include "../common/sanitized.hpp"
 #include "cli.hpp"
 #include "compas/perf/extrap.hpp"
 #include "compas/threads/domain.hpp"
@@ -60,39 +61,53 @@ std::set<std::string> run_ids(const std::string& file) {
   return ids;
 }
 
+// The whole study. Under the sanitizers its report code is what is new there (each kernel has its
+// own sanitized tests): Laplace alone takes every section but the other kernels' through it, in a
+// quarter of the runs (the four kernels under AddressSanitizer took 220 s).
+const std::vector<std::string>& full_study_kernels() {
+  static const std::vector<std::string> all = {"laplace", "gemm", "cg", "sort"};
+  static const std::vector<std::string> sanitized = {"laplace"};
+  return compas::test::kSanitized ? sanitized : all;
+}
+
+std::vector<std::string> full_study_args(const std::string& out) {
+  std::string kernels;
+  for (const auto& k : full_study_kernels()) kernels += (kernels.empty() ? "" : ",") + k;
+  return {"study", "--out",     out, "--budget",  "1",    "--stream-size",
+          "16MiB", "--repeats", "2", "--kernels", kernels};
+}
+
 TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   const std::string out = path("study");
-  const Outcome r = run_compas(
-      {"study", "--out", out, "--budget", "1", "--stream-size", "16MiB", "--repeats", "2"});
+  const Outcome r = run_compas(full_study_args(out));
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const auto runs = jsonl(out + "/runs.jsonl");
-  // 7 characterization runs + 2 runs of 2 sizes x 4 shapes of each of laplace, gemm, cg, sort.
-  ASSERT_EQ(runs.size(), 71u) << r.describe();
+  // 7 characterization runs + 2 runs of 2 sizes x 4 shapes of each kernel.
+  const std::size_t kernels = full_study_kernels().size(), planned = 7 + 16 * kernels;
+  ASSERT_EQ(runs.size(), planned) << r.describe();
   for (const auto& j : runs) EXPECT_EQ(j.value("exit", -1), 0) << j.dump();
   const std::string md = read_file(out + "/report.md");
-  for (const char* section : {"## Machine",
-                              "## Memory bandwidth",
-                              "## Loaded latency",
-                              "## The kernels against the bus",
-                              "## Cache working sets",
-                              "## Thread barrier",
-                              "## Process barrier",
-                              "## Put latency",
-                              "## laplace n=640",
-                              "Amdahl fit",
-                              "Performance model of time against p = P x T",
-                              "for Extra-P: in its text format",
-                              "## cg class=T",
-                              "## cg class=W",
-                              "| mops |",
-                              "## sort keys=4M",
-                              "| mkeys_per_s |",
-                              "## gemm n=256",
-                              "| gflops |",
-                              "Table 6",
-                              "Verdict: ",
-                              "COMPaS 1998",
-                              "All planned runs finished"})
+  std::vector<std::string> sections = {"## Machine",
+                                       "## Memory bandwidth",
+                                       "## Loaded latency",
+                                       "## The kernels against the bus",
+                                       "## Cache working sets",
+                                       "## Thread barrier",
+                                       "## Process barrier",
+                                       "## Put latency",
+                                       "## laplace n=640",
+                                       "Amdahl fit",
+                                       "Performance model of time against p = P x T",
+                                       "for Extra-P: in its text format",
+                                       "Table 6",
+                                       "Verdict: ",
+                                       "COMPaS 1998",
+                                       "All planned runs finished"};
+  if (kernels == 4)
+    sections.insert(sections.end(),
+                    {"## cg class=T", "## cg class=W", "| mops |", "## sort keys=4M",
+                     "| mkeys_per_s |", "## gemm n=256", "| gflops |"});
+  for (const auto& section : sections)
     EXPECT_NE(md.find(section), std::string::npos) << section << " missing\n" << md;
   EXPECT_EQ(md.find("nan"), std::string::npos) << md;
   EXPECT_EQ(md.find("Partial report"), std::string::npos) << md;
@@ -143,18 +158,20 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
     ++lines;
   }
   EXPECT_EQ(lines, 2 * fitting);
-  ASSERT_TRUE(study["kernels"].contains("cg class=W")) << study.dump();
-  EXPECT_EQ(study["kernels"]["cg class=W"].value("rate_field", ""), "mops");
-  for (const auto& row : study["kernels"]["cg class=W"]["rows"]) {
-    EXPECT_TRUE(row.value("verified", false)) << row.dump();
-    EXPECT_GT(row.value("rate", 0.0), 0) << row.dump();
+  if (kernels == 4) {
+    ASSERT_TRUE(study["kernels"].contains("cg class=W")) << study.dump();
+    EXPECT_EQ(study["kernels"]["cg class=W"].value("rate_field", ""), "mops");
+    for (const auto& row : study["kernels"]["cg class=W"]["rows"]) {
+      EXPECT_TRUE(row.value("verified", false)) << row.dump();
+      EXPECT_GT(row.value("rate", 0.0), 0) << row.dump();
+    }
   }
-  // The kernel tables as CSV: a header and one row per kernel run (8 sizes x 4 shapes).
+  // The kernel tables as CSV: a header and one row per point (2 sizes x 4 shapes per kernel).
   {
     std::ifstream in(out + "/study.csv");
     std::vector<std::string> lines;
     for (std::string l; std::getline(in, l);) lines.push_back(l);
-    ASSERT_EQ(lines.size(), 33u) << read_file(out + "/study.csv");
+    ASSERT_EQ(lines.size(), 1 + 8 * kernels) << read_file(out + "/study.csv");
     EXPECT_EQ(lines[0].rfind("kernel,size,procs,threads,oversubscribed,seconds,", 0), 0u);
     for (std::size_t i = 1; i < lines.size(); ++i) {
       EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 20) << lines[i];
@@ -200,11 +217,13 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   }
   // Second run: everything is done already.
   const std::string before = read_file(out + "/runs.jsonl");
-  const Outcome again = run_compas(
-      {"study", "--out", out, "--budget", "1", "--stream-size", "16MiB", "--repeats", "2"});
+  const Outcome again = run_compas(full_study_args(out));
   ASSERT_EQ(again.exit_code, 0) << again.describe();
   EXPECT_EQ(read_file(out + "/runs.jsonl"), before) << "a finished run was repeated";
-  EXPECT_NE(again.out.find("71 of 71 runs done"), std::string::npos) << again.describe();
+  EXPECT_NE(
+      again.out.find(std::to_string(planned) + " of " + std::to_string(planned) + " runs done"),
+      std::string::npos)
+      << again.describe();
 }
 
 TEST_F(Cli, InterruptedStudyResumesToTheSameRuns) {

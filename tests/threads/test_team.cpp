@@ -364,6 +364,10 @@ TEST(Team, ExceptionOnOneThreadReleasesTheOthersFromTheirBarriers) {
                          ct::BarrierAlgorithm::tree})
     for (auto wait : {ct::WaitPolicy::spin, ct::WaitPolicy::block, ct::WaitPolicy::automatic})
       for (int threads : {2, 3, 4}) {
+        // A pure spin wait with more threads than PUs only measures the scheduler (each barrier
+        // waits for time slices: about a minute for this loop on 2 PUs beside other work); the
+        // oversubscribed shapes run with the waits that back off.
+        if (wait == ct::WaitPolicy::spin && threads > host().pus()) continue;
         SCOPED_TRACE(ct::to_string(algorithm) + "/" + ct::to_string(wait) + "/" +
                      std::to_string(threads));
         auto o = options(threads, threads > host().pus());
