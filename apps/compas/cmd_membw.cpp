@@ -393,6 +393,7 @@ int run_numa_matrix_command(const MembwArgs& a) {
   }
   try {
     n.size_bytes = a.size.empty() ? default_size() : perf::parse_size(a.size);
+    n.chase_bytes = a.size.empty() ? 0 : n.size_bytes;  // a given size is the chase's too
     n.kernels = perf::parse_membw_kernels(given(a.kernels_opt) ? a.kernels : "load,copy");
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--") + e.what());
@@ -654,7 +655,9 @@ Command setup_membw(CLI::App& app) {
   cmd->add_option("--size", args->size,
                   "total working set, all arrays and threads: 4096, 64KiB, 512M, 1GiB, 1GB "
                   "(default 1GiB, at most 1/4 of RAM; at most 1/2 of RAM); with "
-                  "--loaded-latency the chase buffer, and the traffic's working set")
+                  "--loaded-latency the chase buffer, and the traffic's working set; with "
+                  "--numa-matrix also the latency's chase buffer (default max(8 x last-level "
+                  "cache, 256 MiB))")
       ->type_name("BYTES");
   args->kernels_opt =
       cmd->add_option("--kernels", args->kernels, "kernels to run: load,store,copy,triad")

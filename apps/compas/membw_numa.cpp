@@ -96,7 +96,7 @@ int run_numa_matrix(const NumaMatrixArgs& a) {
     o.memory_numa = c.memory_on;
     for (const auto& r : perf::run_membw(topo, o).records) records.push_back(cell_json(c, r));
   }
-  const std::uint64_t chase = perf::default_chase_bytes(topo);
+  const std::uint64_t chase = a.chase_bytes ? a.chase_bytes : perf::default_chase_bytes(topo);
   for (const auto& c : cells) records.push_back(latency_json(topo, c, chase, a.repeats));
   const int nodes = threads::domain_count(topo, 'M');
   perf::Report report("membw-numa", perf::machine_json(topo),

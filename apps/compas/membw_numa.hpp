@@ -13,7 +13,8 @@ namespace compas::app {
 struct NumaMatrixArgs {
   std::vector<perf::MembwKernel> kernels;
   std::size_t size_bytes = 0;
-  int threads = 0;  // per cell; 0: one per core of the node
+  std::size_t chase_bytes = 0;  // the latency's chase buffer; 0: far beyond the caches
+  int threads = 0;              // per cell; 0: one per core of the node
   int repeats = 5;
   bool huge_pages = true;
   OutputFlags out;

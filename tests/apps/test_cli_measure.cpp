@@ -297,6 +297,8 @@ TEST_F(Cli, MembwNumaMatrixHasEveryPairOfNodes) {
                  rec.value("memory_on", ""));
     if (rec.value("kernel", "") == "latency") {
       EXPECT_GT(rec.value("latency_ns", 0.0), 0.0) << rec.dump();
+      // The chase runs over the --size given (by default far beyond the caches: GiBs here).
+      EXPECT_EQ(rec.value("size_bytes", 0), 2 << 20) << rec.dump();
     } else {
       EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
       EXPECT_GT(rec.value("bandwidth_gbs", 0.0), 0.0) << rec.dump();
