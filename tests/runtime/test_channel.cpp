@@ -1,0 +1,176 @@
+// compas::Channel: ordered point-to-point messages between processes. Every rank of a compas-run
+// job (P = 1..4, oversubscribed) runs these cases; values carry their sender and sequence, so a
+// message lost, repeated, reordered or overwritten before it was taken is seen.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../common/job_main.hpp"
+#include "compas/runtime/channel.hpp"
+
+namespace {
+
+compas::Runtime& rt() {
+  return *g_rt;
+}
+
+std::int64_t code(int sender, int n) {
+  return std::int64_t{sender} * 1000003 + n;
+}
+
+// Each process sends 300 values to the next (a ring) through 4 slots, 75 times round them; the
+// receiver sees every value once, in order.
+TEST(Channel, RingKeepsOrderThroughFewSlots) {
+  const int p = rt().processes(), me = rt().process();
+  compas::Channel<std::int64_t> ch(rt(), 4);
+  const int to = (me + 1) % p, from = (me + p - 1) % p;
+  constexpr int kMessages = 300;
+  if (p == 1) {  // to itself: never more in flight than the slots
+    for (int n = 0; n < kMessages; n += 4) {
+      for (int k = 0; k < 4; ++k) ch.send(to, code(me, n + k));
+      for (int k = 0; k < 4; ++k) ASSERT_EQ(ch.recv(from), code(from, n + k));
+    }
+    return;
+  }
+  // Even ranks send first; odd ones receive first (a ring of blocking sends would wait for ever
+  // once every sender is 4 ahead). With P odd the last rank pairs like an odd one.
+  const bool send_first = me % 2 == 0 && !(p % 2 == 1 && me == p - 1);
+  for (int n = 0; n < kMessages; ++n) {
+    if (send_first) ch.send(to, code(me, n));
+    ASSERT_EQ(ch.recv(from), code(from, n)) << "message " << n;
+    if (!send_first) ch.send(to, code(me, n));
+  }
+}
+
+// Process 0 sends 300 values to process 1 without waiting for anything but credits, while
+// process 1 takes them slowly: a slot is never overwritten before it was taken.
+TEST(Channel, AFastSenderWaitsForCreditsAndOverwritesNothing) {
+  const int p = rt().processes(), me = rt().process();
+  if (p == 1) GTEST_SKIP() << "needs two processes";
+  compas::Channel<std::int64_t> ch(rt(), 2);
+  constexpr int kMessages = 300;
+  if (me == 0)
+    for (int n = 0; n < kMessages; ++n) ch.send(1, code(0, n));
+  if (me == 1)
+    for (int n = 0; n < kMessages; ++n) {
+      if (n % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      ASSERT_EQ(ch.recv(0), code(0, n)) << "message " << n;
+    }
+}
+
+// Messages of 0..max_count values: each arrives whole, with its length.
+TEST(Channel, SpansArriveWithTheirLength) {
+  const int p = rt().processes(), me = rt().process();
+  compas::Channel<double> ch(rt(), 3, 5);
+  const int to = (me + 1) % p, from = (me + p - 1) % p;
+  for (int len = 0; len <= 5; ++len) {
+    std::vector<double> out(5, -1.0), in(static_cast<std::size_t>(len));
+    for (int k = 0; k < len; ++k) in[static_cast<std::size_t>(k)] = me * 100 + len * 10 + k;
+    ch.send(to, std::span<const double>(in));
+    ASSERT_EQ(ch.recv(from, std::span<double>(out)), static_cast<std::size_t>(len));
+    for (int k = 0; k < len; ++k)
+      EXPECT_EQ(out[static_cast<std::size_t>(k)], from * 100 + len * 10 + k);
+    if (len < 5) {
+      EXPECT_EQ(out[static_cast<std::size_t>(len)], -1.0) << "written past the message";
+    }
+  }
+}
+
+// A wavefront over a grid cut into column blocks, one per process (PRK's synch_p2p): each row
+// waits for the left neighbour's last value of that row. The corner value matches the serial
+// recurrence a(i, j) = a(i-1, j) + a(i, j-1) - a(i-1, j-1) with a(0, j) = j, a(i, 0) = i.
+TEST(Channel, WavefrontMatchesTheSerialRecurrence) {
+  const int p = rt().processes(), me = rt().process();
+  constexpr long kRows = 200, kCols = 64;
+  const compas::Range cols = compas::split({1, kCols}, p, me);
+  compas::Channel<double> ch(rt());
+  std::vector<double> prev(static_cast<std::size_t>(kCols)), cur(prev.size());
+  for (long j = 0; j < kCols; ++j) prev[static_cast<std::size_t>(j)] = static_cast<double>(j);
+  for (long i = 1; i < kRows; ++i) {
+    cur[static_cast<std::size_t>(cols.lo - 1)] = me == 0 ? static_cast<double>(i) : ch.recv(me - 1);
+    for (long j = cols.lo; j < cols.hi; ++j) {
+      const auto u = static_cast<std::size_t>(j);
+      cur[u] = prev[u] + cur[u - 1] - prev[u - 1];
+    }
+    if (me + 1 < p) ch.send(me + 1, cur[static_cast<std::size_t>(cols.hi - 1)]);
+    std::swap(prev, cur);
+  }
+  // a(i, j) = i + j solves the recurrence with those boundaries.
+  if (me == p - 1) {
+    EXPECT_EQ(prev[static_cast<std::size_t>(kCols - 1)], (kRows - 1) + (kCols - 1));
+  }
+}
+
+TEST(Channel, BadRanksAndLengthsAreNamed) {
+  const int p = rt().processes(), me = rt().process();
+  compas::Channel<int> ch(rt(), 2, 2);
+  try {
+    ch.send(p, 1);
+    FAIL() << "a send to rank P was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("destination " + std::to_string(p) +
+                                         " is not a process: 0.." + std::to_string(p - 1)),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(ch.recv(-1), std::invalid_argument);
+  const std::vector<int> three = {1, 2, 3};
+  try {
+    ch.send(me, std::span<const int>(three));
+    FAIL() << "3 values went into a channel of max_count 2";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("3 values in one message; this channel takes at most 2"),
+              std::string::npos)
+        << e.what();
+  }
+  // A message longer than the span stays; a span with room takes it.
+  ch.send(me, std::span<const int>(three.data(), 2));
+  int one = 0;
+  EXPECT_THROW(ch.recv(me, std::span<int>(&one, 1)), std::invalid_argument);
+  int two[2] = {0, 0};
+  EXPECT_EQ(ch.recv(me, std::span<int>(two)), 2u);
+  EXPECT_EQ(two[1], 2);
+  EXPECT_THROW(compas::Channel<int>(rt(), 0), std::invalid_argument);
+}
+
+// Made differently on one process: every process throws, naming process 0's and that one's.
+TEST(Channel, ShapesThatDifferBetweenProcessesAreNamedOnEvery) {
+  const int p = rt().processes(), me = rt().process();
+  if (p == 1) GTEST_SKIP() << "needs two processes";
+  try {
+    compas::Channel<double> ch(rt(), me == p - 1 ? 8 : 16);
+    FAIL() << "the channel was made";
+  } catch (const std::invalid_argument& e) {
+    const std::string want =
+        "process 0 made it with capacity 16, max_count 1, 8-byte elements, "
+        "process " +
+        std::to_string(p - 1) + " with capacity 8";
+    EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+  }
+}
+
+// From inside run(), making one (a collective) is refused; using one from thread 0 works.
+TEST(Channel, MadeFunneledUsedFromOneThreadOfTheTeam) {
+  const int p = rt().processes(), me = rt().process();
+  bool refused = false;
+  compas::Channel<int> ch(rt());
+  rt().run([&](compas::ThreadCtx& t) {
+    if (!t.is_leader()) return;
+    try {
+      compas::Channel<int> inner(rt());
+    } catch (const std::logic_error&) {
+      refused = true;
+    }
+    ch.send((me + 1) % p, me);
+    EXPECT_EQ(ch.recv((me + p - 1) % p), (me + p - 1) % p);
+  });
+  EXPECT_TRUE(refused);
+}
+
+}  // namespace
