@@ -37,6 +37,8 @@ std::string describe(const DistShape& s) {
   d += range_text(s.cols);
   if (s.dims == 2)
     d += s.decomposition == Decomposition::grid ? " over a process grid" : " by rows";
+  if (s.grid.rows != 0 || s.grid.cols != 0)
+    d += " of " + std::to_string(s.grid.rows) + " x " + std::to_string(s.grid.cols);
   d += " of ";
   d += std::to_string(s.elem_bytes);
   d += "-byte elements";
@@ -77,6 +79,27 @@ index add(index a, index b, const char* what) {
 
 index ceil_div(index a, index b) {
   return (a + b - 1) / b;
+}
+
+// The process grid a 2-D array over Decomposition::grid asked for (DistOptions::grid), with this
+// process's place in it. Throws std::invalid_argument (alike on every process) for sides that do
+// not multiply to P.
+Runtime::Grid choose_grid(const Runtime& rt, const DistShape& s) {
+  const int p = rt.processes(), me = rt.process();
+  int rows = s.grid.rows, cols = s.grid.cols;
+  if (rows == 0 && cols == 0) return rt.process_grid();
+  const std::string asked = "DistArray: process grid " + std::to_string(rows) + " x " +
+                            std::to_string(cols) + " for " + std::to_string(p) + " processes";
+  if (s.dims != 2 || s.decomposition != Decomposition::grid)
+    throw std::invalid_argument(asked + ": a grid is for 2-D arrays over Decomposition::grid");
+  if (rows < 0 || cols < 0)
+    throw std::invalid_argument(asked + ": sides are 0 (compas chooses) or more");
+  if (rows == 0) rows = p % cols == 0 ? p / cols : 0;
+  if (cols == 0) cols = p % rows == 0 ? p / rows : 0;
+  if (rows == 0 || cols == 0 || static_cast<long>(rows) * cols != p)
+    throw std::invalid_argument(asked + ": the sides must multiply to the " + std::to_string(p) +
+                                " processes");
+  return {rows, cols, me / cols, me % cols};
 }
 
 }  // namespace
@@ -167,6 +190,8 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
   agree(rt, m.shape);  // first: a shape that differs must fail alike everywhere, not hang
 
   const int p = rt.processes(), me = rt.process();
+  // A grid asked for where none is used is refused (choose_grid says why).
+  if (shape.decomposition != Decomposition::grid || shape.dims != 2) (void)choose_grid(rt, m.shape);
   if (shape.dims == 1) {
     m.grid_cols = p;
     m.my_col = me;
@@ -174,7 +199,7 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
     m.grid_rows = p;
     m.my_row = me;
   } else {
-    const Runtime::Grid g = rt.process_grid();
+    const Runtime::Grid g = choose_grid(rt, m.shape);
     m.grid_rows = g.rows;
     m.grid_cols = g.cols;
     m.my_row = g.row;

@@ -213,6 +213,59 @@ TEST(DistArray2, HalosAndCornersHoldTheNeighboursCells) {
       }
 }
 
+// The process grid chosen by DistOptions::grid: P x 1 cuts the rows only, 1 x P the columns
+// only, a side left 0 is P over the other; halos and corners are right on each.
+TEST(DistArray2, AChosenProcessGridCutsTheDimensionsAsked) {
+  const int p = rt().processes(), me = rt().process();
+  const Range2 d{{0, 4 * p + 3}, {0, 3 * p + 2}};
+  for (compas::ProcessGrid g : {compas::ProcessGrid{p, 1}, compas::ProcessGrid{1, p},
+                                compas::ProcessGrid{p, 0}, compas::ProcessGrid{0, p}}) {
+    const std::string what = std::to_string(g.rows) + " x " + std::to_string(g.cols);
+    DistArray<double, 2> u(rt(), d,
+                           {.halo = 2, .decomposition = compas::Decomposition::grid, .grid = g});
+    const bool rows_cut = g.rows == p || (g.rows == 0 && g.cols == 1);
+    EXPECT_EQ(u.rows(), rows_cut ? compas::split(d.rows, p, me) : d.rows) << what;
+    EXPECT_EQ(u.cols(), rows_cut ? d.cols : compas::split(d.cols, p, me)) << what;
+    for (bool periodic : {false, true}) {
+      DistArray<double, 2> v(rt(), d,
+                             {.halo = 2,
+                              .periodic = periodic,
+                              .decomposition = compas::Decomposition::grid,
+                              .grid = g});
+      ASSERT_EQ(run2(v, periodic, 1, nullptr), 0) << what << (periodic ? " periodic" : "");
+    }
+  }
+}
+
+TEST(DistArrayErrors, AProcessGridThatIsNotPIsRefusedNamingIt) {
+  const int p = rt().processes();
+  auto expect_refused = [&](compas::DistOptions o, const std::string& part) {
+    try {
+      DistArray<double, 2> u(rt(), 8 * p, 8 * p, o);
+      ADD_FAILURE() << "made with grid " << o.grid.rows << " x " << o.grid.cols;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  const auto grid = compas::Decomposition::grid;
+  expect_refused({.decomposition = grid, .grid = {p + 1, 1}},
+                 "process grid " + std::to_string(p + 1) + " x 1 for " + std::to_string(p) +
+                     " processes: the sides must multiply");
+  expect_refused({.decomposition = grid, .grid = {-1, p}}, "sides are 0 (compas chooses) or more");
+  expect_refused({.decomposition = compas::Decomposition::rows, .grid = {p, 1}},
+                 "a grid is for 2-D arrays over Decomposition::grid");
+  if (p > 1) {  // a side that does not divide P
+    expect_refused({.decomposition = grid, .grid = {0, p + 1}}, "the sides must multiply");
+    // Grids that differ between processes: the same error on every one, naming both.
+    const compas::ProcessGrid mine =
+        rt().process() == 0 ? compas::ProcessGrid{p, 1} : compas::ProcessGrid{1, p};
+    expect_refused({.decomposition = grid, .grid = mine},
+                   "rank 0 a 2-D [0, " + std::to_string(8 * p) + ") x [0, " +
+                       std::to_string(8 * p) + ") over a process grid of " + std::to_string(p) +
+                       " x 1");
+  }
+}
+
 TEST(DistArray2, LocalViewAndRowsAddressTheSameCells) {
   DistArray<int, 2> u(rt(), 5 * rt().processes(), 11,
                       {.decomposition = compas::Decomposition::grid});

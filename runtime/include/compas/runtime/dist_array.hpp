@@ -67,11 +67,22 @@ enum class Decomposition {
 // caller's own team barriers (or collectives) must stand on both sides.
 enum class TeamSync { barriers, none };
 
+// The process grid of a 2-D array over Decomposition::grid: `rows` x `cols` processes, row-major
+// by rank. 0 lets compas choose that side: {0, 0} is Runtime::process_grid() (near-square, rows <=
+// cols: with P = 2 the columns are cut); {P, 0} or {P, 1} cuts the rows only (halos are whole
+// contiguous rows), {1, P} the columns only. Sides that do not multiply to P are refused.
+struct ProcessGrid {
+  int rows = 0, cols = 0;
+};
+
+// Designated initializers name the fields in this order: {.halo = 2, .periodic = true,
+// .decomposition = compas::Decomposition::grid, .grid = {2, 1}} (any of them may be left out).
 struct DistOptions {
   index halo = 1;         // halo cells on each side (rows and columns for 2-D)
   bool periodic = false;  // every distributed dimension wraps around (2-D: rows and columns)
   comm::Fill fill = comm::Fill::zero;
   Decomposition decomposition = Decomposition::rows;  // 2-D only
+  ProcessGrid grid{};                                 // Decomposition::grid only
 };
 
 namespace detail {
@@ -85,6 +96,7 @@ struct DistShape {
   bool periodic = false;
   comm::Fill fill = comm::Fill::zero;
   Decomposition decomposition = Decomposition::rows;
+  ProcessGrid grid{};
   std::size_t elem_bytes = 0;
   const std::type_info* elem_type = nullptr;  // named when processes differ (double vs int64_t)
 };
@@ -124,6 +136,7 @@ inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::si
   s.periodic = o.periodic;
   s.fill = o.fill;
   s.decomposition = o.decomposition;
+  s.grid = o.grid;
   s.elem_bytes = elem_bytes;
   s.elem_type = &elem_type;
   return s;
