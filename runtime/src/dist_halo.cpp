@@ -16,8 +16,24 @@ namespace {
 
 constexpr index kStaggers = 8;  // arrays' starts cycle through 8 offsets of 4 lines
 
-// Signal words of an array's window: which side the data came from.
-enum : std::size_t { kFromWest = 0, kFromEast = 1, kFromNorth = 2, kFromSouth = 3, kSignals = 4 };
+// The eight sides of a 2-D part (a 1-D part uses west and east only), as offsets in the process
+// grid. Signal word s of an array's window counts the exchanges whose data came from side s.
+enum Side : std::size_t {
+  kWest,
+  kEast,
+  kNorth,
+  kSouth,
+  kNorthWest,
+  kNorthEast,
+  kSouthWest,
+  kSouthEast,
+  kSides
+};
+constexpr int kRowStep[kSides] = {0, 0, -1, 1, -1, -1, 1, 1};
+constexpr int kColStep[kSides] = {-1, 1, 0, 0, -1, 1, -1, 1};
+// What arrives from side s was sent towards the opposite side by that neighbour.
+constexpr Side kOpposite[kSides] = {kEast,      kWest,      kSouth,     kNorth,
+                                    kSouthEast, kSouthWest, kNorthEast, kNorthWest};
 
 std::string range_text(Range r) {
   std::string t = "[";
@@ -114,28 +130,36 @@ struct Halo::Impl {
   index hr = 0, hc = 0;              // halo depth of rows (above, below) and columns
   index pitch = 0, lead = 0;         // elements per local row; before the first halo column
   index field = 0;                   // elements of the field region (with room for any lead)
-  index col_box = 0, row_box = 0;    // elements of one receive area for columns / rows
-  int west = -1, east = -1, north = -1, south = -1;
+  int nb[kSides] = {-1, -1, -1, -1, -1, -1, -1, -1};  // the neighbour on each side, or -1
+  index box[kSides] = {};                             // elements of one receive area from each side
+  index box_at[kSides][2] = {};  // its element offset in the window, by exchange parity
   std::unique_ptr<comm::WindowBytes> win;
   std::byte* origin = nullptr;
   std::uint64_t epoch = 0;
-  std::vector<std::byte> pack_west, pack_east;
+  bool pending = false;  // begun, not finished
+  std::vector<std::byte> pack[kSides];
+  comm::Request sent[kSides];
 
   std::size_t bytes(index elements) const {
     return static_cast<std::size_t>(elements) * shape.elem_bytes;
   }
-  // Element offsets in the window of the receive areas, by side and exchange parity.
-  index col_inbox(std::size_t side, std::uint64_t parity) const {
-    return field + static_cast<index>(parity * 2 + side) * col_box;
-  }
-  index row_inbox(std::size_t side, std::uint64_t parity) const {
-    return field + 4 * col_box + static_cast<index>(parity * 2 + side - kFromNorth) * row_box;
-  }
   std::byte* at(index r, index c) { return origin + bytes(r * pitch + c); }
+  std::byte* inbox(std::size_t side, std::uint64_t parity) {
+    return win->local() + bytes(box_at[side][parity]);
+  }
+  bool exchanges(std::size_t side) const { return nb[side] >= 0 && box[side] > 0; }
   int neighbour(int drow, int dcol) const;
   void validate() const;
-  void exchange_cols(std::uint64_t parity);
-  void exchange_rows(std::uint64_t parity);
+  index layout_boxes();
+  // The block of owned cells side s needs (rows x cols from local (r0, c0)), and where the block
+  // that arrives from side s goes in the halo.
+  struct Block {
+    index r0, c0, rows, cols;
+  };
+  Block edge(std::size_t side) const;
+  Block halo_of(std::size_t side) const;
+  void post();    // every side's edge on its way
+  void finish();  // every side's halo in place, every send complete
 };
 
 int Halo::Impl::neighbour(int drow, int dcol) const {
@@ -215,10 +239,9 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
   m.cols_max = ceil_div(s.cols.size(), m.grid_cols);
   m.hr = s.dims == 2 ? s.halo : 0;
   m.hc = s.halo;
-  m.west = m.neighbour(0, -1);
-  m.east = m.neighbour(0, 1);
-  m.north = s.dims == 2 ? m.neighbour(-1, 0) : -1;
-  m.south = s.dims == 2 ? m.neighbour(1, 0) : -1;
+  for (std::size_t side = 0; side < kSides; ++side)
+    if (s.dims == 2 || kRowStep[side] == 0)
+      m.nb[side] = m.neighbour(kRowStep[side], kColStep[side]);
 
   // Rows of whole 64-byte lines (when the element divides a line); `lead` is chosen below so the
   // first owned element of every row starts a line.
@@ -228,13 +251,11 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
   // Room before the field for the alignment and a stagger of up to kStaggers * 4 lines.
   m.field = add(line * (1 + 4 * kStaggers),
                 mul(add(m.rows_max, 2 * m.hr, "the rows"), m.pitch, "the field"), "field");
-  m.col_box = mul(m.hc, m.rows_max, "the column halos");
-  m.row_box = mul(m.hr, m.pitch, "the row halos");
-  const index total = add(m.field, mul(4, add(m.col_box, m.row_box, "halos"), "halos"), "array");
+  const index total = m.layout_boxes();
   m.win = std::make_unique<comm::WindowBytes>(
       rt.comm(),
       comm::detail::checked_bytes(static_cast<std::size_t>(total), s.elem_bytes, "DistArray"),
-      kSignals, s.fill);
+      kSides, s.fill);
   std::byte* const base = m.win->local();
   const auto first_owned = reinterpret_cast<std::uintptr_t>(base) + m.bytes(m.hc);
   const auto line_bytes = static_cast<std::uintptr_t>(line) * s.elem_bytes;
@@ -246,8 +267,26 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
   static std::atomic<unsigned> made{0};
   m.lead += static_cast<index>(made.fetch_add(1) % kStaggers) * 4 * line;
   m.origin = base + m.bytes(m.lead);
-  m.pack_west.resize(m.bytes(m.col_box));
-  m.pack_east.resize(m.bytes(m.col_box));
+  for (std::size_t side : {kWest, kEast, kNorthWest, kNorthEast, kSouthWest, kSouthEast})
+    if (m.exchanges(side)) m.pack[side].resize(m.bytes(m.box[side]));
+}
+
+// The receive areas after the field: from west and east hc columns of the largest part's rows,
+// from north and south hr rows of a whole pitch (sent as they lie in the field), from the
+// corners hr x hc; each twice, by exchange parity. Returns the window's size in elements.
+index Halo::Impl::layout_boxes() {
+  const index cols_box = mul(hc, rows_max, "the column halos");
+  const index rows_box = mul(hr, pitch, "the row halos");
+  const index corner_box = mul(hr, hc, "the corner halos");
+  index end = field;
+  for (std::size_t side = 0; side < kSides; ++side) {
+    box[side] = kRowStep[side] == 0 ? cols_box : kColStep[side] == 0 ? rows_box : corner_box;
+    for (int parity = 0; parity < 2; ++parity) {
+      box_at[side][parity] = end;
+      end = add(end, box[side], "the halos");
+    }
+  }
+  return end;
 }
 
 Halo::~Halo() = default;
@@ -268,72 +307,84 @@ std::byte* Halo::origin() {
   return impl_->origin;
 }
 
-void Halo::Impl::exchange_cols(std::uint64_t parity) {
-  const std::size_t n = bytes(hc);
-  auto pack = [&](std::vector<std::byte>& out, index c0) {
-    for (index r = 0; r < rows; ++r) std::memcpy(out.data() + bytes(r * hc), at(hr + r, c0), n);
-  };
-  auto unpack = [&](std::size_t side, index c0) {
-    const std::byte* in = win->local() + bytes(col_inbox(side, parity));
-    for (index r = 0; r < rows; ++r) std::memcpy(at(hr + r, c0), in + bytes(r * hc), n);
-  };
-  const std::size_t len = bytes(rows * hc);
-  comm::Request to_west, to_east;
-  if (west >= 0) {
-    pack(pack_west, hc);
-    to_west = win->put_signal_nb(west, bytes(col_inbox(kFromEast, parity)), pack_west.data(), len,
-                                 kFromEast);
-  }
-  if (east >= 0) {
-    pack(pack_east, cols);
-    to_east = win->put_signal_nb(east, bytes(col_inbox(kFromWest, parity)), pack_east.data(), len,
-                                 kFromWest);
-  }
-  if (west >= 0) {
-    win->wait_until(kFromWest, epoch, west);
-    unpack(kFromWest, 0);
-  }
-  if (east >= 0) {
-    win->wait_until(kFromEast, epoch, east);
-    unpack(kFromEast, hc + cols);
-  }
-  to_west.wait();
-  to_east.wait();
+Halo::Impl::Block Halo::Impl::edge(std::size_t side) const {
+  const index r0 = kRowStep[side] > 0 ? rows : hr, c0 = kColStep[side] > 0 ? cols : hc;
+  return {r0, c0, kRowStep[side] == 0 ? rows : hr, kColStep[side] == 0 ? cols : hc};
 }
 
-void Halo::Impl::exchange_rows(std::uint64_t parity) {
-  // hr whole rows, halo columns included (filled by exchange_cols just before: the corners).
-  const std::size_t len = bytes((hr - 1) * pitch + cols + 2 * hc);
-  comm::Request to_north, to_south;
-  if (north >= 0)
-    to_north =
-        win->put_signal_nb(north, bytes(row_inbox(kFromSouth, parity)), at(hr, 0), len, kFromSouth);
-  if (south >= 0)
-    to_south = win->put_signal_nb(south, bytes(row_inbox(kFromNorth, parity)), at(rows, 0), len,
-                                  kFromNorth);
-  if (north >= 0) {
-    win->wait_until(kFromNorth, epoch, north);
-    std::memcpy(at(0, 0), win->local() + bytes(row_inbox(kFromNorth, parity)), len);
+Halo::Impl::Block Halo::Impl::halo_of(std::size_t side) const {
+  const int dr = kRowStep[side], dc = kColStep[side];
+  return {dr < 0   ? 0
+          : dr > 0 ? hr + rows
+                   : hr,
+          dc < 0   ? 0
+          : dc > 0 ? hc + cols
+                   : hc,
+          dr == 0 ? rows : hr, dc == 0 ? cols : hc};
+}
+
+void Halo::Impl::post() {
+  const std::uint64_t parity = epoch % 2;
+  for (std::size_t side = 0; side < kSides; ++side) {
+    if (!exchanges(side)) continue;
+    const Block b = edge(side);
+    const std::size_t to = kOpposite[side];  // where it lands at the neighbour
+    const std::size_t at_bytes = bytes(box_at[to][parity]);
+    if (kColStep[side] == 0) {  // north or south: the rows as they lie in the field
+      const std::size_t len = bytes((b.rows - 1) * pitch + b.cols);
+      sent[side] = win->put_signal_nb(nb[side], at_bytes, at(b.r0, b.c0), len, to);
+      continue;
+    }
+    std::byte* out = pack[side].data();
+    for (index r = 0; r < b.rows; ++r)
+      std::memcpy(out + bytes(r * b.cols), at(b.r0 + r, b.c0), bytes(b.cols));
+    sent[side] = win->put_signal_nb(nb[side], at_bytes, out, bytes(b.rows * b.cols), to);
   }
-  if (south >= 0) {
-    win->wait_until(kFromSouth, epoch, south);
-    std::memcpy(at(hr + rows, 0), win->local() + bytes(row_inbox(kFromSouth, parity)), len);
+}
+
+void Halo::Impl::finish() {
+  const std::uint64_t parity = epoch % 2;
+  for (std::size_t side = 0; side < kSides; ++side) {
+    if (!exchanges(side)) continue;
+    win->wait_until(side, epoch, nb[side]);
+    const Block h = halo_of(side);
+    const std::byte* in = inbox(side, parity);
+    const index stride = kColStep[side] == 0 ? pitch : h.cols;  // rows arrive as they lay
+    for (index r = 0; r < h.rows; ++r)
+      std::memcpy(at(h.r0 + r, h.c0), in + bytes(r * stride), bytes(h.cols));
   }
-  to_north.wait();
-  to_south.wait();
+  for (auto& r : sent) r.wait();
+}
+
+void Halo::begin() {
+  Impl& m = *impl_;
+  if (m.pending)
+    throw std::logic_error(
+        "DistArray: begin_exchange() while an exchange of the array is pending: wait() first");
+  ++m.epoch;
+  m.pending = true;
+  m.post();
+}
+
+void Halo::finish() {
+  Impl& m = *impl_;
+  if (!m.pending) return;
+  m.pending = false;
+  m.finish();
 }
 
 void Halo::exchange() {
-  Impl& m = *impl_;
-  ++m.epoch;
-  const std::uint64_t parity = m.epoch % 2;
-  if (m.hc > 0 && (m.west >= 0 || m.east >= 0)) m.exchange_cols(parity);
-  if (m.hr > 0 && (m.north >= 0 || m.south >= 0)) m.exchange_rows(parity);
+  begin();
+  finish();
+}
+
+void Halo::check_funneled(const char* call) const {
+  impl_->rt->check_funneled(call,
+                            "inside Runtime::run every thread of the team calls the (t) form");
 }
 
 void Halo::exchange_funneled() {
-  impl_->rt->check_funneled("DistArray::exchange_halos()",
-                            "inside Runtime::run every thread of the team calls exchange_halos(t)");
+  check_funneled("DistArray::exchange_halos()");
   exchange();
 }
 

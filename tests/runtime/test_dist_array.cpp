@@ -213,6 +213,84 @@ TEST(DistArray2, HalosAndCornersHoldTheNeighboursCells) {
       }
 }
 
+// Counts the halo cells of u that differ from exchange k's values (as run2 checks them).
+int wrong_halos(const DistArray<double, 2>& u, bool periodic, int k) {
+  int wrong = 0;
+  const Range2 all = u.with_halos();
+  for (index i = all.rows.lo; i < all.rows.hi; ++i)
+    for (index j = all.cols.lo; j < all.cols.hi; ++j)
+      if (u(i, j) != expected2(i, j, u.domain(), periodic, k) && ++wrong <= 3)
+        ADD_FAILURE() << "rank " << rt().process() << " cell (" << i << ", " << j << ") holds "
+                      << u(i, j) << " after exchange " << k;
+  return wrong;
+}
+
+void fill_owned(DistArray<double, 2>& u, int k) {
+  const Range2 all = u.with_halos();
+  for (index i = all.rows.lo; i < all.rows.hi; ++i)
+    for (index j = all.cols.lo; j < all.cols.hi; ++j)
+      u(i, j) = u.owned().contains(i, j) ? f2(i, j, k) : kUnset;
+}
+
+// begin_exchange(), work on another array, wait(): the same halos and corners as exchange_halos,
+// funneled and from every thread of the team, over rows and over the grid.
+TEST(DistArray2, ABegunExchangeCompletesAtWait) {
+  const index p = rt().processes();
+  const Range2 d{{0, 3 * p + 2}, {0, 4 * p + 1}};
+  for (auto dec : {compas::Decomposition::rows, compas::Decomposition::grid})
+    for (bool periodic : {false, true}) {
+      DistArray<double, 2> u(rt(), d, {.halo = 2, .periodic = periodic, .decomposition = dec});
+      auto v = u.like();
+      for (int k = 1; k <= 3; ++k) {
+        fill_owned(u, k);
+        auto x = u.begin_exchange();
+        for (index i = u.rows().lo; i < u.rows().hi; ++i)  // the interior's work meanwhile
+          for (index j = u.cols().lo; j < u.cols().hi; ++j) v(i, j) = 2 * u(i, j);
+        x.wait();
+        ASSERT_EQ(wrong_halos(u, periodic, k), 0) << "funneled, exchange " << k;
+      }
+      for (int k = 4; k <= 6; ++k) {
+        int wrong = 0;
+        rt().run([&](compas::ThreadCtx& t) {
+          if (t.is_leader()) fill_owned(u, k);
+          auto x = u.begin_exchange(t);
+          rt().parallel_for(t, u.owned(), [&](index i, index j) { v(i, j) = 2 * u(i, j); });
+          x.wait(t);
+          if (t.is_leader()) wrong = wrong_halos(u, periodic, k);
+        });
+        ASSERT_EQ(wrong, 0) << "from the team, exchange " << k;
+      }
+      // Destroyed without wait(): it waits; the next exchange finds nothing pending.
+      fill_owned(u, 7);
+      { auto x = u.begin_exchange(); }
+      EXPECT_EQ(wrong_halos(u, periodic, 7), 0);
+    }
+}
+
+TEST(DistArrayErrors, ASecondBeginWhileOneIsPendingOrFromAnotherThreadIsRefused) {
+  DistArray<double, 2> u(rt(), 4 * rt().processes(), 8);
+  auto x = u.begin_exchange();
+  try {
+    auto y = u.begin_exchange();
+    ADD_FAILURE() << "a second exchange began while one was pending";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("while an exchange of the array is pending"),
+              std::string::npos)
+        << e.what();
+  }
+  x.wait();
+  bool refused = false;
+  std::thread other([&] {
+    try {
+      auto z = u.begin_exchange();
+    } catch (const std::logic_error&) {
+      refused = true;
+    }
+  });
+  other.join();
+  EXPECT_TRUE(refused);
+}
+
 // The process grid chosen by DistOptions::grid: P x 1 cuts the rows only, 1 x P the columns
 // only, a side left 0 is P over the other; halos and corners are right on each.
 TEST(DistArray2, AChosenProcessGridCutsTheDimensionsAsked) {

@@ -26,9 +26,10 @@
 //
 // exchange_halos(): each process puts its edge cells into its neighbours' receive areas with
 // put_signal (one-sided; on one host a plain memcpy), waits for its neighbours' signals, and
-// copies what arrived into its halo cells. A 2-D grid exchanges columns first, then whole rows
-// including the halo columns just received, so corner cells are right too (9-point stencils).
-// The receive areas alternate between two copies by exchange parity, so a fast neighbour can
+// copies what arrived into its halo cells. A 2-D part has eight neighbours: edges to the four
+// sides and hr x hc corner blocks to the four diagonal ones, all sent at once, so corner cells are
+// right too (9-point stencils). begin_exchange() sends and returns a HaloExchange whose wait()
+// puts the halos in place: compute what needs no halo in between (overlap). The receive areas alternate between two copies by exchange parity, so a fast neighbour can
 // run one exchange ahead without overwriting cells still being read: no extra synchronisation.
 // Two call styles: (a) exchange_halos(t) by every thread of the team inside Runtime::run (the
 // team meets before and after; thread 0 communicates); (b) exchange_halos() by the thread that
@@ -45,6 +46,7 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <memory>
 #include <span>
 #include <type_traits>
@@ -119,6 +121,11 @@ class Halo {
   void exchange_funneled();
   // Thread 0 of the team inside run(), between team barriers.
   void exchange();
+  // exchange() in two halves: every edge on its way (std::logic_error while one is pending), and
+  // every halo in place (nothing when none is pending).
+  void begin();
+  void finish();
+  void check_funneled(const char* call) const;
 
  private:
   struct Impl;
@@ -142,6 +149,47 @@ inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::si
   return s;
 }
 
+class DistBase;
+
+}  // namespace detail
+
+// A halo exchange under way (DistArray::begin_exchange): wait() puts the halos in place. Until
+// then the array's owned cells are being sent (do not write them) and its halo cells are being
+// filled (do not read them): compute what needs no halo, e.g. the interior, in between. Destroying
+// it unwaited waits.
+class HaloExchange {
+ public:
+  HaloExchange() = default;
+  HaloExchange(HaloExchange&& o) noexcept : halo_(std::exchange(o.halo_, nullptr)) {}
+  HaloExchange& operator=(HaloExchange&& o) noexcept {
+    std::swap(halo_, o.halo_);
+    return *this;
+  }
+  ~HaloExchange() noexcept(false) {
+    if (halo_ && std::uncaught_exceptions() == 0) wait();
+  }
+  // Funneled form (the exchange was begun outside run()).
+  void wait() {
+    if (!halo_) return;
+    halo_->check_funneled("HaloExchange::wait()");
+    std::exchange(halo_, nullptr)->finish();
+  }
+  // Inside run(): every thread of the team calls it; thread 0 completes the exchange, then the
+  // team meets (every halo in place for every thread).
+  void wait(threads::ThreadCtx& t) {
+    if (t.is_leader() && halo_) halo_->finish();
+    halo_ = nullptr;
+    t.barrier();
+  }
+
+ private:
+  friend class detail::DistBase;
+  explicit HaloExchange(detail::Halo* h) : halo_(h) {}
+  detail::Halo* halo_ = nullptr;
+};
+
+namespace detail {
+
 // What DistArray<T, 1> and DistArray<T, 2> share: the Runtime, the options, the halo machinery
 // and the exchange.
 class DistBase {
@@ -151,6 +199,19 @@ class DistBase {
     if (sync == TeamSync::barriers) t.barrier();
     if (t.is_leader()) halo_->exchange();
     if (sync == TeamSync::barriers) t.barrier();
+  }
+  // The exchange in two halves, to compute while the halos travel (a collective, like
+  // exchange_halos): funneled, or by every thread of the team inside run() (the team meets first,
+  // so every edge is written; thread 0 posts).
+  [[nodiscard]] HaloExchange begin_exchange() {
+    halo_->check_funneled("DistArray::begin_exchange()");
+    halo_->begin();
+    return HaloExchange(halo_.get());
+  }
+  [[nodiscard]] HaloExchange begin_exchange(threads::ThreadCtx& t) {
+    t.barrier();
+    if (t.is_leader()) halo_->begin();
+    return HaloExchange(halo_.get());
   }
 
  protected:
