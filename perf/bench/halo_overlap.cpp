@@ -1,0 +1,87 @@
+// halo_overlap: how much of a halo exchange hides behind interior work with
+// DistArray::begin_exchange(). Every rank of a job (compas-run -n P halo_overlap N STEPS REPEATS)
+// sweeps a 5-point Jacobi step over an N x N array cut by rows, four ways, alternating within
+// each repeat:
+//   exchange    exchange_halos() alone
+//   interior    the rows that need no halo, alone
+//   sequential  exchange_halos(), then the whole sweep
+//   overlapped  begin_exchange(), the interior, wait(), then the two edge rows
+// Rank 0 prints the medians (ms per step) and hidden = (sequential - overlapped) / exchange: 1
+// when the exchange is all hidden, 0 when none of it is. Not a test: a measurement.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "compas/compas.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Index = compas::index;
+
+void sweep_rows(compas::DistArray<double, 2>& u, compas::DistArray<double, 2>& v, Index lo,
+                Index hi) {
+  const compas::Range cols = u.cols();
+#pragma omp parallel for
+  for (Index i = lo; i < hi; ++i)
+    for (Index j = std::max(cols.lo, Index{1}); j < std::min(cols.hi, u.domain().cols.hi - 1); ++j)
+      v(i, j) = 0.25 * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1));
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  compas::Runtime rt(argc, argv);
+  const Index n = argc > 1 ? std::atol(argv[1]) : 4096;
+  const int steps = argc > 2 ? std::atoi(argv[2]) : 20;
+  const int repeats = argc > 3 ? std::atoi(argv[3]) : 7;
+  compas::DistArray<double, 2> u(rt, n, n), v = u.like();
+  const compas::Range rows = u.rows();
+  for (Index i = rows.lo; i < rows.hi; ++i)
+    for (Index j = 0; j < n; ++j) u(i, j) = static_cast<double>((i * 31 + j) % 97);
+  const Index first = std::max(rows.lo, Index{1}), last = std::min(rows.hi, n - 1);
+  auto interior = [&] { sweep_rows(u, v, first + 1, last - 1); };
+  auto edges = [&] {
+    sweep_rows(u, v, first, first + 1);
+    sweep_rows(u, v, last - 1, last);
+  };
+  auto timed = [&](auto&& body) {
+    (void)rt.allreduce(0, compas::op::sum{});  // every process starts together
+    const auto t0 = Clock::now();
+    for (int s = 0; s < steps; ++s) body();
+    (void)rt.allreduce(0, compas::op::sum{});
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / steps;
+  };
+  std::vector<double> ex, in, seq, ovl;
+  for (int r = 0; r < repeats; ++r) {
+    ex.push_back(timed([&] { u.exchange_halos(); }));
+    in.push_back(timed(interior));
+    seq.push_back(timed([&] {
+      u.exchange_halos();
+      interior();
+      edges();
+    }));
+    ovl.push_back(timed([&] {
+      auto x = u.begin_exchange();
+      interior();
+      x.wait();
+      edges();
+    }));
+  }
+  if (rt.process() == 0) {
+    const double e = median(ex), s = median(seq), o = median(ovl);
+    std::printf(
+        "halo_overlap: %d processes, %ld x %ld, %d steps x %d repeats, medians in ms per step\n"
+        "  exchange %.4f  interior %.4f  sequential %.4f  overlapped %.4f  hidden %.2f\n",
+        rt.processes(), static_cast<long>(n), static_cast<long>(n), steps, repeats, e, median(in),
+        s, o, e > 0 ? (s - o) / e : 0.0);
+  }
+  return 0;
+}
