@@ -160,6 +160,10 @@ struct Halo::Impl {
   Block halo_of(std::size_t side) const;
   void post();    // every side's edge on its way
   void finish();  // every side's halo in place, every send complete
+  // The reverse: every halo block back to its owner, added there into the edge it mirrors.
+  void post_halos();
+  void add_arrivals(Halo::AddFn add);
+  void send_block(std::size_t side, const Block& b);
 };
 
 int Halo::Impl::neighbour(int drow, int dcol) const {
@@ -323,23 +327,44 @@ Halo::Impl::Block Halo::Impl::halo_of(std::size_t side) const {
           dr == 0 ? rows : hr, dc == 0 ? cols : hc};
 }
 
+// Block b of this part to the neighbour on `side`, into its receive area for the opposite side:
+// north and south blocks (whole rows) as they lie in the field, the others packed.
+void Halo::Impl::send_block(std::size_t side, const Block& b) {
+  const std::size_t to = kOpposite[side];  // where it lands at the neighbour
+  const std::size_t at_bytes = bytes(box_at[to][epoch % 2]);
+  if (kColStep[side] == 0) {
+    const std::size_t len = bytes((b.rows - 1) * pitch + b.cols);
+    sent[side] = win->put_signal_nb(nb[side], at_bytes, at(b.r0, b.c0), len, to);
+    return;
+  }
+  std::byte* out = pack[side].data();
+  for (index r = 0; r < b.rows; ++r)
+    std::memcpy(out + bytes(r * b.cols), at(b.r0 + r, b.c0), bytes(b.cols));
+  sent[side] = win->put_signal_nb(nb[side], at_bytes, out, bytes(b.rows * b.cols), to);
+}
+
 void Halo::Impl::post() {
+  for (std::size_t side = 0; side < kSides; ++side)
+    if (exchanges(side)) send_block(side, edge(side));
+}
+
+void Halo::Impl::post_halos() {
+  for (std::size_t side = 0; side < kSides; ++side)
+    if (exchanges(side)) send_block(side, halo_of(side));
+}
+
+void Halo::Impl::add_arrivals(Halo::AddFn add) {
   const std::uint64_t parity = epoch % 2;
   for (std::size_t side = 0; side < kSides; ++side) {
     if (!exchanges(side)) continue;
-    const Block b = edge(side);
-    const std::size_t to = kOpposite[side];  // where it lands at the neighbour
-    const std::size_t at_bytes = bytes(box_at[to][parity]);
-    if (kColStep[side] == 0) {  // north or south: the rows as they lie in the field
-      const std::size_t len = bytes((b.rows - 1) * pitch + b.cols);
-      sent[side] = win->put_signal_nb(nb[side], at_bytes, at(b.r0, b.c0), len, to);
-      continue;
-    }
-    std::byte* out = pack[side].data();
-    for (index r = 0; r < b.rows; ++r)
-      std::memcpy(out + bytes(r * b.cols), at(b.r0 + r, b.c0), bytes(b.cols));
-    sent[side] = win->put_signal_nb(nb[side], at_bytes, out, bytes(b.rows * b.cols), to);
+    win->wait_until(side, epoch, nb[side]);
+    const Block e = edge(side);  // the neighbour's halo on our side mirrors this edge
+    const std::byte* in = inbox(side, parity);
+    const index stride = kColStep[side] == 0 ? pitch : e.cols;
+    for (index r = 0; r < e.rows; ++r)
+      add(at(e.r0 + r, e.c0), in + bytes(r * stride), static_cast<std::size_t>(e.cols));
   }
+  for (auto& r : sent) r.wait();
 }
 
 void Halo::Impl::finish() {
@@ -376,6 +401,21 @@ void Halo::finish() {
 void Halo::exchange() {
   begin();
   finish();
+}
+
+void Halo::accumulate(AddFn add) {
+  Impl& m = *impl_;
+  if (m.pending)
+    throw std::logic_error(
+        "DistArray: accumulate_halos() while an exchange of the array is pending: wait() first");
+  ++m.epoch;
+  m.post_halos();
+  m.add_arrivals(add);
+}
+
+void Halo::accumulate_funneled(AddFn add) {
+  check_funneled("DistArray::accumulate_halos()");
+  accumulate(add);
 }
 
 void Halo::check_funneled(const char* call) const {

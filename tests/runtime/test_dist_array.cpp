@@ -291,6 +291,80 @@ TEST(DistArrayErrors, ASecondBeginWhileOneIsPendingOrFromAnotherThreadIsRefused)
   EXPECT_TRUE(refused);
 }
 
+// How many processes' cells (owned or halo, a halo past a periodic edge wrapping round) stand for
+// global cell (i, j) of d, over a grid of gr x gc processes with halo h: what accumulate_halos()
+// of an array holding 1 everywhere leaves there.
+int coverage(index i, index j, Range2 d, int gr, int gc, index h, bool periodic) {
+  int n = 0;
+  for (int q = 0; q < gr * gc; ++q) {
+    const Range rows = compas::split(d.rows, gr, q / gc), cols = compas::split(d.cols, gc, q % gc);
+    for (index a = rows.lo - h; a < rows.hi + h; ++a)
+      for (index b = cols.lo - h; b < cols.hi + h; ++b) {
+        if (!periodic && !d.contains(a, b)) continue;
+        if (wrap(a, d.rows) == i && wrap(b, d.cols) == j) ++n;
+      }
+  }
+  return n;
+}
+
+// accumulate_halos(): every halo cell is added into the cell it mirrors at its owner, corners and
+// periodic images included, funneled and from the team; halo cells keep their values.
+TEST(DistArray2, AccumulatedHalosAddIntoTheirOwners) {
+  const int p = rt().processes();
+  const Range2 d{{0, 3 * p + 1}, {0, 2 * p + 3}};
+  for (compas::ProcessGrid g : {compas::ProcessGrid{p, 1}, compas::ProcessGrid{1, p}})
+    for (index h : {1, 2})
+      for (bool periodic : {false, true})
+        for (bool team : {false, true}) {
+          DistArray<double, 2> u(rt(), d,
+                                 {.halo = h,
+                                  .periodic = periodic,
+                                  .decomposition = compas::Decomposition::grid,
+                                  .grid = g});
+          const Range2 all = u.with_halos();
+          for (index i = all.rows.lo; i < all.rows.hi; ++i)
+            for (index j = all.cols.lo; j < all.cols.hi; ++j) u(i, j) = 1.0;
+          if (team)
+            rt().run([&](compas::ThreadCtx& t) { u.accumulate_halos(t); });
+          else
+            u.accumulate_halos();
+          int wrong = 0;
+          for (index i = all.rows.lo; i < all.rows.hi; ++i)
+            for (index j = all.cols.lo; j < all.cols.hi; ++j) {
+              const double want =
+                  u.owned().contains(i, j) ? coverage(i, j, d, g.rows, g.cols, h, periodic) : 1.0;
+              if (u(i, j) != want && ++wrong <= 3)
+                ADD_FAILURE() << "grid " << g.rows << " x " << g.cols << " halo " << h
+                              << (periodic ? " periodic" : "") << (team ? " team" : "")
+                              << ": cell (" << i << ", " << j << ") holds " << u(i, j) << ", want "
+                              << want;
+            }
+          ASSERT_EQ(wrong, 0);
+        }
+}
+
+TEST(DistArray1, AccumulatedHalosAddIntoTheirOwners) {
+  const int p = rt().processes();
+  for (bool periodic : {false, true}) {
+    DistArray<long, 1> u(rt(), compas::Range{0, 5 * p}, {.halo = 2, .periodic = periodic});
+    for (index i = u.with_halos().lo; i < u.with_halos().hi; ++i) u[i] = i;
+    u.accumulate_halos();
+    // Each owned cell: its own index plus, from every halo that mirrors it, the index it had there.
+    const index n = 5 * p;
+    for (index i = u.lo(); i < u.hi(); ++i) {
+      long want = i;
+      for (int q = 0; q < p; ++q) {
+        const Range part = compas::split(compas::Range{0, n}, p, q);
+        for (index a : {part.lo - 2, part.lo - 1, part.hi, part.hi + 1}) {
+          if (!periodic && (a < 0 || a >= n)) continue;
+          if (((a % n) + n) % n == i) want += a;
+        }
+      }
+      ASSERT_EQ(u[i], want) << "element " << i << (periodic ? " periodic" : "");
+    }
+  }
+}
+
 // The process grid chosen by DistOptions::grid: P x 1 cuts the rows only, 1 x P the columns
 // only, a side left 0 is P over the other; halos and corners are right on each.
 TEST(DistArray2, AChosenProcessGridCutsTheDimensionsAsked) {

@@ -29,13 +29,14 @@
 // copies what arrived into its halo cells. A 2-D part has eight neighbours: edges to the four
 // sides and hr x hc corner blocks to the four diagonal ones, all sent at once, so corner cells are
 // right too (9-point stencils). begin_exchange() sends and returns a HaloExchange whose wait()
-// puts the halos in place: compute what needs no halo in between (overlap). The receive areas alternate between two copies by exchange parity, so a fast neighbour can
-// run one exchange ahead without overwriting cells still being read: no extra synchronisation.
-// Two call styles: (a) exchange_halos(t) by every thread of the team inside Runtime::run (the
-// team meets before and after; thread 0 communicates); (b) exchange_halos() by the thread that
-// made the Runtime, outside run() (funneled, like MPI_THREAD_FUNNELED; around OpenMP loops).
-// Every process calls it the same number of times on the same array (a collective). swap(u, v)
-// swaps two arrays' contents in O(1), on every process alike.
+// puts the halos in place: compute what needs no halo in between (overlap). The receive areas
+// alternate between two copies by exchange parity, so a fast neighbour can run one exchange ahead
+// without overwriting cells still being read: no extra synchronisation. Two call styles: (a)
+// exchange_halos(t) by every thread of the team inside Runtime::run (the team meets before and
+// after; thread 0 communicates); (b) exchange_halos() by the thread that made the Runtime, outside
+// run() (funneled, like MPI_THREAD_FUNNELED; around OpenMP loops). Every process calls it the same
+// number of times on the same array (a collective). swap(u, v) swaps two arrays' contents in O(1),
+// on every process alike.
 //
 // Errors (std::invalid_argument, the same on every process, at construction): shapes, halos,
 // element types or decompositions that differ between processes (naming both ranks and values), a
@@ -46,6 +47,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <span>
@@ -126,6 +128,11 @@ class Halo {
   void begin();
   void finish();
   void check_funneled(const char* call) const;
+  // The reverse of exchange(): every halo cell is sent to the process that owns it and added
+  // there, `add(dst, src, n)` doing dst[k] += src[k] for n elements. Funneled form checked.
+  using AddFn = void (*)(std::byte* dst, const std::byte* src, std::size_t n);
+  void accumulate(AddFn add);
+  void accumulate_funneled(AddFn add);
 
  private:
   struct Impl;
@@ -215,6 +222,29 @@ class DistBase {
   }
 
  protected:
+  template <class T>
+  static void add_elements(std::byte* dst, const std::byte* src, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k) {
+      T a, b;
+      std::memcpy(&a, dst + k * sizeof(T), sizeof(T));
+      std::memcpy(&b, src + k * sizeof(T), sizeof(T));
+      a += b;
+      std::memcpy(dst + k * sizeof(T), &a, sizeof(T));
+    }
+  }
+  template <class T>
+  void accumulate_as() {
+    halo_->accumulate_funneled(&add_elements<T>);
+  }
+  template <class T>
+  void accumulate_as(threads::ThreadCtx& t) {
+    t.barrier();
+    if (t.is_leader()) halo_->accumulate(&add_elements<T>);
+    t.barrier();
+  }
+
+ public:
+ protected:
   DistBase(Runtime& rt, const DistOptions& o, const DistShape& shape)
       : rt_(&rt), opts_(o), halo_(std::make_unique<Halo>(rt, shape)) {}
 
@@ -279,6 +309,14 @@ class DistArray<T, 1> : public detail::DistBase {
     return {origin_, static_cast<std::size_t>(owned_.size() + 2 * h_)};
   }
 
+  // The reverse of exchange_halos() (finite-element assembly): every halo cell's value is added
+  // (+=) into the cell it mirrors at the process that owns it; halo cells keep their values.
+  // A collective like exchange_halos(), funneled or by every thread of the team.
+  void accumulate_halos() requires std::is_arithmetic_v<T> { accumulate_as<T>(); }
+  void accumulate_halos(threads::ThreadCtx& t) requires std::is_arithmetic_v<T> {
+    accumulate_as<T>(t);
+  }
+
   // O(1): the two arrays trade their windows (every process alike, in a time loop).
   friend void swap(DistArray& a, DistArray& b) noexcept { std::swap(a, b); }
 
@@ -335,6 +373,12 @@ class DistArray<T, 2> : public detail::DistBase {
   const T* row(index i) const { return origin_ + (i - row0_) * pitch_; }
   LocalView2<T> local() {
     return {origin_ + hr_ * pitch_ + hc_, owned_.rows.size(), owned_.cols.size(), pitch_};
+  }
+
+  // The reverse of exchange_halos(): see DistArray<T, 1>::accumulate_halos.
+  void accumulate_halos() requires std::is_arithmetic_v<T> { accumulate_as<T>(); }
+  void accumulate_halos(threads::ThreadCtx& t) requires std::is_arithmetic_v<T> {
+    accumulate_as<T>(t);
   }
 
   // O(1): the two arrays trade their windows (every process alike, in a time loop).
