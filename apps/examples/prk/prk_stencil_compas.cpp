@@ -4,14 +4,14 @@
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
 //  2. in and out become 2-D DistArrays over rows and columns [0, n), Decomposition::grid, with
 //     `radius` halo cells; in(i, j) is indexed globally, so the loop bodies are the original's and
-//     the loops run over this process's part (the stencil over its part of the active points).
+//     the loops run over this process's part (the stencil over its part of the active points,
+//     compas::intersect of its part and the active square).
 //  3. in.exchange_halos() before each sweep brings the neighbours' edges into the halos.
 //  4. The timer starts after a job-wide reduction (PRK's barrier); the job's time is the slowest
 //     process's; the L1 norm is reduced over the processes; process 0 prints.
 // Usage: prk_stencil_compas ITERATIONS N [RADIUS (2)] [star|grid (star)]  (compas-run -n P -t T)
 #include <omp.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -67,8 +67,7 @@ int main(int argc, char** argv) {
   });
   Grid out = in.like();
   const compas::Range rows = in.rows(), cols = in.cols();
-  const compas::Range arows{std::max(rows.lo, r), std::min(rows.hi, n - r)},
-      acols{std::max(cols.lo, r), std::min(cols.hi, n - r)};
+  const compas::Range2 act = compas::intersect(in.owned(), {{r, n - r}, {r, n - r}});
 #pragma omp parallel for
   for (long i = rows.lo; i < rows.hi; ++i)
     for (long j = cols.lo; j < cols.hi; ++j) in(i, j) = static_cast<double>(i + j);
@@ -80,7 +79,7 @@ int main(int argc, char** argv) {
       start = omp_get_wtime();
     }
     in.exchange_halos();  // (3)
-    sweep(in, out, arows, acols, w);
+    sweep(in, out, act.rows, act.cols, w);
 #pragma omp parallel for
     for (long i = rows.lo; i < rows.hi; ++i)
       for (long j = cols.lo; j < cols.hi; ++j) in(i, j) += 1.0;
@@ -90,8 +89,8 @@ int main(int argc, char** argv) {
   if (prk::perturbed() && out.owned().contains(n / 2, n / 2)) out(n / 2, n / 2) += 1.0;
   double norm = 0;
 #pragma omp parallel for reduction(+ : norm)
-  for (long i = arows.lo; i < arows.hi; ++i)
-    for (long j = acols.lo; j < acols.hi; ++j) norm += std::fabs(out(i, j));
+  for (long i = act.rows.lo; i < act.rows.hi; ++i)
+    for (long j = act.cols.lo; j < act.cols.hi; ++j) norm += std::fabs(out(i, j));
   norm = rt.allreduce(norm, compas::op::sum{});
   return prk::stencil_verdict(iterations, n, r, star, norm, seconds, rt.process() == 0);
 }
