@@ -45,14 +45,19 @@ kernels=("$@")
 for k in "${kernels[@]}"; do
   [[ "$k" == nstream || "$k" == stencil ]] || bad "kernel '$k': nstream or stencil is needed"
 done
-rounds=${ROUNDS:-5}
+rounds=${ROUNDS-5}
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || bad "ROUNDS '$rounds': a positive integer is needed"
-radius=${RADIUS:-2}
+radius=${RADIUS-2}
 [[ "$radius" =~ ^[1-5]$ ]] || bad "RADIUS '$radius': 1 to 5 is needed"
-read -r -a nstream_args <<<"${NSTREAM:-20 20000000}"
-read -r -a stencil_args <<<"${STENCIL:-10 4000}"
-[[ ${#nstream_args[@]} -eq 2 ]] || bad "NSTREAM '${NSTREAM:-}': 'ITERATIONS LENGTH' is needed"
-[[ ${#stencil_args[@]} -eq 2 ]] || bad "STENCIL '${STENCIL:-}': 'ITERATIONS N' is needed"
+read -r -a nstream_args <<<"${NSTREAM-20 20000000}"
+read -r -a stencil_args <<<"${STENCIL-10 4000}"
+[[ "${nstream_args[*]}" =~ ^[1-9][0-9]*\ [1-9][0-9]*$ ]] ||
+  bad "NSTREAM '${NSTREAM-}': 'ITERATIONS LENGTH', two positive integers, is needed"
+[[ "${stencil_args[*]}" =~ ^[1-9][0-9]*\ [1-9][0-9]*$ ]] ||
+  bad "STENCIL '${STENCIL-}': 'ITERATIONS N', two positive integers, is needed"
+for v in BUILD PRK_FLAGS MPIRUN OUTDIR; do
+  [[ -v $v && -z "${!v}" ]] && bad "$v is empty: leave it unset for the default, or give a value"
+done
 build="${BUILD:-build/release}"
 [[ "$build" = /* ]] || build="$root/$build"
 bin="$build/bin"
@@ -120,13 +125,14 @@ for k in "${kernels[@]}"; do
     echo "$k $shape: ${pcmd[*]#"$prk"/}  vs  ${ccmd[*]#"$bin"/}" >&2
     for ((r = 0; r < rounds; r++)); do
       tag="$out/${k}_${shape}_${base}_$r"
-      if ((r % 2 == 0)); then
-        a=$(rate "${tag}_prk.log" "${pcmd[@]}")
-        b=$(rate "${tag}_compas.log" "${ccmd[@]}")
-      else
-        b=$(rate "${tag}_compas.log" "${ccmd[@]}")
-        a=$(rate "${tag}_prk.log" "${pcmd[@]}")
-      fi
+      order=(prk compas)
+      ((r % 2 == 1)) && order=(compas prk)
+      for who in "${order[@]}"; do
+        case $who in
+          prk) a=$(rate "${tag}_prk.log" "${pcmd[@]}") ;;
+          compas) b=$(rate "${tag}_compas.log" "${ccmd[@]}") ;;
+        esac
+      done
       echo "$k,$shape,$base,$r,$a,$b" >>"$csv"
     done
   done
