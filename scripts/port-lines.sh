@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Lines of code of each ported example beside its original: non-blank lines that are not only a
-# comment (// lines and /* */ blocks), and the port's size over the original's.
-# Usage: scripts/port-lines.sh [ORIGINAL PORT ...]   (default: the pairs in apps/examples/)
+# comment (//, /// and /* */ blocks; scripts/code-lines.sh, the one rule of every count), and the
+# port's size over the original's.
+# Usage: scripts/port-lines.sh [ORIGINAL PORT ...]   (default: the pairs in apps/examples/ and
+# apps/examples/prk/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-count() {
-  # Drop /* ... */ blocks, then // comments, then blank lines.
-  sed -e ':a' -e 's|/\*[^*]*\*\+\([^/*][^*]*\*\+\)*/||g' -e '/\/\*/{N;ba' -e '}' "$1" |
-    sed -e 's|^\([^"]*\)//.*$|\1|' | grep -cv '^[[:space:]]*$' || true
-}
+count() { "$PWD/scripts/code-lines.sh" "$1" | cut -d' ' -f1; }
 pairs=("$@")
 if [[ ${#pairs[@]} -eq 0 ]]; then
   for port in apps/examples/*_hybrid.cpp; do
     pairs+=("${port%_hybrid.cpp}_openmp.cpp" "$port")
+  done
+  for port in apps/examples/prk/*_compas.cpp; do
+    pairs+=("${port%_compas.cpp}_openmp.cpp" "$port")
   done
   for port in apps/examples/*_mpi_hybrid.cpp; do
     [[ -f "${port%_hybrid.cpp}.cpp" ]] && pairs+=("${port%_hybrid.cpp}.cpp" "$port")

@@ -385,6 +385,11 @@ void Runtime::barrier(threads::ThreadCtx& t) {
   t.barrier();
 }
 
+void Runtime::barrier() {
+  check_funneled("Runtime::barrier()", "inside run() the team's threads use barrier(t)");
+  if (processes() > 1) impl_->comm->barrier();
+}
+
 void Runtime::check_root(int root_node, int root_thread) const {
   if (root_node < 0 || root_node >= processes())
     throw std::out_of_range("broadcast: root process " + std::to_string(root_node) +

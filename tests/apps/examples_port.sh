@@ -30,7 +30,8 @@ for port in "${ports[@]}"; do
   for shape in "1 1" "1 2" "2 1" "3 1" "2 2" "4 1"; do
     set -- $shape
     out=$(COMPAS_TIMEOUT=30 timeout 90 "$run" -n $1 -t $2 "$port" "${args[@]}" 2>&1)
-    check "$(basename "$port") under compas-run -n $1 -t $2" "$out" $?
+    rc=$?  # before any other command: a $(...) in check's arguments would reset $? to 0
+    check "${port##*/} under compas-run -n $1 -t $2" "$out" $rc
   done
   if [[ "$mpirun" != none && -x "$mpirun" ]] &&
      timeout 30 "$mpirun" --oversubscribe --allow-run-as-root -np 2 true >/dev/null 2>&1; then
@@ -39,7 +40,8 @@ for port in "${ports[@]}"; do
       out=$(env $(compgen -e | grep -E '^(COMPAS_)' | sed 's/^/-u /') COMPAS_TIMEOUT=30 \
             COMPAS_THREADS=$2 COMPAS_OVERSUBSCRIBE=1 timeout 90 "$mpirun" --oversubscribe \
             --allow-run-as-root --bind-to none -np $1 "$port" "${args[@]}" 2>&1)
-      check "$(basename "$port") under mpirun -np $1 (threads $2)" "$out" $?
+      rc=$?
+      check "${port##*/} under mpirun -np $1 (threads $2)" "$out" $rc
     done
   else
     echo "(mpirun not usable here: the compas-run shapes only)"

@@ -488,6 +488,26 @@ TEST(Loops, FunneledScanPartAndArrayAllreduce) {
   }
 }
 
+// intersect: the common indices; the processes' parts of an inner region cover it once.
+TEST(Ranges, IntersectKeepsTheCommonIndicesAndThePartsCoverAnInnerRegion) {
+  EXPECT_EQ(compas::intersect(Range{0, 10}, Range{3, 12}), (Range{3, 10}));
+  EXPECT_EQ(compas::intersect(Range{3, 12}, Range{0, 10}), (Range{3, 10}));
+  EXPECT_EQ(compas::intersect(Range{0, 10}, Range{2, 5}), (Range{2, 5}));
+  EXPECT_EQ(compas::intersect(Range{0, 4}, Range{6, 9}), (Range{6, 6}));
+  EXPECT_TRUE(compas::intersect(Range{6, 9}, Range{0, 4}).empty());
+  EXPECT_EQ(compas::intersect(Range2{{0, 5}, {2, 8}}, Range2{{1, 9}, {0, 4}}),
+            (Range2{{1, 5}, {2, 4}}));
+  const index n = 23, r = 3;
+  DistArray<double, 2> u(rt(), Range2{{0, n}, {0, n}},
+                         {.halo = 1, .decomposition = compas::Decomposition::grid});
+  const Range2 inner{{r, n - r}, {r, n - r}}, mine = compas::intersect(u.owned(), inner);
+  for (index i = mine.rows.lo; i < mine.rows.hi; ++i)
+    for (index j = mine.cols.lo; j < mine.cols.hi; ++j) {
+      EXPECT_TRUE(inner.contains(i, j) && u.owned().contains(i, j)) << i << ", " << j;
+    }
+  EXPECT_EQ(rt().allreduce(mine.size(), compas::op::sum{}), inner.size());
+}
+
 // Sizes an index cannot hold: a length_error naming the range, never a wrapped size.
 TEST(Ranges, SizesBeyondAnIndexAreRefusedNamingTheRange) {
   const index min = std::numeric_limits<index>::min(), max = std::numeric_limits<index>::max();

@@ -41,6 +41,7 @@ std::vector<std::pair<std::string, std::function<void()>>> entry_points() {
                      [] { rt().allreduce(1L, compas::op::sum{}); });
   calls.emplace_back("Runtime::exclusive_scan(value, op, identity)",
                      [] { rt().exclusive_scan(1L, compas::op::sum{}, 0L); });
+  calls.emplace_back("Runtime::barrier()", [] { rt().barrier(); });
   calls.emplace_back("Runtime::allreduce(in, out, op)", [] {
     long v = 1;
     rt().allreduce(std::span<long>(&v, 1), std::span<long>(&v, 1), compas::op::sum{});

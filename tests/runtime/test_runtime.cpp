@@ -256,6 +256,22 @@ TEST(Runtime, BarrierSeparatesPhasesAcrossProcesses) {
   rt().comm().barrier();
 }
 
+TEST(Runtime, FunneledBarrierSeparatesPhasesAcrossProcesses) {
+  // The same from the thread that made the Runtime, one add per process, rt().barrier().
+  auto w = rt().window<std::uint64_t>(1);
+  int wrong = 0;
+  for (int round = 1; round <= 5; ++round) {
+    w.fetch_add(0, 0, std::uint64_t{1});
+    rt().barrier();
+    std::uint64_t v = 0;
+    w.get(0, 0, std::span<std::uint64_t>(&v, 1));
+    if (v != static_cast<std::uint64_t>(round) * static_cast<std::uint64_t>(rt().processes()))
+      ++wrong;
+    rt().barrier();
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
 TEST(Runtime, BlocksCoverTheRangeInOrder) {
   for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
     std::atomic<int> wrong{0};

@@ -50,6 +50,16 @@ struct Range2 {
   friend constexpr bool operator==(const Range2&, const Range2&) = default;
 };
 
+// The indices both ranges hold: [max of the lo's, min of the hi's), empty (hi == lo) when they do
+// not meet. A process's part of an inner region: intersect(u.owned(), {{r, n - r}, {r, n - r}}).
+constexpr Range intersect(const Range& a, const Range& b) {
+  const index lo = a.lo > b.lo ? a.lo : b.lo, hi = a.hi < b.hi ? a.hi : b.hi;
+  return {lo, hi > lo ? hi : lo};
+}
+constexpr Range2 intersect(const Range2& a, const Range2& b) {
+  return {intersect(a.rows, b.rows), intersect(a.cols, b.cols)};
+}
+
 // Part `part` of `parts` near-equal contiguous blocks of r (the first r.size() % parts blocks get
 // one more element). parts >= 1, 0 <= part < parts.
 constexpr Range split(const Range& r, index parts, index part) {

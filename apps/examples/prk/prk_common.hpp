@@ -1,0 +1,143 @@
+// What the Parallel Research Kernels' programs in this folder share, the OpenMP originals and
+// their compas ports alike (so that a port's diff is its porting only): the positional
+// arguments, the PRK_PERTURB switch of the tests, and each kernel's verification and output,
+// with PRK's formulas and PRK's output lines ("Solution validates", "Rate (...): R  Avg time
+// (s): T"), so that one parser reads PRK's programs and these.
+//
+// Bad input (an argument that is not an integer in range, an unknown choice, an empty value, a
+// wrong number of arguments) prints what is allowed and exits 2; a failed verification returns 1.
+#pragma once
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace prk {
+
+[[noreturn]] inline void bad_input(const std::string& message) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  std::exit(2);
+}
+
+bool perturbed();
+
+// The program's positional arguments: argv[1..argc-1], between `required` and `names.size()`;
+// and PRK_PERTURB's value, checked before the run.
+inline void check_count(int argc, char** argv, std::size_t required,
+                        const std::vector<const char*>& names) {
+  perturbed();
+  const std::size_t given = static_cast<std::size_t>(argc > 0 ? argc - 1 : 0);
+  if (given >= required && given <= names.size()) return;
+  std::string usage = std::string("usage: ") + (argc > 0 ? argv[0] : "prk");
+  for (std::size_t k = 0; k < names.size(); ++k)
+    usage += k < required ? std::string(" ") + names[k] : std::string(" [") + names[k] + "]";
+  bad_input(usage + " (" + std::to_string(given) + " arguments given)");
+}
+
+// argv[k] as an integer >= lo (and <= hi), `fallback` when it is not given.
+inline long integer(int argc, char** argv, int k, const char* name, long lo, long fallback = 0,
+                    long hi = 1L << 40) {
+  if (k >= argc) return fallback;
+  const std::string text = argv[k];
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || v < lo || v > hi)
+    bad_input(std::string(name) + " '" + text + "': an integer from " + std::to_string(lo) +
+              " to " + std::to_string(hi) + " is needed");
+  return v;
+}
+
+// argv[k] is `yes` (true) or `no` (false); `fallback` when it is not given.
+inline bool choice(int argc, char** argv, int k, const char* name, const char* yes, const char* no,
+                   bool fallback) {
+  if (k >= argc) return fallback;
+  const std::string text = argv[k];
+  if (text == yes || text == no) return text == yes;
+  bad_input(std::string(name) + " '" + text + "': " + yes + " or " + no + " is needed");
+}
+
+// f(), with its std::invalid_argument (a part smaller than the stencil) made bad input.
+template <class F>
+auto or_bad_input(F f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    bad_input(e.what());
+  }
+}
+
+// PRK_PERTURB=1 changes one element of the result before the verification, so that a test sees
+// the verification fail (unset or 0: nothing changes).
+inline bool perturbed() {
+  const char* v = std::getenv("PRK_PERTURB");
+  if (v == nullptr || std::string(v) == "0") return false;
+  if (std::string(v) != "1") bad_input(std::string("PRK_PERTURB '") + v + "': 0 or 1 is needed");
+  return true;
+}
+
+// nstream: A = 0, B = C = 2 and iterations + 1 sweeps of A += B + 3 C give every element the same
+// value; the sum of |A| must match it times the length within 1e-8 (relative). Rate: 4 doubles
+// moved per element and sweep, over the average time of a timed sweep. 0 when it validates.
+inline int nstream_verdict(long iterations, long length, double sum, double seconds, bool print) {
+  double each = 0;
+  for (long it = 0; it <= iterations; ++it) each += 2.0 + 3.0 * 2.0;
+  const double expected = each * static_cast<double>(length);
+  const bool ok = std::fabs(expected - sum) / sum <= 1e-8;
+  const double avg = seconds / static_cast<double>(iterations);
+  if (print && ok)
+    std::printf("Solution validates\nRate (MB/s): %lf Avg time (s): %lf\n",
+                1e-6 * 4.0 * sizeof(double) * static_cast<double>(length) / avg, avg);
+  else if (print)
+    std::printf(
+        "Failed Validation on output array\n        Expected checksum: %lf\n"
+        "        Observed checksum: %lf\n",
+        expected, sum);
+  return ok ? 0 : 1;
+}
+
+// stencil weights of radius r, w[(di + r) * (2r + 1) + (dj + r)] multiplying in(i + di, j + dj):
+// PRK's discrete divergence operator, star (the axes) or grid (the whole square).
+inline std::vector<double> stencil_weights(long r, bool star) {
+  const long side = 2 * r + 1;
+  std::vector<double> w(static_cast<std::size_t>(side * side), 0.0);
+  auto at = [&](long di, long dj) -> double& { return w[(di + r) * side + (dj + r)]; };
+  for (long k = 1; k <= r; ++k) {
+    if (star) {
+      at(0, k) = at(k, 0) = 1.0 / (2.0 * k * r);
+      at(0, -k) = at(-k, 0) = -1.0 / (2.0 * k * r);
+      continue;
+    }
+    for (long m = -k + 1; m < k; ++m) {
+      at(m, k) = at(k, m) = 1.0 / (4.0 * k * (2.0 * k - 1) * r);
+      at(m, -k) = at(-k, m) = -1.0 / (4.0 * k * (2.0 * k - 1) * r);
+    }
+    at(k, k) = 1.0 / (4.0 * k * r);
+    at(-k, -k) = -1.0 / (4.0 * k * r);
+  }
+  return w;
+}
+
+// stencil: in = i + j, out += stencil(in), in += 1, iterations + 1 times: the L1 norm of out over
+// the (n - 2r)^2 active points, divided by their count, must be 2 (iterations + 1) within 1e-8.
+// Rate: 2 flops per stencil point and 1 for the update of in, per active point and iteration.
+inline int stencil_verdict(long iterations, long n, long r, bool star, double norm, double seconds,
+                           bool print) {
+  const double active = static_cast<double>(n - 2 * r) * static_cast<double>(n - 2 * r);
+  const double l1 = norm / active, reference = 2.0 * static_cast<double>(iterations + 1);
+  const bool ok = std::fabs(l1 - reference) <= 1e-8;
+  const double points = star ? 4.0 * r + 1 : (2.0 * r + 1) * (2.0 * r + 1);
+  const double avg = seconds / static_cast<double>(iterations);
+  if (print && ok)
+    std::printf("Solution validates\nRate (MFlops/s): %lf  Avg time (s): %lf\n",
+                1e-6 * (2.0 * points + 1) * active / avg, avg);
+  else if (print)
+    std::printf("ERROR: L1 norm = %lf, Reference L1 norm = %lf\n", l1, reference);
+  return ok ? 0 : 1;
+}
+
+}  // namespace prk

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# prk.sh: compas's ports of the Parallel Research Kernels (apps/examples/prk/) against PRK's own
+# MPI1 and MPI+OpenMP versions of the same kernels, on this host. A measurement, not a test.
+#
+# PRK is built from a checkout (PRK_CHECKOUT: its common/, include/, MPI1/ and MPIOPENMP/ are
+# copied to a temporary directory and built there with mpicc and PRK_FLAGS, default -O3
+# -march=native; nothing is written to the checkout). compas's ports are taken from BUILD/bin
+# (built there first when missing). Each pair runs the same problem, ROUNDS times, ALTERNATING the
+# two programs (the order flips every round):
+#
+#   2x1  compas-run -n 2 -t 1 prk_K_compas  vs  mpirun -np 2 MPI1/K  and  vs  MPIOPENMP/K (1 thread)
+#   1x2  compas-run -n 1 -t 2 prk_K_compas  vs  mpirun -np 1 MPIOPENMP/K with 2 threads
+#
+# PRK's processes are bound by mpirun to T cores each (--map-by slot:PE=T --bind-to core; its
+# OpenMP threads with OMP_PROC_BIND=close OMP_PLACES=cores); compas-run pins compas's. Every run
+# must exit 0 and print "Solution validates"; the rate is PRK's "Rate (MB/s)" (nstream) or "Rate
+# (MFlops/s)" (stencil) line, which both print. The table gives the median rate of each and the
+# ratio compas / PRK of the medians. PRK's MPI versions have the stencil's radius at compile time
+# and the MPI1 one only the star shape: the stencil pairs are star stencils of RADIUS.
+#
+# Then the lines of code of each kernel: the OpenMP original, the port, the header both share
+# (prk_common.hpp: arguments, verification, output) and PRK's MPIOPENMP and MPI1 sources, all by
+# one rule (scripts/code-lines.sh): a line counts when something other than white space and
+# comments is left on it; //, ///, //! and /* ... */ blocks are comments; preprocessor lines
+# count (PRK's #if VERBOSE blocks included, as written).
+#
+# Usage: perf/bench/prk.sh PRK_CHECKOUT [KERNELS...]   (KERNELS: nstream stencil; default both)
+# Environment: BUILD (build/release), ROUNDS (5), NSTREAM ("20 20000000": iterations length),
+#   STENCIL ("10 4000": iterations n), RADIUS (2), PRK_FLAGS ("-O3 -march=native"), MPIRUN
+#   (mpirun), OUTDIR (logs and per-round rates; default a new temporary directory).
+set -uo pipefail
+
+usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+bad() { echo "prk.sh: $*" >&2; exit 2; }
+[[ $# -ge 1 && "$1" != -h && "$1" != --help ]] || { usage; exit 2; }
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+prk_src=$1
+shift
+for d in common include MPI1 MPIOPENMP; do
+  [[ -d "$prk_src/$d" ]] || bad "PRK_CHECKOUT '$prk_src' has no $d/ (a checkout of PRK is needed)"
+done
+kernels=("$@")
+[[ ${#kernels[@]} -gt 0 ]] || kernels=(nstream stencil)
+for k in "${kernels[@]}"; do
+  [[ "$k" == nstream || "$k" == stencil ]] || bad "kernel '$k': nstream or stencil is needed"
+done
+rounds=${ROUNDS-5}
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || bad "ROUNDS '$rounds': a positive integer is needed"
+radius=${RADIUS-2}
+[[ "$radius" =~ ^[1-5]$ ]] || bad "RADIUS '$radius': 1 to 5 is needed"
+read -r -a nstream_args <<<"${NSTREAM-20 20000000}"
+read -r -a stencil_args <<<"${STENCIL-10 4000}"
+[[ "${nstream_args[*]}" =~ ^[1-9][0-9]*\ [1-9][0-9]*$ ]] ||
+  bad "NSTREAM '${NSTREAM-}': 'ITERATIONS LENGTH', two positive integers, is needed"
+[[ "${stencil_args[*]}" =~ ^[1-9][0-9]*\ [1-9][0-9]*$ ]] ||
+  bad "STENCIL '${STENCIL-}': 'ITERATIONS N', two positive integers, is needed"
+for v in BUILD PRK_FLAGS MPIRUN OUTDIR; do
+  [[ -v $v && -z "${!v}" ]] && bad "$v is empty: leave it unset for the default, or give a value"
+done
+build="${BUILD:-build/release}"
+[[ "$build" = /* ]] || build="$root/$build"
+bin="$build/bin"
+mpirun="${MPIRUN:-$(command -v mpirun || true)}"
+[[ -n "$mpirun" && -x "$mpirun" ]] || bad "MPIRUN '${mpirun}': no mpirun to run PRK's versions"
+command -v mpicc >/dev/null || bad "mpicc not found: PRK's MPI versions cannot be built"
+out="${OUTDIR:-$(mktemp -d)}"
+mkdir -p "$out" || bad "OUTDIR '$out' cannot be made"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+unset $(compgen -e | grep -E '^(COMPAS_|OMP_)') 2>/dev/null || true
+
+# ---- PRK, built in a copy ----
+prk=$(mktemp -d)
+trap 'rm -rf "$prk"' EXIT
+cp -r "$prk_src"/{common,include,MPI1,MPIOPENMP} "$prk"/
+printf 'CC=gcc -std=c11 -pthread\nMPICC=mpicc\nDEFAULT_OPT_FLAGS=%s\nOPENMPFLAG=-fopenmp\n' \
+  "${PRK_FLAGS:--O3 -march=native}" >"$prk/common/make.defs"
+for k in "${kernels[@]}"; do
+  dir=Nstream
+  [[ $k == stencil ]] && dir=Stencil
+  for v in MPI1 MPIOPENMP; do
+    make -C "$prk/$v/$dir" "$k" RADIUS="$radius" STAR=1 >"$out/build_${v}_$k.log" 2>&1 ||
+      bad "building PRK's $v/$dir failed: see $out/build_${v}_$k.log"
+  done
+done
+
+# ---- compas's ports ----
+targets=(compas-run)
+for k in "${kernels[@]}"; do targets+=("prk_${k}_compas"); done
+for t in "${targets[@]}"; do
+  [[ -x "$bin/$t" ]] && continue
+  echo "building ${targets[*]} in $build" >&2
+  cmake --build "$build" --target "${targets[@]}" >"$out/build_compas.log" 2>&1 ||
+    bad "building compas's ports failed: see $out/build_compas.log"
+  break
+done
+
+# ---- the runs ----
+# One run: prints its rate, or "-" when it failed or did not validate; its output goes to LOG.
+rate() {  # LOG COMMAND...
+  local log=$1
+  shift
+  timeout 600 "$@" >"$log" 2>&1 && grep -q '^Solution validates$' "$log" &&
+    sed -n 's/^Rate ([A-Za-z]*\/s): *\([0-9.]*\).*/\1/p' "$log" | head -1 | grep . || echo -
+}
+prk_run() {  # P T: the command that starts PRK's P processes, T cores (and threads) each
+  echo "env OMP_NUM_THREADS=$2 OMP_PROC_BIND=close OMP_PLACES=cores $mpirun --allow-run-as-root" \
+    "--oversubscribe --map-by slot:PE=$2 --bind-to core -np $1"
+}
+csv="$out/rounds.csv"
+echo "kernel,shape,baseline,round,prk,compas" >"$csv"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+for k in "${kernels[@]}"; do
+  dir=Nstream args=("${nstream_args[@]}") extra=(0)  # PRK's nstream takes an offset: none
+  [[ $k == stencil ]] && dir=Stencil args=("${stencil_args[@]}" "$radius" star) extra=()
+  prk_args=("${args[@]:0:2}" "${extra[@]}")
+  pairs=("2x1|MPI1|$(prk_run 2 1) $prk/MPI1/$dir/$k ${prk_args[*]}|$bin/compas-run -n 2 -t 1"
+         "2x1|MPIOPENMP|$(prk_run 2 1) $prk/MPIOPENMP/$dir/$k 1 ${prk_args[*]}|$bin/compas-run -n 2 -t 1"
+         "1x2|MPIOPENMP|$(prk_run 1 2) $prk/MPIOPENMP/$dir/$k 2 ${prk_args[*]}|$bin/compas-run -n 1 -t 2")
+  for pair in "${pairs[@]}"; do
+    IFS='|' read -r shape base pcmd ccmd <<<"$pair"
+    read -r -a pcmd <<<"$pcmd"
+    read -r -a ccmd <<<"$ccmd"
+    ccmd+=("$bin/prk_${k}_compas" "${args[@]}")
+    echo "$k $shape: ${pcmd[*]#"$prk"/}  vs  ${ccmd[*]#"$bin"/}" >&2
+    for ((r = 0; r < rounds; r++)); do
+      tag="$out/${k}_${shape}_${base}_$r"
+      order=(prk compas)
+      ((r % 2 == 1)) && order=(compas prk)
+      for who in "${order[@]}"; do
+        case $who in
+          prk) a=$(rate "${tag}_prk.log" "${pcmd[@]}") ;;
+          compas) b=$(rate "${tag}_compas.log" "${ccmd[@]}") ;;
+        esac
+      done
+      echo "$k,$shape,$base,$r,$a,$b" >>"$csv"
+    done
+  done
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+
+python3 - "$csv" "${nstream_args[*]}" "${stencil_args[*]}" "$radius" <<'EOF'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+sizes = {"nstream": f"iterations length {sys.argv[2]}",
+         "stencil": f"iterations n {sys.argv[3]}, star radius {sys.argv[4]}"}
+units = {"nstream": "MB/s", "stencil": "MFlops/s"}
+groups = {}
+for r in rows:
+    groups.setdefault((r["kernel"], r["shape"], r["baseline"]), []).append(r)
+print()
+print(f"{'kernel':8s} {'shape':5s} {'PRK version':11s} {'rounds':>6s} {'PRK median':>12s} "
+      f"{'compas median':>13s} {'compas/PRK':>10s}  unit, size")
+for (k, shape, base), rs in groups.items():
+    ok = [(float(r["prk"]), float(r["compas"])) for r in rs if "-" not in (r["prk"], r["compas"])]
+    note = f"  ({len(rs) - len(ok)} failed round(s): see the logs)" if len(ok) < len(rs) else ""
+    if not ok:
+        print(f"{k:8s} {shape:5s} {base:11s} {0:6d}  no successful round{note}")
+        continue
+    p, c = statistics.median(x[0] for x in ok), statistics.median(x[1] for x in ok)
+    print(f"{k:8s} {shape:5s} {base:11s} {len(ok):6d} {p:12.1f} {c:13.1f} {c / p:10.3f}  "
+          f"{units[k]}, {sizes[k]}{note}")
+EOF
+echo "load average before: ${load_before:-?}, after: ${load_after:-?} ($(nproc) CPUs; other" \
+  "work on the host makes the rounds noisy)"
+
+# ---- lines of code, one rule ----
+count() { "$root/scripts/code-lines.sh" "$1" | cut -d' ' -f1; }
+echo
+printf '%-8s %8s %6s %7s %10s %6s   %s\n' kernel original port shared MPIOPENMP MPI1 \
+  "port/original  port/MPIOPENMP  port/MPI1  (port+shared)/MPI1"
+shared=$(count "$root/apps/examples/prk/prk_common.hpp")
+for k in "${kernels[@]}"; do
+  dir=Nstream
+  [[ $k == stencil ]] && dir=Stencil
+  o=$(count "$root/apps/examples/prk/prk_${k}_openmp.cpp")
+  c=$(count "$root/apps/examples/prk/prk_${k}_compas.cpp")
+  mo=$(count "$prk_src/MPIOPENMP/$dir/$k.c")
+  m1=$(count "$prk_src/MPI1/$dir/$k.c")
+  printf '%-8s %8d %6d %7d %10d %6d   %13.2f  %14.2f  %9.2f  %18.2f\n' "$k" "$o" "$c" "$shared" \
+    "$mo" "$m1" "$(bc -l <<<"$c/$o")" "$(bc -l <<<"$c/$mo")" "$(bc -l <<<"$c/$m1")" \
+    "$(bc -l <<<"($c+$shared)/$m1")"
+done
+echo "(shared: prk_common.hpp, used by both the original and the port of every kernel)"
+echo "per-round rates and logs in $out"

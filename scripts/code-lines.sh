@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Lines of code of C and C++ files, one rule for every count the project reports (the ported
+# examples' sizes in scripts/port-lines.sh, the PRK comparison in perf/bench/prk.sh): a line counts
+# when something other than white space and comments is left on it. Comments are `//` to the end
+# of the line (`///` and `//!` included) and `/* ... */` blocks over any number of lines; a `//`
+# or `/*` inside a string or character literal is code. Preprocessor lines count as code.
+# Usage: scripts/code-lines.sh FILE...   prints "COUNT FILE" per file
+set -euo pipefail
+[[ $# -ge 1 ]] || { echo "usage: scripts/code-lines.sh FILE..." >&2; exit 2; }
+for f in "$@"; do
+  [[ -f "$f" && -r "$f" ]] || { echo "code-lines.sh: '$f' is not a readable file" >&2; exit 2; }
+done
+exec python3 - "$@" <<'PY'
+import sys
+
+def code_lines(text):
+    count, block, code = 0, False, False
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            count += code
+            code = False
+            i += 1
+        elif block:
+            if text.startswith("*/", i):
+                block, i = False, i + 2
+            else:
+                i += 1
+        elif text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                i += 1
+        elif text.startswith("/*", i):
+            block, i = True, i + 2
+        elif c in "\"'":
+            code, i = True, i + 1
+            while i < n and text[i] != c and text[i] != "\n":
+                i += 2 if text[i] == "\\" else 1
+            i += 1 if i < n and text[i] == c else 0
+        else:
+            code = code or not c.isspace()
+            i += 1
+    return count + code
+
+for path in sys.argv[1:]:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        print(code_lines(f.read()), path)
+PY
