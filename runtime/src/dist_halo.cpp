@@ -56,9 +56,9 @@ void agree(Runtime& rt, const DistShape& s) {
   const auto all = rt.bootstrap().allgather(mine);
   for (std::size_t r = 1; r < all.size(); ++r)
     if (all[r] != all[0])
-      throw std::invalid_argument("DistArray: the processes made different arrays: rank 0 a " +
-                                  all[0] + ", rank " + std::to_string(r) + " a " + all[r] +
-                                  " (every process creates the same arrays in the same order)");
+      throw CollectiveError("DistArray: the processes made different arrays: rank 0 a " + all[0] +
+                            ", rank " + std::to_string(r) + " a " + all[r] +
+                            " (every process creates the same arrays in the same order)");
 }
 
 index mul(index a, index b, const char* what) {
