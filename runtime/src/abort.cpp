@@ -19,9 +19,12 @@ namespace compas {
 
 namespace {
 
-// How long a process other than 0 waits, after a CollectiveError it did not catch, for process 0
-// (which threw the same error) to say it and end the job. Past it, it says it and ends the job.
-constexpr auto kFollowProcess0 = std::chrono::seconds(10);
+// How long a process whose uncaught error another process caused or also has waits for that
+// process to end the job (its launcher then ends this one, without a line of its own): process 0
+// for a CollectiveError, which every process throws alike; the peer a CommError or a
+// BootstrapError names, which has failed or aborted itself. Past it, this one says its error and
+// ends the job.
+constexpr auto kFollow = std::chrono::seconds(5);
 
 std::atomic<Runtime*> g_runtime{nullptr};
 std::terminate_handler g_previous = nullptr;
@@ -39,15 +42,22 @@ std::string one_line(int rank, std::string_view message) {
   return line + "\n";
 }
 
-// What the uncaught exception says, and whether every process threw it alike.
-std::string uncaught(bool* alike) {
-  *alike = false;
+// What the uncaught exception says, and whether another process ends the job for it: every
+// process threw it alike and this is not process 0, or it names a peer that failed first.
+std::string uncaught(int rank, bool* follow) {
+  *follow = false;
   const std::exception_ptr e = std::current_exception();
   if (!e) return "std::terminate was called without an exception";
   try {
     std::rethrow_exception(e);
   } catch (const CollectiveError& x) {
-    *alike = true;
+    *follow = rank != 0;
+    return x.what();
+  } catch (const comm::CommError& x) {
+    *follow = x.rank() >= 0 && x.rank() != rank;
+    return x.what();
+  } catch (const comm::BootstrapError& x) {
+    *follow = x.rank() >= 0 && x.rank() != rank;
     return x.what();
   } catch (const std::exception& x) {
     return x.what();
@@ -62,9 +72,9 @@ std::string uncaught(bool* alike) {
     if (g_previous) g_previous();
     std::abort();
   }
-  bool alike = false;
-  const std::string what = uncaught(&alike);
-  if (alike && rt->process() != 0) std::this_thread::sleep_for(kFollowProcess0);
+  bool follow = false;
+  const std::string what = uncaught(rt->process(), &follow);
+  if (follow) std::this_thread::sleep_for(kFollow);
   rt->abort(1, what);
 }
 

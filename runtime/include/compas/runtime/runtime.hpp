@@ -176,8 +176,10 @@ class Runtime {
   // a job started by hand the others end when they next wait for this process (COMPAS_TIMEOUT at
   // most). stdout and stderr are flushed when no other thread holds them; nothing is unwound.
   // While the Runtime lives, an uncaught exception ends the job the same way with status 1 and
-  // its what() as the message (instead of std::terminate's abort and backtrace on every process);
-  // a CollectiveError, which every process throws alike, is printed by process 0 alone.
+  // its what() as the message (instead of std::terminate's abort and backtrace on every process).
+  // A CollectiveError, which every process throws alike, is said by process 0 alone, and a
+  // comm::CommError naming a peer by that peer (its own error or abort): the other processes wait
+  // up to 5 s for the job to be ended by them, then say theirs.
   [[noreturn]] void abort(int code, std::string_view message);
 
   // Runs body on every thread of this process's team (the caller is thread 0) and joins.
