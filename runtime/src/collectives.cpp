@@ -21,7 +21,8 @@ struct Wire {
   std::uint32_t same_n = 0;
   char problem[180] = {};
 };
-static_assert(std::is_trivially_copyable_v<Wire>);
+static_assert(std::is_trivially_copyable_v<Wire> &&
+              sizeof(Wire) == 208);  // collectives.hpp says 208
 
 const char* name_of(std::uint32_t call) {
   switch (static_cast<CollectiveCall>(call)) {

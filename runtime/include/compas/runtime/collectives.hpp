@@ -25,11 +25,13 @@
 // wrong call. With one process nothing is exchanged and the same checks apply.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "compas/runtime/runtime.hpp"
