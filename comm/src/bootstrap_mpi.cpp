@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <climits>
+#include <cstdlib>
 #include <mutex>
 
 #include "bootstrap_impl.hpp"
@@ -56,6 +57,11 @@ class MpiBootstrap final : public Bootstrap {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string kind() const override { return "mpi"; }
+
+  [[noreturn]] void abort_job(int code) override {
+    MPI_Abort(MPI_COMM_WORLD, code);  // ends every process of the job, this one included
+    std::_Exit(code);
+  }
 
   std::vector<std::string> allgather(const std::string& mine) override {
     std::lock_guard lock(mu_);

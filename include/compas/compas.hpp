@@ -7,6 +7,7 @@
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/runtime/channel.hpp"
+#include "compas/runtime/collectives.hpp"
 #include "compas/runtime/dist_array.hpp"
 #include "compas/runtime/range.hpp"
 #include "compas/runtime/runtime.hpp"

@@ -74,9 +74,9 @@ void agree(Runtime& rt, const DistShape& s) {
   const auto all = rt.bootstrap().allgather(mine);
   for (std::size_t r = 1; r < all.size(); ++r)
     if (all[r] != all[0])
-      throw std::invalid_argument("DistArray: the processes made different arrays: rank 0 a " +
-                                  all[0] + ", rank " + std::to_string(r) + " a " + all[r] +
-                                  " (every process creates the same arrays in the same order)");
+      throw CollectiveError("DistArray: the processes made different arrays: rank 0 a " + all[0] +
+                            ", rank " + std::to_string(r) + " a " + all[r] +
+                            " (every process creates the same arrays in the same order)");
 }
 
 index mul(index a, index b, const char* what) {
@@ -176,30 +176,31 @@ int Halo::Impl::neighbour(int drow, int dcol) const {
   return r * grid_cols + c;
 }
 
+// After agree(): the same shape everywhere, so the same error on every process.
 void Halo::Impl::validate() const {
   const DistShape& s = shape;
   const std::string what = "DistArray (" + describe(s) + "): ";
-  if (s.elem_bytes == 0) throw std::invalid_argument(what + "elements of 0 bytes");
+  if (s.elem_bytes == 0) throw CollectiveError(what + "elements of 0 bytes");
   if (s.halo < 0)
-    throw std::invalid_argument(what + "halo " + std::to_string(s.halo) +
-                                " is not allowed: 0 or more cells");
+    throw CollectiveError(what + "halo " + std::to_string(s.halo) +
+                          " is not allowed: 0 or more cells");
   auto check_dim = [&](const Range& d, int parts, const std::string& name, bool exchanged) {
     std::string msg = what;
     if (d.hi < d.lo) {
       msg += name + " [" + std::to_string(d.lo) + ", " + std::to_string(d.hi);
       msg += ") is not a range: lo > hi";
-      throw std::invalid_argument(msg);
+      throw CollectiveError(msg);
     }
     if (d.size() < parts) {
       msg += std::to_string(d.size()) + " " + name + " over " + std::to_string(parts);
       msg += " processes leave some process without any: at least one each";
-      throw std::invalid_argument(msg);
+      throw CollectiveError(msg);
     }
     const index smallest = d.size() / parts;
     if (exchanged && s.halo > smallest) {
       msg += "halo " + std::to_string(s.halo) + " is wider than the smallest part (";
       msg += std::to_string(smallest) + " " + name + "): at most " + std::to_string(smallest);
-      throw std::invalid_argument(msg);
+      throw CollectiveError(msg);
     }
   };
   check_dim(s.cols, grid_cols, s.dims == 1 ? "elements" : "columns", grid_cols > 1 || s.periodic);

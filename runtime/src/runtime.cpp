@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "abort.hpp"
 #include "binding_report.hpp"
 #include "compas/base/env.hpp"
 #include "compas/perf/report.hpp"
@@ -267,9 +268,11 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   openmp_ = std::make_unique<detail::OpenMpThreads>(m.topo, std::move(omp));
   openmp_->start();  // once openmp_ is set: the OpenMP threads it makes may read it
   if (report) report_binding(m.topo, *m.comm, within, *m.team, *openmp_, m.opt.openmp);
+  detail::install_terminate_handler(*this);
 }
 
 Runtime::~Runtime() {
+  detail::remove_terminate_handler(*this);
   Impl& m = *impl_;
   m.profile.reset();
   m.team.reset();

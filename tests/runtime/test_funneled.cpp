@@ -46,6 +46,23 @@ std::vector<std::pair<std::string, std::function<void()>>> entry_points() {
     long v = 1;
     rt().allreduce(std::span<long>(&v, 1), std::span<long>(&v, 1), compas::op::sum{});
   });
+  calls.emplace_back("compas::broadcast", [] { compas::broadcast(rt(), 1L, 0); });
+  calls.emplace_back("compas::allgather", [] { compas::allgather(rt(), 1L); });
+  calls.emplace_back("compas::allgatherv", [] {
+    const long v = 1;
+    compas::allgatherv(rt(), std::span<const long>(&v, 1));
+  });
+  calls.emplace_back("compas::alltoall", [] {
+    std::vector<long> send(static_cast<std::size_t>(rt().processes())), recv(send.size());
+    compas::alltoall(rt(), std::span<const long>(send), std::span<long>(recv));
+  });
+  calls.emplace_back("compas::alltoallv", [] {
+    std::vector<long> send(static_cast<std::size_t>(rt().processes()));
+    const std::vector<std::size_t> counts(send.size(), 1);
+    compas::alltoallv(rt(), std::span<const long>(send), counts);
+  });
+  calls.emplace_back("compas::gather", [] { compas::gather(rt(), 1L, 0); });
+  calls.emplace_back("compas::reduce", [] { compas::reduce(rt(), 1L, compas::op::sum{}, 0); });
   return calls;
 }
 

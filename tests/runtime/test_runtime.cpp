@@ -411,4 +411,18 @@ TEST(RuntimeNames, TheFormerNodeNamesAnswerAsTheProcessNames) {
 #pragma GCC diagnostic pop
 }
 
+// An exit status that would not end the job (0) or that a process cannot have is refused before
+// anything is said or ended; the job goes on.
+TEST(RuntimeAbort, AStatusOutside1To255IsRefused) {
+  for (int code : {0, -1, 256}) {
+    try {
+      rt().abort(code, "not ended");
+      ADD_FAILURE() << "abort(" << code << ") returned";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), "Runtime::abort: exit code " + std::to_string(code) +
+                                           " is not allowed: 1..255 (0 would not end the job)");
+    }
+  }
+}
+
 }  // namespace

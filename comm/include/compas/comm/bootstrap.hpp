@@ -70,6 +70,12 @@ class Bootstrap {
   virtual std::vector<std::string> allgather(const std::string& mine) = 0;
   virtual void barrier() = 0;
 
+  // Ends this process with exit status `code` so that the whole job ends (MPI_Abort's part):
+  // under mpirun / srun it calls MPI_Abort, which ends every process; otherwise this process
+  // exits at once (std::_Exit), and its launcher (compas-run) ends the others, which the exit of a
+  // rank with a status other than 0 makes it do. From any thread; nothing is flushed or unwound.
+  [[noreturn]] virtual void abort_job(int code);
+
   // The bootstrap the environment asks for: tcp when COMPAS_RANK or COMPAS_SIZE is set (compas-run
   // or a manual launch), mpi under mpirun / srun (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK,
   // SLURM_NTASKS with SLURM_PROCID), otherwise single. Throws std::invalid_argument on bad

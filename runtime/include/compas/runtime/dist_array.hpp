@@ -38,9 +38,10 @@
 // number of times on the same array (a collective). swap(u, v) swaps two arrays' contents in O(1),
 // on every process alike.
 //
-// Errors (std::invalid_argument, the same on every process, at construction): shapes, halos,
-// element types or decompositions that differ between processes (naming both ranks and values), a
-// halo wider than the smallest part, a part that would be empty. std::logic_error: making an array
+// Errors (CollectiveError, a std::invalid_argument, the same on every process, at construction;
+// uncaught, one line from process 0 ends the job): shapes, halos, element types or decompositions
+// that differ between processes (naming both ranks and values), a halo wider than the smallest
+// part, a part that would be empty. std::logic_error: making an array
 // (a collective) or exchange_halos() from another thread than the Runtime's or from inside run().
 // Indexing is not bounds-checked (it is the inner loop); owned(), with_halos() and contains() say
 // what is valid.

@@ -48,6 +48,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -120,6 +121,15 @@ namespace detail {
 class OpenMpThreads;  // runtime/src/openmp.hpp
 }
 
+// An error in the arguments of a collective call that every process of the call detects alike and
+// throws with the same message (a DistArray's shape differing between processes, lengths or roots
+// of compas::broadcast and the other calls of collectives.hpp that differ). Uncaught, it ends the
+// job with one line, from process 0 (see Runtime::abort).
+class CollectiveError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 class Runtime {
  public:
   Runtime(int& argc, char** argv);
@@ -158,6 +168,19 @@ class Runtime {
     check_funneled("Runtime::window", "make windows before run(), or between runs");
     return comm::Window<T>(comm(), n, signals);
   }
+
+  // Ends the whole job, like MPI_Abort: prints "compas: process R: MESSAGE" on stderr (one line)
+  // and ends every process with exit status `code` (1..255; std::invalid_argument otherwise).
+  // From any thread, inside run() too. Under compas-run this process exits with `code` and
+  // compas-run ends the others and exits with `code`; under mpirun / srun it calls MPI_Abort; in
+  // a job started by hand the others end when they next wait for this process (COMPAS_TIMEOUT at
+  // most). stdout and stderr are flushed when no other thread holds them; nothing is unwound.
+  // While the Runtime lives, an uncaught exception ends the job the same way with status 1 and
+  // its what() as the message (instead of std::terminate's abort and backtrace on every process).
+  // A CollectiveError, which every process throws alike, is said by process 0 alone, and a
+  // comm::CommError naming a peer by that peer (its own error or abort): the other processes wait
+  // up to 5 s for the job to be ended by them, then say theirs.
+  [[noreturn]] void abort(int code, std::string_view message);
 
   // Runs body on every thread of this process's team (the caller is thread 0) and joins.
   void run(const std::function<void(threads::ThreadCtx&)>& body);

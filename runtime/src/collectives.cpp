@@ -1,0 +1,162 @@
+// The checks and count exchanges behind the process-level collectives (collectives.hpp).
+#include "compas/runtime/collectives.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <string>
+
+namespace compas {
+
+namespace detail {
+
+namespace {
+
+// What every process sends before the data of a call: fixed size, one small chunk per peer.
+struct Wire {
+  std::uint32_t call = 0;
+  std::int32_t root = -1;
+  std::uint64_t elem = 0, n = 0;
+  std::uint32_t same_n = 0;
+  char problem[180] = {};
+};
+static_assert(std::is_trivially_copyable_v<Wire> &&
+              sizeof(Wire) == 208);  // collectives.hpp says 208
+
+const char* name_of(std::uint32_t call) {
+  switch (static_cast<CollectiveCall>(call)) {
+    case CollectiveCall::broadcast:
+      return "broadcast";
+    case CollectiveCall::allgather:
+      return "allgather";
+    case CollectiveCall::allgatherv:
+      return "allgatherv";
+    case CollectiveCall::alltoall:
+      return "alltoall";
+    case CollectiveCall::alltoallv:
+      return "alltoallv";
+    case CollectiveCall::gather:
+      return "gather";
+    case CollectiveCall::reduce:
+      return "reduce";
+  }
+  return "an unknown call";
+}
+
+bool has_root(std::uint32_t call) {
+  const auto c = static_cast<CollectiveCall>(call);
+  return c == CollectiveCall::broadcast || c == CollectiveCall::gather ||
+         c == CollectiveCall::reduce;
+}
+
+Wire to_wire(const CallArgs& a) {
+  Wire w;
+  w.call = static_cast<std::uint32_t>(a.call);
+  w.root = a.root;
+  w.elem = a.elem;
+  w.n = a.n;
+  w.same_n = a.same_n ? 1 : 0;
+  std::memcpy(w.problem, a.problem.data(), std::min(a.problem.size(), sizeof w.problem - 1));
+  return w;
+}
+
+std::string process(std::size_t r) {
+  return "process " + std::to_string(r);
+}
+
+// The first rank whose field differs from rank 0's, if any.
+template <class F>
+std::optional<std::size_t> differs(const std::vector<Wire>& all, F field) {
+  for (std::size_t r = 1; r < all.size(); ++r)
+    if (field(all[r]) != field(all[0])) return r;
+  return std::nullopt;
+}
+
+// What every process passes for the root: in range and the same everywhere. "" when it does.
+std::string root_verdict(const std::vector<Wire>& all) {
+  const auto P = static_cast<std::int32_t>(all.size());
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    const std::int32_t root = all[r].root;
+    if (root >= 0 && root < P) continue;
+    std::string msg = "root " + std::to_string(root) + " on " + process(r) +
+                      " is outside the job: processes are 0.." + std::to_string(P - 1);
+    const std::size_t other = r == 0 ? 1 : 0;
+    if (other < all.size() && all[other].root != root)
+      msg += " (" + process(other) + " passes root " + std::to_string(all[other].root) + ")";
+    return msg;
+  }
+  if (const auto r = differs(all, [](const Wire& w) { return w.root; }))
+    return process(0) + " passes root " + std::to_string(all[0].root) + ", " + process(*r) +
+           " root " + std::to_string(all[*r].root) + ": every process passes the same root";
+  return "";
+}
+
+// What is wrong with the call as a whole, the same text on every process; "" when nothing.
+std::string verdict(const std::vector<Wire>& all) {
+  if (const auto r = differs(all, [](const Wire& w) { return w.call; }))
+    return process(0) + " calls " + name_of(all[0].call) + ", " + process(*r) + " calls " +
+           name_of(all[*r].call) + ": every process makes the same calls in the same order";
+  if (const auto r = differs(all, [](const Wire& w) { return w.elem; }))
+    return process(0) + " passes elements of " + std::to_string(all[0].elem) + " bytes, " +
+           process(*r) + " of " + std::to_string(all[*r].elem) + " bytes";
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (all[r].problem[0]) return process(r) + ": " + all[r].problem;
+  if (has_root(all[0].call))
+    if (std::string root = root_verdict(all); !root.empty()) return root;
+  if (all[0].same_n)
+    if (const auto r = differs(all, [](const Wire& w) { return w.n; }))
+      return process(0) + " passes " + std::to_string(all[0].n) + " elements, " + process(*r) +
+             " passes " + std::to_string(all[*r].n) + ": every process passes the same length";
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::size_t> agree(Runtime& rt, const CallArgs& mine) {
+  const Wire w = to_wire(mine);
+  std::vector<Wire> all(static_cast<std::size_t>(rt.processes()));
+  if (all.size() == 1)
+    all[0] = w;
+  else
+    rt.collectives().allgather(std::span<const Wire>(&w, 1), std::span<Wire>(all));
+  if (const std::string msg = verdict(all); !msg.empty())
+    throw CollectiveError(std::string("compas::") + name_of(all[0].call) + ": " + msg);
+  std::vector<std::size_t> counts;
+  for (const Wire& x : all) counts.push_back(x.n);
+  return counts;
+}
+
+std::string size_problem(const char* what, std::size_t have, std::size_t need) {
+  if (have == need) return "";
+  return std::string(what) + " holds " + std::to_string(have) + " elements, " +
+         std::to_string(need) + " are needed";
+}
+
+std::string counts_problem(std::span<const std::size_t> counts, std::size_t send_size, int P) {
+  if (counts.size() != static_cast<std::size_t>(P))
+    return "send_counts holds " + std::to_string(counts.size()) + " counts, one per process (" +
+           std::to_string(P) + ") is needed";
+  const std::size_t sum = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
+  if (sum > send_size)
+    return "send_counts add up to " + std::to_string(sum) + " elements, send holds " +
+           std::to_string(send_size);
+  return "";
+}
+
+std::vector<std::size_t> offsets_of(const std::vector<std::size_t>& counts) {
+  std::vector<std::size_t> offsets(counts.size(), 0);
+  for (std::size_t r = 1; r < counts.size(); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  return offsets;
+}
+
+std::vector<std::size_t> exchange_counts(Runtime& rt, std::span<const std::size_t> send_counts) {
+  const std::vector<std::size_t> ones(send_counts.size(), 1);
+  std::vector<std::size_t> recv_counts(send_counts.size(), 0);
+  exchange<std::size_t>(rt, send_counts, ones, recv_counts, ones);
+  return recv_counts;
+}
+
+}  // namespace detail
+
+}  // namespace compas
