@@ -1,7 +1,7 @@
 // halo_overlap: how much of a halo exchange hides behind interior work with
-// DistArray::begin_exchange(). Every rank of a job (compas-run -n P halo_overlap N STEPS REPEATS)
-// sweeps a 5-point Jacobi step over an N x N array cut by rows, four ways, alternating within
-// each repeat:
+// DistArray::begin_exchange(). Every rank of a job (compas-run -n P halo_overlap ROWS COLS STEPS
+// REPEATS) sweeps a 5-point Jacobi step over a ROWS x COLS array cut by rows, four ways,
+// alternating within each repeat (few long rows: the exchange weighs as much as the interior):
 //   exchange    exchange_halos() alone
 //   interior    the rows that need no halo, alone
 //   sequential  exchange_halos(), then the whole sweep
@@ -39,14 +39,14 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   compas::Runtime rt(argc, argv);
-  const Index n = argc > 1 ? std::atol(argv[1]) : 4096;
-  const int steps = argc > 2 ? std::atoi(argv[2]) : 20;
-  const int repeats = argc > 3 ? std::atoi(argv[3]) : 7;
-  compas::DistArray<double, 2> u(rt, n, n), v = u.like();
+  const Index m = argc > 1 ? std::atol(argv[1]) : 4096, n = argc > 2 ? std::atol(argv[2]) : 4096;
+  const int steps = argc > 3 ? std::atoi(argv[3]) : 20;
+  const int repeats = argc > 4 ? std::atoi(argv[4]) : 7;
+  compas::DistArray<double, 2> u(rt, m, n), v = u.like();
   const compas::Range rows = u.rows();
   for (Index i = rows.lo; i < rows.hi; ++i)
     for (Index j = 0; j < n; ++j) u(i, j) = static_cast<double>((i * 31 + j) % 97);
-  const Index first = std::max(rows.lo, Index{1}), last = std::min(rows.hi, n - 1);
+  const Index first = std::max(rows.lo, Index{1}), last = std::min(rows.hi, m - 1);
   auto interior = [&] { sweep_rows(u, v, first + 1, last - 1); };
   auto edges = [&] {
     sweep_rows(u, v, first, first + 1);
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     std::printf(
         "halo_overlap: %d processes, %ld x %ld, %d steps x %d repeats, medians in ms per step\n"
         "  exchange %.4f  interior %.4f  sequential %.4f  overlapped %.4f  hidden %.2f\n",
-        rt.processes(), static_cast<long>(n), static_cast<long>(n), steps, repeats, e, median(in),
+        rt.processes(), static_cast<long>(m), static_cast<long>(n), steps, repeats, e, median(in),
         s, o, e > 0 ? (s - o) / e : 0.0);
   }
   return 0;
