@@ -328,6 +328,56 @@ TEST(OpenMP, FunneledAllreduceFromOneThreadPerProcess) {
   EXPECT_EQ(in_one_thread_region, static_cast<long>(P) * (P + 1) / 2);
 }
 
+// PRK's structure: one parallel region spans the time loop; the halo exchange runs under
+// `#pragma omp master` (the thread that made the Runtime), with a barrier after it, and the sweep
+// is an `omp for`. The result is the same as with the exchange outside any region; `single`,
+// which may run on another thread, is refused.
+TEST(OpenMP, HaloExchangeFromTheMasterOfOneRegionSpanningTheTimeLoop) {
+  const long n = 40L * rt().processes() + 3;
+  auto run = [&](bool in_region) {
+    compas::DistArray<double> u(rt(), compas::Range{0, n}), v = u.like();
+    for (long i = u.lo(); i < u.hi(); ++i) u[i] = static_cast<double>((i * 7) % 11);
+    if (in_region) {
+#pragma omp parallel
+      for (int s = 0; s < 20; ++s) {
+#pragma omp master
+        u.exchange_halos();
+#pragma omp barrier
+#pragma omp for
+        for (long i = u.lo(); i < u.hi(); ++i)
+          v[i] = (i > 0 && i < n - 1) ? 0.5 * u[i] + 0.25 * (u[i - 1] + u[i + 1]) : u[i];
+#pragma omp single
+        swap(u, v);
+      }
+    } else {
+      for (int s = 0; s < 20; ++s) {
+        u.exchange_halos();
+#pragma omp parallel for
+        for (long i = u.lo(); i < u.hi(); ++i)
+          v[i] = (i > 0 && i < n - 1) ? 0.5 * u[i] + 0.25 * (u[i - 1] + u[i + 1]) : u[i];
+        swap(u, v);
+      }
+    }
+    std::vector<double> mine(u.local().begin(), u.local().end());
+    return mine;
+  };
+  EXPECT_EQ(run(true), run(false));
+  // From an OpenMP thread that did not make the Runtime: refused before anything collective.
+  compas::DistArray<double> w(rt(), compas::Range{0, n});
+  int refused = 0;
+#pragma omp parallel num_threads(2) reduction(+ : refused)
+  if (omp_get_thread_num() == 1) {
+    try {
+      w.exchange_halos();
+    } catch (const std::logic_error&) {
+      refused = 1;
+    }
+  }
+  if (omp_get_max_threads() >= 2) {
+    EXPECT_EQ(refused, 1);
+  }
+}
+
 TEST(OpenMP, AllreduceWithoutThreadCtxInsideRunIsALogicError) {
   std::atomic<int> errors{0};
   rt().run([&](compas::ThreadCtx&) {
