@@ -76,9 +76,10 @@ struct ChannelBytes::Impl {
         capacity(cap),
         max_count(max),
         elem_bytes(elem),
-        slot_bytes(kHeader + round_up8(max * elem)),
-        window(r.window<std::byte>(static_cast<std::size_t>(p) * cap * slot_bytes,
-                                   static_cast<std::size_t>(p) * (cap + 1))),
+        slot_bytes(kHeader + round_up8(comm::detail::checked_bytes(max, elem, "Channel message"))),
+        window(r.window<std::byte>(
+            comm::detail::checked_bytes(static_cast<std::size_t>(p) * cap, slot_bytes, "Channel"),
+            static_cast<std::size_t>(p) * (cap + 1))),
         sent(static_cast<std::size_t>(p), 0),
         received(static_cast<std::size_t>(p), 0),
         staging(slot_bytes) {}

@@ -3,6 +3,7 @@
 // message lost, repeated, reordered or overwritten before it was taken is seen.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <span>
@@ -137,6 +138,9 @@ TEST(Channel, BadRanksAndLengthsAreNamed) {
   EXPECT_EQ(ch.recv(me, std::span<int>(two)), 2u);
   EXPECT_EQ(two[1], 2);
   EXPECT_THROW(compas::Channel<int>(rt(), 0), std::invalid_argument);
+  // Slots whose bytes do not fit a size_t: refused before anything is allocated, on every process.
+  EXPECT_THROW((compas::Channel<std::array<char, 1 << 20>>(rt(), 1 << 30, 1 << 30)),
+               std::length_error);
 }
 
 // Made differently on one process: every process throws, naming process 0's and that one's.
