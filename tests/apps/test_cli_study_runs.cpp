@@ -332,68 +332,55 @@ std::string placing_launcher(const fs::path& dir) {
       std::string("p=$1; shift\nexec ") + COMPAS_RUN_EXE + " -n \"$p\" -t 1 \"$@\"\n");
 }
 
+// A 1 x 1 Laplace study whose run laplace_n640_p1t1 finished, then `damage` done to its raw
+// report, then the study again: the rerun says "raw/ID.json <said>", records the run as failed
+// (its reason holding `reason`), runs it again, and the report is whole JSON again. Returns the
+// run's records.
+template <class F>
+std::vector<json> rerun_after_damage(const std::string& out, F damage, const std::string& said,
+                                     const std::string& reason) {
+  seed_characterization_done(out);
+  const auto args = study_args(out, placing_launcher(fs::path(out).parent_path()) + " {P}", "1x1");
+  const Outcome first = run_compas(args);
+  EXPECT_EQ(first.exit_code, 0) << first.describe();
+  const std::string id = "laplace_n640_p1t1", raw = out + "/raw/" + id + ".json";
+  damage();
+  const Outcome again = run_compas(args);
+  EXPECT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_NE(again.err.find("raw/" + id + ".json " + said), std::string::npos) << again.describe();
+  const auto runs = records_by_id(out + "/runs.jsonl")[id];
+  EXPECT_EQ(runs.size(), 3u) << read_file(out + "/runs.jsonl");
+  if (runs.size() != 3) return runs;
+  EXPECT_TRUE(runs[1].value("failed", false)) << runs[1].dump();
+  EXPECT_NE(runs[1].value("reason", "").find(reason), std::string::npos) << runs[1].dump();
+  EXPECT_EQ(runs[2].value("exit", -1), 0) << runs[2].dump();
+  EXPECT_FALSE(json::parse(read_file(raw), nullptr, false).is_discarded());
+  return runs;
+}
+
 // A raw report cut in half is not a finished run: the rerun names it, records it as failed, runs
 // it again, and the report has its section.
 TEST_F(Cli, StudyRerunsARunWhoseRawReportIsCutShort) {
-  const std::string out = path("study");
-  seed_characterization_done(out);
-  const auto args = study_args(out, placing_launcher(dir_) + " {P}", "1x1");
-  const Outcome first = run_compas(args);
-  ASSERT_EQ(first.exit_code, 0) << first.describe();
-  const std::string id = "laplace_n640_p1t1", raw = out + "/raw/" + id + ".json";
-  const std::string whole = read_file(raw);
-  ASSERT_FALSE(json::parse(whole, nullptr, false).is_discarded()) << whole;
-  { std::ofstream(raw, std::ios::trunc) << whole.substr(0, whole.size() / 2); }
-  const Outcome again = run_compas(args);
-  ASSERT_EQ(again.exit_code, 0) << again.describe();
-  EXPECT_NE(again.err.find("raw/" + id + ".json is damaged: not whole JSON"), std::string::npos)
-      << again.describe();
-  const auto runs = records_by_id(out + "/runs.jsonl")[id];
-  ASSERT_EQ(runs.size(), 3u) << read_file(out + "/runs.jsonl");
-  EXPECT_TRUE(runs[1].value("failed", false)) << runs[1].dump();
-  EXPECT_NE(runs[1].value("reason", "").find("is damaged"), std::string::npos) << runs[1].dump();
-  EXPECT_EQ(runs[2].value("exit", -1), 0) << runs[2].dump();
+  const std::string out = path("study"), raw = out + "/raw/laplace_n640_p1t1.json";
+  const auto runs = rerun_after_damage(
+      out,
+      [&] {
+        const std::string whole = read_file(raw);
+        ASSERT_FALSE(json::parse(whole, nullptr, false).is_discarded()) << whole;
+        std::ofstream(raw, std::ios::trunc) << whole.substr(0, whole.size() / 2);
+      },
+      "is damaged: not whole JSON", "is damaged");
+  ASSERT_EQ(runs.size(), 3u);
   EXPECT_FALSE(runs[2].contains("failed")) << runs[2].dump();
-  EXPECT_FALSE(json::parse(read_file(raw), nullptr, false).is_discarded());
   EXPECT_NE(read_file(out + "/report.md").find("## laplace n=640"), std::string::npos);
 }
 
 // A finished run whose raw report is gone (deleted by hand, lost with a disk) is not done: the
 // rerun says so, records it as failed, runs it again, and its report is back.
 TEST_F(Cli, StudyRerunsARunWhoseRawReportIsMissing) {
-  const std::string out = path("study");
-  seed_characterization_done(out);
-  const auto args = study_args(out, placing_launcher(dir_) + " {P}", "1x1");
-  const Outcome first = run_compas(args);
-  ASSERT_EQ(first.exit_code, 0) << first.describe();
-  const std::string id = "laplace_n640_p1t1", raw = out + "/raw/" + id + ".json";
-  ASSERT_TRUE(fs::remove(raw)) << raw;
-  const Outcome again = run_compas(args);
-  ASSERT_EQ(again.exit_code, 0) << again.describe();
-  EXPECT_NE(again.err.find("raw/" + id + ".json is missing"), std::string::npos)
-      << again.describe();
-  const auto runs = records_by_id(out + "/runs.jsonl")[id];
-  ASSERT_EQ(runs.size(), 3u) << read_file(out + "/runs.jsonl");
-  EXPECT_TRUE(runs[1].value("failed", false)) << runs[1].dump();
-  EXPECT_NE(runs[1].value("reason", "").find("is missing"), std::string::npos) << runs[1].dump();
-  EXPECT_EQ(runs[2].value("exit", -1), 0) << runs[2].dump();
-  EXPECT_FALSE(json::parse(read_file(raw), nullptr, false).is_discarded());
-}
-
-// A run that exits 0 without writing its report (a launcher that never started it) did not
-// finish: it is recorded as failed, its report missing.
-TEST_F(Cli, StudyRunThatExitsZeroWithoutItsReportFailed) {
-  const std::string out = path("study");
-  seed_characterization_done(out);
-  const std::string launcher = write_script(dir_, "noop.sh", "exit 0\n");
-  const Outcome o = run_compas(study_args(out, launcher + " {P}", "1x1"));
-  EXPECT_NE(o.err.find("laplace_n640_p1t1 failed"), std::string::npos) << o.describe();
-  const auto runs = records_by_id(out + "/runs.jsonl")["laplace_n640_p1t1"];
-  ASSERT_EQ(runs.size(), 1u) << read_file(out + "/runs.jsonl");
-  EXPECT_TRUE(runs[0].value("failed", false)) << runs[0].dump();
-  EXPECT_NE(runs[0].value("reason", "").find("raw/laplace_n640_p1t1.json is missing"),
-            std::string::npos)
-      << runs[0].dump();
+  const std::string out = path("study"), raw = out + "/raw/laplace_n640_p1t1.json";
+  rerun_after_damage(
+      out, [&] { ASSERT_TRUE(fs::remove(raw)) << raw; }, "is missing", "is missing");
 }
 
 // A link planted at raw/ID.json between the study removing a run's old report and the run writing
