@@ -42,6 +42,14 @@ int main(int argc, char** argv) {
   const Index m = argc > 1 ? std::atol(argv[1]) : 4096, n = argc > 2 ? std::atol(argv[2]) : 4096;
   const int steps = argc > 3 ? std::atoi(argv[3]) : 20;
   const int repeats = argc > 4 ? std::atoi(argv[4]) : 7;
+  if (m < 3 * rt.processes() || n < 3 || steps < 1 || repeats < 1) {
+    if (rt.process() == 0)
+      std::fprintf(stderr,
+                   "halo_overlap: ROWS %ld COLS %ld STEPS %d REPEATS %d are not allowed: at least "
+                   "3 rows per process, 3 columns, 1 step and 1 repeat\n",
+                   static_cast<long>(m), static_cast<long>(n), steps, repeats);
+    return 2;
+  }
   compas::DistArray<double, 2> u(rt, m, n), v = u.like();
   const compas::Range rows = u.rows();
   for (Index i = rows.lo; i < rows.hi; ++i)
