@@ -1,6 +1,7 @@
 // WindowBytes: creation (ucp_mem_map, key exchange), destruction (collective, or telling peers
-// the window is gone), and lazy per-peer resolution (rkey unpack, direct mapping). Its operations
-// are in window_rma.cpp, window_atomics.cpp, window_signals.cpp and window_wait.cpp.
+// the window is gone), and per-peer resolution (rkey unpack, direct mapping: same-host peers at
+// creation, remote peers at first use). Its operations are in window_rma.cpp,
+// window_atomics.cpp, window_signals.cpp and window_wait.cpp.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -123,6 +124,26 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
   Peer& me = w.peers[comm.rank()];
   me.direct = base_;
   me.ready.store(true);
+  try {
+    w.resolve_same_host_peers(*this);
+  } catch (...) {
+    for (int r = 0; r < comm.size(); ++r)
+      if (w.peers[r].rkey) ucp_rkey_destroy(w.peers[r].rkey);
+    unregister();
+    ucp_mem_unmap(w.comm->ctx, w.memh);
+    delete impl_;
+    throw;
+  }
+}
+
+// A same-host peer's key names its shared-memory segment, which lives only as long as someone
+// holds it: unpacked now, while every owner is still in this collective creation (an owner frees
+// its window only at the collective destruction, which this process has not reached), the
+// segment stays attached here whatever becomes of its owner. Unpacked later, after the owner
+// died, UCX 1.13 crashes (not fails) on the segment that is gone. Remote peers stay lazy.
+void WindowBytes::Impl::resolve_same_host_peers(WindowBytes& win) {
+  for (int r = 0; r < comm->size; ++r)
+    if (r != comm->rank && win.comm_->same_host(r)) (void)peer(r, win);
 }
 
 namespace {
@@ -263,8 +284,8 @@ Peer& WindowBytes::Impl::peer(int rank, WindowBytes& win) {
   ucp_ep_h ep = comm->ep(rank);
   std::lock_guard lock(mu);
   if (p.ready.load(std::memory_order_acquire)) return p;
-  // A same-host peer's key names its shared-memory segment, which goes with the process: UCX
-  // 1.13 crashes (not fails) unpacking the key of a segment that is gone, so look first.
+  // Same-host keys are unpacked at creation (resolve_same_host_peers); look at the process first
+  // all the same, for a peer found dead since.
   comm->check_alive(rank, /*immediately=*/true);
   if (ucs_status_t st = ucp_ep_rkey_unpack(ep, p.packed.data(), &p.rkey); st != UCS_OK)
     comm->fail(rank, "unpacking the window key", st);

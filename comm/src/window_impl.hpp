@@ -128,6 +128,8 @@ struct WindowBytes::Impl {
   std::byte* base = nullptr;
 
   detail::Peer& peer(int rank, WindowBytes& w);
+  // Unpacks every same-host peer's key (at creation: see window.cpp).
+  void resolve_same_host_peers(WindowBytes& w);
   // `rank`'s sizes, known from creation on; std::out_of_range for a rank outside the job.
   const detail::Layout& layout(int rank) const;
   [[noreturn]] void throw_freed(int rank) const;
