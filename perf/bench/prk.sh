@@ -15,7 +15,7 @@
 # PRK's processes are bound by mpirun to T cores each (--map-by slot:PE=T --bind-to core; its
 # OpenMP threads with OMP_PROC_BIND=close OMP_PLACES=cores); compas-run pins compas's. Every run
 # must exit 0 and print "Solution validates"; the rate is PRK's "Rate (MB/s)" (nstream) or "Rate
-# (MFlops/s)" (stencil) line, which both print. The table gives the median rate of each and the
+# (MFlops/s)" (stencil, p2p) line, which both print. The table gives the median rate of each and the
 # ratio compas / PRK of the medians. PRK's MPI versions have the stencil's radius at compile time
 # and the MPI1 one only the star shape: the stencil pairs are star stencils of RADIUS.
 #
@@ -25,13 +25,14 @@
 # comments is left on it; //, ///, //! and /* ... */ blocks are comments; preprocessor lines
 # count (PRK's #if VERBOSE blocks included, as written).
 #
-# Usage: perf/bench/prk.sh PRK_CHECKOUT [KERNELS...]   (KERNELS: nstream stencil; default both)
+# Usage: perf/bench/prk.sh PRK_CHECKOUT [KERNELS...]   (KERNELS: nstream stencil p2p; default all)
 # Environment: BUILD (build/release), ROUNDS (5), NSTREAM ("20 20000000": iterations length),
-#   STENCIL ("10 4000": iterations n), RADIUS (2), PRK_FLAGS ("-O3"), MPIRUN
-#   (mpirun), OUTDIR (logs and per-round rates; default a new temporary directory).
+#   STENCIL ("10 4000": iterations n), RADIUS (2), P2P ("20 4000 4000": iterations m n),
+#   PRK_FLAGS ("-O3"), MPIRUN (mpirun), OUTDIR (logs and per-round rates; default a new
+#   temporary directory).
 set -uo pipefail
 
-usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad() { echo "prk.sh: $*" >&2; exit 2; }
 [[ $# -ge 1 && "$1" != -h && "$1" != --help ]] || { usage; exit 2; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -42,9 +43,9 @@ for d in common include MPI1 MPIOPENMP; do
   [[ -d "$prk_src/$d" ]] || bad "PRK_CHECKOUT '$prk_src' has no $d/ (a checkout of PRK is needed)"
 done
 kernels=("$@")
-[[ ${#kernels[@]} -gt 0 ]] || kernels=(nstream stencil)
+[[ ${#kernels[@]} -gt 0 ]] || kernels=(nstream stencil p2p)
 for k in "${kernels[@]}"; do
-  [[ "$k" == nstream || "$k" == stencil ]] || bad "kernel '$k': nstream or stencil is needed"
+  [[ "$k" =~ ^(nstream|stencil|p2p)$ ]] || bad "kernel '$k': nstream, stencil or p2p is needed"
 done
 rounds=${ROUNDS-5}
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || bad "ROUNDS '$rounds': a positive integer is needed"
@@ -52,10 +53,13 @@ radius=${RADIUS-2}
 [[ "$radius" =~ ^[1-5]$ ]] || bad "RADIUS '$radius': 1 to 5 is needed"
 read -r -a nstream_args <<<"${NSTREAM-20 20000000}"
 read -r -a stencil_args <<<"${STENCIL-10 4000}"
+read -r -a p2p_args <<<"${P2P-20 4000 4000}"
 [[ "${nstream_args[*]}" =~ ^[1-9][0-9]*\ [1-9][0-9]*$ ]] ||
   bad "NSTREAM '${NSTREAM-}': 'ITERATIONS LENGTH', two positive integers, is needed"
 [[ "${stencil_args[*]}" =~ ^[1-9][0-9]*\ [1-9][0-9]*$ ]] ||
   bad "STENCIL '${STENCIL-}': 'ITERATIONS N', two positive integers, is needed"
+[[ "${p2p_args[*]}" =~ ^[1-9][0-9]*\ [1-9][0-9]*\ [1-9][0-9]*$ ]] ||
+  bad "P2P '${P2P-}': 'ITERATIONS M N', three positive integers, is needed"
 for v in BUILD PRK_FLAGS MPIRUN OUTDIR; do
   [[ -v $v && -z "${!v}" ]] && bad "$v is empty: leave it unset for the default, or give a value"
 done
@@ -76,9 +80,16 @@ trap 'rm -rf "$prk"' EXIT
 cp -r "$prk_src"/{common,include,MPI1,MPIOPENMP} "$prk"/
 printf 'CC=gcc -std=c11 -pthread\nMPICC=mpicc\nDEFAULT_OPT_FLAGS=%s\nOPENMPFLAG=-fopenmp\n' \
   "${PRK_FLAGS:--O3}" >"$prk/common/make.defs"
+# PRK's folder of kernel K.
+prk_dir() {
+  case $1 in
+    nstream) echo Nstream ;;
+    stencil) echo Stencil ;;
+    p2p) echo Synch_p2p ;;
+  esac
+}
 for k in "${kernels[@]}"; do
-  dir=Nstream
-  [[ $k == stencil ]] && dir=Stencil
+  dir=$(prk_dir "$k")
   for v in MPI1 MPIOPENMP; do
     make -C "$prk/$v/$dir" "$k" RADIUS="$radius" STAR=1 >"$out/build_${v}_$k.log" 2>&1 ||
       bad "building PRK's $v/$dir failed: see $out/build_${v}_$k.log"
@@ -112,9 +123,12 @@ csv="$out/rounds.csv"
 echo "kernel,shape,baseline,round,prk,compas" >"$csv"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 for k in "${kernels[@]}"; do
-  dir=Nstream args=("${nstream_args[@]}") extra=(0)  # PRK's nstream takes an offset: none
-  [[ $k == stencil ]] && dir=Stencil args=("${stencil_args[@]}" "$radius" star) extra=()
-  prk_args=("${args[@]:0:2}" "${extra[@]}")
+  dir=$(prk_dir "$k")
+  case $k in  # compas's arguments, and PRK's (its nstream takes an offset: none)
+    nstream) args=("${nstream_args[@]}") prk_args=("${args[@]}" 0) ;;
+    stencil) args=("${stencil_args[@]}" "$radius" star) prk_args=("${stencil_args[@]}") ;;
+    p2p) args=("${p2p_args[@]}") prk_args=("${args[@]}") ;;
+  esac
   pairs=("2x1|MPI1|$(prk_run 2 1) $prk/MPI1/$dir/$k ${prk_args[*]}|$bin/compas-run -n 2 -t 1"
          "2x1|MPIOPENMP|$(prk_run 2 1) $prk/MPIOPENMP/$dir/$k 1 ${prk_args[*]}|$bin/compas-run -n 2 -t 1"
          "1x2|MPIOPENMP|$(prk_run 1 2) $prk/MPIOPENMP/$dir/$k 2 ${prk_args[*]}|$bin/compas-run -n 1 -t 2")
@@ -140,12 +154,13 @@ for k in "${kernels[@]}"; do
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 
-python3 - "$csv" "${nstream_args[*]}" "${stencil_args[*]}" "$radius" <<'EOF'
+python3 - "$csv" "${nstream_args[*]}" "${stencil_args[*]}" "$radius" "${p2p_args[*]}" <<'EOF'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 sizes = {"nstream": f"iterations length {sys.argv[2]}",
-         "stencil": f"iterations n {sys.argv[3]}, star radius {sys.argv[4]}"}
-units = {"nstream": "MB/s", "stencil": "MFlops/s"}
+         "stencil": f"iterations n {sys.argv[3]}, star radius {sys.argv[4]}",
+         "p2p": f"iterations m n {sys.argv[5]}"}
+units = {"nstream": "MB/s", "stencil": "MFlops/s", "p2p": "MFlops/s"}
 groups = {}
 for r in rows:
     groups.setdefault((r["kernel"], r["shape"], r["baseline"]), []).append(r)
@@ -172,8 +187,7 @@ printf '%-8s %8s %6s %7s %10s %6s   %s\n' kernel original port shared MPIOPENMP 
   "port/original  port/MPIOPENMP  port/MPI1  (port+shared)/MPI1"
 shared=$(count "$root/apps/examples/prk/prk_common.hpp")
 for k in "${kernels[@]}"; do
-  dir=Nstream
-  [[ $k == stencil ]] && dir=Stencil
+  dir=$(prk_dir "$k")
   o=$(count "$root/apps/examples/prk/prk_${k}_openmp.cpp")
   c=$(count "$root/apps/examples/prk/prk_${k}_compas.cpp")
   mo=$(count "$prk_src/MPIOPENMP/$dir/$k.c")

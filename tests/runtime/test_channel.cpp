@@ -159,6 +159,25 @@ TEST(Channel, ShapesThatDifferBetweenProcessesAreNamedOnEvery) {
   }
 }
 
+// A pipeline's two ends on one process: one thread only sends (to the next process) while another
+// only receives (from the previous one), at the same time, on one Channel of 2 slots; a ring of
+// 2000 messages each way, so both ends wait on each other's credits many times. Every value
+// arrives once, in order. (With one process the ring is this process to itself.)
+TEST(Channel, OneThreadSendsWhileAnotherReceives) {
+  const int p = rt().processes(), me = rt().process();
+  compas::Channel<std::int64_t> ch(rt(), 2);
+  const int to = (me + 1) % p, from = (me + p - 1) % p;
+  constexpr int kMessages = 2000;
+  int wrong = -1;
+  std::thread receiver([&] {
+    for (int n = 0; n < kMessages && wrong < 0; ++n)
+      if (ch.recv(from) != code(from, n)) wrong = n;
+  });
+  for (int n = 0; n < kMessages; ++n) ch.send(to, code(me, n));
+  receiver.join();
+  EXPECT_EQ(wrong, -1) << "message " << wrong << " from process " << from;
+}
+
 // From inside run(), making one (a collective) is refused; using one from thread 0 works.
 TEST(Channel, MadeFunneledUsedFromOneThreadOfTheTeam) {
   const int p = rt().processes(), me = rt().process();

@@ -8,12 +8,14 @@
 // wrong number of arguments) prints what is allowed and exits 2; a failed verification returns 1.
 #pragma once
 
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace prk {
@@ -137,6 +139,34 @@ inline int stencil_verdict(long iterations, long n, long r, bool star, double no
                 1e-6 * (2.0 * points + 1) * active / avg, avg);
   else if (print)
     std::printf("ERROR: L1 norm = %lf, Reference L1 norm = %lf\n", l1, reference);
+  return ok ? 0 : 1;
+}
+
+// synch_p2p's "row j of strip t is done" between threads: one counter per strip and row, on its
+// own cache line, holding the number of sweeps that have finished that row.
+struct alignas(64) Flag {
+  std::atomic<long> sweeps{0};
+};
+
+// Waits until `f` has counted `sweeps`, spinning, then yielding the cpu (threads may outnumber
+// the cpus).
+inline void wait_for(const Flag& f, long sweeps) {
+  for (int spins = 0; f.sweeps.load(std::memory_order_acquire) < sweeps; ++spins)
+    if (spins > 1000) std::this_thread::yield();
+}
+
+// synch_p2p: the left and bottom edges hold i and j and every sweep makes A(i, j) = A(i - 1, j) +
+// A(i, j - 1) - A(i - 1, j - 1); the top right corner A(m - 1, n - 1) must be (iterations + 1)
+// (m + n - 2) within 1e-8 (relative). Rate: 2 flops per interior point and sweep.
+inline int p2p_verdict(long iterations, long m, long n, double corner, double seconds, bool print) {
+  const double reference = static_cast<double>((iterations + 1) * (m + n - 2));
+  const bool ok = std::fabs(corner - reference) / reference < 1e-8;
+  const double avg = seconds / static_cast<double>(iterations);
+  if (print && ok)
+    std::printf("Solution validates\nRate (MFlops/s): %lf Avg time (s): %lf\n",
+                1e-6 * 2.0 * static_cast<double>((m - 1) * (n - 1)) / avg, avg);
+  else if (print)
+    std::printf("ERROR: checksum %lf does not match verification value %lf\n", corner, reference);
   return ok ? 0 : 1;
 }
 

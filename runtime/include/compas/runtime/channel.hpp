@@ -17,8 +17,10 @@
 // put_signal into the receiver's next slot (on one host a memcpy), recv() waits for that slot's
 // signal, copies, and returns a credit to the sender (one signal add).
 //
-// Threads: a Channel is used by one thread at a time (the thread that made the Runtime, or one
-// thread of the team inside run(), e.g. under `#pragma omp master`); a send or recv waits with
+// Threads: a Channel's sends are made by one thread at a time, and its receives by one thread at
+// a time (the thread that made the Runtime, or one thread of the team inside run(), e.g. under
+// `#pragma omp master`); one thread may send while another receives, as the two ends of a
+// pipeline stage do (their state is separate: see prk_p2p_compas.cpp). A send or recv waits with
 // the Runtime's wait policy and ends with a CommError naming the peer when that process has died
 // or COMPAS_TIMEOUT passes.
 //
