@@ -170,4 +170,26 @@ inline int p2p_verdict(long iterations, long m, long n, double corner, double se
   return ok ? 0 : 1;
 }
 
+// reduce: W workers (threads, or processes x threads) each hold a vector of ones and add ones to
+// it every sweep; the workers' vectors are then added element by element into worker 0's (which
+// thus accumulates, as MPI_Reduce in place at its root does). After iterations + 1 sweeps every
+// element of worker 0's vector must be iterations + 2 + (iterations^2 + 5 iterations + 4)(W - 1)
+// / 2 within 1e-8. Rate: (2 W - 1) flops per element and sweep.
+inline int reduce_verdict(long iterations, long length, long workers, const double* root,
+                          double seconds, bool print) {
+  const double it = static_cast<double>(iterations);
+  const double reference = it + 2.0 + (it * it + 5.0 * it + 4.0) * (workers - 1.0) / 2.0;
+  long bad = -1;
+  for (long i = 0; i < length && bad < 0; ++i)
+    if (std::fabs(root[i] - reference) >= 1e-8) bad = i;
+  const double avg = seconds / it;
+  if (print && bad < 0)
+    std::printf("Solution validates\nRate (MFlops/s): %lf  Avg time (s): %lf\n",
+                1e-6 * (2.0 * workers - 1.0) * static_cast<double>(length) / avg, avg);
+  else if (print)
+    std::printf("First error at i=%ld; value: %lf; reference value: %lf\n", bad, root[bad],
+                reference);
+  return bad < 0 ? 0 : 1;
+}
+
 }  // namespace prk
