@@ -12,6 +12,9 @@
 #   2x1  compas-run -n 2 -t 1 prk_K_compas  vs  mpirun -np 2 MPI1/K  and  vs  MPIOPENMP/K (1 thread)
 #   1x2  compas-run -n 1 -t 2 prk_K_compas  vs  mpirun -np 1 MPIOPENMP/K with 2 threads
 #
+# A kernel PRK has no MPIOPENMP version of (reduce) is compared with MPI1 at 2 processes in both
+# shapes: the same cores, PRK's own best way to use them.
+#
 # PRK's processes are bound by mpirun to T cores each (--map-by slot:PE=T --bind-to core; its
 # OpenMP threads with OMP_PROC_BIND=close OMP_PLACES=cores); compas-run pins compas's. Every run
 # must exit 0 and print "Solution validates"; the rate is PRK's "Rate (MB/s)" (nstream) or "Rate
@@ -25,14 +28,15 @@
 # comments is left on it; //, ///, //! and /* ... */ blocks are comments; preprocessor lines
 # count (PRK's #if VERBOSE blocks included, as written).
 #
-# Usage: perf/bench/prk.sh PRK_CHECKOUT [KERNELS...]   (KERNELS: nstream stencil p2p; default all)
+# Usage: perf/bench/prk.sh PRK_CHECKOUT [KERNELS...]
+#   (KERNELS: nstream stencil p2p reduce; default all)
 # Environment: BUILD (build/release), ROUNDS (5), NSTREAM ("20 20000000": iterations length),
 #   STENCIL ("10 4000": iterations n), RADIUS (2), P2P ("20 4000 4000": iterations m n),
-#   PRK_FLAGS ("-O3"), MPIRUN (mpirun), OUTDIR (logs and per-round rates; default a new
-#   temporary directory).
+#   REDUCE ("20 4000000": iterations length), PRK_FLAGS ("-O3"), MPIRUN (mpirun), OUTDIR (logs
+#   and per-round rates; default a new temporary directory).
 set -uo pipefail
 
-usage() { sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,38p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad() { echo "prk.sh: $*" >&2; exit 2; }
 [[ $# -ge 1 && "$1" != -h && "$1" != --help ]] || { usage; exit 2; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -42,24 +46,36 @@ shift
 for d in common include MPI1 MPIOPENMP; do
   [[ -d "$prk_src/$d" ]] || bad "PRK_CHECKOUT '$prk_src' has no $d/ (a checkout of PRK is needed)"
 done
+# Each kernel: PRK's folder, the variable of its sizes, their default and names, its rate's unit,
+# and whether PRK has an MPIOPENMP version of it.
+declare -A DIR=([nstream]=Nstream [stencil]=Stencil [p2p]=Synch_p2p [reduce]=Reduce)
+declare -A VAR=([nstream]=NSTREAM [stencil]=STENCIL [p2p]=P2P [reduce]=REDUCE)
+declare -A DEFAULT=([nstream]="20 20000000" [stencil]="10 4000" [p2p]="20 4000 4000"
+                    [reduce]="20 4000000")
+declare -A NAMES=([nstream]="iterations length" [stencil]="iterations n" [p2p]="iterations m n"
+                  [reduce]="iterations length")
+declare -A UNIT=([nstream]=MB/s [stencil]=MFlops/s [p2p]=MFlops/s [reduce]=MFlops/s)
+declare -A HYBRID=([nstream]=1 [stencil]=1 [p2p]=1 [reduce]=0)
+known="nstream stencil p2p reduce"
 kernels=("$@")
-[[ ${#kernels[@]} -gt 0 ]] || kernels=(nstream stencil p2p)
+[[ ${#kernels[@]} -gt 0 ]] || read -r -a kernels <<<"$known"
 for k in "${kernels[@]}"; do
-  [[ "$k" =~ ^(nstream|stencil|p2p)$ ]] || bad "kernel '$k': nstream, stencil or p2p is needed"
+  [[ -n "$k" && " $known " == *" $k "* ]] || bad "kernel '$k': one of $known is needed"
 done
 rounds=${ROUNDS-5}
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || bad "ROUNDS '$rounds': a positive integer is needed"
 radius=${RADIUS-2}
 [[ "$radius" =~ ^[1-5]$ ]] || bad "RADIUS '$radius': 1 to 5 is needed"
-read -r -a nstream_args <<<"${NSTREAM-20 20000000}"
-read -r -a stencil_args <<<"${STENCIL-10 4000}"
-read -r -a p2p_args <<<"${P2P-20 4000 4000}"
-[[ "${nstream_args[*]}" =~ ^[1-9][0-9]*\ [1-9][0-9]*$ ]] ||
-  bad "NSTREAM '${NSTREAM-}': 'ITERATIONS LENGTH', two positive integers, is needed"
-[[ "${stencil_args[*]}" =~ ^[1-9][0-9]*\ [1-9][0-9]*$ ]] ||
-  bad "STENCIL '${STENCIL-}': 'ITERATIONS N', two positive integers, is needed"
-[[ "${p2p_args[*]}" =~ ^[1-9][0-9]*\ [1-9][0-9]*\ [1-9][0-9]*$ ]] ||
-  bad "P2P '${P2P-}': 'ITERATIONS M N', three positive integers, is needed"
+declare -A SIZES  # each kernel's sizes, checked: as many positive integers as it has names
+for k in "${kernels[@]}"; do
+  v=${VAR[$k]}
+  SIZES[$k]=${!v-${DEFAULT[$k]}}
+  read -r -a given <<<"${SIZES[$k]}"
+  read -r -a names <<<"${NAMES[$k]}"
+  ok=$([[ ${#given[@]} -eq ${#names[@]} ]] && echo 1)
+  for x in "${given[@]}"; do [[ "$x" =~ ^[1-9][0-9]*$ ]] || ok=; done
+  [[ -n "$ok" ]] || bad "$v '${SIZES[$k]}': '${NAMES[$k]}', ${#names[@]} positive integers, is needed"
+done
 for v in BUILD PRK_FLAGS MPIRUN OUTDIR; do
   [[ -v $v && -z "${!v}" ]] && bad "$v is empty: leave it unset for the default, or give a value"
 done
@@ -80,17 +96,11 @@ trap 'rm -rf "$prk"' EXIT
 cp -r "$prk_src"/{common,include,MPI1,MPIOPENMP} "$prk"/
 printf 'CC=gcc -std=c11 -pthread\nMPICC=mpicc\nDEFAULT_OPT_FLAGS=%s\nOPENMPFLAG=-fopenmp\n' \
   "${PRK_FLAGS:--O3}" >"$prk/common/make.defs"
-# PRK's folder of kernel K.
-prk_dir() {
-  case $1 in
-    nstream) echo Nstream ;;
-    stencil) echo Stencil ;;
-    p2p) echo Synch_p2p ;;
-  esac
-}
 for k in "${kernels[@]}"; do
-  dir=$(prk_dir "$k")
-  for v in MPI1 MPIOPENMP; do
+  dir=${DIR[$k]}
+  versions=(MPI1)
+  [[ ${HYBRID[$k]} == 1 ]] && versions+=(MPIOPENMP)
+  for v in "${versions[@]}"; do
     make -C "$prk/$v/$dir" "$k" RADIUS="$radius" STAR=1 >"$out/build_${v}_$k.log" 2>&1 ||
       bad "building PRK's $v/$dir failed: see $out/build_${v}_$k.log"
   done
@@ -123,15 +133,20 @@ csv="$out/rounds.csv"
 echo "kernel,shape,baseline,round,prk,compas" >"$csv"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 for k in "${kernels[@]}"; do
-  dir=$(prk_dir "$k")
-  case $k in  # compas's arguments, and PRK's (its nstream takes an offset: none)
-    nstream) args=("${nstream_args[@]}") prk_args=("${args[@]}" 0) ;;
-    stencil) args=("${stencil_args[@]}" "$radius" star) prk_args=("${stencil_args[@]}") ;;
-    p2p) args=("${p2p_args[@]}") prk_args=("${args[@]}") ;;
+  dir=${DIR[$k]}
+  read -r -a args <<<"${SIZES[$k]}"
+  prk_args=("${args[@]}")
+  case $k in  # compas's arguments beyond PRK's, and PRK's beyond compas's
+    nstream) prk_args+=(0) ;;  # PRK's nstream takes an offset: none
+    stencil) args+=("$radius" star) ;;  # PRK's has them at compile time
   esac
-  pairs=("2x1|MPI1|$(prk_run 2 1) $prk/MPI1/$dir/$k ${prk_args[*]}|$bin/compas-run -n 2 -t 1"
-         "2x1|MPIOPENMP|$(prk_run 2 1) $prk/MPIOPENMP/$dir/$k 1 ${prk_args[*]}|$bin/compas-run -n 2 -t 1"
-         "1x2|MPIOPENMP|$(prk_run 1 2) $prk/MPIOPENMP/$dir/$k 2 ${prk_args[*]}|$bin/compas-run -n 1 -t 2")
+  pairs=("2x1|MPI1|$(prk_run 2 1) $prk/MPI1/$dir/$k ${prk_args[*]}|$bin/compas-run -n 2 -t 1")
+  if [[ ${HYBRID[$k]} == 1 ]]; then
+    pairs+=("2x1|MPIOPENMP|$(prk_run 2 1) $prk/MPIOPENMP/$dir/$k 1 ${prk_args[*]}|$bin/compas-run -n 2 -t 1"
+            "1x2|MPIOPENMP|$(prk_run 1 2) $prk/MPIOPENMP/$dir/$k 2 ${prk_args[*]}|$bin/compas-run -n 1 -t 2")
+  else
+    pairs+=("1x2|MPI1|$(prk_run 2 1) $prk/MPI1/$dir/$k ${prk_args[*]}|$bin/compas-run -n 1 -t 2")
+  fi
   for pair in "${pairs[@]}"; do
     IFS='|' read -r shape base pcmd ccmd <<<"$pair"
     read -r -a pcmd <<<"$pcmd"
@@ -154,13 +169,18 @@ for k in "${kernels[@]}"; do
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 
-python3 - "$csv" "${nstream_args[*]}" "${stencil_args[*]}" "$radius" "${p2p_args[*]}" <<'EOF'
+described=()  # kernel|unit|size, for the table
+for k in "${kernels[@]}"; do
+  d="${NAMES[$k]} ${SIZES[$k]}"
+  [[ $k == stencil ]] && d="$d, star radius $radius"
+  described+=("$k|${UNIT[$k]}|$d")
+done
+python3 - "$csv" "${described[@]}" <<'EOF'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-sizes = {"nstream": f"iterations length {sys.argv[2]}",
-         "stencil": f"iterations n {sys.argv[3]}, star radius {sys.argv[4]}",
-         "p2p": f"iterations m n {sys.argv[5]}"}
-units = {"nstream": "MB/s", "stencil": "MFlops/s", "p2p": "MFlops/s"}
+units, sizes = {}, {}
+for d in sys.argv[2:]:
+    k, units[k], sizes[k] = d.split("|")
 groups = {}
 for r in rows:
     groups.setdefault((r["kernel"], r["shape"], r["baseline"]), []).append(r)
@@ -187,13 +207,17 @@ printf '%-8s %8s %6s %7s %10s %6s   %s\n' kernel original port shared MPIOPENMP 
   "port/original  port/MPIOPENMP  port/MPI1  (port+shared)/MPI1"
 shared=$(count "$root/apps/examples/prk/prk_common.hpp")
 for k in "${kernels[@]}"; do
-  dir=$(prk_dir "$k")
+  dir=${DIR[$k]}
   o=$(count "$root/apps/examples/prk/prk_${k}_openmp.cpp")
   c=$(count "$root/apps/examples/prk/prk_${k}_compas.cpp")
-  mo=$(count "$prk_src/MPIOPENMP/$dir/$k.c")
   m1=$(count "$prk_src/MPI1/$dir/$k.c")
-  printf '%-8s %8d %6d %7d %10d %6d   %13.2f  %14.2f  %9.2f  %18.2f\n' "$k" "$o" "$c" "$shared" \
-    "$mo" "$m1" "$(bc -l <<<"$c/$o")" "$(bc -l <<<"$c/$mo")" "$(bc -l <<<"$c/$m1")" \
+  mo=- per_mo=-
+  if [[ ${HYBRID[$k]} == 1 ]]; then
+    mo=$(count "$prk_src/MPIOPENMP/$dir/$k.c")
+    per_mo=$(printf '%.2f' "$(bc -l <<<"$c/$mo")")
+  fi
+  printf '%-8s %8d %6d %7d %10s %6d   %13.2f  %14s  %9.2f  %18.2f\n' "$k" "$o" "$c" "$shared" \
+    "$mo" "$m1" "$(bc -l <<<"$c/$o")" "$per_mo" "$(bc -l <<<"$c/$m1")" \
     "$(bc -l <<<"($c+$shared)/$m1")"
 done
 echo "(shared: prk_common.hpp, used by both the original and the port of every kernel)"
