@@ -301,6 +301,10 @@ bool WindowBytes::direct(int rank) {
   return impl_->peer(rank, *this).direct != nullptr;
 }
 
+std::byte* WindowBytes::peer_data(int rank) {
+  return impl_->peer(rank, *this).direct;
+}
+
 namespace detail {
 
 void throw_bytes_overflow(std::size_t count, std::size_t size, const char* what) {

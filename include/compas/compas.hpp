@@ -10,6 +10,7 @@
 #include "compas/runtime/collectives.hpp"
 #include "compas/runtime/dist_array.hpp"
 #include "compas/runtime/range.hpp"
+#include "compas/runtime/transpose.hpp"
 #include "compas/runtime/runtime.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/ops.hpp"

@@ -17,10 +17,11 @@
 #
 # PRK's processes are bound by mpirun to T cores each (--map-by slot:PE=T --bind-to core; its
 # OpenMP threads with OMP_PROC_BIND=close OMP_PLACES=cores); compas-run pins compas's. Every run
-# must exit 0 and print "Solution validates"; the rate is PRK's "Rate (MB/s)" (nstream) or "Rate
-# (MFlops/s)" (stencil, p2p) line, which both print. The table gives the median rate of each and the
-# ratio compas / PRK of the medians. PRK's MPI versions have the stencil's radius at compile time
-# and the MPI1 one only the star shape: the stencil pairs are star stencils of RADIUS.
+# must exit 0 and print "Solution validates"; the rate is PRK's "Rate (MB/s)" (nstream,
+# transpose) or "Rate (MFlops/s)" (stencil, p2p, reduce) line, which both print. The table gives
+# the median rate of each and the ratio compas / PRK of the medians. PRK's MPI versions have the
+# stencil's radius at compile time and the MPI1 one only the star shape: the stencil pairs are
+# star stencils of RADIUS.
 #
 # Then the lines of code of each kernel: the OpenMP original, the port, the header both share
 # (prk_common.hpp: arguments, verification, output) and PRK's MPIOPENMP and MPI1 sources, all by
@@ -29,14 +30,15 @@
 # count (PRK's #if VERBOSE blocks included, as written).
 #
 # Usage: perf/bench/prk.sh PRK_CHECKOUT [KERNELS...]
-#   (KERNELS: nstream stencil p2p reduce; default all)
+#   (KERNELS: nstream stencil p2p reduce transpose; default all)
 # Environment: BUILD (build/release), ROUNDS (5), NSTREAM ("20 20000000": iterations length),
 #   STENCIL ("10 4000": iterations n), RADIUS (2), P2P ("20 4000 4000": iterations m n),
-#   REDUCE ("20 4000000": iterations length), PRK_FLAGS ("-O3"), MPIRUN (mpirun), OUTDIR (logs
-#   and per-round rates; default a new temporary directory).
+#   REDUCE ("20 4000000": iterations length), TRANSPOSE ("20 4000": iterations order; PRK's MPI
+#   versions need an order the process count divides), PRK_FLAGS ("-O3"), MPIRUN (mpirun),
+#   OUTDIR (logs and per-round rates; default a new temporary directory).
 set -uo pipefail
 
-usage() { sed -n '2,38p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -uo/{/^#/p;}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad() { echo "prk.sh: $*" >&2; exit 2; }
 [[ $# -ge 1 && "$1" != -h && "$1" != --help ]] || { usage; exit 2; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -48,15 +50,17 @@ for d in common include MPI1 MPIOPENMP; do
 done
 # Each kernel: PRK's folder, the variable of its sizes, their default and names, its rate's unit,
 # and whether PRK has an MPIOPENMP version of it.
-declare -A DIR=([nstream]=Nstream [stencil]=Stencil [p2p]=Synch_p2p [reduce]=Reduce)
-declare -A VAR=([nstream]=NSTREAM [stencil]=STENCIL [p2p]=P2P [reduce]=REDUCE)
+declare -A DIR=([nstream]=Nstream [stencil]=Stencil [p2p]=Synch_p2p [reduce]=Reduce
+         [transpose]=Transpose)
+declare -A VAR=([nstream]=NSTREAM [stencil]=STENCIL [p2p]=P2P [reduce]=REDUCE [transpose]=TRANSPOSE)
 declare -A DEFAULT=([nstream]="20 20000000" [stencil]="10 4000" [p2p]="20 4000 4000"
-                    [reduce]="20 4000000")
+                    [reduce]="20 4000000" [transpose]="20 4000")
 declare -A NAMES=([nstream]="iterations length" [stencil]="iterations n" [p2p]="iterations m n"
-                  [reduce]="iterations length")
-declare -A UNIT=([nstream]=MB/s [stencil]=MFlops/s [p2p]=MFlops/s [reduce]=MFlops/s)
-declare -A HYBRID=([nstream]=1 [stencil]=1 [p2p]=1 [reduce]=0)
-known="nstream stencil p2p reduce"
+                  [reduce]="iterations length" [transpose]="iterations order")
+declare -A UNIT=([nstream]=MB/s [stencil]=MFlops/s [p2p]=MFlops/s [reduce]=MFlops/s
+           [transpose]=MB/s)
+declare -A HYBRID=([nstream]=1 [stencil]=1 [p2p]=1 [reduce]=0 [transpose]=1)
+known="nstream stencil p2p reduce transpose"
 kernels=("$@")
 [[ ${#kernels[@]} -gt 0 ]] || read -r -a kernels <<<"$known"
 for k in "${kernels[@]}"; do

@@ -135,6 +135,7 @@ struct Halo::Impl {
   index box_at[kSides][2] = {};  // its element offset in the window, by exchange parity
   std::unique_ptr<comm::WindowBytes> win;
   std::byte* origin = nullptr;
+  std::vector<std::uint64_t> origin_bytes;  // every process's origin - its window's start
   std::uint64_t epoch = 0;
   bool pending = false;  // begun, not finished
   std::vector<std::byte> pack[kSides];
@@ -272,6 +273,12 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
   static std::atomic<unsigned> made{0};
   m.lead += static_cast<index>(made.fetch_add(1) % kStaggers) * 4 * line;
   m.origin = base + m.bytes(m.lead);
+  m.origin_bytes.assign(static_cast<std::size_t>(rt.processes()), m.bytes(m.lead));
+  if (rt.processes() > 1) {
+    const std::uint64_t mine = m.bytes(m.lead);
+    rt.collectives().allgather(std::span<const std::uint64_t>(&mine, 1),
+                               std::span<std::uint64_t>(m.origin_bytes));
+  }
   for (std::size_t side : {kWest, kEast, kNorthWest, kNorthEast, kSouthWest, kSouthEast})
     if (m.exchanges(side)) m.pack[side].resize(m.bytes(m.box[side]));
 }
@@ -310,6 +317,24 @@ index Halo::pitch() const {
 }
 std::byte* Halo::origin() {
   return impl_->origin;
+}
+
+Range2 Halo::part_of(int rank) const {
+  const Impl& m = *impl_;
+  if (rank < 0 || rank >= m.rt->processes())
+    throw std::out_of_range("DistArray: process " + std::to_string(rank) +
+                            " is outside the job: 0.." + std::to_string(m.rt->processes() - 1));
+  return {split(m.shape.rows, m.grid_rows, rank / m.grid_cols),
+          split(m.shape.cols, m.grid_cols, rank % m.grid_cols)};
+}
+
+std::size_t Halo::origin_bytes(int rank) const {
+  (void)part_of(rank);  // checks the rank
+  return impl_->origin_bytes[static_cast<std::size_t>(rank)];
+}
+
+comm::WindowBytes& Halo::window() {
+  return *impl_->win;
 }
 
 Halo::Impl::Block Halo::Impl::edge(std::size_t side) const {

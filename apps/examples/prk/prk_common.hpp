@@ -192,4 +192,24 @@ inline int reduce_verdict(long iterations, long length, long workers, const doub
   return bad < 0 ? 0 : 1;
 }
 
+// transpose: A(i, j) = i order + j and B = 0; each sweep B += A^T, then A += 1. After iterations
+// + 1 sweeps B(i, j) must be (j order + i)(iterations + 1) + iterations (iterations + 1) / 2:
+// `abserr`, the sum of |B - that| over every element, below 1e-8. Rate: PRK's MPI versions' 2
+// matrices of doubles per sweep.
+inline double transpose_error(long order, long iterations, long i, long j, double b) {
+  const double it = static_cast<double>(iterations);
+  return std::fabs(b - (static_cast<double>(j * order + i) * (it + 1.0) + (it + 1.0) * it / 2.0));
+}
+inline int transpose_verdict(long iterations, long order, double abserr, double seconds,
+                             bool print) {
+  const bool ok = abserr < 1e-8;
+  const double avg = seconds / static_cast<double>(iterations);
+  if (print && ok)
+    std::printf("Solution validates\nRate (MB/s): %lf Avg time (s): %lf\n",
+                1e-6 * 2.0 * sizeof(double) * static_cast<double>(order * order) / avg, avg);
+  else if (print)
+    std::printf("ERROR: Aggregate squared error %lf exceeds threshold %e\n", abserr, 1e-8);
+  return ok ? 0 : 1;
+}
+
 }  // namespace prk

@@ -12,10 +12,10 @@
 // Sizes whose byte count does not fit a size_t throw std::length_error. Before anything is mapped,
 // the processes check together that each host can give what its processes ask (the sum of their
 // windows against base::memory_limit for a shared mapping: the memory available, the memory
-// cgroup's limit less what is in use there, /dev/shm's free space): otherwise every process throws the same CommError naming the
-// sizes and the limit, and none has allocated anything. Peers on the same host
-// whose memory UCX can map are accessed by direct load/store (memcpy, CPU atomics); others by UCX
-// RMA.
+// cgroup's limit less what is in use there, /dev/shm's free space): otherwise every process throws
+// the same CommError naming the sizes and the limit, and none has allocated anything. Peers on the
+// same host whose memory UCX can map are accessed by direct load/store (memcpy, CPU atomics);
+// others by UCX RMA.
 //
 // Completion: a blocking put returns when the source may be reused; the data is guaranteed to be
 // in the target's memory after flush(rank) / flush_all(), or when the target sees a later
@@ -64,6 +64,9 @@ class WindowBytes {
   const std::byte* local() const { return base_; }
   // True when `rank`'s window is reached by load/store (same host and mappable, or self).
   bool direct(int rank);
+  // `rank`'s window data mapped here, for loads and stores (nullptr unless direct(rank)). Reading
+  // it races with the owner's writes unless the two are ordered, by a barrier or a signal.
+  std::byte* peer_data(int rank);
 
   void put(int rank, std::size_t offset, const void* src, std::size_t n);
   Request put_nb(int rank, std::size_t offset, const void* src, std::size_t n);

@@ -119,6 +119,11 @@ class Halo {
   index halo_cols() const;
   index pitch() const;  // elements from one local row to the next
   std::byte* origin();  // local element (0, 0): the first halo row's first halo column
+  // Every process's part (global indices) and the byte offset of its origin in its window (the
+  // same layout otherwise: pitch and halos agree); the array's window.
+  Range2 part_of(int rank) const;
+  std::size_t origin_bytes(int rank) const;
+  comm::WindowBytes& window();
 
   // Funneled: the thread that made the Runtime, outside run(). Checked.
   void exchange_funneled();
@@ -158,6 +163,12 @@ inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::si
 }
 
 class DistBase;
+
+// What the porting layer's collectives on DistArrays (transpose.hpp) reach inside one.
+struct DistAccess {
+  static Halo& halo(DistBase& d);
+  static Runtime& runtime(DistBase& d);
+};
 
 }  // namespace detail
 
@@ -252,7 +263,15 @@ class DistBase {
   Runtime* rt_;
   DistOptions opts_;
   std::unique_ptr<Halo> halo_;
+  friend struct DistAccess;
 };
+
+inline Halo& DistAccess::halo(DistBase& d) {
+  return *d.halo_;
+}
+inline Runtime& DistAccess::runtime(DistBase& d) {
+  return *d.rt_;
+}
 
 }  // namespace detail
 

@@ -1,0 +1,98 @@
+// compas::transpose: a distributed transpose of a 2-D DistArray, what a port from MPI calls
+// instead of packing blocks, MPI_Alltoall and unpacking them (PRK's transpose, FFTs, ADI sweeps):
+//
+//   compas::DistArray<double, 2> a(rt, n, m), b(rt, m, n);   // rows over the processes
+//   compas::transpose(a, b);                                  // b(i, j) = a(j, i)
+//   compas::transpose(a, b, compas::op::sum{});               // b(i, j) += a(j, i)
+//
+// a is R x C and b is C x R (global domains, any origin: b's rows are a's columns), both cut by
+// rows over all the processes (Decomposition::rows, the default, or a {P, 1} grid); any halos.
+// With an operator, b(i, j) = op(b(i, j), a(j, i)) for every owned element of b.
+//
+// How: each process fills its own rows of b, reading the columns of a that they need from every
+// process in turn. Where that process's memory is mapped here (same host), the block is read in
+// place, transposed on the fly in tiles, with no copy; otherwise its rows arrive by one-sided gets
+// into a buffer first. The processes meet before (every a is written) and after (nobody writes a
+// while another may still read it): two barriers. The tile loops run in an OpenMP parallel loop
+// when the program is compiled with OpenMP (the caller's threads, as the Runtime pinned them).
+//
+// Funneled and collective, like the other collectives (collectives.hpp): the thread that made the
+// Runtime, outside run() and outside parallel regions, every process the same call. Errors, the
+// same on every process before anything moves: std::invalid_argument when the domains are not
+// transposes of each other or an array is not cut by rows (naming both shapes), when a and b are
+// one array; std::logic_error from another thread.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+#include "compas/runtime/dist_array.hpp"
+
+namespace compas {
+
+namespace detail {
+
+// Rows `rows` x columns `cols` of a (global indices) at `data`, `stride` elements apart.
+struct TransposeBlock {
+  const std::byte* data;
+  index stride;
+  Range rows, cols;
+};
+
+// The untyped transpose: checks, meets, and hands `apply` every block of a this process needs
+// (one per process), then meets again.
+class TransposeCore {
+ public:
+  TransposeCore(DistBase& a, DistBase& b, std::size_t elem_bytes);
+  using Apply = void (*)(void* ctx, const TransposeBlock& block);
+  void run(Apply apply, void* ctx);
+
+ private:
+  DistBase* a_;
+  DistBase* b_;
+  std::size_t elem_;
+};
+
+// b(i, j) = op(b(i, j), a(j, i)) over the block, in tiles of 32 x 32 (each tile's reads of a,
+// column by column, stay in the cache).
+template <class T, class Op>
+void transpose_block(const TransposeBlock& k, DistArray<T, 2>& b, Op& op) {
+  constexpr index kTile = 32;
+  const T* src = reinterpret_cast<const T*>(k.data);
+  const index rows = k.rows.size(), cols = k.cols.size();
+#pragma omp parallel for schedule(static)
+  for (index i0 = 0; i0 < cols; i0 += kTile)
+    for (index j0 = 0; j0 < rows; j0 += kTile)
+      for (index i = i0; i < std::min(i0 + kTile, cols); ++i) {
+        T* out = &b(k.cols.lo + i, k.rows.lo);
+        for (index j = j0; j < std::min(j0 + kTile, rows); ++j)
+          out[j] = op(out[j], src[j * k.stride + i]);
+      }
+}
+
+}  // namespace detail
+
+// The operator that keeps a's value: b = a^T.
+struct replace {
+  template <class T>
+  T operator()(const T&, const T& from_a) const {
+    return from_a;
+  }
+};
+
+template <class T, class Op = replace>
+void transpose(DistArray<T, 2>& a, DistArray<T, 2>& b, Op op = {}) {
+  detail::TransposeCore core(a, b, sizeof(T));
+  struct Ctx {
+    DistArray<T, 2>* b;
+    Op* op;
+  } ctx{&b, &op};
+  core.run(
+      [](void* c, const detail::TransposeBlock& k) {
+        auto* x = static_cast<Ctx*>(c);
+        detail::transpose_block(k, *x->b, *x->op);
+      },
+      &ctx);
+}
+
+}  // namespace compas
