@@ -9,6 +9,7 @@
 #include "compas/runtime/channel.hpp"
 #include "compas/runtime/collectives.hpp"
 #include "compas/runtime/dist_array.hpp"
+#include "compas/runtime/dist_array3.hpp"
 #include "compas/runtime/range.hpp"
 #include "compas/runtime/transpose.hpp"
 #include "compas/runtime/runtime.hpp"

@@ -1,5 +1,5 @@
 // DistArray<T, 1> and DistArray<T, 2>: block-distributed arrays with halos, the porting layer's
-// data structure. A port from OpenMP keeps its loops and indices; from MPI it drops the halo
+// data structure (DistArray<T, 3>: dist_array3.hpp). A port from OpenMP keeps its loops and indices; from MPI it drops the halo
 // messages:
 //
 //   compas::Runtime rt(argc, argv);
@@ -106,7 +106,18 @@ struct DistShape {
   const std::type_info* elem_type = nullptr;  // named when processes differ (double vs int64_t)
 };
 
-class Halo {
+// What a pending halo exchange (HaloExchange) completes: the 2-D machinery (Halo) or the 3-D one
+// (Halo3, dist_array3.hpp).
+class Exchanger {
+ public:
+  virtual void finish() = 0;
+  virtual void check_funneled(const char* call) const = 0;
+
+ protected:
+  ~Exchanger() = default;
+};
+
+class Halo final : public Exchanger {
  public:
   // Collective over processes: checks that every process passed the same shape, allocates.
   Halo(Runtime& rt, const DistShape& shape);
@@ -132,8 +143,8 @@ class Halo {
   // exchange() in two halves: every edge on its way (std::logic_error while one is pending), and
   // every halo in place (nothing when none is pending).
   void begin();
-  void finish();
-  void check_funneled(const char* call) const;
+  void finish() override;
+  void check_funneled(const char* call) const override;
   // The reverse of exchange(): every halo cell is sent to the process that owns it and added
   // there, `add(dst, src, n)` doing dst[k] += src[k] for n elements. Funneled form checked.
   using AddFn = void (*)(std::byte* dst, const std::byte* src, std::size_t n);
@@ -176,6 +187,9 @@ struct DistAccess {
 // then the array's owned cells are being sent (do not write them) and its halo cells are being
 // filled (do not read them): compute what needs no halo, e.g. the interior, in between. Destroying
 // it unwaited waits.
+template <class T, int Dims = 1>
+class DistArray;
+
 class HaloExchange {
  public:
   HaloExchange() = default;
@@ -203,8 +217,10 @@ class HaloExchange {
 
  private:
   friend class detail::DistBase;
-  explicit HaloExchange(detail::Halo* h) : halo_(h) {}
-  detail::Halo* halo_ = nullptr;
+  template <class, int>
+  friend class DistArray;
+  explicit HaloExchange(detail::Exchanger* h) : halo_(h) {}
+  detail::Exchanger* halo_ = nullptr;
 };
 
 namespace detail {
@@ -274,9 +290,6 @@ inline Runtime& DistAccess::runtime(DistBase& d) {
 }
 
 }  // namespace detail
-
-template <class T, int Dims = 1>
-class DistArray;
 
 // The owned part of a 2-D array as a strided view, local indices: (r, c) is global
 // (rows().lo + r, cols().lo + c); row(r) is one owned row as a span.

@@ -1,4 +1,5 @@
-// Index ranges of the porting layer: [lo, hi) in global indices, 1-D (Range) and 2-D (Range2),
+// Index ranges of the porting layer: [lo, hi) in global indices, 1-D (Range), 2-D (Range2) and
+// 3-D (Range3),
 // and their block split over parts (processes, or the threads of one process).
 //
 // Every index, size and count of the porting layer is a `compas::index` (signed 64-bit): a loop
@@ -50,6 +51,25 @@ struct Range2 {
   friend constexpr bool operator==(const Range2&, const Range2&) = default;
 };
 
+// A 3-D box: planes (the slowest index) x rows x cols (the fastest, contiguous in memory).
+struct Range3 {
+  Range planes, rows, cols;
+
+  constexpr const Range& dim(int d) const { return d == 0 ? planes : d == 1 ? rows : cols; }
+  constexpr Range& dim(int d) { return d == 0 ? planes : d == 1 ? rows : cols; }
+  constexpr index size() const {
+    index n = 0;
+    if (__builtin_mul_overflow(Range2{rows, cols}.size(), planes.size(), &n))
+      detail::range2_too_large(rows, cols);
+    return n;
+  }
+  constexpr bool empty() const { return planes.empty() || rows.empty() || cols.empty(); }
+  constexpr bool contains(index i, index j, index k) const {
+    return planes.contains(i) && rows.contains(j) && cols.contains(k);
+  }
+  friend constexpr bool operator==(const Range3&, const Range3&) = default;
+};
+
 // The indices both ranges hold: [max of the lo's, min of the hi's), empty (hi == lo) when they do
 // not meet. A process's part of an inner region: intersect(u.owned(), {{r, n - r}, {r, n - r}}).
 constexpr Range intersect(const Range& a, const Range& b) {
@@ -58,6 +78,9 @@ constexpr Range intersect(const Range& a, const Range& b) {
 }
 constexpr Range2 intersect(const Range2& a, const Range2& b) {
   return {intersect(a.rows, b.rows), intersect(a.cols, b.cols)};
+}
+constexpr Range3 intersect(const Range3& a, const Range3& b) {
+  return {intersect(a.planes, b.planes), intersect(a.rows, b.rows), intersect(a.cols, b.cols)};
 }
 
 // Part `part` of `parts` near-equal contiguous blocks of r (the first r.size() % parts blocks get

@@ -60,7 +60,9 @@ void transpose_block(const TransposeBlock& k, DistArray<T, 2>& b, Op& op) {
   constexpr index kTile = 32;
   const T* src = reinterpret_cast<const T*>(k.data);
   const index rows = k.rows.size(), cols = k.cols.size();
+#ifdef _OPENMP  // (without OpenMP the loop is serial, and no unknown pragma is left to warn)
 #pragma omp parallel for schedule(static)
+#endif
   for (index i0 = 0; i0 < cols; i0 += kTile)
     for (index j0 = 0; j0 < rows; j0 += kTile)
       for (index i = i0; i < std::min(i0 + kTile, cols); ++i) {

@@ -1,0 +1,342 @@
+// The untyped machinery behind DistArray<T, 3> (dist_array3.hpp): agreement on the array, the
+// process grid, the geometry of this process's part, its window, and the exchange with up to 26
+// neighbours (faces, edges, corners).
+//
+// Window layout: the field (planes x rows x pitch of the largest part, with halos; `lead`
+// elements first so that every row's first owned element starts a 64-byte line), then for each
+// of the 26 directions two receive areas (by exchange parity) sized for the largest block that
+// can arrive from there. Signal word s counts the exchanges whose block from direction s arrived.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compas/base/type_name.hpp"
+#include "compas/runtime/dist_array3.hpp"
+#include "dist_grid3.hpp"
+
+namespace compas::detail {
+
+namespace {
+
+constexpr int kDirs = 26;
+constexpr index kStaggers = 8;
+
+// Direction s: (dz, dy, dx) in {-1, 0, 1}^3 without (0, 0, 0), in lexicographic order, so the
+// opposite direction of s is 25 - s.
+std::array<int, 3> step(int s) {
+  const int idx = s < 13 ? s : s + 1;
+  return {idx / 9 - 1, idx / 3 % 3 - 1, idx % 3 - 1};
+}
+constexpr int opposite(int s) {
+  return kDirs - 1 - s;
+}
+
+// (std::string built by += : GCC 12's -Wrestrict misfires on chains of + here.)
+std::string range_text(Range r) {
+  std::string t = "[";
+  t += std::to_string(r.lo);
+  t += ", ";
+  t += std::to_string(r.hi);
+  t += ")";
+  return t;
+}
+
+template <class T>
+std::string triple(const std::array<T, 3>& v, const char* sep) {
+  std::string t = std::to_string(v[0]);
+  t += sep;
+  t += std::to_string(v[1]);
+  t += sep;
+  t += std::to_string(v[2]);
+  return t;
+}
+
+std::string describe(const DistShape3& s) {
+  const DistOptions3& o = s.options;
+  std::string d = "3-D ";
+  d += range_text(s.domain.planes);
+  d += " x ";
+  d += range_text(s.domain.rows);
+  d += " x ";
+  d += range_text(s.domain.cols);
+  if (o.grid != std::array<int, 3>{0, 0, 0}) {
+    d += " over a process grid ";
+    d += triple(o.grid, " x ");
+  }
+  d += " of ";
+  d += std::to_string(s.elem_bytes);
+  d += "-byte elements";
+  if (s.elem_type) {
+    d += " (";
+    d += base::type_name(*s.elem_type);
+    d += ")";
+  }
+  d += ", halo ";
+  d += triple(o.halo, ", ");
+  d += ", periodic ";
+  d += triple(std::array<int, 3>{o.periodic[0], o.periodic[1], o.periodic[2]}, "");
+  if (o.fill == comm::Fill::none) d += ", unfilled";
+  return d;
+}
+
+void agree(Runtime& rt, const DistShape3& s) {
+  const std::string mine = describe(s);
+  if (rt.processes() == 1) return;
+  const auto all = rt.bootstrap().allgather(mine);
+  for (std::size_t r = 1; r < all.size(); ++r)
+    if (all[r] != all[0])
+      throw CollectiveError("DistArray: the processes made different arrays: rank 0 a " + all[0] +
+                            ", rank " + std::to_string(r) + " a " + all[r] +
+                            " (every process creates the same arrays in the same order)");
+}
+
+index checked_mul(index a, index b) {
+  index out = 0;
+  if (__builtin_mul_overflow(a, b, &out))
+    throw std::length_error("DistArray<T, 3>: the part does not fit in memory");
+  return out;
+}
+
+}  // namespace
+
+struct Halo3::Impl {
+  Runtime* rt = nullptr;
+  DistShape3 shape;
+  std::array<int, 3> g{}, pos{};
+  Range3 owned;
+  std::array<index, 3> n{}, nmax{}, h{};
+  index pitch = 0, plane = 0, lead = 0;
+  std::byte* origin = nullptr;
+  int nb[kDirs] = {};
+  index box[kDirs] = {}, box_at[kDirs][2] = {};
+  std::unique_ptr<comm::WindowBytes> win;
+  std::vector<std::byte> pack[kDirs];
+  comm::Request sent[kDirs];
+  std::uint64_t epoch = 0;
+  bool pending = false;
+
+  // A block of the field in local coordinates (0 = the first halo cell of each dimension).
+  struct Box {
+    std::array<index, 3> lo, n;
+  };
+
+  std::size_t bytes(index elements) const {
+    return static_cast<std::size_t>(elements) * shape.elem_bytes;
+  }
+  std::byte* at(index i, index j, index k) const {
+    return origin + bytes(i * plane + j * pitch + k);
+  }
+  bool exchanges(int s) const { return nb[s] >= 0 && box[s] > 0; }
+
+  void place();  // grid, position, owned part, neighbours
+  void validate() const;
+  void layout();  // pitch, plane, receive areas, window, origin
+  int neighbour(const std::array<int, 3>& d) const;
+  // What goes towards direction s (an edge of the owned cells), and where what comes from it goes.
+  Box edge(int s) const;
+  Box halo_from(int s) const;
+  void copy_box(const Box& b, std::byte* packed, bool out) const;
+  void post();
+  void complete();
+};
+
+void Halo3::Impl::place() {
+  const int p = rt->processes(), me = rt->process();
+  g = choose_grid3(p, shape.options.grid);
+  pos = {me / (g[1] * g[2]), me / g[2] % g[1], me % g[2]};
+  validate();
+  for (int d = 0; d < 3; ++d) {
+    owned.dim(d) = split(shape.domain.dim(d), g[d], pos[d]);
+    n[d] = owned.dim(d).size();
+    nmax[d] = (shape.domain.dim(d).size() + g[d] - 1) / g[d];
+    h[d] = shape.options.halo[d];
+  }
+  for (int s = 0; s < kDirs; ++s) nb[s] = neighbour(step(s));
+}
+
+void Halo3::Impl::validate() const {
+  static const char* const kName[3] = {"planes", "rows", "columns"};
+  for (int d = 0; d < 3; ++d) {
+    const index size = shape.domain.dim(d).size(), width = shape.options.halo[d];
+    const std::string what = std::string("DistArray<T, 3> (") + describe(shape) + "): ";
+    if (width < 0)
+      throw std::invalid_argument(what + "halo " + std::to_string(width) + " of the " + kName[d] +
+                                  ": 0 or more is allowed");
+    if (size < g[d])
+      throw std::invalid_argument(what + std::to_string(size) + " " + kName[d] + " over " +
+                                  std::to_string(g[d]) +
+                                  " processes leave some process without any: at least one each");
+    const bool neighbours = g[d] > 1 || shape.options.periodic[d];
+    if (neighbours && width > size / g[d])
+      throw std::invalid_argument(what + "halo " + std::to_string(width) + " of the " + kName[d] +
+                                  " is wider than the smallest part (" +
+                                  std::to_string(size / g[d]) + " " + kName[d] + ")");
+  }
+}
+
+int Halo3::Impl::neighbour(const std::array<int, 3>& d) const {
+  std::array<int, 3> q{};
+  for (int k = 0; k < 3; ++k) {
+    q[k] = pos[k] + d[k];
+    if (q[k] < 0 || q[k] >= g[k]) {
+      if (!shape.options.periodic[k]) return -1;
+      q[k] = (q[k] + g[k]) % g[k];
+    }
+  }
+  return (q[0] * g[1] + q[1]) * g[2] + q[2];
+}
+
+Halo3::Impl::Box Halo3::Impl::edge(int s) const {
+  const auto d = step(s);
+  Box b{};
+  for (int k = 0; k < 3; ++k) {
+    b.lo[k] = d[k] > 0 ? n[k] : h[k];  // owned cells start at h; the last h of them at n
+    b.n[k] = d[k] == 0 ? n[k] : h[k];
+  }
+  return b;
+}
+
+Halo3::Impl::Box Halo3::Impl::halo_from(int s) const {
+  const auto d = step(s);
+  Box b{};
+  for (int k = 0; k < 3; ++k) {
+    b.lo[k] = d[k] < 0 ? 0 : d[k] > 0 ? h[k] + n[k] : h[k];
+    b.n[k] = d[k] == 0 ? n[k] : h[k];
+  }
+  return b;
+}
+
+void Halo3::Impl::layout() {
+  const index line = 64 % shape.elem_bytes == 0 ? static_cast<index>(64 / shape.elem_bytes) : 1;
+  pitch = (nmax[2] + 2 * h[2] + line - 1) / line * line;
+  plane = checked_mul(nmax[1] + 2 * h[1], pitch);
+  index end = line * (1 + 4 * kStaggers) + checked_mul(nmax[0] + 2 * h[0], plane);
+  for (int s = 0; s < kDirs; ++s) {
+    const auto d = step(s);
+    box[s] = 1;
+    for (int k = 0; k < 3; ++k) box[s] = checked_mul(box[s], d[k] == 0 ? nmax[k] : h[k]);
+    for (int parity = 0; parity < 2; ++parity) {
+      box_at[s][parity] = end;
+      end += box[s];
+    }
+  }
+  win = std::make_unique<comm::WindowBytes>(
+      rt->comm(),
+      comm::detail::checked_bytes(static_cast<std::size_t>(end), shape.elem_bytes,
+                                  "DistArray<T, 3>"),
+      kDirs, shape.options.fill);
+  std::byte* const base = win->local();
+  const auto first_owned = reinterpret_cast<std::uintptr_t>(base) + bytes(h[2]);
+  const auto line_bytes = static_cast<std::uintptr_t>(line) * shape.elem_bytes;
+  lead =
+      static_cast<index>((line_bytes - first_owned % line_bytes) % line_bytes / shape.elem_bytes);
+  static std::atomic<unsigned> made{0};  // staggered starts: see dist_halo.cpp (4K aliasing)
+  lead += static_cast<index>(made.fetch_add(1) % kStaggers) * 4 * line;
+  origin = base + bytes(lead);
+  for (int s = 0; s < kDirs; ++s)
+    if (exchanges(s)) pack[s].resize(bytes(box[s]));
+}
+
+// Copies block `b` of the field to `packed` (out) or from it (in), rows of b.n[2] elements.
+void Halo3::Impl::copy_box(const Box& b, std::byte* packed, bool out) const {
+  const std::size_t row = bytes(b.n[2]);
+  for (index i = 0; i < b.n[0]; ++i)
+    for (index j = 0; j < b.n[1]; ++j) {
+      std::byte* cell = at(b.lo[0] + i, b.lo[1] + j, b.lo[2]);
+      std::byte* p = packed + row * static_cast<std::size_t>(i * b.n[1] + j);
+      if (out)
+        std::memcpy(p, cell, row);
+      else
+        std::memcpy(cell, p, row);
+    }
+}
+
+void Halo3::Impl::post() {
+  const std::uint64_t parity = epoch % 2;
+  for (int s = 0; s < kDirs; ++s) {
+    if (!exchanges(s)) continue;
+    const Box e = edge(s);
+    copy_box(e, pack[s].data(), true);
+    const int to = opposite(s);  // the neighbour receives it from the opposite direction
+    sent[s] = win->put_signal_nb(nb[s], bytes(box_at[to][parity]), pack[s].data(),
+                                 bytes(e.n[0] * e.n[1] * e.n[2]), static_cast<std::size_t>(to));
+  }
+}
+
+void Halo3::Impl::complete() {
+  const std::uint64_t parity = epoch % 2;
+  for (int s = 0; s < kDirs; ++s) {
+    if (!exchanges(s)) continue;
+    win->wait_until(static_cast<std::size_t>(s), epoch, nb[s]);
+    copy_box(halo_from(s), win->local() + bytes(box_at[s][parity]), false);
+  }
+  for (auto& r : sent) r.wait();
+}
+
+Halo3::Halo3(Runtime& rt, const DistShape3& shape) : impl_(std::make_unique<Impl>()) {
+  rt.check_funneled("DistArray<T, 3> (a collective)",
+                    "make arrays before run(), or between runs, from the thread that made the "
+                    "Runtime");
+  Impl& m = *impl_;
+  m.rt = &rt;
+  m.shape = shape;
+  agree(rt, shape);  // first: an array that differs must fail alike everywhere, not hang
+  m.place();
+  m.layout();
+}
+
+Halo3::~Halo3() = default;
+
+Range3 Halo3::owned() const {
+  return impl_->owned;
+}
+std::array<int, 3> Halo3::grid() const {
+  return impl_->g;
+}
+index Halo3::pitch() const {
+  return impl_->pitch;
+}
+index Halo3::plane() const {
+  return impl_->plane;
+}
+std::byte* Halo3::origin() {
+  return impl_->origin;
+}
+
+void Halo3::begin() {
+  Impl& m = *impl_;
+  if (m.pending)
+    throw std::logic_error(
+        "DistArray<T, 3>: begin_exchange() while an exchange of the array is pending: wait() "
+        "first");
+  ++m.epoch;
+  m.pending = true;
+  m.post();
+}
+
+void Halo3::finish() {
+  Impl& m = *impl_;
+  if (!m.pending) return;
+  m.pending = false;
+  m.complete();
+}
+
+void Halo3::exchange() {
+  begin();
+  finish();
+}
+
+void Halo3::check_funneled(const char* call) const {
+  impl_->rt->check_funneled(call,
+                            "inside Runtime::run every thread of the team calls the (t) form");
+}
+
+void Halo3::exchange_funneled() {
+  check_funneled("DistArray<T, 3>::exchange_halos()");
+  exchange();
+}
+
+}  // namespace compas::detail
