@@ -1,6 +1,6 @@
 // DistArray<T, 1> and DistArray<T, 2>: block-distributed arrays with halos, the porting layer's
-// data structure (DistArray<T, 3>: dist_array3.hpp). A port from OpenMP keeps its loops and indices; from MPI it drops the halo
-// messages:
+// data structure (DistArray<T, 3>: dist_array3.hpp). A port from OpenMP keeps its loops and
+// indices; from MPI it drops the halo messages:
 //
 //   compas::Runtime rt(argc, argv);
 //   compas::DistArray<double> u(rt, {1, n + 1}), v(rt, {1, n + 1});  // global indices 1..n
