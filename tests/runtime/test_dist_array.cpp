@@ -508,6 +508,41 @@ TEST(Ranges, IntersectKeepsTheCommonIndicesAndThePartsCoverAnInnerRegion) {
   EXPECT_EQ(rt().allreduce(mine.size(), compas::op::sum{}), inner.size());
 }
 
+// inner and rim: the inner part and the slabs cover every cell of the box exactly once, and the
+// inner cells are at least w from every side; thin boxes have an empty inner part.
+TEST(Ranges, InnerAndRimCoverTheBoxOnce) {
+  for (index w : {0, 1, 2})
+    for (const compas::Range3 box :
+         {compas::Range3{{0, 6}, {2, 9}, {-3, 4}}, compas::Range3{{0, 1}, {0, 5}, {0, 5}},
+          compas::Range3{{4, 7}, {0, 2}, {0, 9}}}) {
+      std::vector<int> seen(static_cast<std::size_t>(box.size()), 0);
+      auto mark = [&](const compas::Range3& b) {
+        for (index i = b.planes.lo; i < b.planes.hi; ++i)
+          for (index j = b.rows.lo; j < b.rows.hi; ++j)
+            for (index k = b.cols.lo; k < b.cols.hi; ++k) {
+              ASSERT_TRUE(box.contains(i, j, k)) << i << ", " << j << ", " << k;
+              ++seen[static_cast<std::size_t>(
+                  ((i - box.planes.lo) * box.rows.size() + (j - box.rows.lo)) * box.cols.size() +
+                  (k - box.cols.lo))];
+            }
+      };
+      const compas::Range3 in = compas::inner(box, w);
+      mark(in);
+      for (int d = 0; d < 3 && !in.empty(); ++d) {
+        EXPECT_GE(in.dim(d).lo - box.dim(d).lo, w);
+        EXPECT_GE(box.dim(d).hi - in.dim(d).hi, w);
+      }
+      for (const compas::Range3& b : compas::rim(box, w)) mark(b);
+      for (int n : seen) ASSERT_EQ(n, 1) << "w " << w;
+    }
+  EXPECT_TRUE(compas::inner(compas::Range3{{0, 2}, {0, 9}, {0, 9}}, 1).empty());
+  const compas::Range2 flat{{0, 5}, {0, 7}};
+  index cells = compas::inner(flat, 1).size();
+  for (const Range2& b : compas::rim(flat, 1)) cells += b.size();
+  EXPECT_EQ(cells, flat.size());
+  EXPECT_EQ(compas::inner(flat, 1), (Range2{{1, 4}, {1, 6}}));
+}
+
 // Sizes an index cannot hold: a length_error naming the range, never a wrapped size.
 TEST(Ranges, SizesBeyondAnIndexAreRefusedNamingTheRange) {
   const index min = std::numeric_limits<index>::min(), max = std::numeric_limits<index>::max();

@@ -11,6 +11,7 @@
 // columns overflow) throws std::length_error naming the range instead of wrapping.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace compas {
@@ -81,6 +82,44 @@ constexpr Range2 intersect(const Range2& a, const Range2& b) {
 }
 constexpr Range3 intersect(const Range3& a, const Range3& b) {
   return {intersect(a.planes, b.planes), intersect(a.rows, b.rows), intersect(a.cols, b.cols)};
+}
+
+// Overlapping a halo exchange with computation (begin_exchange(), compute, wait(), compute):
+// inner(r, w) is the part of r at least w cells from its sides in every dimension (it needs no
+// halo of width w), and rim(r, w) the rest of r as disjoint slabs, some possibly empty (3-D: the
+// planes below and above the inner part, then the rows, then the columns of what remains; 2-D:
+// rows, then columns). A dimension thinner than 2 w has an empty inner part, and the rim is all of
+// r. For w >= 0.
+//
+//   auto x = u.begin_exchange();
+//   sweep(compas::inner(u.owned(), 1));
+//   x.wait();
+//   for (const compas::Range3& b : compas::rim(u.owned(), 1)) sweep(b);
+constexpr Range inner(const Range& r, index w) {
+  const index lo = r.hi - r.lo > w ? r.lo + w : r.hi;
+  return {lo, r.hi - lo > w ? r.hi - w : lo};
+}
+constexpr Range2 inner(const Range2& r, index w) {
+  return {inner(r.rows, w), inner(r.cols, w)};
+}
+constexpr Range3 inner(const Range3& r, index w) {
+  return {inner(r.planes, w), inner(r.rows, w), inner(r.cols, w)};
+}
+constexpr std::array<Range2, 4> rim(const Range2& r, index w) {
+  const Range2 in = inner(r, w);
+  return {{{{r.rows.lo, in.rows.lo}, r.cols},
+           {{in.rows.hi, r.rows.hi}, r.cols},
+           {in.rows, {r.cols.lo, in.cols.lo}},
+           {in.rows, {in.cols.hi, r.cols.hi}}}};
+}
+constexpr std::array<Range3, 6> rim(const Range3& r, index w) {
+  const Range3 in = inner(r, w);
+  return {{{{r.planes.lo, in.planes.lo}, r.rows, r.cols},
+           {{in.planes.hi, r.planes.hi}, r.rows, r.cols},
+           {in.planes, {r.rows.lo, in.rows.lo}, r.cols},
+           {in.planes, {in.rows.hi, r.rows.hi}, r.cols},
+           {in.planes, in.rows, {r.cols.lo, in.cols.lo}},
+           {in.planes, in.rows, {in.cols.hi, r.cols.hi}}}};
 }
 
 // Part `part` of `parts` near-equal contiguous blocks of r (the first r.size() % parts blocks get
