@@ -212,4 +212,35 @@ inline int transpose_verdict(long iterations, long order, double abserr, double 
   return ok ? 0 : 1;
 }
 
+// heat3d: the initial mode sin(pi x) sin(pi y) sin(pi z) at interior point (i, j, k) of an n^3
+// grid (h = 1 / (n + 1)); its growth factor per step, g = 1 + 6 r (cos(pi h) - 1); and the exact
+// value after iterations + 1 steps. The largest difference over g^(iterations + 1) must stay
+// below 1e-9. Rate: 9 flops per interior point and step.
+inline double heat3d_mode(long n, long i, long j, long k) {
+  const double ph = std::acos(-1.0) / static_cast<double>(n + 1);
+  return std::sin(ph * static_cast<double>(i)) * std::sin(ph * static_cast<double>(j)) *
+         std::sin(ph * static_cast<double>(k));
+}
+inline double heat3d_decay(long n, double r, long iterations) {
+  const double g = 1.0 + 6.0 * r * (std::cos(std::acos(-1.0) / static_cast<double>(n + 1)) - 1.0);
+  return std::pow(g, static_cast<double>(iterations + 1));
+}
+inline double heat3d_exact(long n, double r, long iterations, long i, long j, long k) {
+  return heat3d_decay(n, r, iterations) * heat3d_mode(n, i, j, k);
+}
+inline int heat3d_verdict(long iterations, long n, double r, double err, double seconds,
+                          bool print) {
+  const double scale = heat3d_decay(n, r, iterations);
+  const bool ok = err / scale < 1e-9;
+  const double avg = seconds / static_cast<double>(iterations);
+  const double points = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+  if (print && ok)
+    std::printf("Solution validates\nRate (MFlops/s): %lf  Avg time (s): %lf\n",
+                1e-6 * 9.0 * points / avg, avg);
+  else if (print)
+    std::printf("ERROR: largest difference %e from the exact solution (relative %e)\n", err,
+                err / scale);
+  return ok ? 0 : 1;
+}
+
 }  // namespace prk
