@@ -40,6 +40,8 @@ const char* name_of(std::uint32_t call) {
       return "gather";
     case CollectiveCall::reduce:
       return "reduce";
+    case CollectiveCall::migrate:
+      return "migrate";
   }
   return "an unknown call";
 }

@@ -56,7 +56,8 @@ enum class CollectiveCall : std::uint32_t {
   alltoall,
   alltoallv,
   gather,
-  reduce
+  reduce,
+  migrate  // migrate.hpp
 };
 
 // What one process passes to a collective, checked against every other's (runtime/src).
