@@ -121,7 +121,8 @@ std::vector<std::size_t> agree(const Processes& ps, const CallArgs& mine) {
   else
     ps.collectives().allgather(std::span<const Wire>(&w, 1), std::span<Wire>(all));
   if (const std::string msg = verdict(ps, all); !msg.empty())
-    throw CollectiveError(std::string("compas::") + name_of(all[0].call) + ps.where() + ": " + msg);
+    throw CollectiveError(std::string("compas::") + name_of(all[0].call) + ps.where() + ": " + msg,
+                          ps.job_rank(0));
   std::vector<std::size_t> counts;
   for (const Wire& x : all) counts.push_back(x.n);
   return counts;
