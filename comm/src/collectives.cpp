@@ -300,7 +300,8 @@ void ProcessCollectives::Impl::setup(Comm& c, std::vector<int> group, const Coll
   members = std::move(group);
   p = static_cast<int>(members.size());
   me = static_cast<int>(std::find(members.begin(), members.end(), c.rank()) - members.begin());
-  whole = p == c.size();
+  whole = p == c.size();  // every process, in rank order (group indices are job ranks)
+  for (int g = 0; whole && g < p; ++g) whole = members[static_cast<std::size_t>(g)] == g;
   const auto& job_hosts = o.hosts.empty() ? c.hosts() : checked_hosts(o.hosts, c.size());
   hosts = whole ? job_hosts : detail::group_hosts(job_hosts, members);
   if (o.slot_bytes == 0) {

@@ -107,8 +107,13 @@ TEST(Group, ParityGroupsInReverseOrder) {
 TEST(Group, EveryoneReversed) {
   std::vector<int> m;
   for (int r = nranks() - 1; r >= 0; --r) m.push_back(r);
-  ProcessCollectives c(*g_comm, m);
+  CollectivesOptions o;
+  for (int r = 0; r < nranks(); ++r) o.hosts.push_back({r});  // one host per process
+  ProcessCollectives c(*g_comm, m, o);
   EXPECT_EQ(c.rank(), nranks() - 1 - rank());
+  // Every process, but not in rank order: the hosts are in group indices all the same.
+  for (std::size_t h = 0; h < c.hosts().size(); ++h)
+    EXPECT_EQ(c.hosts()[h], std::vector<int>{nranks() - 1 - static_cast<int>(h)});
   check_group(c, 5);
 }
 
