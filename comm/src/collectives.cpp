@@ -102,6 +102,8 @@ std::string describe(std::uint32_t kind, std::uint32_t elem, std::uint64_t arg) 
              "-byte elements" + call_ids(arg);
     case Kind::agree_user:
       return "the check that every process passes the same call with a caller's operator";
+    case Kind::barrier:
+      return "barrier";
   }
   return "an unknown collective (kind " + std::to_string(kind) + ")";
 }
@@ -119,9 +121,9 @@ std::string elements(std::uint64_t bytes, std::uint32_t elem) {
 }  // namespace detail
 
 std::string ProcessCollectives::Impl::out_of_step(const detail::Header& h, int src) {
-  return "node collectives out of step: rank " + std::to_string(src) + " is in call #" +
-         std::to_string(h.seq) + " (" + detail::describe(h.kind, h.elem, h.arg) + ") while rank " +
-         std::to_string(me) + " is in call #" + std::to_string(seq) + " (" +
+  return "node collectives out of step" + where() + ": " + who(src) + " is in call #" +
+         std::to_string(h.seq) + " (" + detail::describe(h.kind, h.elem, h.arg) + ") while " +
+         who(me) + " is in call #" + std::to_string(seq) + " (" +
          detail::describe(kind, elem, arg) +
          "): every process must make the same collective calls, "
          "with the same root, operator and element type, in the same order";
@@ -281,37 +283,64 @@ BroadcastTree broadcast_tree(const std::vector<std::vector<int>>& hosts, int roo
 
 ProcessCollectives::ProcessCollectives(Comm& comm, CollectivesOptions options)
     : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
-  m.comm = &comm;
-  m.p = comm.size();
-  m.me = comm.rank();
-  m.hosts = options.hosts.empty() ? comm.hosts() : checked_hosts(options.hosts, m.p);
-  if (options.slot_bytes == 0) {
-    const std::size_t share = kAutoScratchBytes / (kSlots * static_cast<std::size_t>(m.p));
-    m.slot = std::clamp(share, kAutoSlotMin, kAutoSlotMax) / 64 * 64;
+  std::vector<int> everyone(static_cast<std::size_t>(comm.size()));
+  for (std::size_t r = 0; r < everyone.size(); ++r) everyone[r] = static_cast<int>(r);
+  impl_->setup(comm, std::move(everyone), options);
+}
+
+ProcessCollectives::ProcessCollectives(Comm& comm, std::vector<int> members,
+                                       CollectivesOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  detail::check_members(comm, members);
+  impl_->setup(comm, std::move(members), options);
+}
+
+void ProcessCollectives::Impl::setup(Comm& c, std::vector<int> group, const CollectivesOptions& o) {
+  comm = &c;
+  members = std::move(group);
+  p = static_cast<int>(members.size());
+  me = static_cast<int>(std::find(members.begin(), members.end(), c.rank()) - members.begin());
+  whole = p == c.size();  // every process, in rank order (group indices are job ranks)
+  for (int g = 0; whole && g < p; ++g) whole = members[static_cast<std::size_t>(g)] == g;
+  const auto& job_hosts = o.hosts.empty() ? c.hosts() : checked_hosts(o.hosts, c.size());
+  hosts = whole ? job_hosts : detail::group_hosts(job_hosts, members);
+  if (o.slot_bytes == 0) {
+    const std::size_t share = kAutoScratchBytes / (kSlots * static_cast<std::size_t>(p));
+    slot = std::clamp(share, kAutoSlotMin, kAutoSlotMax) / 64 * 64;
   } else {
-    if (options.slot_bytes < kMinSlotBytes || options.slot_bytes > kMaxSlotBytes)
-      throw std::invalid_argument("collectives: slot_bytes " + std::to_string(options.slot_bytes) +
+    if (o.slot_bytes < kMinSlotBytes || o.slot_bytes > kMaxSlotBytes)
+      throw std::invalid_argument("collectives: slot_bytes " + std::to_string(o.slot_bytes) +
                                   " is not allowed: 0 (automatic) or " +
                                   std::to_string(kMinSlotBytes) + ".." +
                                   std::to_string(kMaxSlotBytes));
-    m.slot = options.slot_bytes / 64 * 64;
+    slot = o.slot_bytes / 64 * 64;
   }
-  m.payload = m.slot - kHeaderBytes;
-  m.small_bytes = options.allreduce_small_bytes;
-  m.sent.assign(static_cast<std::size_t>(m.p), 0);
-  m.received.assign(static_cast<std::size_t>(m.p), 0);
-  m.stage.resize(kHeaderBytes + std::min(detail::kStageMaxBytes, m.payload));
-  m.tmp.resize(m.payload);
-  if (m.p > 1)
-    m.win = std::make_unique<WindowBytes>(comm, static_cast<std::size_t>(m.p) * kSlots * m.slot,
-                                          2 * static_cast<std::size_t>(m.p));
+  payload = slot - kHeaderBytes;
+  small_bytes = o.allreduce_small_bytes;
+  sent.assign(static_cast<std::size_t>(p), 0);
+  received.assign(static_cast<std::size_t>(p), 0);
+  stage.resize(kHeaderBytes + std::min(detail::kStageMaxBytes, payload));
+  tmp.resize(payload);
+  // Window creation is collective over the Comm: every process takes part, each sizing its
+  // window for its own group (a group of one included).
+  if (c.size() > 1)
+    win = std::make_unique<WindowBytes>(c, static_cast<std::size_t>(p) * kSlots * slot,
+                                        2 * static_cast<std::size_t>(p));
 }
 
 ProcessCollectives::~ProcessCollectives() = default;
 
 Comm& ProcessCollectives::comm() {
   return *impl_->comm;
+}
+int ProcessCollectives::rank() const {
+  return impl_->me;
+}
+int ProcessCollectives::size() const {
+  return impl_->p;
+}
+const std::vector<int>& ProcessCollectives::members() const {
+  return impl_->members;
 }
 std::size_t ProcessCollectives::slot_bytes() const {
   return impl_->slot;
@@ -320,15 +349,23 @@ const std::vector<std::vector<int>>& ProcessCollectives::hosts() const {
   return impl_->hosts;
 }
 void ProcessCollectives::barrier() {
-  impl_->comm->barrier();
+  Impl& m = *impl_;
+  if (m.whole) return m.comm->barrier();
+  if (m.p == 1) return;
+  m.run([&] {
+    // Recursive doubling of nothing: every process hears from all others, in ceil(log2 p) rounds.
+    m.begin(Kind::barrier, 1, 0);
+    m.recursive_doubling(std::span<std::uint32_t>(), Op::max);
+  });
 }
 
 void ProcessCollectives::broadcast_bytes(void* data, std::size_t bytes, int root,
                                          std::size_t elem) {
   Impl& m = *impl_;
   if (root < 0 || root >= m.p)
-    throw std::invalid_argument("broadcast: root " + std::to_string(root) +
-                                " is outside the job (ranks 0.." + std::to_string(m.p - 1) + ")");
+    throw std::invalid_argument("broadcast: root " + std::to_string(root) + " is outside the " +
+                                (m.whole ? "job (ranks 0.." : "group (indices 0..") +
+                                std::to_string(m.p - 1) + ")");
   if (m.p == 1) return;
   m.run([&] {
     m.begin(Kind::broadcast, elem, static_cast<std::uint64_t>(root));

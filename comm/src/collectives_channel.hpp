@@ -29,6 +29,7 @@ enum class Kind : std::uint32_t {
   allreduce_user = 5,  // with a caller's operator
   exclusive_scan_user = 6,
   agree_user = 7,  // the processes' agreement on a call with a caller's operator
+  barrier = 8,     // a group's barrier (the whole Comm's is Comm::barrier)
 };
 
 // allreduce's algorithms and phases, carried in the header so that processes which chose
@@ -74,6 +75,14 @@ struct Doubling {
 // elements"), gathered from every process when their calls differ.
 constexpr std::size_t kCallTextBytes = 256;
 
+// Throws std::invalid_argument, the same on every process of `comm`, unless every process's
+// `members` is a valid group (distinct ranks of the Comm, its own among them) and every member of
+// a group passes the same list (collectives_group.cpp; a bootstrap allgather over the Comm).
+void check_members(Comm& comm, const std::vector<int>& members);
+// `hosts` (job ranks by host) as group indices of `members`, hosts without a member left out.
+std::vector<std::vector<int>> group_hosts(const std::vector<std::vector<int>>& hosts,
+                                          const std::vector<int>& members);
+
 // What a header describes, for messages: "allreduce(sum, double) in its recursive doubling
 // phase", ...
 std::string describe(std::uint32_t kind, std::uint32_t elem, std::uint64_t arg);
@@ -84,8 +93,10 @@ std::string elements(std::uint64_t bytes, std::uint32_t elem);
 
 struct ProcessCollectives::Impl {
   Comm* comm = nullptr;
-  int p = 1, me = 0;
-  std::vector<std::vector<int>> hosts;
+  int p = 1, me = 0;                    // the group's size and this process's index in it
+  std::vector<int> members;             // job rank of every group index (0..P-1 for the whole Comm)
+  bool whole = true;                    // the group is every process of the Comm
+  std::vector<std::vector<int>> hosts;  // group indices by host
   std::size_t slot = 0, payload = 0, small_bytes = 0;
   std::unique_ptr<WindowBytes> win;
   std::vector<std::uint64_t> sent, received;  // chunks, cumulative, per peer
@@ -102,6 +113,10 @@ struct ProcessCollectives::Impl {
   std::atomic<bool> busy{false};
   bool failed = false;
   std::string failure;
+
+  // The job rank of group index g (window operations target it), and how messages name it.
+  int job(int g) const { return members[static_cast<std::size_t>(g)]; }
+  std::string who(int g) const { return "rank " + std::to_string(job(g)); }
 
   std::size_t data_signal(int sender) const { return static_cast<std::size_t>(sender); }
   std::size_t ack_signal(int receiver) const { return static_cast<std::size_t>(p + receiver); }
@@ -124,7 +139,11 @@ struct ProcessCollectives::Impl {
     arg = a;
     flag_out = flag_in = 0;
   }
+  // The constructors' common part: `group` lists job ranks in group order, this process among them.
+  void setup(Comm& c, std::vector<int> group, const CollectivesOptions& o);
   std::string out_of_step(const detail::Header& h, int src);
+  // "" for the whole Comm, else " in the group of ranks {0, 2, 4}" (collectives_group.cpp).
+  std::string where() const;
   // collectives.cpp: v[i] becomes the largest v[i] of all processes (a collective call of its own,
   // Kind::agree_user, by recursive doubling).
   void max_words(std::span<std::uint64_t> v);
@@ -135,7 +154,7 @@ struct ProcessCollectives::Impl {
   // Chunk j of the `total`-byte message at `data` to `dst`.
   void send(int dst, const std::byte* data, std::size_t total, std::uint64_t j) {
     const std::uint64_t n = sent[static_cast<std::size_t>(dst)];
-    if (n >= kSlots) win->wait_until(ack_signal(dst), n - kSlots + 1, dst);
+    if (n >= kSlots) win->wait_until(ack_signal(dst), n - kSlots + 1, job(dst));
     detail::Header h{};
     h.seq = seq;
     h.kind = kind;
@@ -148,13 +167,14 @@ struct ProcessCollectives::Impl {
     const std::size_t off = slot_offset(me, n);
     const std::size_t len = chunk_len(total, j);
     const std::byte* src = len ? data + static_cast<std::size_t>(j) * payload : nullptr;
-    if (!win->direct(dst) && len <= detail::kStageMaxBytes) {
+    const int to = job(dst);
+    if (!win->direct(to) && len <= detail::kStageMaxBytes) {
       std::memcpy(stage.data(), &h, sizeof h);
       if (len) std::memcpy(stage.data() + sizeof h, src, len);
-      win->put_signal(dst, off, stage.data(), sizeof h + len, data_signal(me));
+      win->put_signal(to, off, stage.data(), sizeof h + len, data_signal(me));
     } else {
-      win->put(dst, off, &h, sizeof h);
-      win->put_signal(dst, off + sizeof h, src, len, data_signal(me));
+      win->put(to, off, &h, sizeof h);
+      win->put_signal(to, off + sizeof h, src, len, data_signal(me));
     }
     sent[static_cast<std::size_t>(dst)] = n + 1;
   }
@@ -163,7 +183,7 @@ struct ProcessCollectives::Impl {
   // valid until release(src).
   const std::byte* receive(int src, std::size_t total, std::uint64_t j) {
     const std::uint64_t n = received[static_cast<std::size_t>(src)];
-    win->wait_until(data_signal(src), n + 1, src);
+    win->wait_until(data_signal(src), n + 1, job(src));
     const std::byte* at = win->local() + slot_offset(src, n);
     detail::Header h;
     std::memcpy(&h, at, sizeof h);
@@ -171,22 +191,21 @@ struct ProcessCollectives::Impl {
       throw std::invalid_argument(out_of_step(h, src));
     if (h.total != total)
       throw std::invalid_argument(
-          detail::describe(kind, elem, arg) + " (call #" + std::to_string(seq) + "): rank " +
-          std::to_string(src) + " sends " + detail::elements(h.total, elem) + " to rank " +
-          std::to_string(me) + ", which expects " + detail::elements(total, elem) +
-          ": the sizes must agree on every process");
+          detail::describe(kind, elem, arg) + " (call #" + std::to_string(seq) + "): " + who(src) +
+          " sends " + detail::elements(h.total, elem) + " to " + who(me) + ", which expects " +
+          detail::elements(total, elem) + ": the sizes must agree on every process");
     if (h.chunk != j || h.sender != static_cast<std::uint32_t>(src))
-      throw CommError("node collectives: chunk " + std::to_string(h.chunk) + " from rank " +
+      throw CommError("node collectives: chunk " + std::to_string(h.chunk) + " from group index " +
                           std::to_string(h.sender) + " arrived where chunk " + std::to_string(j) +
-                          " from rank " + std::to_string(src) + " was expected",
-                      src);
+                          " from " + who(src) + " was expected",
+                      job(src));
     flag_in = h.op_failed;
     return at + sizeof h;
   }
 
   void release(int src) {
     std::atomic_thread_fence(std::memory_order_release);  // reads of the slot come first
-    win->signal_add(src, ack_signal(me), 1);
+    win->signal_add(job(src), ack_signal(me), 1);
     ++received[static_cast<std::size_t>(src)];
   }
 
@@ -272,8 +291,8 @@ struct ProcessCollectives::Impl {
     } catch (const CommError& e) {
       // Say which collective was waiting (the Window layer knows only the signal).
       failed = true;
-      failure =
-          detail::describe(kind, elem, arg) + " (call #" + std::to_string(seq) + "): " + e.what();
+      failure = detail::describe(kind, elem, arg) + " (call #" + std::to_string(seq) + ")" +
+                where() + ": " + e.what();
       busy.store(false, std::memory_order_release);
       throw CommError(failure, e.rank());
     } catch (const std::exception& e) {

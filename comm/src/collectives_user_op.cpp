@@ -85,8 +85,8 @@ bool allreduce_doubling(ProcessCollectives::Impl& m, std::byte* acc, std::size_t
       missing = true;
       return;
     }
-    missing = from_lower ? !apply(op, in.data(), acc, acc, n, failure, m.me)
-                         : !apply(op, acc, in.data(), acc, n, failure, m.me);
+    missing = from_lower ? !apply(op, in.data(), acc, acc, n, failure, m.job(m.me))
+                         : !apply(op, acc, in.data(), acc, n, failure, m.job(m.me));
   };
   const detail::Doubling d(m.p);
   if (d.folds(m.me)) {
@@ -139,7 +139,8 @@ bool scan_doubling(ProcessCollectives::Impl& m, const std::byte* value, std::byt
     partial_missing = partial_missing || in_missing;
     if (partner > m.me) {
       if (!partial_missing)
-        partial_missing = !apply(op, partial.data(), in.data(), partial.data(), n, failure, m.me);
+        partial_missing =
+            !apply(op, partial.data(), in.data(), partial.data(), n, failure, m.job(m.me));
       continue;
     }
     prefix_missing = prefix_missing || in_missing;
@@ -147,12 +148,13 @@ bool scan_doubling(ProcessCollectives::Impl& m, const std::byte* value, std::byt
       if (!have) {
         if (bytes) std::memcpy(out, in.data(), bytes);
       } else {
-        prefix_missing = !apply(op, in.data(), out, out, n, failure, m.me);
+        prefix_missing = !apply(op, in.data(), out, out, n, failure, m.job(m.me));
       }
     }
     have = true;
     if (!partial_missing)
-      partial_missing = !apply(op, in.data(), partial.data(), partial.data(), n, failure, m.me);
+      partial_missing =
+          !apply(op, in.data(), partial.data(), partial.data(), n, failure, m.job(m.me));
   }
   return prefix_missing;
 }
@@ -177,14 +179,16 @@ const char* call_name(std::uint64_t kind) {
                                                                           : "exclusive_scan";
 }
 
-// The message every process throws: rank 0's call against the lowest rank whose call differs.
-std::string difference(const std::vector<CallRecord>& all, std::uint64_t call) {
+// The message every process throws: rank 0's call against the lowest rank whose call differs
+// (group indices; named by their ranks in the Comm, `members`).
+std::string difference(const std::vector<CallRecord>& all, std::uint64_t call,
+                       const std::vector<int>& members) {
   std::size_t b = 1;
   while (b + 1 < all.size() && std::memcmp(all[b].words, all[0].words, sizeof all[0].words) == 0)
     ++b;
   const bool kinds = all[b].words[0] != all[0].words[0];
   auto says = [&](std::size_t r) {
-    return "rank " + std::to_string(r) + " passes " + all[r].text +
+    return "rank " + std::to_string(members[r]) + " passes " + all[r].text +
            (kinds ? std::string(" to ") + call_name(all[r].words[0]) : std::string());
   };
   return std::string(call_name(all[0].words[0])) + " (call #" + std::to_string(call) +
@@ -215,7 +219,7 @@ void ProcessCollectives::Impl::agree_on_call(detail::Kind k, std::size_t n,
   for (std::size_t r = 0; r < all.size(); ++r)
     in[r] = {reinterpret_cast<std::byte*>(&all[r]), sizeof(CallRecord)};
   all_pairs(out, in);
-  throw std::invalid_argument(difference(all, call));
+  throw std::invalid_argument(difference(all, call, members));
 }
 
 void ProcessCollectives::allreduce_user(void* inout, std::size_t n, const detail::ErasedOp& op) {

@@ -10,6 +10,7 @@
 #include "compas/runtime/collectives.hpp"
 #include "compas/runtime/dist_array.hpp"
 #include "compas/runtime/dist_array3.hpp"
+#include "compas/runtime/group.hpp"
 #include "compas/runtime/migrate.hpp"
 #include "compas/runtime/range.hpp"
 #include "compas/runtime/runtime.hpp"

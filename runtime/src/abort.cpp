@@ -21,9 +21,9 @@ namespace {
 
 // How long a process whose uncaught error another process caused or also has waits for that
 // process to end the job (its launcher then ends this one, without a line of its own): process 0
-// for a CollectiveError, which every process throws alike; the peer a CommError or a
-// BootstrapError names, which has failed or aborted itself. Past it, this one says its error and
-// ends the job.
+// (or a group's first member: CollectiveError::speaker) for a CollectiveError, which every process
+// of the call throws alike; the peer a CommError or a BootstrapError names, which has failed or
+// aborted itself. Past it, this one says its error and ends the job.
 constexpr auto kFollow = std::chrono::seconds(5);
 
 std::atomic<Runtime*> g_runtime{nullptr};
@@ -51,7 +51,7 @@ std::string uncaught(int rank, bool* follow) {
   try {
     std::rethrow_exception(e);
   } catch (const CollectiveError& x) {
-    *follow = rank != 0;
+    *follow = rank != x.speaker();
     return x.what();
   } catch (const comm::CommError& x) {
     *follow = x.rank() >= 0 && x.rank() != rank;

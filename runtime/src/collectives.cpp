@@ -40,6 +40,8 @@ const char* name_of(std::uint32_t call) {
       return "gather";
     case CollectiveCall::reduce:
       return "reduce";
+    case CollectiveCall::allreduce:
+      return "allreduce";
     case CollectiveCall::migrate:
       return "migrate";
   }
@@ -63,10 +65,6 @@ Wire to_wire(const CallArgs& a) {
   return w;
 }
 
-std::string process(std::size_t r) {
-  return "process " + std::to_string(r);
-}
-
 // The first rank whose field differs from rank 0's, if any.
 template <class F>
 std::optional<std::size_t> differs(const std::vector<Wire>& all, F field) {
@@ -76,13 +74,14 @@ std::optional<std::size_t> differs(const std::vector<Wire>& all, F field) {
 }
 
 // What every process passes for the root: in range and the same everywhere. "" when it does.
-std::string root_verdict(const std::vector<Wire>& all) {
+std::string root_verdict(const Processes& ps, const std::vector<Wire>& all) {
+  const auto process = [&](std::size_t r) { return ps.name(static_cast<int>(r)); };
   const auto P = static_cast<std::int32_t>(all.size());
   for (std::size_t r = 0; r < all.size(); ++r) {
     const std::int32_t root = all[r].root;
     if (root >= 0 && root < P) continue;
-    std::string msg = "root " + std::to_string(root) + " on " + process(r) +
-                      " is outside the job: processes are 0.." + std::to_string(P - 1);
+    std::string msg = "root " + std::to_string(root) + " on " + process(r) + " is outside the " +
+                      ps.scope() + ": " + ps.ranks() + " are 0.." + std::to_string(P - 1);
     const std::size_t other = r == 0 ? 1 : 0;
     if (other < all.size() && all[other].root != root)
       msg += " (" + process(other) + " passes root " + std::to_string(all[other].root) + ")";
@@ -95,7 +94,8 @@ std::string root_verdict(const std::vector<Wire>& all) {
 }
 
 // What is wrong with the call as a whole, the same text on every process; "" when nothing.
-std::string verdict(const std::vector<Wire>& all) {
+std::string verdict(const Processes& ps, const std::vector<Wire>& all) {
+  const auto process = [&](std::size_t r) { return ps.name(static_cast<int>(r)); };
   if (const auto r = differs(all, [](const Wire& w) { return w.call; }))
     return process(0) + " calls " + name_of(all[0].call) + ", " + process(*r) + " calls " +
            name_of(all[*r].call) + ": every process makes the same calls in the same order";
@@ -105,7 +105,7 @@ std::string verdict(const std::vector<Wire>& all) {
   for (std::size_t r = 0; r < all.size(); ++r)
     if (all[r].problem[0]) return process(r) + ": " + all[r].problem;
   if (has_root(all[0].call))
-    if (std::string root = root_verdict(all); !root.empty()) return root;
+    if (std::string root = root_verdict(ps, all); !root.empty()) return root;
   if (all[0].same_n)
     if (const auto r = differs(all, [](const Wire& w) { return w.n; }))
       return process(0) + " passes " + std::to_string(all[0].n) + " elements, " + process(*r) +
@@ -115,15 +115,16 @@ std::string verdict(const std::vector<Wire>& all) {
 
 }  // namespace
 
-std::vector<std::size_t> agree(Runtime& rt, const CallArgs& mine) {
+std::vector<std::size_t> agree(const Processes& ps, const CallArgs& mine) {
   const Wire w = to_wire(mine);
-  std::vector<Wire> all(static_cast<std::size_t>(rt.processes()));
+  std::vector<Wire> all(static_cast<std::size_t>(ps.size()));
   if (all.size() == 1)
     all[0] = w;
   else
-    rt.collectives().allgather(std::span<const Wire>(&w, 1), std::span<Wire>(all));
-  if (const std::string msg = verdict(all); !msg.empty())
-    throw CollectiveError(std::string("compas::") + name_of(all[0].call) + ": " + msg);
+    ps.collectives().allgather(std::span<const Wire>(&w, 1), std::span<Wire>(all));
+  if (const std::string msg = verdict(ps, all); !msg.empty())
+    throw CollectiveError(std::string("compas::") + name_of(all[0].call) + ps.where() + ": " + msg,
+                          ps.job_rank(0));
   std::vector<std::size_t> counts;
   for (const Wire& x : all) counts.push_back(x.n);
   return counts;
@@ -152,10 +153,11 @@ std::vector<std::size_t> offsets_of(const std::vector<std::size_t>& counts) {
   return offsets;
 }
 
-std::vector<std::size_t> exchange_counts(Runtime& rt, std::span<const std::size_t> send_counts) {
+std::vector<std::size_t> exchange_counts(const Processes& ps,
+                                         std::span<const std::size_t> send_counts) {
   const std::vector<std::size_t> ones(send_counts.size(), 1);
   std::vector<std::size_t> recv_counts(send_counts.size(), 0);
-  exchange<std::size_t>(rt, send_counts, ones, recv_counts, ones);
+  exchange<std::size_t>(ps, send_counts, ones, recv_counts, ones);
   return recv_counts;
 }
 

@@ -61,6 +61,24 @@ TEST(UncaughtCollectiveError, OneLineNamingBothRanksAndStatus1) {
   EXPECT_TRUE(none_left(marker, 5)) << "ranks of the job are still running\n" << run->describe();
 }
 
+// A group's error is said by the group's first member (here rank 2, group rank 0), not by rank 0
+// (outside the group, waiting in a barrier): one line, status 1, every process ended.
+TEST(UncaughtCollectiveError, OnAGroupSaidByItsFirstMember) {
+  const std::string marker = unique_marker();
+  const auto run = start_job("group", marker);
+  ASSERT_TRUE(run->wait(kTimeout / 2)) << "the job still runs\n" << run->describe();
+  EXPECT_EQ(run->exit_code, 1) << run->describe();
+  EXPECT_EQ(count_of(run->err,
+                     "compas: process 2: compas::broadcast on the group of processes {2, 1}: "
+                     "group rank 0 (process 2) passes 2 elements, group rank 1 (process 1) "
+                     "passes 3"),
+            1)
+      << run->describe();
+  EXPECT_EQ(count_of(run->err, "compas: process"), 1) << run->describe();
+  EXPECT_EQ(count_of(run->err, "terminate called"), 0) << run->describe();
+  EXPECT_TRUE(none_left(marker, 5)) << "ranks of the job are still running\n" << run->describe();
+}
+
 // The same abort in a job started by hand (no launcher to end the others): rank 1 ends with status
 // 3 and its line; ranks 0 and 2, waiting for rank 1 in the barrier, see it gone (a CommError
 // naming rank 1) and, once no launcher has ended them, end with status 1 and one line each

@@ -1,6 +1,8 @@
 // Node collectives: broadcast, allreduce, allgather and alltoallv among the P processes of a job,
-// built only on the public Window API (put, put_signal, signal_add, wait_until). The node barrier
-// is Comm::barrier(); ProcessCollectives::barrier() forwards to it.
+// or of a group of them (the constructor taking `members`: P is then the group's size and every
+// rank below a group index), built only on the public Window API (put, put_signal, signal_add,
+// wait_until). The node barrier is Comm::barrier(); ProcessCollectives::barrier() forwards to it
+// for the whole Comm.
 //
 // Transport: every pair of processes has a channel through a scratch window that the collectives
 // own: each process holds, for every peer, kSlots slots of slot_bytes (a 64-byte header, then the
@@ -142,8 +144,18 @@ concept OperatorOn = std::is_trivially_copyable_v<T> && std::is_default_construc
 class ProcessCollectives {
  public:
   // Collective: allocates the scratch window (P * kSlots * slot_bytes bytes per process).
+  // Objects are made and destroyed in the same order on every process of the Comm.
   // Throws std::invalid_argument for bad options.
   explicit ProcessCollectives(Comm& comm, CollectivesOptions options = {});
+  // Over a group of the Comm's processes: `members` lists their ranks in the Comm, in group order
+  // (this process among them). Collective over the whole Comm (the window is): every process
+  // constructs one, each passing its own group's members (a group of one is allowed). Inside,
+  // ranks, roots, counts and tree positions are group indices 0..members.size()-1; error messages
+  // name ranks in the Comm. Every process's list is checked at construction (one bootstrap
+  // allgather): ranks outside the Comm, repeated, or a list without this process, and members of
+  // one group whose lists differ, make every process throw the same std::invalid_argument naming
+  // the processes and their lists. options.hosts, if given, is in ranks of the Comm.
+  ProcessCollectives(Comm& comm, std::vector<int> members, CollectivesOptions options = {});
   ~ProcessCollectives();  // collective (the scratch window's destruction is)
   ProcessCollectives(const ProcessCollectives&) = delete;
   ProcessCollectives& operator=(const ProcessCollectives&) = delete;
@@ -152,9 +164,13 @@ class ProcessCollectives {
   static constexpr std::size_t kHeaderBytes = 64;
 
   Comm& comm();
+  int rank() const;                         // this process's index in the group
+  int size() const;                         // processes of the group
+  const std::vector<int>& members() const;  // their ranks in the Comm, in group order
   std::size_t slot_bytes() const;
-  const std::vector<std::vector<int>>& hosts() const;
+  const std::vector<std::vector<int>>& hosts() const;  // group indices by host
 
+  // The whole Comm's: Comm::barrier(). A group's: a recursive doubling of empty messages.
   void barrier();
 
   // `data` of the root goes to `data` of every process; sizes must agree.

@@ -1,13 +1,15 @@
 // Process-level collectives of the porting layer: what a program ported from MPI calls instead of
-// MPI_Bcast, MPI_Allgather(v), MPI_Alltoall(v), MPI_Gather(v) and MPI_Reduce (MPI_Barrier is
-// Runtime::barrier()).
+// MPI_Bcast, MPI_Allgather(v), MPI_Alltoall(v), MPI_Gather(v), MPI_Reduce and MPI_Allreduce
+// (MPI_Barrier is Runtime::barrier(), or Group::barrier()).
 //
 //   #include "compas/runtime/collectives.hpp"
 //   compas::broadcast(rt, std::span<double>(params), 0);          // MPI_Bcast
 //   const auto all = compas::allgatherv(rt, std::span<const int>(mine));  // MPI_Allgatherv
 //   // all.data: every process's elements in rank order; all.counts[r], all.offsets[r]: rank r's
+//   compas::broadcast(row, std::span<double>(panel), k % row.size());  // over a Group (group.hpp)
 //
-// Free functions taking the Runtime first (as MPI's calls take a communicator), not members:
+// Free functions taking the processes first (as MPI's calls take a communicator): the Runtime for
+// the whole job, or a Group (group.hpp) for its members, in group ranks; not members:
 // runtime.hpp stays the Runtime's own interface (threads, hybrid collectives, partitioning), a
 // program that does not port MPI calls does not compile them, and their shared checks live in
 // runtime/src/collectives.cpp.
@@ -21,7 +23,8 @@
 // wrong with its own arguments, such as a receive span of the wrong size): one allgather of 208
 // bytes per process. Then every process throws the same CollectiveError (a std::invalid_argument)
 // when the calls differ, when one process's own arguments are wrong (naming it), when a root is
-// outside 0..P-1 (naming the value and the range), when the roots differ or when lengths that
+// outside 0..P-1 (naming the value and the range; on a Group, P is its size and processes are
+// named by group rank and job rank), when the roots differ or when lengths that
 // must agree differ (naming both processes and both values): never a hang, never data from the
 // wrong call. With one process nothing is exchanged and the same checks apply.
 #pragma once
@@ -38,6 +41,34 @@
 #include "compas/runtime/runtime.hpp"
 
 namespace compas {
+
+class Group;  // group.hpp
+
+// The processes a collective of this file runs on: every process of the job (a Runtime) or the
+// members of a Group (group.hpp); both convert to it, so every call takes either. Ranks, roots
+// and counts are in its numbering: job ranks for a Runtime, group ranks 0..size()-1 for a Group.
+class Processes {
+ public:
+  Processes(Runtime& rt) : rt_(&rt) {}  // the whole job
+  Processes(Group& g);                  // its members; std::logic_error when g is in no group
+
+  Runtime& runtime() const { return *rt_; }
+  int rank() const;
+  int size() const;
+  int job_rank(int rank) const;                   // the job rank of member `rank`
+  comm::ProcessCollectives& collectives() const;  // size() > 1 only
+  // How messages name a member: "process 3", or "group rank 1 (process 3)".
+  std::string name(int rank) const;
+  // "job" or "group", and what its ranks are called ("processes", "group ranks").
+  const char* scope() const { return group_ ? "group" : "job"; }
+  const char* ranks() const { return group_ ? "group ranks" : "processes"; }
+  // "" for the job, " on the group of processes {0, 2}" for a group.
+  std::string where() const;
+
+ private:
+  Runtime* rt_;
+  Group* group_ = nullptr;
+};
 
 // What allgatherv, alltoallv and gather(span) return: the elements received, `counts[r]` of them
 // from rank r stored from `offsets[r]` on (rank order).
@@ -57,6 +88,7 @@ enum class CollectiveCall : std::uint32_t {
   alltoallv,
   gather,
   reduce,
+  allreduce,
   migrate  // migrate.hpp
 };
 
@@ -71,7 +103,7 @@ struct CallArgs {
 };
 // Checks `mine` against every process's: throws the same CollectiveError everywhere on a
 // mismatch; returns every process's n in rank order.
-std::vector<std::size_t> agree(Runtime& rt, const CallArgs& mine);
+std::vector<std::size_t> agree(const Processes& ps, const CallArgs& mine);
 // "" when `have` == `need`, else what is wrong ("recv holds 5 elements, 6 are needed").
 std::string size_problem(const char* what, std::size_t have, std::size_t need);
 // What is wrong with alltoallv's send counts ("" when nothing): P of them, their sum in `send`.
@@ -79,75 +111,77 @@ std::string counts_problem(std::span<const std::size_t> counts, std::size_t send
 // Rank r's offset: the sum of counts before r.
 std::vector<std::size_t> offsets_of(const std::vector<std::size_t>& counts);
 // recv_counts[r] = rank r's send_counts[me]: the counts exchanged for alltoallv.
-std::vector<std::size_t> exchange_counts(Runtime& rt, std::span<const std::size_t> send_counts);
+std::vector<std::size_t> exchange_counts(const Processes& ps,
+                                         std::span<const std::size_t> send_counts);
 inline const char* const kFunneled = "from the thread that made the Runtime, outside run()";
 
 // send_counts[r] elements of `send` to rank r, recv_counts[r] from rank r into `recv`.
 template <class T>
-void exchange(Runtime& rt, std::span<const T> send, std::span<const std::size_t> send_counts,
-              std::span<T> recv, std::span<const std::size_t> recv_counts) {
-  if (rt.processes() == 1) {
+void exchange(const Processes& ps, std::span<const T> send,
+              std::span<const std::size_t> send_counts, std::span<T> recv,
+              std::span<const std::size_t> recv_counts) {
+  if (ps.size() == 1) {
     std::copy(send.begin(), send.begin() + static_cast<std::ptrdiff_t>(send_counts[0]),
               recv.begin());
     return;
   }
-  rt.collectives().alltoallv(send, send_counts, recv, recv_counts);
+  ps.collectives().alltoallv(send, send_counts, recv, recv_counts);
 }
 
 }  // namespace detail
 
 // `data` of process `root` into `data` of every process (MPI_Bcast); the same length everywhere.
 template <class T>
-void broadcast(Runtime& rt, std::span<T> data, int root) {
+void broadcast(Processes ps, std::span<T> data, int root) {
   static_assert(std::is_trivially_copyable_v<T> && !std::is_const_v<T>,
                 "broadcast needs a span of a trivially copyable, non-const T");
-  rt.check_funneled("compas::broadcast", detail::kFunneled);
-  detail::agree(rt, {detail::CollectiveCall::broadcast, sizeof(T), data.size(), root, true});
-  if (rt.processes() > 1) rt.collectives().broadcast(data, root);
+  ps.runtime().check_funneled("compas::broadcast", detail::kFunneled);
+  detail::agree(ps, {detail::CollectiveCall::broadcast, sizeof(T), data.size(), root, true});
+  if (ps.size() > 1) ps.collectives().broadcast(data, root);
 }
 // Process root's value, returned on every process.
 template <class T>
-T broadcast(Runtime& rt, const T& value, int root) {
+T broadcast(Processes ps, const T& value, int root) {
   static_assert(std::is_trivially_copyable_v<T>,
                 "broadcast needs a trivially copyable T (for arrays, pass a std::span)");
   T v = value;
-  broadcast(rt, std::span<T>(&v, 1), root);
+  broadcast(ps, std::span<T>(&v, 1), root);
   return v;
 }
 
 // Every process's `mine` in rank order, on every process (MPI_Allgather): all[r * n + i] is
 // element i of rank r; mine has the same length n everywhere and all holds P * n.
 template <class T>
-void allgather(Runtime& rt, std::span<const std::type_identity_t<T>> mine, std::span<T> all) {
+void allgather(Processes ps, std::span<const std::type_identity_t<T>> mine, std::span<T> all) {
   static_assert(std::is_trivially_copyable_v<T>, "allgather needs a trivially copyable T");
-  rt.check_funneled("compas::allgather", detail::kFunneled);
-  const auto P = static_cast<std::size_t>(rt.processes());
-  detail::agree(rt, {detail::CollectiveCall::allgather, sizeof(T), mine.size(), -1, true,
+  ps.runtime().check_funneled("compas::allgather", detail::kFunneled);
+  const auto P = static_cast<std::size_t>(ps.size());
+  detail::agree(ps, {detail::CollectiveCall::allgather, sizeof(T), mine.size(), -1, true,
                      detail::size_problem("all", all.size(), P * mine.size())});
   if (P == 1)
     std::copy(mine.begin(), mine.end(), all.begin());
   else
-    rt.collectives().allgather(std::span<const T>(mine), all);
+    ps.collectives().allgather(std::span<const T>(mine), all);
 }
 // One value per process, in rank order.
 template <class T>
-std::vector<T> allgather(Runtime& rt, const T& value) {
+std::vector<T> allgather(Processes ps, const T& value) {
   static_assert(std::is_trivially_copyable_v<T>,
                 "allgather needs a trivially copyable T (for arrays, pass std::span)");
-  std::vector<T> all(static_cast<std::size_t>(rt.processes()));
-  allgather<T>(rt, std::span<const T>(&value, 1), std::span<T>(all));
+  std::vector<T> all(static_cast<std::size_t>(ps.size()));
+  allgather<T>(ps, std::span<const T>(&value, 1), std::span<T>(all));
   return all;
 }
 
 // Every process's `mine`, of any length (0 included), in rank order on every process
 // (MPI_Allgatherv, with the counts exchanged by the call).
 template <class T, std::size_t N>
-Gathered<std::remove_const_t<T>> allgatherv(Runtime& rt, std::span<T, N> mine) {
+Gathered<std::remove_const_t<T>> allgatherv(Processes ps, std::span<T, N> mine) {
   using U = std::remove_const_t<T>;
   static_assert(std::is_trivially_copyable_v<U>, "allgatherv needs a trivially copyable T");
-  rt.check_funneled("compas::allgatherv", detail::kFunneled);
+  ps.runtime().check_funneled("compas::allgatherv", detail::kFunneled);
   Gathered<U> out;
-  out.counts = detail::agree(rt, {detail::CollectiveCall::allgatherv, sizeof(U), mine.size()});
+  out.counts = detail::agree(ps, {detail::CollectiveCall::allgatherv, sizeof(U), mine.size()});
   out.offsets = detail::offsets_of(out.counts);
   out.data.resize(out.offsets.back() + out.counts.back());
   // The same block to every process: alltoallv from P copies of it.
@@ -156,44 +190,44 @@ Gathered<std::remove_const_t<T>> allgatherv(Runtime& rt, std::span<T, N> mine) {
   send.reserve(mine.size() * out.counts.size());
   for (std::size_t r = 0; r < out.counts.size(); ++r)
     send.insert(send.end(), mine.begin(), mine.end());
-  detail::exchange<U>(rt, send, send_counts, out.data, out.counts);
+  detail::exchange<U>(ps, send, send_counts, out.data, out.counts);
   return out;
 }
 
 // Block r of `send` to rank r, block r of `recv` from rank r (MPI_Alltoall): send and recv hold
 // P blocks of the same length, the same on every process.
 template <class T>
-void alltoall(Runtime& rt, std::span<const std::type_identity_t<T>> send, std::span<T> recv) {
+void alltoall(Processes ps, std::span<const std::type_identity_t<T>> send, std::span<T> recv) {
   static_assert(std::is_trivially_copyable_v<T>, "alltoall needs a trivially copyable T");
-  rt.check_funneled("compas::alltoall", detail::kFunneled);
-  const auto P = static_cast<std::size_t>(rt.processes());
+  ps.runtime().check_funneled("compas::alltoall", detail::kFunneled);
+  const auto P = static_cast<std::size_t>(ps.size());
   std::string problem = send.size() % P != 0
                             ? "send holds " + std::to_string(send.size()) +
                                   " elements, not a multiple of the " + std::to_string(P) +
                                   " processes"
                             : detail::size_problem("recv", recv.size(), send.size());
-  detail::agree(rt, {detail::CollectiveCall::alltoall, sizeof(T), send.size() / P, -1, true,
+  detail::agree(ps, {detail::CollectiveCall::alltoall, sizeof(T), send.size() / P, -1, true,
                      std::move(problem)});
   const std::vector<std::size_t> counts(P, send.size() / P);
-  detail::exchange<T>(rt, send, counts, recv, counts);
+  detail::exchange<T>(ps, send, counts, recv, counts);
 }
 
 // send_counts[r] elements to rank r, taken from `send` in rank order (MPI_Alltoallv, with the
 // receive counts exchanged by the call): P counts, `send` holding at least their sum. Returns
 // what came from each rank, in rank order.
 template <class T, std::size_t N>
-Gathered<std::remove_const_t<T>> alltoallv(Runtime& rt, std::span<T, N> send,
+Gathered<std::remove_const_t<T>> alltoallv(Processes ps, std::span<T, N> send,
                                            std::span<const std::size_t> send_counts) {
   using U = std::remove_const_t<T>;
   static_assert(std::is_trivially_copyable_v<U>, "alltoallv needs a trivially copyable T");
-  rt.check_funneled("compas::alltoallv", detail::kFunneled);
-  detail::agree(rt, {detail::CollectiveCall::alltoallv, sizeof(U), send.size(), -1, false,
-                     detail::counts_problem(send_counts, send.size(), rt.processes())});
+  ps.runtime().check_funneled("compas::alltoallv", detail::kFunneled);
+  detail::agree(ps, {detail::CollectiveCall::alltoallv, sizeof(U), send.size(), -1, false,
+                     detail::counts_problem(send_counts, send.size(), ps.size())});
   Gathered<U> out;
-  out.counts = detail::exchange_counts(rt, send_counts);
+  out.counts = detail::exchange_counts(ps, send_counts);
   out.offsets = detail::offsets_of(out.counts);
   out.data.resize(out.offsets.back() + out.counts.back());
-  detail::exchange<U>(rt, std::span<const U>(send), send_counts, out.data, out.counts);
+  detail::exchange<U>(ps, std::span<const U>(send), send_counts, out.data, out.counts);
   return out;
 }
 
@@ -201,29 +235,29 @@ Gathered<std::remove_const_t<T>> alltoallv(Runtime& rt, std::span<T, N> send,
 // and MPI_Gatherv). On the root, data holds them all; elsewhere data is empty. counts and offsets
 // are every process's, on every process.
 template <class T, std::size_t N>
-Gathered<std::remove_const_t<T>> gather(Runtime& rt, std::span<T, N> mine, int root) {
+Gathered<std::remove_const_t<T>> gather(Processes ps, std::span<T, N> mine, int root) {
   using U = std::remove_const_t<T>;
   static_assert(std::is_trivially_copyable_v<U>, "gather needs a trivially copyable T");
-  rt.check_funneled("compas::gather", detail::kFunneled);
+  ps.runtime().check_funneled("compas::gather", detail::kFunneled);
   Gathered<U> out;
-  out.counts = detail::agree(rt, {detail::CollectiveCall::gather, sizeof(U), mine.size(), root});
+  out.counts = detail::agree(ps, {detail::CollectiveCall::gather, sizeof(U), mine.size(), root});
   out.offsets = detail::offsets_of(out.counts);
-  const bool at_root = rt.process() == root;
+  const bool at_root = ps.rank() == root;
   std::vector<std::size_t> send_counts(out.counts.size(), 0), recv_counts(out.counts.size(), 0);
   send_counts[static_cast<std::size_t>(root)] = mine.size();
   if (at_root) {
     recv_counts = out.counts;
     out.data.resize(out.offsets.back() + out.counts.back());
   }
-  detail::exchange<U>(rt, std::span<const U>(mine), send_counts, out.data, recv_counts);
+  detail::exchange<U>(ps, std::span<const U>(mine), send_counts, out.data, recv_counts);
   return out;
 }
 // One value per process in rank order on process `root`; an empty vector elsewhere.
 template <class T>
-std::vector<T> gather(Runtime& rt, const T& value, int root) {
+std::vector<T> gather(Processes ps, const T& value, int root) {
   static_assert(std::is_trivially_copyable_v<T>,
                 "gather needs a trivially copyable T (for arrays, pass std::span)");
-  return gather(rt, std::span<const T>(&value, 1), root).data;
+  return gather(ps, std::span<const T>(&value, 1), root).data;
 }
 
 // op element by element over every process's `in`, into `out` of process `root` (MPI_Reduce):
@@ -232,28 +266,50 @@ std::vector<T> gather(Runtime& rt, const T& value, int root) {
 // (T, T) -> T (compas::op::sum{}, a lambda), combined in rank order as Runtime::allreduce does.
 // On the other processes `out` is left as it was.
 template <class T, class Op>
-void reduce(Runtime& rt, std::span<const std::type_identity_t<T>> in, std::span<T> out, Op op,
+void reduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::span<T> out, Op op,
             int root) {
   static_assert(std::is_trivially_copyable_v<T>, "reduce needs a trivially copyable T");
-  rt.check_funneled("compas::reduce", detail::kFunneled);
-  detail::agree(rt, {detail::CollectiveCall::reduce, sizeof(T), in.size(), root, true,
+  ps.runtime().check_funneled("compas::reduce", detail::kFunneled);
+  detail::agree(ps, {detail::CollectiveCall::reduce, sizeof(T), in.size(), root, true,
                      detail::size_problem("out", out.size(), in.size())});
-  if (rt.processes() == 1) {
+  if (ps.size() == 1) {
     if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
     return;
   }
   // The node step is an allreduce (ceil(log2 P) rounds); only the root keeps its result.
   std::vector<T> partial(in.begin(), in.end());
-  rt.collectives().allreduce(std::span<T>(partial), op);
-  if (rt.process() == root) std::copy(partial.begin(), partial.end(), out.begin());
+  ps.collectives().allreduce(std::span<T>(partial), op);
+  if (ps.rank() == root) std::copy(partial.begin(), partial.end(), out.begin());
 }
 // op over every process's value on process `root`; the others get their own value back.
 template <class T, class Op>
-T reduce(Runtime& rt, const T& value, Op op, int root) {
+T reduce(Processes ps, const T& value, Op op, int root) {
   static_assert(std::is_trivially_copyable_v<T>,
                 "reduce needs a trivially copyable T (for arrays, pass spans)");
   T out = value;
-  reduce<T>(rt, std::span<const T>(&value, 1), std::span<T>(&out, 1), op, root);
+  reduce<T>(ps, std::span<const T>(&value, 1), std::span<T>(&out, 1), op, root);
+  return out;
+}
+
+// op element by element over every process's `in`, into `out` of every process (MPI_Allreduce):
+// in and out of the same length, the same on every process; `out` may be `in`. op as reduce's.
+// Checked as the other calls (Runtime::allreduce(in, out, op) is the same without the check).
+template <class T, class Op>
+void allreduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::span<T> out, Op op) {
+  static_assert(std::is_trivially_copyable_v<T>, "allreduce needs a trivially copyable T");
+  ps.runtime().check_funneled("compas::allreduce", detail::kFunneled);
+  detail::agree(ps, {detail::CollectiveCall::allreduce, sizeof(T), in.size(), -1, true,
+                     detail::size_problem("out", out.size(), in.size())});
+  if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
+  if (ps.size() > 1) ps.collectives().allreduce(out, op);
+}
+// op over every process's value, on every process.
+template <class T, class Op>
+T allreduce(Processes ps, const T& value, Op op) {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "allreduce needs a trivially copyable T (for arrays, pass spans)");
+  T out = value;
+  allreduce<T>(ps, std::span<const T>(&value, 1), std::span<T>(&out, 1), op);
   return out;
 }
 

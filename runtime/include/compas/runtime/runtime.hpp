@@ -124,10 +124,17 @@ class OpenMpThreads;  // runtime/src/openmp.hpp
 // An error in the arguments of a collective call that every process of the call detects alike and
 // throws with the same message (a DistArray's shape differing between processes, lengths or roots
 // of compas::broadcast and the other calls of collectives.hpp that differ). Uncaught, it ends the
-// job with one line, from process 0 (see Runtime::abort).
+// job with one line, from process 0, or from the first member of the Group it was thrown on (see
+// Runtime::abort).
 class CollectiveError : public std::invalid_argument {
  public:
-  using std::invalid_argument::invalid_argument;
+  // `speaker`: the job rank that says it when it ends the job (a group's first member).
+  explicit CollectiveError(const std::string& message, int speaker = 0)
+      : std::invalid_argument(message), speaker_(speaker) {}
+  int speaker() const { return speaker_; }
+
+ private:
+  int speaker_;
 };
 
 class Runtime {
@@ -177,7 +184,8 @@ class Runtime {
   // most). stdout and stderr are flushed when no other thread holds them; nothing is unwound.
   // While the Runtime lives, an uncaught exception ends the job the same way with status 1 and
   // its what() as the message (instead of std::terminate's abort and backtrace on every process).
-  // A CollectiveError, which every process throws alike, is said by process 0 alone, and a
+  // A CollectiveError, which every process throws alike, is said by process 0 alone (by a Group's
+  // first member when the processes of a Group threw it: CollectiveError::speaker), and a
   // comm::CommError naming a peer by that peer (its own error or abort): the other processes wait
   // up to 5 s for the job to be ended by them, then say theirs.
   [[noreturn]] void abort(int code, std::string_view message);

@@ -1,0 +1,91 @@
+// Process groups: subsets of the job's processes that run the collectives of collectives.hpp among
+// themselves, what a port makes of MPI_Comm_split and MPI_Cart_sub (SUMMA's broadcasts along the
+// rows and columns of a process grid).
+//
+//   #include "compas/runtime/group.hpp"
+//   compas::Group half = compas::split(rt, rt.process() % 2, rt.process());  // MPI_Comm_split
+//   compas::Group row = compas::grid_rows(rt, {2, 2});  // this process's row of a 2 x 2 grid
+//   compas::broadcast(row, std::span<double>(panel), 0);  // from group rank 0 of the row
+//   double s = row.allreduce(x, compas::op::sum{});
+//
+// A Group numbers its members 0..size()-1 (group ranks); every collective of collectives.hpp
+// takes a Group where it takes the Runtime, with roots and counts in group ranks and the same
+// checks (a CollectiveError names group ranks and their job ranks). Groups of one process are
+// allowed; a process in no group (split with a colour < 0) gets an empty Group: size() 0, rank()
+// -1, and its collectives throw std::logic_error (MPI_COMM_NULL's part).
+//
+// Making and destroying a Group is collective over the whole job (each process makes its own
+// group's scratch window, which is a job-wide allocation): every process makes the same calls in
+// the same order, funneled (the thread that made the Runtime, outside run(); std::logic_error
+// otherwise, before anything collective). Groups may then be used in any order and at any time:
+// different groups run different collectives at once, and one process may alternate between its
+// row and its column group.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "compas/runtime/collectives.hpp"
+#include "compas/runtime/dist_array.hpp"
+#include "compas/runtime/runtime.hpp"
+
+namespace compas {
+
+// The colour of a process in no group (any colour < 0 means the same).
+inline constexpr int undefined = -1;
+
+class Group {
+ public:
+  ~Group();  // collective, as making it
+  Group(Group&&) noexcept;
+  Group& operator=(Group&&) noexcept;  // collective: destroys the group it held
+
+  int rank() const;  // this process's group rank; -1 when in no group
+  int size() const;  // 0 when in no group
+  bool empty() const { return size() == 0; }
+  int job_rank(int i) const;  // the job rank of member i (std::out_of_range outside 0..size()-1)
+  const std::vector<int>& members() const;  // job ranks in group order
+  Runtime& runtime() const;
+  comm::ProcessCollectives& collectives();  // its node collectives (std::logic_error if empty)
+
+  // Funneled: returns when every member has called it.
+  void barrier();
+  // op (a comm::Op or an associative (T, T) -> T such as compas::op::sum{}) over the members'
+  // values, on every member; combined in group-rank order. Checked as collectives.hpp's calls.
+  template <class T, class Op>
+  T allreduce(const T& value, Op op) {
+    return compas::allreduce(*this, value, op);
+  }
+  template <class T, class Op>
+  void allreduce(std::span<const std::type_identity_t<T>> in, std::span<T> out, Op op) {
+    compas::allreduce<T>(*this, in, out, op);
+  }
+
+  struct Impl;  // runtime/src/group_impl.hpp
+  explicit Group(std::unique_ptr<Impl> impl);
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// MPI_Comm_split: the processes passing one colour form a group, ordered by key, then by job rank.
+// A colour < 0 (compas::undefined) puts this process in no group (an empty Group). Collective.
+Group split(Runtime& rt, int colour, int key = 0);
+
+// The group whose members are `members` (job ranks, in group order, this process among them); an
+// empty list: in no group. Every process passes its own group's list, and members of one group
+// pass the same: otherwise every process throws the same CollectiveError naming two processes
+// and their lists. Collective.
+Group group_of(Runtime& rt, std::vector<int> members);
+
+// This process's row (columns 0..cols-1 of its row, in order) or column (rows 0..rows-1) of the
+// process grid `grid`, row-major by job rank. Sides of 0 are chosen as DistOptions::grid's are
+// ({0, 0}: Runtime::process_grid()), so a DistArray on Decomposition::grid with the same grid
+// and these groups agree on who is where. Sides that do not multiply to P throw CollectiveError
+// naming them. Collective.
+Group grid_rows(Runtime& rt, ProcessGrid grid = {});
+Group grid_cols(Runtime& rt, ProcessGrid grid = {});
+
+}  // namespace compas

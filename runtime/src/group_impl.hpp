@@ -1,0 +1,30 @@
+// What a Group holds (group.hpp), for the sources that make and use one.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compas/comm/collectives.hpp"
+#include "compas/runtime/group.hpp"
+
+namespace compas {
+
+struct Group::Impl {
+  Runtime* rt = nullptr;
+  std::vector<int> members;  // job ranks in group order; empty: in no group
+  int rank = -1;
+  // Over `members` (over this process alone when in no group: its window is still part of the
+  // job-wide creation).
+  std::unique_ptr<comm::ProcessCollectives> coll;
+};
+
+namespace detail {
+// The Group of `members` (empty: in no group), checked and made collectively; `call` names the
+// public call in errors ("compas::split").
+Group make_group(Runtime& rt, std::vector<int> members, const char* call);
+// "{0, 2, 4}".
+std::string list_text(const std::vector<int>& ranks);
+}  // namespace detail
+
+}  // namespace compas

@@ -1,0 +1,38 @@
+// Processes (collectives.hpp): the whole job or a Group's members, as the collectives see them.
+#include <stdexcept>
+#include <string>
+
+#include "compas/runtime/collectives.hpp"
+#include "compas/runtime/group.hpp"
+#include "group_impl.hpp"
+
+namespace compas {
+
+Processes::Processes(Group& g) : rt_(&g.runtime()), group_(&g) {
+  if (g.empty())
+    throw std::logic_error(
+        "compas collectives on a Group: this process is in no group (its colour was < 0, or its "
+        "member list empty)");
+}
+
+int Processes::rank() const {
+  return group_ ? group_->rank() : rt_->process();
+}
+int Processes::size() const {
+  return group_ ? group_->size() : rt_->processes();
+}
+int Processes::job_rank(int rank) const {
+  return group_ ? group_->job_rank(rank) : rank;
+}
+comm::ProcessCollectives& Processes::collectives() const {
+  return group_ ? group_->collectives() : rt_->collectives();
+}
+std::string Processes::name(int rank) const {
+  if (!group_) return "process " + std::to_string(rank);
+  return "group rank " + std::to_string(rank) + " (process " + std::to_string(job_rank(rank)) + ")";
+}
+std::string Processes::where() const {
+  return group_ ? " on the group of processes " + detail::list_text(group_->members()) : "";
+}
+
+}  // namespace compas
