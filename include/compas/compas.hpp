@@ -9,6 +9,7 @@
 #include "compas/runtime/channel.hpp"
 #include "compas/runtime/collectives.hpp"
 #include "compas/runtime/dist_array.hpp"
+#include "compas/runtime/irregular.hpp"
 #include "compas/runtime/range.hpp"
 #include "compas/runtime/runtime.hpp"
 #include "compas/threads/barrier.hpp"

@@ -202,6 +202,7 @@ namespace detail {
 // and the exchange.
 class DistBase {
  public:
+  Runtime& runtime() const { return *rt_; }  // the Runtime the array was made with
   void exchange_halos() { halo_->exchange_funneled(); }
   void exchange_halos(threads::ThreadCtx& t, TeamSync sync = TeamSync::barriers) {
     if (sync == TeamSync::barriers) t.barrier();

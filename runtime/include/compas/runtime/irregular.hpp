@@ -1,0 +1,226 @@
+// Irregular access to a DistArray by global index: read entries owned by any process (gather),
+// add or combine into them (scatter), add and get the old values back (fetch_add), aggregated
+// per owner: one message to each peer per call, never one per element. What a port calls instead
+// of the MPI_Alltoall(v) of index lists and values a sparse matrix-vector product, a graph code
+// or RandomAccess writes by hand (Global Arrays' NGA_Gather / NGA_Scatter_acc).
+//
+//   compas::DistArray<double> x(rt, n);
+//   std::vector<compas::index> cols = ...;         // any global indices, duplicates allowed
+//   compas::GatherPlan plan(x, cols);               // once: the index lists go to their owners
+//   std::vector<double> xs(cols.size());
+//   for (int it = 0; it < iterations; ++it) {
+//     plan.gather(xs);                              // xs[k] = x[cols[k]]: only values move
+//     ...
+//   }
+//   plan.scatter_add(contrib);                      // x[cols[k]] += contrib[k] at the owners
+//   plan.scatter(bits, [](auto a, auto b) { return a ^ b; });  // any operator
+//   plan.fetch_add(incr, old);                      // old[k]: x[cols[k]] before incr[k] was added
+//
+// Inspector / executor: the constructor sorts the indices by owner (the array's block split),
+// exchanges the index lists once (compas::alltoallv) and keeps, on every owner, the local
+// positions it serves to each peer. gather() and scatter() then make one alltoallv of values;
+// fetch_add() two (the additions out, the old values back). Indices this process owns move no
+// message (read and written in place). A 2-D array takes (row, column) pairs.
+//
+// Order. An owner applies what it receives in source rank order, and each source's entries in
+// the order of its index list (its own entries at its own rank's turn). So duplicates add up,
+// scatter's op is applied as old = op(old, value) in that order, and fetch_add's old[k] is the
+// entry's value before this call plus every addition from lower ranks and from earlier positions
+// of the same rank.
+//
+// All calls are collectives, funneled like those of collectives.hpp: the thread that made the
+// Runtime, outside run() and outside OpenMP parallel regions, every process the same calls on
+// plans made in the same order (std::logic_error from another thread). The plan refers to the
+// array (keep it alive and in place; swap(u, v) is fine: the plan reads whatever u holds) and
+// reads and writes owned cells only: after a scatter, exchange_halos() refreshes the halos.
+//
+// Errors, the same on every process, before any data moves: an index outside the array's global
+// range on any process (std::out_of_range naming the process, the index, its position and the
+// range); arrays of different shapes or element sizes (CollectiveError naming both processes);
+// at a call, a span of the wrong length, or processes calling different operations or plans
+// (CollectiveError). Each plan and each call first gathers a few words from every process.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "compas/runtime/collectives.hpp"
+#include "compas/runtime/dist_array.hpp"
+#include "compas/runtime/range.hpp"
+#include "compas/runtime/runtime.hpp"
+
+namespace compas {
+
+namespace detail {
+
+// The array as the plan sees it on this process (untyped): its shape and local storage.
+struct IrregularArray {
+  int dims = 1;
+  Range2 domain{}, owned{};
+  index pitch = 0;  // elements from one local row to the next (2-D)
+  std::size_t elem = 0;
+};
+
+// Who asks whom for what, for any element type (runtime/src/irregular_plan.cpp).
+struct IrregularPlan {
+  std::size_t n = 0;     // length of the index list (out, values)
+  std::uint64_t id = 0;  // which plan: every process makes its plans in the same order
+  std::size_t me = 0;    // this process's rank
+  std::vector<std::size_t> ask_counts;       // per rank: how many of my indices it owns (0 for me)
+  std::vector<std::size_t> remote_k;         // by owner: the position k of each of them
+  std::vector<std::size_t> serve_counts;     // per rank: how many of its indices I own (0 for me)
+  std::vector<std::size_t> serve;            // grouped by rank: each one's local offset here
+  std::vector<std::size_t> self_k, self_at;  // indices I own: position k, local offset
+};
+
+// Checks the indices and the array against every process's, then builds the plan (collective).
+IrregularPlan make_plan(Runtime& rt, const IrregularArray& a,
+                        std::span<const std::array<index, 2>> keys);
+
+enum class IrregularCall : std::uint32_t { gather = 1, scatter, fetch_add };
+// Every process makes the same call on the same plan with spans of the plan's length: checked
+// alike everywhere (CollectiveError), before any data moves.
+// `problem`: what is wrong with this process's own arguments ("" when nothing).
+void agree_call(Runtime& rt, const IrregularPlan& plan, IrregularCall call, std::size_t elem,
+                const std::string& problem);
+
+template <class T>
+IrregularArray irregular_array(const DistArray<T, 1>& u) {
+  return {1, {{0, 1}, u.domain()}, {{0, 1}, u.owned()}, 0, sizeof(T)};
+}
+template <class T>
+IrregularArray irregular_array(const DistArray<T, 2>& u) {
+  return {2, u.domain(), u.owned(), u.pitch(), sizeof(T)};
+}
+template <class T>
+T* local_base(DistArray<T, 1>& u) {
+  return u.local().data();
+}
+template <class T>
+T* local_base(DistArray<T, 2>& u) {
+  return u.local().data;
+}
+std::vector<std::array<index, 2>> keys_of(std::span<const index> indices);
+
+}  // namespace detail
+
+template <class T, int Dims = 1>
+class GatherPlan {
+  static_assert(std::is_trivially_copyable_v<T>, "GatherPlan needs a trivially copyable T");
+
+ public:
+  // A global index (1-D) or a (row, column) pair (2-D).
+  using Key = std::conditional_t<Dims == 1, index, std::array<index, 2>>;
+
+  // Collective: `indices` may differ in length (0 included) and content on every process.
+  GatherPlan(DistArray<T, Dims>& u, std::span<const Key> indices)
+      : u_(&u), rt_(&u.runtime()), plan_(make(u, indices)) {}
+
+  std::size_t size() const { return plan_.n; }
+
+  // out[k] = u[indices[k]], whoever owns it; out has size() elements.
+  void gather(std::span<T> out) {
+    detail::agree_call(*rt_, plan_, detail::IrregularCall::gather, sizeof(T),
+                       detail::size_problem("out", out.size(), plan_.n));
+    T* local = detail::local_base(*u_);
+    serve_.resize(plan_.serve.size());
+    for (std::size_t m = 0; m < serve_.size(); ++m) serve_[m] = local[plan_.serve[m]];
+    ask_.resize(plan_.remote_k.size());
+    detail::exchange<T>(*rt_, serve_, plan_.serve_counts, ask_, plan_.ask_counts);
+    for (std::size_t m = 0; m < ask_.size(); ++m) out[plan_.remote_k[m]] = ask_[m];
+    for (std::size_t s = 0; s < plan_.self_k.size(); ++s)
+      out[plan_.self_k[s]] = local[plan_.self_at[s]];
+  }
+
+  // u[indices[k]] = op(u[indices[k]], values[k]) at the owners, in the order at the top.
+  template <class Op>
+  void scatter(std::span<const T> values, Op op) {
+    send_values(values, detail::IrregularCall::scatter, "");
+    apply(values, [&](T& cell, const T& v, std::size_t, std::size_t) { cell = op(cell, v); });
+  }
+  // u[indices[k]] += values[k] at the owners; duplicates add up.
+  void scatter_add(std::span<const T> values) requires std::is_arithmetic_v<T> {
+    scatter(values, [](T a, T b) { return static_cast<T>(a + b); });
+  }
+  // scatter_add, and old_out[k] = the entry's value just before values[k] was added there.
+  void fetch_add(std::span<const T> values, std::span<T> old_out) requires std::is_arithmetic_v<T> {
+    send_values(values, detail::IrregularCall::fetch_add,
+                detail::size_problem("old_out", old_out.size(), plan_.n));
+    old_.resize(serve_.size());
+    apply(values, [&](T& cell, const T& v, std::size_t k, std::size_t m) {
+      (k != kRemote ? old_out[k] : old_[m]) = cell;
+      cell = static_cast<T>(cell + v);
+    });
+    detail::exchange<T>(*rt_, old_, plan_.serve_counts, ask_, plan_.ask_counts);
+    for (std::size_t m = 0; m < ask_.size(); ++m) old_out[plan_.remote_k[m]] = ask_[m];
+  }
+
+ private:
+  static constexpr std::size_t kRemote = static_cast<std::size_t>(-1);
+
+  static detail::IrregularPlan make(DistArray<T, Dims>& u, std::span<const Key> indices) {
+    if constexpr (Dims == 1)
+      return detail::make_plan(u.runtime(), detail::irregular_array(u), detail::keys_of(indices));
+    else
+      return detail::make_plan(u.runtime(), detail::irregular_array(u), indices);
+  }
+  // Agrees on the call, then sends each owner its values (into serve_ at the owners).
+  void send_values(std::span<const T> values, detail::IrregularCall call, std::string problem) {
+    if (const std::string own = detail::size_problem("values", values.size(), plan_.n);
+        !own.empty())
+      problem = own;
+    detail::agree_call(*rt_, plan_, call, sizeof(T), problem);
+    ask_.resize(plan_.remote_k.size());
+    for (std::size_t m = 0; m < ask_.size(); ++m) ask_[m] = values[plan_.remote_k[m]];
+    serve_.resize(plan_.serve.size());
+    detail::exchange<T>(*rt_, ask_, plan_.ask_counts, serve_, plan_.serve_counts);
+  }
+  // f(cell, value, k, m) over every entry this process owns, in source rank order: its own
+  // (k: the position in its list, m unused) at its rank's turn, a peer's (k = kRemote, m: the
+  // position in serve_) at the peer's.
+  template <class F>
+  void apply(std::span<const T> values, F f) {
+    T* local = detail::local_base(*u_);
+    std::size_t m = 0;
+    for (std::size_t r = 0; r < plan_.serve_counts.size(); ++r) {
+      if (r == plan_.me)
+        for (std::size_t s = 0; s < plan_.self_k.size(); ++s)
+          f(local[plan_.self_at[s]], values[plan_.self_k[s]], plan_.self_k[s], 0);
+      for (const std::size_t end = m + plan_.serve_counts[r]; m < end; ++m)
+        f(local[plan_.serve[m]], serve_[m], kRemote, m);
+    }
+  }
+
+  DistArray<T, Dims>* u_;
+  Runtime* rt_;
+  detail::IrregularPlan plan_;
+  // Values in this process's list by owner, values it serves by asker, fetch_add's old values.
+  std::vector<T> ask_, serve_, old_;
+};
+
+template <class T>
+GatherPlan(DistArray<T, 1>&, std::span<const index>) -> GatherPlan<T, 1>;
+template <class T>
+GatherPlan(DistArray<T, 1>&, const std::vector<index>&) -> GatherPlan<T, 1>;
+template <class T>
+GatherPlan(DistArray<T, 2>&, std::span<const std::array<index, 2>>) -> GatherPlan<T, 2>;
+template <class T>
+GatherPlan(DistArray<T, 2>&, const std::vector<std::array<index, 2>>&) -> GatherPlan<T, 2>;
+
+// One-shot forms: a plan made and used once (collective, as the plan's calls).
+template <class T, int Dims>
+void gather(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
+            std::span<std::type_identity_t<T>> out) {
+  GatherPlan<T, Dims>(u, indices).gather(out);
+}
+template <class T, int Dims>
+void scatter_add(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
+                 std::span<const std::type_identity_t<T>> values) requires std::is_arithmetic_v<T> {
+  GatherPlan<T, Dims>(u, indices).scatter_add(values);
+}
+
+}  // namespace compas

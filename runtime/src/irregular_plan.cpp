@@ -1,0 +1,145 @@
+// GatherPlan's inspector (irregular.hpp): the indices and the array checked against every
+// process's, the indices sorted by owner, and the index lists sent to their owners once.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "compas/runtime/irregular.hpp"
+#include "irregular_owners.hpp"
+
+namespace compas::detail {
+
+namespace {
+
+// What every process says about its plan before any index moves.
+struct PlanWire {
+  std::int64_t dims = 0, elem = 0;
+  std::int64_t domain[4] = {}, owned[4] = {};
+  std::int64_t bad = 0, bad_pos = 0, bad_key[2] = {};
+};
+static_assert(std::is_trivially_copyable_v<PlanWire>);
+
+void put_range2(std::int64_t* out, const Range2& r) {
+  out[0] = r.rows.lo;
+  out[1] = r.rows.hi;
+  out[2] = r.cols.lo;
+  out[3] = r.cols.hi;
+}
+Range2 range2_of(const std::int64_t* in) {
+  return {{in[0], in[1]}, {in[2], in[3]}};
+}
+
+std::string text_of(const Range2& r, std::int64_t dims) {
+  const auto one = [](const Range& x) {
+    return "[" + std::to_string(x.lo) + ", " + std::to_string(x.hi) + ")";
+  };
+  return dims == 1 ? one(r.cols) : one(r.rows) + " x " + one(r.cols);
+}
+std::string key_text(const std::int64_t* key, std::int64_t dims) {
+  if (dims == 1) return std::to_string(key[1]);
+  return "(" + std::to_string(key[0]) + ", " + std::to_string(key[1]) + ")";
+}
+std::string process(std::size_t r) {
+  return "process " + std::to_string(r);
+}
+
+PlanWire wire_of(const IrregularArray& a, std::span<const std::array<index, 2>> keys) {
+  PlanWire w;
+  w.dims = a.dims;
+  w.elem = static_cast<std::int64_t>(a.elem);
+  put_range2(w.domain, a.domain);
+  put_range2(w.owned, a.owned);
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (a.domain.rows.contains(keys[k][0]) && a.domain.cols.contains(keys[k][1])) continue;
+    w.bad = 1;
+    w.bad_pos = static_cast<std::int64_t>(k);
+    w.bad_key[0] = keys[k][0];
+    w.bad_key[1] = keys[k][1];
+    break;
+  }
+  return w;
+}
+
+// The same verdict on every process: arrays that differ, then the first index out of range.
+void check_plan(const std::vector<PlanWire>& all) {
+  const PlanWire& w0 = all[0];
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    const PlanWire& w = all[r];
+    if (w.dims != w0.dims || w.elem != w0.elem ||
+        std::memcmp(w.domain, w0.domain, sizeof w.domain) != 0)
+      throw CollectiveError(
+          "compas::GatherPlan: " + process(0) + " passes a " + std::to_string(w0.dims) +
+          "-D array of " + text_of(range2_of(w0.domain), w0.dims) + " and elements of " +
+          std::to_string(w0.elem) + " bytes, " + process(r) + " a " + std::to_string(w.dims) +
+          "-D array of " + text_of(range2_of(w.domain), w.dims) + " and elements of " +
+          std::to_string(w.elem) + " bytes: every process passes the same array");
+  }
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    const PlanWire& w = all[r];
+    if (!w.bad) continue;
+    throw std::out_of_range("compas::GatherPlan: " + process(r) + ": index " +
+                            key_text(w.bad_key, w.dims) + " at position " +
+                            std::to_string(w.bad_pos) + " is outside the array's global range " +
+                            text_of(range2_of(w.domain), w.dims));
+  }
+}
+
+// Sorts the keys by owner: counts, positions (stable), and the keys this process owns.
+std::vector<std::array<index, 2>> sort_by_owner(IrregularPlan& plan, const Owners& owners,
+                                                const IrregularArray& a,
+                                                std::span<const std::array<index, 2>> keys) {
+  std::vector<std::size_t> owner(keys.size());
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    owner[k] = owners.of(keys[k][0], keys[k][1]);
+    if (owner[k] != plan.me) ++plan.ask_counts[owner[k]];
+  }
+  std::vector<std::size_t> next = offsets_of(plan.ask_counts);
+  plan.remote_k.resize(next.back() + plan.ask_counts.back());
+  std::vector<std::array<index, 2>> asked(plan.remote_k.size());
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (owner[k] == plan.me) {
+      plan.self_k.push_back(k);
+      plan.self_at.push_back(local_offset(a, keys[k]));
+      continue;
+    }
+    const std::size_t m = next[owner[k]]++;
+    plan.remote_k[m] = k;
+    asked[m] = keys[k];
+  }
+  return asked;
+}
+
+std::atomic<std::uint64_t> plans_made{0};
+
+}  // namespace
+
+std::vector<std::array<index, 2>> keys_of(std::span<const index> indices) {
+  std::vector<std::array<index, 2>> keys(indices.size());
+  for (std::size_t k = 0; k < indices.size(); ++k) keys[k] = {0, indices[k]};
+  return keys;
+}
+
+IrregularPlan make_plan(Runtime& rt, const IrregularArray& a,
+                        std::span<const std::array<index, 2>> keys) {
+  const std::vector<PlanWire> all = allgather(rt, wire_of(a, keys));
+  check_plan(all);
+  std::vector<Range2> owned;
+  for (const PlanWire& w : all) owned.push_back(range2_of(w.owned));
+  const auto P = all.size();
+  IrregularPlan plan;
+  plan.n = keys.size();
+  plan.id = plans_made.fetch_add(1);
+  plan.me = static_cast<std::size_t>(rt.process());
+  plan.ask_counts.assign(P, 0);
+  const auto asked = sort_by_owner(plan, Owners(owned), a, keys);
+  const auto got = alltoallv(rt, std::span<const std::array<index, 2>>(asked),
+                             std::span<const std::size_t>(plan.ask_counts));
+  plan.serve_counts = got.counts;
+  plan.serve.reserve(got.data.size());
+  for (const auto& key : got.data) plan.serve.push_back(local_offset(a, key));
+  return plan;
+}
+
+}  // namespace compas::detail
