@@ -8,6 +8,7 @@
 // wrong number of arguments) prints what is allowed and exits 2; a failed verification returns 1.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -190,6 +191,54 @@ inline int reduce_verdict(long iterations, long length, long workers, const doub
     std::printf("First error at i=%ld; value: %lf; reference value: %lf\n", bad, root[bad],
                 reference);
   return bad < 0 ? 0 : 1;
+}
+
+// sparse: the matrix of a star stencil of radius r on a periodic 2^lsize x 2^lsize grid, the point
+// (i, j) being row and column i + 2^lsize j, or that number with its 2 lsize bits reversed when
+// `scramble` (PRK's default, an irregular pattern). Row `row`'s 4 r + 1 columns, ascending, into
+// cols; its entries are 1 / (column + 1).
+inline long bit_reverse(unsigned long x, int bits) {
+  x = ((x >> 1) & 0x5555555555555555UL) | ((x & 0x5555555555555555UL) << 1);
+  x = ((x >> 2) & 0x3333333333333333UL) | ((x & 0x3333333333333333UL) << 2);
+  x = ((x >> 4) & 0x0f0f0f0f0f0f0f0fUL) | ((x & 0x0f0f0f0f0f0f0f0fUL) << 4);
+  x = ((x >> 8) & 0x00ff00ff00ff00ffUL) | ((x & 0x00ff00ff00ff00ffUL) << 8);
+  x = ((x >> 16) & 0x0000ffff0000ffffUL) | ((x & 0x0000ffff0000ffffUL) << 16);
+  x = (x >> 32) | (x << 32);
+  return bits == 0 ? 0 : static_cast<long>(x >> (64 - bits));
+}
+inline void sparse_row(long row, int lsize, long r, bool scramble, long* cols) {
+  const long size = 1L << lsize, i = row % size, j = row / size;
+  auto at = [&](long x, long y) {
+    const long lin = x + (y << lsize);
+    return scramble ? bit_reverse(static_cast<unsigned long>(lin), 2 * lsize) : lin;
+  };
+  long* c = cols;
+  *c++ = at(i, j);
+  for (long k = 1; k <= r; ++k) {
+    *c++ = at((i + k) % size, j);
+    *c++ = at((i - k + size) % size, j);
+    *c++ = at(i, (j + k) % size);
+    *c++ = at(i, (j - k + size) % size);
+  }
+  std::sort(cols, c);
+}
+
+// sparse: vector[c] += c + 1 and result += matrix * vector, iterations + 1 times, so that every
+// product term is (iterations' count so far) and the sum of the result must be PRK's reference,
+// rows * (4 r + 1) * (iterations + 1) (iterations + 2) / 2, within 1e-8 (relative: the sum is
+// added in another order by every job shape). Rate: 2 flops per nonzero and iteration.
+inline int sparse_verdict(long iterations, long rows, long r, double sum, double seconds,
+                          bool print) {
+  const double it = static_cast<double>(iterations), nent = static_cast<double>(rows) * (4 * r + 1);
+  const double reference = 0.5 * nent * (it + 1.0) * (it + 2.0);
+  const bool ok = std::fabs(sum - reference) <= 1e-8 * reference;
+  const double avg = seconds / it;
+  if (print && ok)
+    std::printf("Solution validates\nRate (MFlops/s): %lf  Avg time (s): %lf\n",
+                1e-6 * 2.0 * nent / avg, avg);
+  else if (print)
+    std::printf("ERROR: Vector sum = %lf, Reference vector sum = %lf\n", sum, reference);
+  return ok ? 0 : 1;
 }
 
 }  // namespace prk
