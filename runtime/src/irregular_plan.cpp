@@ -113,6 +113,33 @@ std::vector<std::array<index, 2>> sort_by_owner(IrregularPlan& plan, const Owner
 
 std::atomic<std::uint64_t> plans_made{0};
 
+// The moves i < n from src(i) to dst(i) as blocks of consecutive positions on both sides; none
+// when there would be more than n / 4 of them.
+template <class D, class S>
+std::vector<IrregularPlan::Run> runs_of(std::size_t n, D dst, S src) {
+  std::vector<IrregularPlan::Run> runs;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!runs.empty() && runs.back().dst + runs.back().len == dst(i) &&
+        runs.back().src + runs.back().len == src(i)) {
+      ++runs.back().len;
+      continue;
+    }
+    if (runs.size() >= n / 4) return {};
+    runs.push_back({dst(i), src(i), 1});
+  }
+  return runs;
+}
+
+void find_runs(IrregularPlan& p) {
+  const auto same = [](std::size_t i) { return i; };
+  p.serve_runs = runs_of(p.serve.size(), same, [&](std::size_t m) { return p.serve[m]; });
+  p.remote_runs = runs_of(
+      p.remote_k.size(), [&](std::size_t m) { return p.remote_k[m]; }, same);
+  p.self_runs = runs_of(
+      p.self_k.size(), [&](std::size_t s) { return p.self_k[s]; },
+      [&](std::size_t s) { return p.self_at[s]; });
+}
+
 }  // namespace
 
 std::vector<std::array<index, 2>> keys_of(std::span<const index> indices) {
@@ -139,6 +166,7 @@ IrregularPlan make_plan(Runtime& rt, const IrregularArray& a,
   plan.serve_counts = got.counts;
   plan.serve.reserve(got.data.size());
   for (const auto& key : got.data) plan.serve.push_back(local_offset(a, key));
+  find_runs(plan);
   return plan;
 }
 

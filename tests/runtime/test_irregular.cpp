@@ -174,6 +174,31 @@ TEST(Irregular, FetchAddOldValuesInRankThenPositionOrder) {
   for (index i = u.lo(); i < u.hi(); ++i) EXPECT_EQ(u[i], x[static_cast<std::size_t>(i)]) << i;
 }
 
+// Sorted lists (a sparse code's columns) are moved in blocks: the same results.
+TEST(Irregular, SortedListsGiveTheSameResults) {
+  compas::DistArray<std::int64_t> u(rt(), kN);
+  fill(u, initial);
+  std::vector<index> idx;
+  for (index i = me() % 2; i < kN; ++i) idx.push_back(i);
+  compas::GatherPlan plan(u, idx);
+  std::vector<std::int64_t> out(idx.size()), old(idx.size());
+  plan.gather(out);
+  for (std::size_t k = 0; k < idx.size(); ++k) ASSERT_EQ(out[k], initial(idx[k])) << k;
+  plan.fetch_add(my_values(idx.size()), old);
+  plan.gather(out);
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    std::int64_t before = initial(idx[k]), total = before;
+    for (int r = 0; r < P(); ++r) {
+      if (idx[k] < r % 2) continue;
+      const auto k_r = static_cast<std::size_t>(idx[k] - r % 2);  // its position on rank r
+      if (r < me()) before += value_of(r, k_r);
+      total += value_of(r, k_r);
+    }
+    EXPECT_EQ(old[k], before) << k;
+    EXPECT_EQ(out[k], total) << k;
+  }
+}
+
 TEST(Irregular, IndexOutOfRangeOnOneRankThrowsTheSameEverywhere) {
   compas::DistArray<double> u(rt(), kN);
   const int bad = P() - 1;

@@ -43,6 +43,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -75,7 +76,29 @@ struct IrregularPlan {
   std::vector<std::size_t> serve_counts;     // per rank: how many of its indices I own (0 for me)
   std::vector<std::size_t> serve;            // grouped by rank: each one's local offset here
   std::vector<std::size_t> self_k, self_at;  // indices I own: position k, local offset
+  // The copies of gather() as blocks, where positions run on consecutively on both sides (a
+  // sorted index list): dst[i] = src[i] for i in [0, len) from (dst, src). Empty when blocks
+  // would not make the list 4 times shorter: then element by element.
+  struct Run {
+    std::size_t dst = 0, src = 0, len = 0;
+  };
+  std::vector<Run> serve_runs;   // value buffer <- local (serve)
+  std::vector<Run> remote_runs;  // out <- value buffer (remote_k)
+  std::vector<Run> self_runs;    // out <- local (self_k, self_at)
 };
+
+// dst[d(i)] = src[s(i)] for i < n, by the blocks of `runs` when there are any (`back`: the
+// runs' dst and src swapped).
+template <class T, class D, class S>
+void move(const std::vector<IrregularPlan::Run>& runs, bool back, std::size_t n, T* dst,
+          const T* src, D d, S s) {
+  if (runs.empty()) {
+    for (std::size_t i = 0; i < n; ++i) dst[d(i)] = src[s(i)];
+    return;
+  }
+  for (const auto& r : runs)
+    std::memcpy(dst + (back ? r.src : r.dst), src + (back ? r.dst : r.src), r.len * sizeof(T));
+}
 
 // Checks the indices and the array against every process's, then builds the plan (collective).
 IrregularPlan make_plan(Runtime& rt, const IrregularArray& a,
@@ -126,14 +149,16 @@ class GatherPlan {
   void gather(std::span<T> out) {
     detail::agree_call(*rt_, plan_, detail::IrregularCall::gather, sizeof(T),
                        detail::size_problem("out", out.size(), plan_.n));
-    T* local = detail::local_base(*u_);
+    const T* local = detail::local_base(*u_);
     serve_.resize(plan_.serve.size());
-    for (std::size_t m = 0; m < serve_.size(); ++m) serve_[m] = local[plan_.serve[m]];
+    pack_served(local);
     ask_.resize(plan_.remote_k.size());
     detail::exchange<T>(*rt_, serve_, plan_.serve_counts, ask_, plan_.ask_counts);
-    for (std::size_t m = 0; m < ask_.size(); ++m) out[plan_.remote_k[m]] = ask_[m];
-    for (std::size_t s = 0; s < plan_.self_k.size(); ++s)
-      out[plan_.self_k[s]] = local[plan_.self_at[s]];
+    unpack_asked(out);
+    detail::move(
+        plan_.self_runs, false, plan_.self_k.size(), out.data(), local,
+        [&](std::size_t s) { return plan_.self_k[s]; },
+        [&](std::size_t s) { return plan_.self_at[s]; });
   }
 
   // u[indices[k]] = op(u[indices[k]], values[k]) at the owners, in the order at the top.
@@ -156,11 +181,23 @@ class GatherPlan {
       cell = static_cast<T>(cell + v);
     });
     detail::exchange<T>(*rt_, old_, plan_.serve_counts, ask_, plan_.ask_counts);
-    for (std::size_t m = 0; m < ask_.size(); ++m) old_out[plan_.remote_k[m]] = ask_[m];
+    unpack_asked(old_out);
   }
 
  private:
   static constexpr std::size_t kRemote = static_cast<std::size_t>(-1);
+  static std::size_t identity(std::size_t i) { return i; }
+
+  // serve_[m] = the local entry asked as m-th; out[k] = ask_[m] for the m-th remote entry.
+  void pack_served(const T* local) {
+    detail::move(plan_.serve_runs, false, serve_.size(), serve_.data(), local, identity,
+                 [&](std::size_t m) { return plan_.serve[m]; });
+  }
+  void unpack_asked(std::span<T> out) {
+    detail::move(
+        plan_.remote_runs, false, ask_.size(), out.data(), ask_.data(),
+        [&](std::size_t m) { return plan_.remote_k[m]; }, identity);
+  }
 
   static detail::IrregularPlan make(DistArray<T, Dims>& u, std::span<const Key> indices) {
     if constexpr (Dims == 1)
@@ -175,7 +212,8 @@ class GatherPlan {
       problem = own;
     detail::agree_call(*rt_, plan_, call, sizeof(T), problem);
     ask_.resize(plan_.remote_k.size());
-    for (std::size_t m = 0; m < ask_.size(); ++m) ask_[m] = values[plan_.remote_k[m]];
+    detail::move(plan_.remote_runs, true, ask_.size(), ask_.data(), values.data(), identity,
+                 [&](std::size_t m) { return plan_.remote_k[m]; });
     serve_.resize(plan_.serve.size());
     detail::exchange<T>(*rt_, ask_, plan_.ask_counts, serve_, plan_.serve_counts);
   }
