@@ -241,4 +241,45 @@ inline int sparse_verdict(long iterations, long rows, long r, double sum, double
   return ok ? 0 : 1;
 }
 
+// random (RandomAccess): streams of powers of 2 modulo x^63 + x^2 + x + 1 (HPC Challenge's
+// generator); stream s starts at element SEQSEED + s * (its length) of the sequence.
+constexpr unsigned long kPoly = 0x7UL, kSeqSeed = 834568137686317453UL;
+constexpr long kPeriod = 1317624576693539401L;
+inline unsigned long random_next(unsigned long x) {
+  return (x << 1) ^ (static_cast<long>(x) < 0 ? kPoly : 0UL);
+}
+// Element n of the sequence (n >= 0), by repeated squaring.
+inline unsigned long random_start(long n) {
+  n %= kPeriod;
+  if (n == 0) return 1;
+  unsigned long m2[64], t = 1;
+  for (int k = 0; k < 64; ++k) {
+    m2[k] = t;
+    t = random_next(random_next(t));
+  }
+  int k = 62;
+  while (((n >> k) & 1) == 0) --k;
+  unsigned long ran = 2;
+  while (k > 0) {
+    unsigned long next = 0;
+    for (int b = 0; b < 64; ++b)
+      if ((ran >> b) & 1) next ^= m2[b];
+    ran = next;
+    if ((n >> --k) & 1) ran = random_next(ran);
+  }
+  return ran;
+}
+
+// random: a table of 2^L entries T[i] = i, UPDATES updates T[ran & (2^L - 1)] ^= ran in two
+// identical rounds, so that every entry must be back to i: 0 entries may differ. Rate: updates
+// per second (GUPS).
+inline int random_verdict(long updates, long wrong, double seconds, bool print) {
+  if (print && wrong == 0)
+    std::printf("Solution validates\nRate (GUPS/s): %lf, Time (s): %lf\n",
+                1e-9 * static_cast<double>(updates) / seconds, seconds);
+  else if (print)
+    std::printf("ERROR: number of incorrect table elements = %ld\n", wrong);
+  return wrong == 0 ? 0 : 1;
+}
+
 }  // namespace prk

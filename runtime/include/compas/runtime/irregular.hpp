@@ -15,6 +15,7 @@
 //   plan.scatter_add(contrib);                      // x[cols[k]] += contrib[k] at the owners
 //   plan.scatter(bits, [](auto a, auto b) { return a ^ b; });  // any operator
 //   plan.fetch_add(incr, old);                      // old[k]: x[cols[k]] before incr[k] was added
+//   compas::scatter(x, idx, bits, op);              // one-shot: a plan made and used once
 //
 // Inspector / executor: the constructor sorts the indices by owner (the array's block split),
 // exchanges the index lists once (compas::alltoallv) and keeps, on every owner, the local
@@ -259,6 +260,11 @@ template <class T, int Dims>
 void scatter_add(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
                  std::span<const std::type_identity_t<T>> values) requires std::is_arithmetic_v<T> {
   GatherPlan<T, Dims>(u, indices).scatter_add(values);
+}
+template <class T, int Dims, class Op>
+void scatter(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
+             std::span<const std::type_identity_t<T>> values, Op op) {
+  GatherPlan<T, Dims>(u, indices).scatter(values, op);
 }
 
 }  // namespace compas
