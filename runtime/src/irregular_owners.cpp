@@ -36,9 +36,4 @@ std::size_t Owners::of(index i, index j) const {
   return rank_[block_of(row_lo_, i) * col_lo_.size() + block_of(col_lo_, j)];
 }
 
-std::size_t local_offset(const IrregularArray& a, const std::array<index, 2>& key) {
-  return static_cast<std::size_t>((key[0] - a.owned.rows.lo) * a.pitch +
-                                  (key[1] - a.owned.cols.lo));
-}
-
 }  // namespace compas::detail

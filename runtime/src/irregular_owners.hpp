@@ -24,7 +24,4 @@ class Owners {
   std::vector<std::size_t> rank_;       // rank_[row block * col blocks + col block]
 };
 
-// The element offset of `key` from this process's first owned element.
-std::size_t local_offset(const IrregularArray& a, const std::array<index, 2>& key);
-
 }  // namespace compas::detail

@@ -18,6 +18,7 @@ struct PlanWire {
   std::int64_t dims = 0, elem = 0;
   std::int64_t domain[4] = {}, owned[4] = {};
   std::int64_t bad = 0, bad_pos = 0, bad_key[2] = {};
+  char problem[96] = {};  // what else is wrong with this process's arguments ("" when nothing)
 };
 static_assert(std::is_trivially_copyable_v<PlanWire>);
 
@@ -45,8 +46,10 @@ std::string process(std::size_t r) {
   return "process " + std::to_string(r);
 }
 
-PlanWire wire_of(const IrregularArray& a, std::span<const std::array<index, 2>> keys) {
+PlanWire wire_of(const IrregularArray& a, std::span<const std::array<index, 2>> keys,
+                 const std::string& problem) {
   PlanWire w;
+  std::memcpy(w.problem, problem.data(), std::min(problem.size(), sizeof w.problem - 1));
   w.dims = a.dims;
   w.elem = static_cast<std::int64_t>(a.elem);
   put_range2(w.domain, a.domain);
@@ -76,6 +79,9 @@ void check_plan(const std::vector<PlanWire>& all) {
           "-D array of " + text_of(range2_of(w.domain), w.dims) + " and elements of " +
           std::to_string(w.elem) + " bytes: every process passes the same array");
   }
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (all[r].problem[0])
+      throw CollectiveError("compas::GatherPlan: " + process(r) + ": " + all[r].problem);
   for (std::size_t r = 0; r < all.size(); ++r) {
     const PlanWire& w = all[r];
     if (!w.bad) continue;
@@ -148,24 +154,37 @@ std::vector<std::array<index, 2>> keys_of(std::span<const index> indices) {
   return keys;
 }
 
-IrregularPlan make_plan(Runtime& rt, const IrregularArray& a,
-                        std::span<const std::array<index, 2>> keys) {
-  const std::vector<PlanWire> all = allgather(rt, wire_of(a, keys));
+Routed route(Runtime& rt, const IrregularArray& a, std::span<const std::array<index, 2>> keys,
+             const std::string& problem) {
+  rt.check_funneled("compas::GatherPlan", kFunneled);
+  const PlanWire mine = wire_of(a, keys, problem);
+  std::vector<PlanWire> all(static_cast<std::size_t>(rt.processes()), mine);
+  if (all.size() > 1)  // one round: the records are the agreement
+    rt.collectives().allgather(std::span<const PlanWire>(&mine, 1), std::span<PlanWire>(all));
   check_plan(all);
   std::vector<Range2> owned;
   for (const PlanWire& w : all) owned.push_back(range2_of(w.owned));
-  const auto P = all.size();
-  IrregularPlan plan;
+  Routed out;
+  IrregularPlan& plan = out.plan;
   plan.n = keys.size();
   plan.id = plans_made.fetch_add(1);
   plan.me = static_cast<std::size_t>(rt.process());
-  plan.ask_counts.assign(P, 0);
-  const auto asked = sort_by_owner(plan, Owners(owned), a, keys);
-  const auto got = alltoallv(rt, std::span<const std::array<index, 2>>(asked),
-                             std::span<const std::size_t>(plan.ask_counts));
-  plan.serve_counts = got.counts;
-  plan.serve.reserve(got.data.size());
-  for (const auto& key : got.data) plan.serve.push_back(local_offset(a, key));
+  plan.ask_counts.assign(all.size(), 0);
+  out.asked = sort_by_owner(plan, Owners(owned), a, keys);
+  return out;
+}
+
+IrregularPlan make_plan(Runtime& rt, const IrregularArray& a,
+                        std::span<const std::array<index, 2>> keys) {
+  Routed r = route(rt, a, keys, "");
+  IrregularPlan& plan = r.plan;
+  // The counts, then the keys (route() agreed on the arguments: no second agreement).
+  plan.serve_counts = exchange_counts(rt, plan.ask_counts);
+  std::vector<std::array<index, 2>> got(offsets_of(plan.serve_counts).back() +
+                                        plan.serve_counts.back());
+  exchange<std::array<index, 2>>(rt, r.asked, plan.ask_counts, got, plan.serve_counts);
+  plan.serve.reserve(got.size());
+  for (const auto& key : got) plan.serve.push_back(local_offset(a, key));
   find_runs(plan);
   return plan;
 }

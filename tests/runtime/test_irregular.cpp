@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -153,6 +154,35 @@ TEST(Irregular, XorScatterMatchesTheSerialXor) {
   for (index i = u.lo(); i < u.hi(); ++i) EXPECT_EQ(u[i], x[static_cast<std::size_t>(i)]) << i;
 }
 
+TEST(Irregular, OneShotXorScatterMatchesTheSerialXor) {
+  compas::DistArray<std::uint64_t> u(rt(), kN);
+  fill(u, [](index i) { return static_cast<std::uint64_t>(i); });
+  const auto idx = list_of(me());
+  std::vector<std::uint64_t> bits(idx.size());
+  for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = 1ULL << (k % 63);
+  const auto xor_into = [](std::uint64_t a, std::uint64_t b) { return a ^ b; };
+  compas::scatter(u, std::span<const index>(idx), std::span<const std::uint64_t>(bits), xor_into);
+  std::vector<std::uint64_t> x(kN);
+  for (index i = 0; i < kN; ++i) x[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i);
+  for (int r = 0; r < P(); ++r) {
+    const auto l = list_of(r);
+    for (std::size_t k = 0; k < l.size(); ++k)
+      x[static_cast<std::size_t>(l[k])] ^= 1ULL << (k % 63);
+  }
+  for (index i = u.lo(); i < u.hi(); ++i) EXPECT_EQ(u[i], x[static_cast<std::size_t>(i)]) << i;
+  // values of the wrong length on one rank: the same error everywhere, nothing applied.
+  const int bad = P() - 1;
+  const std::vector<index> three = {0, 1, kN - 1};
+  const std::vector<std::uint64_t> v(me() == bad ? 2 : 3, 1);
+  EXPECT_EQ(error_of([&] {
+              compas::scatter(u, std::span<const index>(three), std::span<const std::uint64_t>(v),
+                              xor_into);
+            }),
+            "compas::GatherPlan: process " + std::to_string(bad) +
+                ": values holds 2 elements, 3 are needed");
+  for (index i = u.lo(); i < u.hi(); ++i) EXPECT_EQ(u[i], x[static_cast<std::size_t>(i)]) << i;
+}
+
 TEST(Irregular, FetchAddOldValuesInRankThenPositionOrder) {
   compas::DistArray<std::int64_t> u(rt(), kN);
   fill(u, initial);
@@ -266,6 +296,11 @@ TEST(Irregular, GatherAndScatterOnA2DArray) {
     std::vector<std::int64_t> hits(99, 0);
     for (int r = 0; r < P(); ++r)
       for (const index k : list_of(r, 99)) ++hits[static_cast<std::size_t>(k)];
+    // The one-shot form on pairs: subtracts the ones again, then adds them back as a plan did.
+    const std::vector<std::int64_t> minus(idx.size(), -1);
+    compas::scatter(u, std::span<const std::array<index, 2>>(idx),
+                    std::span<const std::int64_t>(minus), std::plus<>{});
+    plan.scatter_add(ones);
     for (index i = u.rows().lo; i < u.rows().hi; ++i)
       for (index j = u.cols().lo; j < u.cols().hi; ++j)
         EXPECT_EQ(u(i, j), f(i, j) + hits[static_cast<std::size_t>(i * 11 + j)]);

@@ -1,6 +1,6 @@
 // prk_random_openmp.cpp ported to processes x threads on compas: the table cut in one block per
-// process, the 1024 streams split over the processes; the `#pragma omp` loops over the table are
-// kept.
+// process, 1024 streams per process as in PRK's MPI version; the `#pragma omp` loops over the
+// table are kept.
 // What changed (diff -u prk_random_openmp.cpp prk_random_compas.cpp):
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
 //  2. The table becomes a 1-D DistArray (no halo); this process fills and checks its block.
@@ -14,6 +14,7 @@
 //        (compas-run -n P -t T, mpirun, srun, or alone)
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -28,7 +29,10 @@ int main(int argc, char** argv) {
   if ((ratio & (ratio - 1)) != 0)
     prk::bad_input("update ratio '" + std::to_string(ratio) + "': a power of 2 is needed");
   const long size = 1L << log2size, updates = ratio * size, per_round = updates / 2;
-  const long streams = per_round < 1024 ? per_round : 1024, steps = per_round / streams;
+  // (3) 1024 streams per process (PRK's MPI version's vector length), the updates of a round
+  // dealt out evenly: stream s makes steps + 1 numbers when s < extra, else steps.
+  const long streams = std::min(1024L * rt.processes(), per_round);
+  const long steps = per_round / streams, extra = per_round % streams;
   if (rt.process() == 0)
     std::printf(
         "Parallel Research Kernels: random access (compas)\nNumber of processes    = %d\n"
@@ -44,21 +48,26 @@ int main(int argc, char** argv) {
   for (long i = table.lo(); i < table.hi(); ++i) table[i] = static_cast<unsigned long>(i);
   const compas::Range mine = rt.part({0, streams});  // (3)
   std::vector<unsigned long> ran(mine.size());
-  std::vector<compas::index> where(mine.size());
+  std::vector<compas::index> where;
+  std::vector<unsigned long> value;
   const auto xor_into = [](unsigned long a, unsigned long b) { return a ^ b; };
 
   rt.barrier();  // (4)
   const double start = omp_get_wtime();
   for (int round = 0; round < 2; ++round) {
     for (long s = mine.lo; s < mine.hi; ++s)
-      ran[s - mine.lo] = prk::random_start(static_cast<long>(prk::kSeqSeed) + steps * s);
-    for (long k = 0; k < steps; ++k) {
-      for (std::size_t j = 0; j < ran.size(); ++j) {
-        ran[j] = prk::random_next(ran[j]);
-        where[j] = static_cast<compas::index>(ran[j] & (size - 1));
+      ran[s - mine.lo] = prk::random_start(static_cast<long>(prk::kSeqSeed) + (steps + 1) * s);
+    for (long k = 0; k < steps + (extra > 0); ++k) {
+      where.clear();
+      value.clear();
+      for (long s = mine.lo; s < mine.hi && (k < steps || s < extra); ++s) {
+        unsigned long& r = ran[s - mine.lo];
+        r = prk::random_next(r);
+        where.push_back(static_cast<compas::index>(r & (size - 1)));
+        value.push_back(r);
       }
       compas::scatter(table, std::span<const compas::index>(where),
-                      std::span<const unsigned long>(ran), xor_into);  // (3)
+                      std::span<const unsigned long>(value), xor_into);  // (3)
     }
   }
   const double seconds = rt.allreduce(omp_get_wtime() - start, compas::op::max{});  // (4)

@@ -104,6 +104,20 @@ void move(const std::vector<IrregularPlan::Run>& runs, bool back, std::size_t n,
 // Checks the indices and the array against every process's, then builds the plan (collective).
 IrregularPlan make_plan(Runtime& rt, const IrregularArray& a,
                         std::span<const std::array<index, 2>> keys);
+// make_plan's first half: the same checks (and `problem`, what else is wrong with this process's
+// arguments), the keys sorted by owner; `asked`: the keys for other processes, by owner. The
+// plan's serve lists are left empty.
+struct Routed {
+  IrregularPlan plan;
+  std::vector<std::array<index, 2>> asked;
+};
+Routed route(Runtime& rt, const IrregularArray& a, std::span<const std::array<index, 2>> keys,
+             const std::string& problem);
+// The element offset of `key` from this process's first owned element.
+inline std::size_t local_offset(const IrregularArray& a, const std::array<index, 2>& key) {
+  return static_cast<std::size_t>((key[0] - a.owned.rows.lo) * a.pitch +
+                                  (key[1] - a.owned.cols.lo));
+}
 
 enum class IrregularCall : std::uint32_t { gather = 1, scatter, fetch_add };
 // Every process makes the same call on the same plan with spans of the plan's length: checked
@@ -261,10 +275,48 @@ void scatter_add(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, D
                  std::span<const std::type_identity_t<T>> values) requires std::is_arithmetic_v<T> {
   GatherPlan<T, Dims>(u, indices).scatter_add(values);
 }
+// u[indices[k]] = op(u[indices[k]], values[k]) without a plan: each index travels with its value
+// (one agreement, the counts, the pairs: three rounds), in the order GatherPlan::scatter applies
+// them. For index lists used once (RandomAccess); a list used again is cheaper as a plan.
 template <class T, int Dims, class Op>
 void scatter(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
              std::span<const std::type_identity_t<T>> values, Op op) {
-  GatherPlan<T, Dims>(u, indices).scatter(values, op);
+  static_assert(std::is_trivially_copyable_v<T>, "scatter needs a trivially copyable T");
+  const detail::IrregularArray a = detail::irregular_array(u);
+  std::vector<std::array<index, 2>> keys;
+  std::span<const std::array<index, 2>> ks;
+  if constexpr (Dims == 1) {
+    keys = detail::keys_of(indices);
+    ks = keys;
+  } else {
+    ks = indices;
+  }
+  detail::Routed r =
+      detail::route(u.runtime(), a, ks, detail::size_problem("values", values.size(), ks.size()));
+  struct Item {
+    std::array<index, 2> key;
+    T value;
+  };
+  std::vector<Item> items(r.asked.size());
+  for (std::size_t m = 0; m < items.size(); ++m)
+    items[m] = {r.asked[m], values[r.plan.remote_k[m]]};
+  // The counts, then the pairs: route() agreed on the arguments already (compas::alltoallv
+  // would agree again, one round more).
+  Gathered<Item> got;
+  got.counts = detail::exchange_counts(u.runtime(), r.plan.ask_counts);
+  got.data.resize(detail::offsets_of(got.counts).back() + got.counts.back());
+  detail::exchange<Item>(u.runtime(), items, r.plan.ask_counts, got.data, got.counts);
+  T* local = detail::local_base(u);
+  std::size_t m = 0;
+  for (std::size_t src = 0; src < got.counts.size(); ++src) {
+    if (src == r.plan.me)
+      for (std::size_t s = 0; s < r.plan.self_k.size(); ++s)
+        local[r.plan.self_at[s]] = op(local[r.plan.self_at[s]], values[r.plan.self_k[s]]);
+    for (const std::size_t end = m + got.counts[src]; m < end; ++m) {
+      T& cell = local[detail::local_offset(a, got.data[m].key)];
+      cell = op(cell, got.data[m].value);
+    }
+  }
 }
 
 }  // namespace compas
