@@ -18,8 +18,8 @@
 //   compas::scatter(x, idx, bits, op);              // one-shot: a plan made and used once
 //
 // Inspector / executor: the constructor sorts the indices by owner (the array's block split),
-// exchanges the index lists once (compas::alltoallv) and keeps, on every owner, the local
-// positions it serves to each peer. gather() and scatter() then make one alltoallv of values;
+// exchanges the index lists once (counts, then lists: an alltoallv) and keeps, on every owner, the
+// local positions it serves to each peer. gather() and scatter() then make one alltoallv of values;
 // fetch_add() two (the additions out, the old values back). Indices this process owns move no
 // message (read and written in place). A 2-D array takes (row, column) pairs.
 //
