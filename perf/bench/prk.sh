@@ -201,7 +201,8 @@ for (k, shape, base), rs in groups.items():
         print(f"{k:8s} {shape:5s} {base:11s} {0:6d}  no successful round{note}")
         continue
     p, c = statistics.median(x[0] for x in ok), statistics.median(x[1] for x in ok)
-    print(f"{k:8s} {shape:5s} {base:11s} {len(ok):6d} {p:12.1f} {c:13.1f} {c / p:10.3f}  "
+    d = 4 if units[k] == "GUPS/s" else 1  # GUPS are small numbers
+    print(f"{k:8s} {shape:5s} {base:11s} {len(ok):6d} {p:12.{d}f} {c:13.{d}f} {c / p:10.3f}  "
           f"{units[k]}, {sizes[k]}{note}")
 EOF
 echo "load average before: ${load_before:-?}, after: ${load_after:-?} ($(nproc) CPUs; other" \
