@@ -13,11 +13,13 @@ namespace compas::detail {
 
 namespace {
 
-// What every process says about its plan before any index moves.
+// What every process says about its plan before any index moves, to every peer with the number
+// of its indices that peer owns.
 struct PlanWire {
-  std::int64_t dims = 0, elem = 0;
-  std::int64_t domain[4] = {}, owned[4] = {};
+  std::int64_t what = 0, dims = 0, elem = 0;
+  std::int64_t domain[4] = {}, grid[2] = {};
   std::int64_t bad = 0, bad_pos = 0, bad_key[2] = {};
+  std::uint64_t count = 0;
   char problem[96] = {};  // what else is wrong with this process's arguments ("" when nothing)
 };
 static_assert(std::is_trivially_copyable_v<PlanWire>);
@@ -53,7 +55,8 @@ PlanWire wire_of(const IrregularArray& a, std::span<const std::array<index, 2>> 
   w.dims = a.dims;
   w.elem = static_cast<std::int64_t>(a.elem);
   put_range2(w.domain, a.domain);
-  put_range2(w.owned, a.owned);
+  w.grid[0] = a.grid.rows;
+  w.grid[1] = a.grid.cols;
   for (std::size_t k = 0; k < keys.size(); ++k) {
     if (a.domain.rows.contains(keys[k][0]) && a.domain.cols.contains(keys[k][1])) continue;
     w.bad = 1;
@@ -65,19 +68,32 @@ PlanWire wire_of(const IrregularArray& a, std::span<const std::array<index, 2>> 
   return w;
 }
 
+// "a 2-D array of [0, 8) x [0, 8) in 2 x 1 parts and elements of 8 bytes"
+std::string array_text(const PlanWire& w) {
+  return "a " + std::to_string(w.dims) + "-D array of " + text_of(range2_of(w.domain), w.dims) +
+         " in " + std::to_string(w.grid[0]) + " x " + std::to_string(w.grid[1]) +
+         " parts and elements of " + std::to_string(w.elem) + " bytes";
+}
+std::string what_text(std::int64_t what) {
+  return what == static_cast<std::int64_t>(RouteFor::plan) ? "makes a GatherPlan"
+                                                           : "calls compas::scatter";
+}
+
 // The same verdict on every process: arrays that differ, then the first index out of range.
 void check_plan(const std::vector<PlanWire>& all) {
   const PlanWire& w0 = all[0];
   for (std::size_t r = 1; r < all.size(); ++r) {
     const PlanWire& w = all[r];
+    if (w.what != w0.what)
+      throw CollectiveError("compas::GatherPlan: " + process(0) + " " + what_text(w0.what) + ", " +
+                            process(r) + " " + what_text(w.what) +
+                            ": every process makes the same calls in the same order");
     if (w.dims != w0.dims || w.elem != w0.elem ||
-        std::memcmp(w.domain, w0.domain, sizeof w.domain) != 0)
-      throw CollectiveError(
-          "compas::GatherPlan: " + process(0) + " passes a " + std::to_string(w0.dims) +
-          "-D array of " + text_of(range2_of(w0.domain), w0.dims) + " and elements of " +
-          std::to_string(w0.elem) + " bytes, " + process(r) + " a " + std::to_string(w.dims) +
-          "-D array of " + text_of(range2_of(w.domain), w.dims) + " and elements of " +
-          std::to_string(w.elem) + " bytes: every process passes the same array");
+        std::memcmp(w.domain, w0.domain, sizeof w.domain) != 0 ||
+        std::memcmp(w.grid, w0.grid, sizeof w.grid) != 0)
+      throw CollectiveError("compas::GatherPlan: " + process(0) + " passes " + array_text(w0) +
+                            ", " + process(r) + " " + array_text(w) +
+                            ": every process passes the same array");
   }
   for (std::size_t r = 0; r < all.size(); ++r)
     if (all[r].problem[0])
@@ -146,6 +162,15 @@ void find_runs(IrregularPlan& p) {
       [&](std::size_t s) { return p.self_at[s]; });
 }
 
+// Every process's part, from the grid of parts the array is cut into.
+std::vector<Range2> parts_of(const IrregularArray& a, int P) {
+  std::vector<Range2> parts;
+  for (index r = 0; r < P; ++r)
+    parts.push_back({split(a.domain.rows, a.grid.rows, r / a.grid.cols),
+                     split(a.domain.cols, a.grid.cols, r % a.grid.cols)});
+  return parts;
+}
+
 }  // namespace
 
 std::vector<std::array<index, 2>> keys_of(std::span<const index> indices) {
@@ -155,31 +180,35 @@ std::vector<std::array<index, 2>> keys_of(std::span<const index> indices) {
 }
 
 Routed route(Runtime& rt, const IrregularArray& a, std::span<const std::array<index, 2>> keys,
-             const std::string& problem) {
+             RouteFor what, const std::string& problem) {
   rt.check_funneled("compas::GatherPlan", kFunneled);
-  const PlanWire mine = wire_of(a, keys, problem);
-  std::vector<PlanWire> all(static_cast<std::size_t>(rt.processes()), mine);
-  if (all.size() > 1)  // one round: the records are the agreement
-    rt.collectives().allgather(std::span<const PlanWire>(&mine, 1), std::span<PlanWire>(all));
-  check_plan(all);
-  std::vector<Range2> owned;
-  for (const PlanWire& w : all) owned.push_back(range2_of(w.owned));
+  const auto P = static_cast<std::size_t>(rt.processes());
+  PlanWire mine = wire_of(a, keys, problem);
+  mine.what = static_cast<std::int64_t>(what);
   Routed out;
   IrregularPlan& plan = out.plan;
   plan.n = keys.size();
-  plan.id = plans_made.fetch_add(1);
   plan.me = static_cast<std::size_t>(rt.process());
-  plan.ask_counts.assign(all.size(), 0);
-  out.asked = sort_by_owner(plan, Owners(owned), a, keys);
+  plan.ask_counts.assign(P, 0);
+  const bool grid_fits = static_cast<std::size_t>(a.grid.rows) * a.grid.cols == P;
+  if (!mine.bad && grid_fits)  // else nothing is sorted: the verdict below throws
+    out.asked = sort_by_owner(plan, Owners(parts_of(a, static_cast<int>(P))), a, keys);
+  // One round: every process's record, with its count for each peer.
+  std::vector<PlanWire> send(P, mine), all(P);
+  for (std::size_t r = 0; r < P; ++r) send[r].count = plan.ask_counts[r];
+  const std::vector<std::size_t> ones(P, 1);
+  exchange<PlanWire>(rt, send, ones, all, ones);
+  check_plan(all);
+  plan.id = plans_made.fetch_add(1);
+  for (const PlanWire& w : all) plan.serve_counts.push_back(w.count);
   return out;
 }
 
 IrregularPlan make_plan(Runtime& rt, const IrregularArray& a,
                         std::span<const std::array<index, 2>> keys) {
-  Routed r = route(rt, a, keys, "");
+  Routed r = route(rt, a, keys, RouteFor::plan, "");
   IrregularPlan& plan = r.plan;
-  // The counts, then the keys (route() agreed on the arguments: no second agreement).
-  plan.serve_counts = exchange_counts(rt, plan.ask_counts);
+  // route() agreed and exchanged the counts: one round for the keys.
   std::vector<std::array<index, 2>> got(offsets_of(plan.serve_counts).back() +
                                         plan.serve_counts.back());
   exchange<std::array<index, 2>>(rt, r.asked, plan.ask_counts, got, plan.serve_counts);

@@ -250,8 +250,35 @@ TEST(Irregular, PlansOnDifferentArraysAreRefusedEverywhere) {
   compas::DistArray<double> a(rt(), kN), b(rt(), kN + 3);
   const std::vector<index> idx = {1, 2};
   const std::string msg = error_of([&] { compas::GatherPlan plan(me() == 0 ? a : b, idx); });
-  EXPECT_NE(msg.find("process 0 passes a 1-D array of [0, 37)"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("process 1 a 1-D array of [0, 40)"), std::string::npos) << msg;
+  const std::string parts = " in 1 x " + std::to_string(P()) + " parts and elements of 8 bytes";
+  EXPECT_NE(msg.find("process 0 passes a 1-D array of [0, 37)" + parts), std::string::npos) << msg;
+  EXPECT_NE(msg.find("process 1 a 1-D array of [0, 40)" + parts), std::string::npos) << msg;
+}
+
+TEST(Irregular, PlanAgainstOneShotOrAnotherCutIsRefusedEverywhere) {
+  if (P() == 1) GTEST_SKIP() << "needs two processes";
+  compas::DistArray<std::int64_t> u(rt(), kN);
+  const std::vector<index> idx = {1, 2};
+  const std::vector<std::int64_t> ones = {1, 1};
+  const std::string msg = error_of([&] {
+    if (me() == 0)
+      compas::GatherPlan plan(u, idx);
+    else
+      compas::scatter(u, std::span<const index>(idx), std::span<const std::int64_t>(ones),
+                      std::plus<>{});
+  });
+  EXPECT_NE(msg.find("process 0 makes a GatherPlan, process 1 calls compas::scatter"),
+            std::string::npos)
+      << msg;
+  // The same domain cut over rows on one process and over the process grid on the others.
+  compas::DistArray<std::int64_t, 2> rows(rt(), 8, 8),
+      grid(rt(), 8, 8, {.decomposition = compas::Decomposition::grid});
+  const std::vector<std::array<index, 2>> ij = {{0, 0}};
+  const std::string cut = error_of([&] { compas::GatherPlan p(me() == 0 ? rows : grid, ij); });
+  EXPECT_NE(cut.find("process 0 passes a 2-D array of [0, 8) x [0, 8) in " + std::to_string(P()) +
+                     " x 1 parts"),
+            std::string::npos)
+      << cut;
 }
 
 TEST(Irregular, WrongSpanOrCallOnOneRankThrowsTheSameEverywhere) {

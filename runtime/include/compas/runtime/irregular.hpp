@@ -18,10 +18,10 @@
 //   compas::scatter(x, idx, bits, op);              // one-shot: a plan made and used once
 //
 // Inspector / executor: the constructor sorts the indices by owner (the array's block split),
-// exchanges the index lists once (counts, then lists: an alltoallv) and keeps, on every owner, the
-// local positions it serves to each peer. gather() and scatter() then make one alltoallv of values;
-// fetch_add() two (the additions out, the old values back). Indices this process owns move no
-// message (read and written in place). A 2-D array takes (row, column) pairs.
+// exchanges the index lists once (the counts with the checks, then the lists) and keeps, on every
+// owner, the local positions it serves to each peer. gather() and scatter() then make one alltoallv
+// of values; fetch_add() two (the additions out, the old values back). Indices this process owns
+// move no message (read and written in place). A 2-D array takes (row, column) pairs.
 //
 // Order. An owner applies what it receives in source rank order, and each source's entries in
 // the order of its index list (its own entries at its own rank's turn). So duplicates add up,
@@ -65,6 +65,7 @@ struct IrregularArray {
   Range2 domain{}, owned{};
   index pitch = 0;  // elements from one local row to the next (2-D)
   std::size_t elem = 0;
+  ProcessGrid grid{1, 1};  // DistArray::process_grid(): where every other part is
 };
 
 // Who asks whom for what, for any element type (runtime/src/irregular_plan.cpp).
@@ -104,15 +105,17 @@ void move(const std::vector<IrregularPlan::Run>& runs, bool back, std::size_t n,
 // Checks the indices and the array against every process's, then builds the plan (collective).
 IrregularPlan make_plan(Runtime& rt, const IrregularArray& a,
                         std::span<const std::array<index, 2>> keys);
-// make_plan's first half: the same checks (and `problem`, what else is wrong with this process's
-// arguments), the keys sorted by owner; `asked`: the keys for other processes, by owner. The
-// plan's serve lists are left empty.
+// make_plan's first half, one round: the same checks (and `problem`, what else is wrong with this
+// process's arguments; `what`, which call: a plan or a one-shot scatter of `a.elem` bytes), the
+// keys sorted by owner, the counts exchanged (plan.ask_counts, plan.serve_counts); `asked`: the
+// keys for other processes, by owner. The plan's serve offsets are left empty.
 struct Routed {
   IrregularPlan plan;
   std::vector<std::array<index, 2>> asked;
 };
+enum class RouteFor : std::int64_t { plan = 1, scatter };
 Routed route(Runtime& rt, const IrregularArray& a, std::span<const std::array<index, 2>> keys,
-             const std::string& problem);
+             RouteFor what, const std::string& problem);
 // The element offset of `key` from this process's first owned element.
 inline std::size_t local_offset(const IrregularArray& a, const std::array<index, 2>& key) {
   return static_cast<std::size_t>((key[0] - a.owned.rows.lo) * a.pitch +
@@ -128,11 +131,11 @@ void agree_call(Runtime& rt, const IrregularPlan& plan, IrregularCall call, std:
 
 template <class T>
 IrregularArray irregular_array(const DistArray<T, 1>& u) {
-  return {1, {{0, 1}, u.domain()}, {{0, 1}, u.owned()}, 0, sizeof(T)};
+  return {1, {{0, 1}, u.domain()}, {{0, 1}, u.owned()}, 0, sizeof(T), u.process_grid()};
 }
 template <class T>
 IrregularArray irregular_array(const DistArray<T, 2>& u) {
-  return {2, u.domain(), u.owned(), u.pitch(), sizeof(T)};
+  return {2, u.domain(), u.owned(), u.pitch(), sizeof(T), u.process_grid()};
 }
 template <class T>
 T* local_base(DistArray<T, 1>& u) {
@@ -276,7 +279,7 @@ void scatter_add(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, D
   GatherPlan<T, Dims>(u, indices).scatter_add(values);
 }
 // u[indices[k]] = op(u[indices[k]], values[k]) without a plan: each index travels with its value
-// (one agreement, the counts, the pairs: three rounds), in the order GatherPlan::scatter applies
+// (two rounds: the agreement with the counts, the pairs), in the order GatherPlan::scatter applies
 // them. For index lists used once (RandomAccess); a list used again is cheaper as a plan.
 template <class T, int Dims, class Op>
 void scatter(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
@@ -291,8 +294,8 @@ void scatter(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>
   } else {
     ks = indices;
   }
-  detail::Routed r =
-      detail::route(u.runtime(), a, ks, detail::size_problem("values", values.size(), ks.size()));
+  detail::Routed r = detail::route(u.runtime(), a, ks, detail::RouteFor::scatter,
+                                   detail::size_problem("values", values.size(), ks.size()));
   struct Item {
     std::array<index, 2> key;
     T value;
@@ -300,10 +303,9 @@ void scatter(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>
   std::vector<Item> items(r.asked.size());
   for (std::size_t m = 0; m < items.size(); ++m)
     items[m] = {r.asked[m], values[r.plan.remote_k[m]]};
-  // The counts, then the pairs: route() agreed on the arguments already (compas::alltoallv
-  // would agree again, one round more).
+  // route() exchanged the counts: one round for the pairs.
   Gathered<Item> got;
-  got.counts = detail::exchange_counts(u.runtime(), r.plan.ask_counts);
+  got.counts = r.plan.serve_counts;
   got.data.resize(detail::offsets_of(got.counts).back() + got.counts.back());
   detail::exchange<Item>(u.runtime(), items, r.plan.ask_counts, got.data, got.counts);
   T* local = detail::local_base(u);
