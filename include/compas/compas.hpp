@@ -11,6 +11,7 @@
 #include "compas/runtime/dist_array.hpp"
 #include "compas/runtime/dist_array3.hpp"
 #include "compas/runtime/group.hpp"
+#include "compas/runtime/irregular.hpp"
 #include "compas/runtime/migrate.hpp"
 #include "compas/runtime/range.hpp"
 #include "compas/runtime/runtime.hpp"

@@ -12,16 +12,16 @@
 #   2x1  compas-run -n 2 -t 1 prk_K_compas  vs  mpirun -np 2 MPI1/K  and  vs  MPIOPENMP/K (1 thread)
 #   1x2  compas-run -n 1 -t 2 prk_K_compas  vs  mpirun -np 1 MPIOPENMP/K with 2 threads
 #
-# A kernel PRK has no MPIOPENMP version of (reduce) is compared with MPI1 at 2 processes in both
+# A kernel PRK has no MPIOPENMP version of (reduce, sparse, random) is compared with MPI1 at 2 processes in both
 # shapes: the same cores, PRK's own best way to use them.
 #
 # PRK's processes are bound by mpirun to T cores each (--map-by slot:PE=T --bind-to core; its
 # OpenMP threads with OMP_PROC_BIND=close OMP_PLACES=cores); compas-run pins compas's. Every run
 # must exit 0 and print "Solution validates"; the rate is PRK's "Rate (MB/s)" (nstream,
-# transpose) or "Rate (MFlops/s)" (stencil, p2p, reduce) line, which both print. The table gives
-# the median rate of each and the ratio compas / PRK of the medians. PRK's MPI versions have the
-# stencil's radius at compile time and the MPI1 one only the star shape: the stencil pairs are
-# star stencils of RADIUS.
+# transpose), "Rate (MFlops/s)" (stencil, p2p, reduce, sparse) or "Rate (GUPS/s)" (random) line,
+# which both print. The table gives the median rate of each and the ratio compas / PRK of the
+# medians. PRK's MPI versions have the stencil's radius at compile time and the MPI1 one only the
+# star shape: the stencil pairs are star stencils of RADIUS.
 #
 # Then the lines of code of each kernel: the OpenMP original, the port, the header both share
 # (prk_common.hpp: arguments, verification, output) and PRK's MPIOPENMP and MPI1 sources, all by
@@ -30,12 +30,14 @@
 # count (PRK's #if VERBOSE blocks included, as written).
 #
 # Usage: perf/bench/prk.sh PRK_CHECKOUT [KERNELS...]
-#   (KERNELS: nstream stencil p2p reduce transpose; default all)
+#   (KERNELS: nstream stencil p2p reduce transpose sparse random; default all)
 # Environment: BUILD (build/release), ROUNDS (5), NSTREAM ("20 20000000": iterations length),
 #   STENCIL ("10 4000": iterations n), RADIUS (2), P2P ("20 4000 4000": iterations m n),
 #   REDUCE ("20 4000000": iterations length), TRANSPOSE ("20 4000": iterations order; PRK's MPI
-#   versions need an order the process count divides), PRK_FLAGS ("-O3"), MPIRUN (mpirun),
-#   OUTDIR (logs and per-round rates; default a new temporary directory).
+#   versions need an order the process count divides), SPARSE ("20 10 2": iterations lsize
+#   radius; PRK's default scrambled indexing, for both), RANDOMACCESS ("16 20": update_ratio
+#   log2_tablesize; PRK's MPI1 needs 2^k processes), PRK_FLAGS ("-O3"), MPIRUN (mpirun), OUTDIR
+#   (logs and per-round rates; default a new temporary directory).
 set -uo pipefail
 
 usage() { sed -n '2,/^set -uo/{/^#/p;}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
@@ -51,16 +53,20 @@ done
 # Each kernel: PRK's folder, the variable of its sizes, their default and names, its rate's unit,
 # and whether PRK has an MPIOPENMP version of it.
 declare -A DIR=([nstream]=Nstream [stencil]=Stencil [p2p]=Synch_p2p [reduce]=Reduce
-         [transpose]=Transpose)
-declare -A VAR=([nstream]=NSTREAM [stencil]=STENCIL [p2p]=P2P [reduce]=REDUCE [transpose]=TRANSPOSE)
+         [transpose]=Transpose [sparse]=Sparse [random]=Random)
+declare -A VAR=([nstream]=NSTREAM [stencil]=STENCIL [p2p]=P2P [reduce]=REDUCE [transpose]=TRANSPOSE
+                [sparse]=SPARSE [random]=RANDOMACCESS)
 declare -A DEFAULT=([nstream]="20 20000000" [stencil]="10 4000" [p2p]="20 4000 4000"
-                    [reduce]="20 4000000" [transpose]="20 4000")
+                    [reduce]="20 4000000" [transpose]="20 4000" [sparse]="20 10 2"
+                    [random]="16 20")
 declare -A NAMES=([nstream]="iterations length" [stencil]="iterations n" [p2p]="iterations m n"
-                  [reduce]="iterations length" [transpose]="iterations order")
+                  [reduce]="iterations length" [transpose]="iterations order"
+                  [sparse]="iterations lsize radius" [random]="update_ratio log2_tablesize")
 declare -A UNIT=([nstream]=MB/s [stencil]=MFlops/s [p2p]=MFlops/s [reduce]=MFlops/s
-           [transpose]=MB/s)
-declare -A HYBRID=([nstream]=1 [stencil]=1 [p2p]=1 [reduce]=0 [transpose]=1)
-known="nstream stencil p2p reduce transpose"
+                 [transpose]=MB/s [sparse]=MFlops/s [random]=GUPS/s)
+declare -A HYBRID=([nstream]=1 [stencil]=1 [p2p]=1 [reduce]=0 [transpose]=1 [sparse]=0
+                   [random]=0)
+known="nstream stencil p2p reduce transpose sparse random"
 kernels=("$@")
 [[ ${#kernels[@]} -gt 0 ]] || read -r -a kernels <<<"$known"
 for k in "${kernels[@]}"; do
@@ -198,7 +204,8 @@ for (k, shape, base), rs in groups.items():
         print(f"{k:8s} {shape:5s} {base:11s} {0:6d}  no successful round{note}")
         continue
     p, c = statistics.median(x[0] for x in ok), statistics.median(x[1] for x in ok)
-    print(f"{k:8s} {shape:5s} {base:11s} {len(ok):6d} {p:12.1f} {c:13.1f} {c / p:10.3f}  "
+    d = 4 if units[k] == "GUPS/s" else 1  # GUPS are small numbers
+    print(f"{k:8s} {shape:5s} {base:11s} {len(ok):6d} {p:12.{d}f} {c:13.{d}f} {c / p:10.3f}  "
           f"{units[k]}, {sizes[k]}{note}")
 EOF
 echo "load average before: ${load_before:-?}, after: ${load_after:-?} ($(nproc) CPUs; other" \

@@ -306,6 +306,9 @@ Halo::~Halo() = default;
 Range2 Halo::owned() const {
   return impl_->owned;
 }
+ProcessGrid Halo::grid() const {
+  return {impl_->grid_rows, impl_->grid_cols};
+}
 index Halo::halo_rows() const {
   return impl_->hr;
 }

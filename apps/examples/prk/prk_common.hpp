@@ -299,4 +299,93 @@ inline void dgemm_tiles(long m, long n, long k, const double* a, long lda, const
   }
 }
 
+// sparse: the matrix of a star stencil of radius r on a periodic 2^lsize x 2^lsize grid, the point
+// (i, j) being row and column i + 2^lsize j, or that number with its 2 lsize bits reversed when
+// `scramble` (PRK's default, an irregular pattern). Row `row`'s 4 r + 1 columns, ascending, into
+// cols; its entries are 1 / (column + 1).
+inline long bit_reverse(unsigned long x, int bits) {
+  x = ((x >> 1) & 0x5555555555555555UL) | ((x & 0x5555555555555555UL) << 1);
+  x = ((x >> 2) & 0x3333333333333333UL) | ((x & 0x3333333333333333UL) << 2);
+  x = ((x >> 4) & 0x0f0f0f0f0f0f0f0fUL) | ((x & 0x0f0f0f0f0f0f0f0fUL) << 4);
+  x = ((x >> 8) & 0x00ff00ff00ff00ffUL) | ((x & 0x00ff00ff00ff00ffUL) << 8);
+  x = ((x >> 16) & 0x0000ffff0000ffffUL) | ((x & 0x0000ffff0000ffffUL) << 16);
+  x = (x >> 32) | (x << 32);
+  return bits == 0 ? 0 : static_cast<long>(x >> (64 - bits));
+}
+inline void sparse_row(long row, int lsize, long r, bool scramble, long* cols) {
+  const long size = 1L << lsize, i = row % size, j = row / size;
+  auto at = [&](long x, long y) {
+    const long lin = x + (y << lsize);
+    return scramble ? bit_reverse(static_cast<unsigned long>(lin), 2 * lsize) : lin;
+  };
+  long* c = cols;
+  *c++ = at(i, j);
+  for (long k = 1; k <= r; ++k) {
+    *c++ = at((i + k) % size, j);
+    *c++ = at((i - k + size) % size, j);
+    *c++ = at(i, (j + k) % size);
+    *c++ = at(i, (j - k + size) % size);
+  }
+  std::sort(cols, c);
+}
+
+// sparse: vector[c] += c + 1 and result += matrix * vector, iterations + 1 times, so that every
+// product term is (iterations' count so far) and the sum of the result must be PRK's reference,
+// rows * (4 r + 1) * (iterations + 1) (iterations + 2) / 2, within 1e-8 (relative: the sum is
+// added in another order by every job shape). Rate: 2 flops per nonzero and iteration.
+inline int sparse_verdict(long iterations, long rows, long r, double sum, double seconds,
+                          bool print) {
+  const double it = static_cast<double>(iterations), nent = static_cast<double>(rows) * (4 * r + 1);
+  const double reference = 0.5 * nent * (it + 1.0) * (it + 2.0);
+  const bool ok = std::fabs(sum - reference) <= 1e-8 * reference;
+  const double avg = seconds / it;
+  if (print && ok)
+    std::printf("Solution validates\nRate (MFlops/s): %lf  Avg time (s): %lf\n",
+                1e-6 * 2.0 * nent / avg, avg);
+  else if (print)
+    std::printf("ERROR: Vector sum = %lf, Reference vector sum = %lf\n", sum, reference);
+  return ok ? 0 : 1;
+}
+
+// random (RandomAccess): streams of powers of 2 modulo x^63 + x^2 + x + 1 (HPC Challenge's
+// generator); stream s starts at element SEQSEED + s * (its length) of the sequence.
+constexpr unsigned long kPoly = 0x7UL, kSeqSeed = 834568137686317453UL;
+constexpr long kPeriod = 1317624576693539401L;
+inline unsigned long random_next(unsigned long x) {
+  return (x << 1) ^ (static_cast<long>(x) < 0 ? kPoly : 0UL);
+}
+// Element n of the sequence (n >= 0), by repeated squaring.
+inline unsigned long random_start(long n) {
+  n %= kPeriod;
+  if (n == 0) return 1;
+  unsigned long m2[64], t = 1;
+  for (int k = 0; k < 64; ++k) {
+    m2[k] = t;
+    t = random_next(random_next(t));
+  }
+  int k = 62;
+  while (((n >> k) & 1) == 0) --k;
+  unsigned long ran = 2;
+  while (k > 0) {
+    unsigned long next = 0;
+    for (int b = 0; b < 64; ++b)
+      if ((ran >> b) & 1) next ^= m2[b];
+    ran = next;
+    if ((n >> --k) & 1) ran = random_next(ran);
+  }
+  return ran;
+}
+
+// random: a table of 2^L entries T[i] = i, UPDATES updates T[ran & (2^L - 1)] ^= ran in two
+// identical rounds, so that every entry must be back to i: 0 entries may differ. Rate: updates
+// per second (GUPS).
+inline int random_verdict(long updates, long wrong, double seconds, bool print) {
+  if (print && wrong == 0)
+    std::printf("Solution validates\nRate (GUPS/s): %lf, Time (s): %lf\n",
+                1e-9 * static_cast<double>(updates) / seconds, seconds);
+  else if (print)
+    std::printf("ERROR: number of incorrect table elements = %ld\n", wrong);
+  return wrong == 0 ? 0 : 1;
+}
+
 }  // namespace prk

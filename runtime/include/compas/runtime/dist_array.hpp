@@ -125,8 +125,9 @@ class Halo final : public Exchanger {
   Halo(const Halo&) = delete;
   Halo& operator=(const Halo&) = delete;
 
-  Range2 owned() const;     // this process's part, global indices
-  index halo_rows() const;  // halo depth above and below (0 for 1-D)
+  Range2 owned() const;      // this process's part, global indices
+  ProcessGrid grid() const;  // the parts' grid (1-D: 1 x P), rank r at (r / cols, r % cols)
+  index halo_rows() const;   // halo depth above and below (0 for 1-D)
   index halo_cols() const;
   index pitch() const;  // elements from one local row to the next
   std::byte* origin();  // local element (0, 0): the first halo row's first halo column
@@ -229,6 +230,11 @@ namespace detail {
 // and the exchange.
 class DistBase {
  public:
+  Runtime& runtime() const { return *rt_; }  // the Runtime the array was made with
+  // The grid of parts the array is cut into, both sides resolved (1-D and Decomposition::rows:
+  // 1 x P and P x 1): rank r owns the part in row r / cols, column r % cols of it, each side
+  // split as split() does.
+  ProcessGrid process_grid() const { return halo_->grid(); }
   void exchange_halos() { halo_->exchange_funneled(); }
   void exchange_halos(threads::ThreadCtx& t, TeamSync sync = TeamSync::barriers) {
     if (sync == TeamSync::barriers) t.barrier();
