@@ -18,8 +18,8 @@
 # PRK's processes are bound by mpirun to T cores each (--map-by slot:PE=T --bind-to core; its
 # OpenMP threads with OMP_PROC_BIND=close OMP_PLACES=cores); compas-run pins compas's. Every run
 # must exit 0 and print "Solution validates"; the rate is PRK's "Rate (MB/s)" (nstream,
-# transpose), "Rate (MFlops/s)" (stencil, p2p, reduce, sparse) or "Rate (GUPS/s)" (random) line,
-# which both print. The table gives the median rate of each and the ratio compas / PRK of the
+# transpose), "Rate (MFlops/s)" (stencil, p2p, reduce, sparse, dgemm) or "Rate (GUPS/s)" (random)
+# line, which both print. The table gives the median rate of each and the ratio compas / PRK of the
 # medians. PRK's MPI versions have the stencil's radius at compile time and the MPI1 one only the
 # star shape: the stencil pairs are star stencils of RADIUS.
 #
@@ -30,14 +30,16 @@
 # count (PRK's #if VERBOSE blocks included, as written).
 #
 # Usage: perf/bench/prk.sh PRK_CHECKOUT [KERNELS...]
-#   (KERNELS: nstream stencil p2p reduce transpose sparse random; default all)
+#   (KERNELS: nstream stencil p2p reduce transpose sparse random dgemm; default all)
 # Environment: BUILD (build/release), ROUNDS (5), NSTREAM ("20 20000000": iterations length),
 #   STENCIL ("10 4000": iterations n), RADIUS (2), P2P ("20 4000 4000": iterations m n),
 #   REDUCE ("20 4000000": iterations length), TRANSPOSE ("20 4000": iterations order; PRK's MPI
 #   versions need an order the process count divides), SPARSE ("20 10 2": iterations lsize
 #   radius; PRK's default scrambled indexing, for both), RANDOMACCESS ("16 20": update_ratio
-#   log2_tablesize; PRK's MPI1 needs 2^k processes), PRK_FLAGS ("-O3"), MPIRUN (mpirun), OUTDIR
-#   (logs and per-round rates; default a new temporary directory).
+#   log2_tablesize; PRK's MPI1 needs 2^k processes), DGEMM ("10 1000 32": iterations order
+#   tile; PRK's MPI1 gets the tile as its outer block, with its local blocking on), PRK_FLAGS
+#   ("-O3"), MPIRUN (mpirun), OUTDIR (logs and per-round rates; default a new temporary
+#   directory).
 set -uo pipefail
 
 usage() { sed -n '2,/^set -uo/{/^#/p;}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
@@ -53,20 +55,22 @@ done
 # Each kernel: PRK's folder, the variable of its sizes, their default and names, its rate's unit,
 # and whether PRK has an MPIOPENMP version of it.
 declare -A DIR=([nstream]=Nstream [stencil]=Stencil [p2p]=Synch_p2p [reduce]=Reduce
-         [transpose]=Transpose [sparse]=Sparse [random]=Random)
+         [transpose]=Transpose [sparse]=Sparse [random]=Random
+         [dgemm]=DGEMM)
 declare -A VAR=([nstream]=NSTREAM [stencil]=STENCIL [p2p]=P2P [reduce]=REDUCE [transpose]=TRANSPOSE
-                [sparse]=SPARSE [random]=RANDOMACCESS)
+                [sparse]=SPARSE [random]=RANDOMACCESS [dgemm]=DGEMM)
 declare -A DEFAULT=([nstream]="20 20000000" [stencil]="10 4000" [p2p]="20 4000 4000"
                     [reduce]="20 4000000" [transpose]="20 4000" [sparse]="20 10 2"
-                    [random]="16 20")
+                    [random]="16 20" [dgemm]="10 1000 32")
 declare -A NAMES=([nstream]="iterations length" [stencil]="iterations n" [p2p]="iterations m n"
                   [reduce]="iterations length" [transpose]="iterations order"
-                  [sparse]="iterations lsize radius" [random]="update_ratio log2_tablesize")
+                  [sparse]="iterations lsize radius" [random]="update_ratio log2_tablesize"
+                  [dgemm]="iterations order tile")
 declare -A UNIT=([nstream]=MB/s [stencil]=MFlops/s [p2p]=MFlops/s [reduce]=MFlops/s
-                 [transpose]=MB/s [sparse]=MFlops/s [random]=GUPS/s)
+                 [transpose]=MB/s [sparse]=MFlops/s [random]=GUPS/s [dgemm]=MFlops/s)
 declare -A HYBRID=([nstream]=1 [stencil]=1 [p2p]=1 [reduce]=0 [transpose]=1 [sparse]=0
-                   [random]=0)
-known="nstream stencil p2p reduce transpose sparse random"
+                   [random]=0 [dgemm]=0)
+known="nstream stencil p2p reduce transpose sparse random dgemm"
 kernels=("$@")
 [[ ${#kernels[@]} -gt 0 ]] || read -r -a kernels <<<"$known"
 for k in "${kernels[@]}"; do
@@ -149,6 +153,7 @@ for k in "${kernels[@]}"; do
   case $k in  # compas's arguments beyond PRK's, and PRK's beyond compas's
     nstream) prk_args+=(0) ;;  # PRK's nstream takes an offset: none
     stencil) args+=("$radius" star) ;;  # PRK's has them at compile time
+    dgemm) prk_args+=(1) ;;  # PRK's local block flag: on
   esac
   pairs=("2x1|MPI1|$(prk_run 2 1) $prk/MPI1/$dir/$k ${prk_args[*]}|$bin/compas-run -n 2 -t 1")
   if [[ ${HYBRID[$k]} == 1 ]]; then
