@@ -9,6 +9,8 @@
 
 #include "compas/base/type_name.hpp"
 #include "compas/runtime/dist_array.hpp"
+#include "dist_agree.hpp"
+#include "exchange_steps.hpp"
 
 namespace compas::detail {
 
@@ -35,15 +37,6 @@ constexpr int kColStep[kSides] = {-1, 1, 0, 0, -1, 1, -1, 1};
 constexpr Side kOpposite[kSides] = {kEast,      kWest,      kSouth,     kNorth,
                                     kSouthEast, kSouthWest, kNorthEast, kNorthWest};
 
-std::string range_text(Range r) {
-  std::string t = "[";
-  t += std::to_string(r.lo);
-  t += ", ";
-  t += std::to_string(r.hi);
-  t += ")";
-  return t;
-}
-
 std::string describe(const DistShape& s) {
   std::string d = s.dims == 1 ? "1-D " : "2-D ";
   if (s.dims == 2) {
@@ -64,19 +57,6 @@ std::string describe(const DistShape& s) {
   if (s.periodic) d += ", periodic";
   if (s.fill == comm::Fill::none) d += ", unfilled";
   return d;
-}
-
-// Every process must have made the same array: the same text from every rank. Throws the same
-// error on every process (each sees every description).
-void agree(Runtime& rt, const DistShape& s) {
-  const std::string mine = describe(s);
-  if (rt.processes() == 1) return;
-  const auto all = rt.bootstrap().allgather(mine);
-  for (std::size_t r = 1; r < all.size(); ++r)
-    if (all[r] != all[0])
-      throw CollectiveError("DistArray: the processes made different arrays: rank 0 a " + all[0] +
-                            ", rank " + std::to_string(r) + " a " + all[r] +
-                            " (every process creates the same arrays in the same order)");
 }
 
 index mul(index a, index b, const char* what) {
@@ -177,7 +157,7 @@ int Halo::Impl::neighbour(int drow, int dcol) const {
   return r * grid_cols + c;
 }
 
-// After agree(): the same shape everywhere, so the same error on every process.
+// After agree_on_array(): the same shape everywhere, so the same error on every process.
 void Halo::Impl::validate() const {
   const DistShape& s = shape;
   const std::string what = "DistArray (" + describe(s) + "): ";
@@ -217,7 +197,8 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
     throw std::invalid_argument("DistArray: " + std::to_string(shape.dims) +
                                 " dimensions are not allowed: 1 or 2");
   if (shape.dims == 1) m.shape.rows = Range{0, 1};
-  agree(rt, m.shape);  // first: a shape that differs must fail alike everywhere, not hang
+  // First: a shape that differs must fail alike everywhere, not hang.
+  agree_on_array(rt, describe(m.shape));
 
   const int p = rt.processes(), me = rt.process();
   // A grid asked for where none is used is refused (choose_grid says why).
@@ -411,20 +392,11 @@ void Halo::Impl::finish() {
 }
 
 void Halo::begin() {
-  Impl& m = *impl_;
-  if (m.pending)
-    throw std::logic_error(
-        "DistArray: begin_exchange() while an exchange of the array is pending: wait() first");
-  ++m.epoch;
-  m.pending = true;
-  m.post();
+  begin_exchange_steps(*impl_, "DistArray");
 }
 
 void Halo::finish() {
-  Impl& m = *impl_;
-  if (!m.pending) return;
-  m.pending = false;
-  m.finish();
+  finish_exchange_steps(*impl_);
 }
 
 void Halo::exchange() {

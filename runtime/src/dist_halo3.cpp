@@ -15,7 +15,9 @@
 
 #include "compas/base/type_name.hpp"
 #include "compas/runtime/dist_array3.hpp"
+#include "dist_agree.hpp"
 #include "dist_grid3.hpp"
+#include "exchange_steps.hpp"
 
 namespace compas::detail {
 
@@ -32,16 +34,6 @@ std::array<int, 3> step(int s) {
 }
 constexpr int opposite(int s) {
   return kDirs - 1 - s;
-}
-
-// (std::string built by += : GCC 12's -Wrestrict misfires on chains of + here.)
-std::string range_text(Range r) {
-  std::string t = "[";
-  t += std::to_string(r.lo);
-  t += ", ";
-  t += std::to_string(r.hi);
-  t += ")";
-  return t;
 }
 
 template <class T>
@@ -80,17 +72,6 @@ std::string describe(const DistShape3& s) {
   d += triple(std::array<int, 3>{o.periodic[0], o.periodic[1], o.periodic[2]}, "");
   if (o.fill == comm::Fill::none) d += ", unfilled";
   return d;
-}
-
-void agree(Runtime& rt, const DistShape3& s) {
-  const std::string mine = describe(s);
-  if (rt.processes() == 1) return;
-  const auto all = rt.bootstrap().allgather(mine);
-  for (std::size_t r = 1; r < all.size(); ++r)
-    if (all[r] != all[0])
-      throw CollectiveError("DistArray: the processes made different arrays: rank 0 a " + all[0] +
-                            ", rank " + std::to_string(r) + " a " + all[r] +
-                            " (every process creates the same arrays in the same order)");
 }
 
 index checked_mul(index a, index b) {
@@ -140,7 +121,7 @@ struct Halo3::Impl {
   Box halo_from(int s) const;
   void copy_box(const Box& b, std::byte* packed, bool out) const;
   void post();
-  void complete();
+  void finish();  // every halo in place, every send complete
 };
 
 void Halo3::Impl::place() {
@@ -266,7 +247,7 @@ void Halo3::Impl::post() {
   }
 }
 
-void Halo3::Impl::complete() {
+void Halo3::Impl::finish() {
   const std::uint64_t parity = epoch % 2;
   for (int s = 0; s < kDirs; ++s) {
     if (!exchanges(s)) continue;
@@ -283,7 +264,8 @@ Halo3::Halo3(Runtime& rt, const DistShape3& shape) : impl_(std::make_unique<Impl
   Impl& m = *impl_;
   m.rt = &rt;
   m.shape = shape;
-  agree(rt, shape);  // first: an array that differs must fail alike everywhere, not hang
+  // First: an array that differs must fail alike everywhere, not hang.
+  agree_on_array(rt, describe(shape));
   m.place();
   m.layout();
 }
@@ -307,21 +289,11 @@ std::byte* Halo3::origin() {
 }
 
 void Halo3::begin() {
-  Impl& m = *impl_;
-  if (m.pending)
-    throw std::logic_error(
-        "DistArray<T, 3>: begin_exchange() while an exchange of the array is pending: wait() "
-        "first");
-  ++m.epoch;
-  m.pending = true;
-  m.post();
+  begin_exchange_steps(*impl_, "DistArray<T, 3>");
 }
 
 void Halo3::finish() {
-  Impl& m = *impl_;
-  if (!m.pending) return;
-  m.pending = false;
-  m.complete();
+  finish_exchange_steps(*impl_);
 }
 
 void Halo3::exchange() {

@@ -191,6 +191,11 @@ struct DistAccess {
 template <class T, int Dims = 1>
 class DistArray;
 
+namespace detail {
+template <class H>
+class ExchangeForms;
+}  // namespace detail
+
 class HaloExchange {
  public:
   HaloExchange() = default;
@@ -217,9 +222,8 @@ class HaloExchange {
   }
 
  private:
-  friend class detail::DistBase;
-  template <class, int>
-  friend class DistArray;
+  template <class>
+  friend class detail::ExchangeForms;
   explicit HaloExchange(detail::Exchanger* h) : halo_(h) {}
   detail::Exchanger* halo_ = nullptr;
 };
@@ -228,13 +232,11 @@ namespace detail {
 
 // What DistArray<T, 1> and DistArray<T, 2> share: the Runtime, the options, the halo machinery
 // and the exchange.
-class DistBase {
+// The exchange calls every DistArray offers, over its halo machinery H (Halo for 1-D and 2-D,
+// Halo3 for 3-D).
+template <class H>
+class ExchangeForms {
  public:
-  Runtime& runtime() const { return *rt_; }  // the Runtime the array was made with
-  // The grid of parts the array is cut into, both sides resolved (1-D and Decomposition::rows:
-  // 1 x P and P x 1): rank r owns the part in row r / cols, column r % cols of it, each side
-  // split as split() does.
-  ProcessGrid process_grid() const { return halo_->grid(); }
   void exchange_halos() { halo_->exchange_funneled(); }
   void exchange_halos(threads::ThreadCtx& t, TeamSync sync = TeamSync::barriers) {
     if (sync == TeamSync::barriers) t.barrier();
@@ -254,6 +256,19 @@ class DistBase {
     if (t.is_leader()) halo_->begin();
     return HaloExchange(halo_.get());
   }
+
+ protected:
+  explicit ExchangeForms(std::unique_ptr<H> h) : halo_(std::move(h)) {}
+  std::unique_ptr<H> halo_;
+};
+
+class DistBase : public ExchangeForms<Halo> {
+ public:
+  Runtime& runtime() const { return *rt_; }  // the Runtime the array was made with
+  // The grid of parts the array is cut into, both sides resolved (1-D and Decomposition::rows:
+  // 1 x P and P x 1): rank r owns the part in row r / cols, column r % cols of it, each side
+  // split as split() does.
+  ProcessGrid process_grid() const { return halo_->grid(); }
 
  protected:
   template <class T>
@@ -277,14 +292,12 @@ class DistBase {
     t.barrier();
   }
 
- public:
  protected:
   DistBase(Runtime& rt, const DistOptions& o, const DistShape& shape)
-      : rt_(&rt), opts_(o), halo_(std::make_unique<Halo>(rt, shape)) {}
+      : ExchangeForms<Halo>(std::make_unique<Halo>(rt, shape)), rt_(&rt), opts_(o) {}
 
   Runtime* rt_;
   DistOptions opts_;
-  std::unique_ptr<Halo> halo_;
   friend struct DistAccess;
 };
 

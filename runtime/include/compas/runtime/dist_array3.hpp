@@ -27,9 +27,10 @@
 // Each neighbour's block is packed, put with a signal into a receive area at the neighbour (two by
 // exchange parity, as in 2-D, so a neighbour one exchange ahead overwrites nothing), and unpacked
 // there once its signal arrives. begin_exchange() / HaloExchange::wait() split the exchange for
-// overlap. Call styles as in 2-D: funneled (the thread that made the Runtime, outside run(); an
-// OpenMP program outside its parallel regions or under `omp master` with barriers around), or
-// every thread of the team inside run() (the (t) forms).
+// overlap. Call styles (detail::ExchangeForms, shared with 1-D and 2-D) as in 2-D: funneled (the
+// thread that made the Runtime, outside run(); an OpenMP program outside its parallel regions or
+// under `omp master` with barriers around), or every thread of the team inside run() (the (t)
+// forms).
 //
 // Errors, the same on every process (the processes compare their arrays first): arrays that differ
 // between processes (CollectiveError naming both ranks and arrays), a grid whose sides do not
@@ -93,16 +94,16 @@ class Halo3 final : public Exchanger {
 }  // namespace detail
 
 template <class T>
-class DistArray<T, 3> {
+class DistArray<T, 3> : public detail::ExchangeForms<detail::Halo3> {
   static_assert(std::is_trivially_copyable_v<T>, "DistArray<T, 3> needs a trivially copyable T");
 
  public:
   // Collective: every process makes the same array, in the same order as its other arrays.
   DistArray(Runtime& rt, Range3 domain, DistOptions3 options = {})
-      : rt_(&rt),
-        opts_(options),
-        halo_(std::make_unique<detail::Halo3>(
+      : ExchangeForms(std::make_unique<detail::Halo3>(
             rt, detail::DistShape3{domain, options, sizeof(T), &typeid(T)})),
+        rt_(&rt),
+        opts_(options),
         domain_(domain) {
     owned_ = halo_->owned();
     plane_ = halo_->plane();
@@ -143,30 +144,12 @@ class DistArray<T, 3> {
     return origin_[(i - i0_) * plane_ + (j - j0_) * pitch_ + (k - k0_)];
   }
 
-  void exchange_halos() { halo_->exchange_funneled(); }
-  void exchange_halos(threads::ThreadCtx& t, TeamSync sync = TeamSync::barriers) {
-    if (sync == TeamSync::barriers) t.barrier();
-    if (t.is_leader()) halo_->exchange();
-    if (sync == TeamSync::barriers) t.barrier();
-  }
-  [[nodiscard]] HaloExchange begin_exchange() {
-    halo_->check_funneled("DistArray<T, 3>::begin_exchange()");
-    halo_->begin();
-    return HaloExchange(halo_.get());
-  }
-  [[nodiscard]] HaloExchange begin_exchange(threads::ThreadCtx& t) {
-    t.barrier();
-    if (t.is_leader()) halo_->begin();
-    return HaloExchange(halo_.get());
-  }
-
   // O(1): the two arrays trade their windows (every process alike).
   friend void swap(DistArray& a, DistArray& b) noexcept { std::swap(a, b); }
 
  private:
   Runtime* rt_;
   DistOptions3 opts_;
-  std::unique_ptr<detail::Halo3> halo_;
   Range3 domain_{}, owned_{};
   index plane_ = 0, pitch_ = 0, i0_ = 0, j0_ = 0, k0_ = 0;
   T* origin_ = nullptr;

@@ -1,0 +1,21 @@
+// What the 2-D and 3-D DistArray machinery (dist_halo.cpp, dist_halo3.cpp) share before anything
+// else: the text of a range, and the processes' agreement on the array they make.
+#pragma once
+
+#include <string>
+
+#include "compas/runtime/range.hpp"
+#include "compas/runtime/runtime.hpp"
+
+namespace compas::detail {
+
+// "[lo, hi)"
+std::string range_text(Range r);
+
+// Every process must have made the same array: `description` (the array's shape, element type
+// and options in words) compared across the job over the bootstrap. Throws the same
+// CollectiveError on every process (each sees every description), naming rank 0's and the first
+// differing rank's arrays.
+void agree_on_array(Runtime& rt, const std::string& description);
+
+}  // namespace compas::detail
