@@ -350,6 +350,7 @@ const std::vector<std::vector<int>>& ProcessCollectives::hosts() const {
 }
 void ProcessCollectives::barrier() {
   Impl& m = *impl_;
+  detail::require_owner_thread(detail::Internals::comm(*m.comm), "comm::ProcessCollectives");
   if (m.whole) return m.comm->barrier();
   if (m.p == 1) return;
   m.run([&] {

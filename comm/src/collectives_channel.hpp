@@ -16,6 +16,8 @@
 
 #include "compas/comm/collectives.hpp"
 #include "compas/comm/window.hpp"
+#include "internals.hpp"
+#include "owner_thread.hpp"
 
 namespace compas::comm {
 
@@ -277,6 +279,7 @@ struct ProcessCollectives::Impl {
   // Runs one collective: one thread at a time, and none after a failure.
   template <class F>
   void run(F&& body) {
+    detail::require_owner_thread(detail::Internals::comm(*comm), "comm::ProcessCollectives");
     if (busy.exchange(true, std::memory_order_acquire))
       throw std::logic_error(
           "node collectives: two threads of one process called collectives at the same time; "

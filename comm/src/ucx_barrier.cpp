@@ -9,6 +9,7 @@
 
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
+#include "owner_thread.hpp"
 #include "ucx_impl.hpp"
 
 namespace compas::comm {
@@ -120,6 +121,7 @@ bool Comm::host_barrier_possible() const {
 
 void Comm::barrier(NodeBarrier how) {
   Impl& m = *impl_;
+  detail::require_owner_thread(m, "Comm::barrier");
   if (how == NodeBarrier::host && !host_barrier_possible())
     throw std::logic_error(
         "the two-level node barrier needs every process to reach its host leader by load/store");

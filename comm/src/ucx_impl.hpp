@@ -67,6 +67,7 @@ struct Comm::Impl {
   Comm* self = nullptr;
   Bootstrap* boot = nullptr;
   CommOptions opt;
+  std::thread::id owner = std::this_thread::get_id();  // owner_thread.hpp
   int rank = 0, size = 1;
   bool backoff = false;  // the wait policy resolved
   ucp_context_h ctx = nullptr;

@@ -10,6 +10,7 @@
 
 #include "compas/comm/window.hpp"
 #include "internals.hpp"
+#include "owner_thread.hpp"
 #include "ucx_impl.hpp"
 #include "window_impl.hpp"
 
@@ -27,6 +28,7 @@ constexpr std::size_t kKeyHeader = 3 * sizeof(std::uint64_t);
 
 WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fill fill)
     : comm_(&comm), bytes_(bytes), signals_(signals) {
+  detail::require_owner_thread(detail::Internals::comm(comm), "comm::WindowBytes");
   const Layout layout = Layout::of(bytes, signals);  // before anything collective: may throw
   impl_ = new Impl;
   Impl& w = *impl_;

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "../common/job_main.hpp"
+#include "compas/comm/collectives.hpp"
+#include "compas/comm/window.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/cg_job.hpp"
 #include "compas/kernels/gemm_job.hpp"
@@ -98,6 +100,68 @@ TEST(FunneledErrors, KernelsSamplesAndFunneledCollectivesInsideRunOrFromAnotherT
   expect_refused(other, "other than the one that made the Runtime");
   // The job is still in step: the funneled forms work from the Runtime's thread.
   EXPECT_EQ(rt().allreduce(1L, compas::op::sum{}), rt().processes());
+}
+
+// What the Runtime hands out raw (rt.comm(), rt.collectives()): their collective calls, each with
+// the name its error must carry. A job of one process has no node collectives.
+std::vector<std::pair<std::string, std::function<void()>>> raw_entry_points() {
+  std::vector<std::pair<std::string, std::function<void()>>> calls;
+  calls.emplace_back("comm::WindowBytes", [] { compas::comm::Window<long> w(rt().comm(), 4); });
+  calls.emplace_back("Comm::barrier", [] { rt().comm().barrier(); });
+  if (rt().processes() == 1) return calls;
+  calls.emplace_back("comm::ProcessCollectives",
+                     [] { rt().collectives().allreduce(1L, compas::comm::Op::sum); });
+  calls.emplace_back("comm::ProcessCollectives", [] {
+    const long mine = 1;
+    std::vector<long> all(static_cast<std::size_t>(rt().processes()));
+    rt().collectives().allgather(std::span<const long>(&mine, 1), std::span<long>(all));
+  });
+  calls.emplace_back("comm::ProcessCollectives", [] { rt().collectives().barrier(); });
+  return calls;
+}
+
+std::vector<std::string> raw_attempts() {
+  std::vector<std::string> out;
+  for (const auto& [name, call] : raw_entry_points()) {
+    try {
+      call();
+      out.push_back(name + ": returned");
+    } catch (const std::logic_error& e) {
+      out.emplace_back(e.what());
+    }
+  }
+  return out;
+}
+
+void expect_raw(const std::vector<std::string>& got, bool refused) {
+  const auto calls = raw_entry_points();
+  ASSERT_EQ(got.size(), calls.size());
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(got[i].rfind(calls[i].first + ": ", 0), 0u) << got[i];
+    EXPECT_EQ(got[i].find("other than the one that made the Comm") != std::string::npos, refused)
+        << got[i];
+  }
+}
+
+// The Comm's collectives (windows, barriers, node collectives) are called by the thread that made
+// it, thread 0 inside run(): from the others each is refused before it does anything collective.
+// Before, every thread inside run() made a window or called an allreduce of its own, T
+// collectives per process out of step with the other processes.
+TEST(FunneledErrors, RawCommCollectivesFromAnotherThreadThanTheRuntimesAreRefused) {
+  std::vector<std::vector<std::string>> inside(static_cast<std::size_t>(rt().threads()));
+  rt().run([&](compas::ThreadCtx& t) {
+    if (t.tid() != 0) inside[static_cast<std::size_t>(t.tid())] = raw_attempts();
+    t.barrier();  // thread 0 goes on once the others were refused: nothing of theirs can mix in
+    if (t.tid() == 0) inside[0] = raw_attempts();
+  });
+  expect_raw(inside[0], false);
+  for (std::size_t i = 1; i < inside.size(); ++i) expect_raw(inside[i], true);
+  std::vector<std::string> other;
+  std::thread([&] { other = raw_attempts(); }).join();
+  expect_raw(other, true);
+  // The job is still in step.
+  EXPECT_EQ(rt().allreduce(1L, compas::op::sum{}), rt().processes());
+  expect_raw(raw_attempts(), false);
 }
 
 }  // namespace
