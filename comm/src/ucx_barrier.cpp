@@ -42,14 +42,20 @@ void Comm::Impl::choose_node_barrier() {
 }
 
 void Comm::Impl::dissemination(const std::vector<int>& group, int me, std::uint64_t epoch,
-                               std::size_t first_signal) {
+                               std::size_t first_signal,
+                               const std::function<void(const std::function<void()>&)>& guard) {
   const int n = static_cast<int>(group.size());
   for (int k = 0, d = 1; d < n; ++k, d <<= 1) {
     const int to = group[static_cast<std::size_t>((me + d) % n)];
     const int from = group[static_cast<std::size_t>((me - d + n) % n)];
     ep(from);  // an endpoint to the rank waited for is how its death is noticed
-    coll->signal_add(to, first_signal + static_cast<std::size_t>(k), 1);
-    coll->wait_until(first_signal + static_cast<std::size_t>(k), epoch, from);
+    const std::size_t signal = first_signal + static_cast<std::size_t>(k);
+    coll->signal_add(to, signal, 1);
+    const auto wait = [&] { coll->wait_until(signal, epoch, from); };
+    if (guard)
+      guard(wait);
+    else
+      wait();
   }
 }
 
@@ -65,45 +71,63 @@ std::string rank_list(const std::vector<int>& ranks) {
 }  // namespace
 
 // Each process keeps in the first word of its coll window the number of two-level barriers it
-// has entered (a store to its own memory); a wait that gave up reads its host's words and adds
-// to its error which of them did not arrive.
-void Comm::Impl::host_barrier_wait(std::uint64_t epoch, const std::function<void()>& wait) {
-  try {
-    wait();
-  } catch (const CommError& e) {
-    const int h = host_of[rank];
-    std::vector<int> absent, unread;
-    for (int r : hosts[static_cast<std::size_t>(h)]) {
-      std::uint64_t entered = 0;
-      try {  // mapping a peer's window may connect to it, which fails if it has gone
-        if (!coll->direct(r)) throw CommError("not reached by load/store", r);
-        coll->get(r, 0, &entered, sizeof entered);
-      } catch (const std::exception&) {
-        unread.push_back(r);
-        continue;
-      }
-      if (entered < epoch) absent.push_back(r);
+// has entered (a store to its own memory): which processes of this host have not entered barrier
+// `epoch`, and which could not be looked at.
+Comm::Impl::HostLook Comm::Impl::look_at_host(std::uint64_t epoch) {
+  HostLook look;
+  for (int r : hosts[static_cast<std::size_t>(host_of[rank])]) {
+    std::uint64_t entered = 0;
+    try {  // mapping a peer's window may connect to it, which fails if it has gone
+      if (!coll->direct(r)) throw CommError("not reached by load/store", r);
+      coll->get(r, 0, &entered, sizeof entered);
+    } catch (const std::exception&) {
+      look.unread.push_back(r);
+      continue;
     }
-    const std::string host = "host '" + host_names[static_cast<std::size_t>(h)] + "' (ranks " +
-                             rank_list(hosts[static_cast<std::size_t>(h)]) + ")";
-    std::string what;
-    if (!absent.empty())
-      what = (absent.size() == 1 ? "rank " : "ranks ") + rank_list(absent) +
-             " did not arrive, on " + host;
-    else if (unread.empty())
-      what = "every process of " + host + " arrived" +
-             (hosts.size() == 1 ? std::string()
-                                : "; its leader, rank " +
-                                      std::to_string(hosts[static_cast<std::size_t>(h)].front()) +
-                                      ", waits for the other hosts' leaders");
-    if (!unread.empty())
-      what += (what.empty() ? "" : "; ") + std::string(unread.size() == 1 ? "rank " : "ranks ") +
-              rank_list(unread) + " of " + host + " could not be looked at";
-    // The wait's own words first ("rank R is unreachable ...", "timed out after ..."), as every
-    // wait of the Comm says them.
-    throw CommError(
-        std::string(e.what()) + "; two-level node barrier #" + std::to_string(epoch) + ": " + what,
-        absent.empty() ? e.rank() : absent.front());
+    if (entered < epoch) look.absent.push_back(r);
+  }
+  return look;
+}
+
+// "rank 1 did not arrive, on host 'vm' (ranks 0, 1, 2)", or that all did.
+std::string Comm::Impl::describe_host(const HostLook& look, bool waited_twice) const {
+  const auto& mine = hosts[static_cast<std::size_t>(host_of[rank])];
+  const std::string host = "host '" + host_names[static_cast<std::size_t>(host_of[rank])] +
+                           "' (ranks " + rank_list(mine) + ")";
+  std::string what;
+  if (!look.absent.empty())
+    what = (look.absent.size() == 1 ? "rank " : "ranks ") + rank_list(look.absent) +
+           " did not arrive, on " + host;
+  else if (look.unread.empty())
+    what = "every process of " + host + " arrived" +
+           (hosts.size() == 1 ? std::string()
+                              : "; its leader, rank " + std::to_string(mine.front()) +
+                                    ", waits for the other hosts' leaders");
+  if (!look.unread.empty())
+    what += (what.empty() ? "" : "; ") + std::string(look.unread.size() == 1 ? "rank " : "ranks ") +
+            rank_list(look.unread) + " of " + host + " could not be looked at";
+  if (waited_twice)
+    what += " (it waited one COMPAS_TIMEOUT more for the host a process is missing from to say so)";
+  return what;
+}
+
+void Comm::Impl::host_barrier_wait(std::uint64_t epoch, const std::function<void()>& wait) {
+  const bool was_failed = failed.load();
+  for (int attempt = 0;; ++attempt) {
+    try {
+      wait();
+      failed.store(was_failed);  // a first timeout that the second wait outlasted
+      return;
+    } catch (const CommError& e) {
+      const HostLook look = look_at_host(epoch);
+      const bool timed_out = std::string(e.what()).rfind("timed out after ", 0) == 0;
+      if (attempt == 0 && hosts.size() > 1 && timed_out && look.absent.empty() &&
+          look.unread.empty())
+        continue;
+      throw CommError(std::string(e.what()) + "; two-level node barrier #" + std::to_string(epoch) +
+                          ": " + describe_host(look, attempt > 0),
+                      look.absent.empty() ? e.rank() : look.absent.front());
+    }
   }
 }
 
@@ -169,7 +193,8 @@ void Comm::barrier(NodeBarrier how) {
       m.coll->direct_wait_until(leader, kArrive, epoch * (n - 1), "this host's processes arriving");
     });
   const int h = m.host_of[m.rank];
-  m.dissemination(m.leaders, h, epoch, kLeaders);
+  m.dissemination(m.leaders, h, epoch, kLeaders,
+                  [&](const std::function<void()>& wait) { m.host_barrier_wait(epoch, wait); });
   if (n > 1) m.coll->direct_fetch_add_signal(leader, kRelease, 1);
 }
 

@@ -161,12 +161,20 @@ struct Comm::Impl {
   std::vector<int> everyone;           // 0 .. size - 1: the dissemination group of all processes
   void choose_node_barrier();
   // Dissemination among `group` (ranks), this process being group[me], on the coll window's
-  // signals first_signal.. (one per round).
+  // signals first_signal.. (one per round). Each round's wait runs through `guard` when given.
   void dissemination(const std::vector<int>& group, int me, std::uint64_t epoch,
-                     std::size_t first_signal);
+                     std::size_t first_signal,
+                     const std::function<void(const std::function<void()>&)>& guard = {});
   // ucx_barrier.cpp: runs a wait of two-level barrier `epoch`; a CommError from it comes out
-  // naming the processes of this host that did not arrive (or saying that all did).
+  // naming the processes of this host that did not arrive (or saying that all did). With several
+  // hosts, a timeout while every process of this host arrived waits one COMPAS_TIMEOUT more: the
+  // host a process is missing from names it first.
   void host_barrier_wait(std::uint64_t epoch, const std::function<void()>& wait);
+  struct HostLook {
+    std::vector<int> absent, unread;
+  };
+  HostLook look_at_host(std::uint64_t epoch);
+  std::string describe_host(const HostLook& look, bool waited_twice) const;
   std::mutex barrier_mu;
 
   bool same_host_as_me(int r) const;

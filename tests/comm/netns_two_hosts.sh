@@ -8,6 +8,10 @@
 # RANKS_PER_HOST=2 starts two ranks in each namespace (ranks 0,1 on host a; 2,3 on host b), with
 # UCX's shared-memory transports on, and forces the two-level node barrier
 # (COMPAS_NODE_BARRIER=host): each host's ranks meet in shared memory, the leaders across the veth.
+# NETNS_ENV adds VAR=VALUE words to every rank's environment (COMPAS_TIMEOUT=60 unless it sets
+# it). NETNS_CHECK=SCRIPT judges a run that is meant to fail: instead of the checks below, the
+# test's status is `bash SCRIPT OUT_DIR ARGS...`, OUT_DIR holding each rank's rankR.out, its exit
+# code rankR.rc and the time it ended rankR.end (seconds, date +%s.%N).
 # Exits 77 (CTest skip) with the reason when namespaces cannot be made here.
 set -u
 prog=${1:?usage: netns_two_hosts.sh TEST_COMM_RMA | PROGRAM ARGS...}
@@ -53,6 +57,8 @@ per=${RANKS_PER_HOST:-1}
 size=$((2 * per))
 common=(COMPAS_SIZE=$size "COMPAS_RENDEZVOUS=$addr_a:$port" "COMPAS_JOB_TOKEN=$token"
         COMPAS_TIMEOUT=60 COMPAS_TEST_HOSTS=2)
+read -r -a extra <<<"${NETNS_ENV:-}"
+common+=("${extra[@]}")
 if [[ $per == 1 ]]; then
   common+=(UCX_TLS=tcp,self)
 else
@@ -71,6 +77,7 @@ run_rank() {  # rank namespace hostname device
     COMPAS_RANK=$1 UCX_NET_DEVICES=$4 timeout 200 $(printf '%q ' "$prog" "${args[@]}")" \
     >"$out/rank$1.out" 2>&1
   echo $? >"$out/rank$1.rc"
+  date +%s.%N >"$out/rank$1.end"
 }
 run_rank 0 "$a" "${tag}-host-a" "v${tag}a" &
 sleep 0.2
@@ -82,6 +89,10 @@ for ((r = 1; r < size; ++r)); do
   fi
 done
 wait
+if [[ -n ${NETNS_CHECK:-} ]]; then
+  bash "$NETNS_CHECK" "$out" "${args[@]}"
+  exit $?
+fi
 status=0
 for ((r = 0; r < size; ++r)); do
   echo "---- rank $r (exit $(cat "$out/rank$r.rc"))"

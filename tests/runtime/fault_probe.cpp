@@ -20,7 +20,8 @@
 //                    getting and adding into its copy; the victim's destruction gives up after
 //                    COMPAS_TIMEOUT and the others' next operation must fail at the initiator
 //   host-barrier-skipped  nobody dies: in a loop of Comm barriers the victim stops calling them
-//                    (from the 501st on) and sleeps (60 s at most); the others must end after
+//                    (from the 501st on) and sleeps (FAULT_PROBE_SLEEP s, 60 when unset; then it
+//                    calls them again); the others must end after
 //                    COMPAS_TIMEOUT naming it. Prints the barrier's algorithm first
 //                    ("fault_probe: rank R: barrier host") on stdout.
 //   user-op-differs  nobody dies: an allreduce with a caller's operator where the victim passes
@@ -197,7 +198,8 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
       for (int i = 0; i < 1000; ++i) {
         if (me && i == 500) {
-          std::this_thread::sleep_for(std::chrono::seconds(60));
+          const char* s = std::getenv("FAULT_PROBE_SLEEP");  // seconds, 60 when unset
+          std::this_thread::sleep_for(std::chrono::seconds(s ? std::atoi(s) : 60));
           break;
         }
         rt.comm().barrier();
