@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernel_table.hpp"
+#include "study_load.hpp"
 #include "study_models.hpp"
 #include "study_report_parts.hpp"
 #include "time_units.hpp"
@@ -450,7 +451,9 @@ void write_kernel_sections(ReportContext& c) {
     record_rows(c, name, rate_name, points, rows);
     json kernel = {{"rows", rows}, {"rate_field", rate_name}};
     write_scaling(c, name, points, kernel);
-    const std::string verdict = verdict_of(c, rate_name, points);
+    std::string verdict = verdict_of(c, rate_name, points);
+    if (verdict.find("bandwidth") != std::string::npos)  // judged against a stream
+      verdict += busy_stream_caveat(c.streams_busy);
     c.md << "\nVerdict: " << verdict << ".\n\n";
     c.embed("study-" + file_name_of(name) + ".png", name + ": speedup against P x T");
     kernel["verdict"] = verdict;

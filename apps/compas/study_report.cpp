@@ -21,6 +21,7 @@
 #include "report_html.hpp"
 #include "stream_sizes.hpp"
 #include "study_dir.hpp"
+#include "study_load.hpp"
 #include "study_report_parts.hpp"
 #include "study_summary.hpp"
 
@@ -188,7 +189,8 @@ void write_stream_rule(ReportContext& c, const json& params, bool one_thread) {
 void write_membw(ReportContext& c) {
   auto m = c.raw("membw");
   if (!m) return;
-  c.md << "## Memory bandwidth (COMPaS Tables 1-2)\n\n";
+  c.md << "## Memory bandwidth (COMPaS Tables 1-2)\n\n" << busy_note(*m, "membw");
+  c.streams_busy = busy_share(*m);
   if ((*m).contains("params")) write_stream_rule(c, (*m)["params"], false);
   c.md << "| kernel | threads | total GB/s | per thread GB/s |\n|---|---|---|---|\n";
   for (const auto& r : (*m)["results"]) {
@@ -313,7 +315,7 @@ void write_cache_knees(ReportContext& c, const json& results) {
 void write_cache(ReportContext& c) {
   auto cache = c.raw("cache");
   if (!cache) return;
-  c.md << "## Cache working sets (COMPaS Fig. 12)\n\n";
+  c.md << "## Cache working sets (COMPaS Fig. 12)\n\n" << busy_note(*cache, "the cache curve");
   if ((*cache).contains("params")) write_stream_rule(c, (*cache)["params"], true);
   write_cache_knees(c, (*cache)["results"]);
   c.md << "\n| working set KiB | ns per dependent load | ns per streamed load |\n|---|---|---|\n";

@@ -37,6 +37,7 @@ struct ReportContext {
   // compas membw's total bandwidth, GB/s with its repeats' range, by kernel (load, copy, ...)
   // and thread count: what each kernel's own traffic is compared with.
   std::map<std::string, std::map<int, Spread>> streams;
+  double streams_busy = 0;  // other processes' share of the CPU time while membw ran
 
   // `text` (COMPaS 1998's figures) unless --no-paper left them out.
   std::string paper(const std::string& text) const { return a.no_paper ? std::string() : text; }

@@ -8,8 +8,10 @@
 #include <ctime>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <vector>
 
+#include "compas/base/cpu_load.hpp"
 #include "compas/base/memory.hpp"
 #include "compas/comm/versions.hpp"
 #include "compas/perf/counters.hpp"
@@ -32,6 +34,7 @@ namespace {
 
 std::mutex g_mutex;
 std::vector<std::string> g_command_line;
+std::optional<base::LoadMeter> g_load;  // from set_command_line on
 
 constexpr const char* kNotExposed = "not exposed";
 
@@ -76,6 +79,17 @@ std::pair<bool, std::string> hypervisor() {
 void set_command_line(int argc, const char* const* argv) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_command_line.assign(argv, argv + argc);
+  g_load.emplace();
+}
+
+// What other processes (and the hypervisor) took of the machine's CPUs since the command began.
+nlohmann::ordered_json machine_load() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const base::MachineLoad l = g_load ? g_load->read() : base::MachineLoad{};
+  if (!l.known) return kNotExposed;
+  return {{"other_processes_cpu_share", l.other_processes_share},
+          {"steal_share", l.steal_share},
+          {"seconds", l.seconds}};
 }
 
 std::string utc_now() {
@@ -111,6 +125,7 @@ nlohmann::ordered_json run_info() {
   const auto [virtual_machine, vendor] = hypervisor();
   j["virtual_machine"] = virtual_machine;
   j["hypervisor"] = virtual_machine ? vendor : "none";
+  j["machine_load"] = machine_load();
   return j;
 }
 

@@ -226,6 +226,14 @@ inline void expect_run_metadata(const json& j, const std::string& command) {
   EXPECT_FALSE(r["cpu_frequency"].value("governor", "").empty()) << r.dump();
   ASSERT_TRUE(r.contains("virtual_machine") && r["virtual_machine"].is_boolean()) << r.dump();
   EXPECT_FALSE(r.value("hypervisor", "").empty()) << r.dump();
+  // The machine's load besides this process over the command (/proc/stat is readable here).
+  ASSERT_TRUE(r.contains("machine_load") && r["machine_load"].is_object()) << r.dump();
+  const json& load = r["machine_load"];
+  for (const char* share : {"other_processes_cpu_share", "steal_share"}) {
+    EXPECT_GE(load.value(share, -1.0), 0.0) << share << " " << r.dump();
+    EXPECT_LE(load.value(share, 2.0), 1.0) << share << " " << r.dump();
+  }
+  EXPECT_GT(load.value("seconds", 0.0), 0.0) << r.dump();
 }
 
 inline void expect_report_header(const json& j, const std::string& command) {

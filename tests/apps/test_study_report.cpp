@@ -75,7 +75,8 @@ class StudyReport : public ::testing::Test {
     std::string kernel;
     double gbs, lo, hi;
   };
-  void add_streams(const std::vector<Stream>& streams) {
+  // `busy`: other processes' share of the CPU time while membw ran (run.machine_load), when >= 0.
+  void add_streams(const std::vector<Stream>& streams, double busy = -1) {
     Step s{"membw", "membw", "characterize", {}, 1};
     json results = json::array();
     for (const auto& st : streams)
@@ -86,7 +87,12 @@ class StudyReport : public ::testing::Test {
                          {"max_bandwidth_gbs", st.hi},
                          {"repeats", 5},
                          {"per_thread_gbs", st.gbs}});
-    done(s, {{"command", "membw"}, {"results", results}});
+    json raw = {{"command", "membw"}, {"results", results}};
+    if (busy >= 0)
+      raw["run"] = {
+          {"machine_load",
+           {{"other_processes_cpu_share", busy}, {"steal_share", 0.0}, {"seconds", 9.0}}}};
+    done(s, raw);
   }
 
   // The topology step's machine: an L3 of `l3_mib` MiB, `count` instances.
@@ -273,6 +279,35 @@ TEST_F(StudyReport, LaplaceIsComparedWithCopyNotWithTriad) {
   EXPECT_EQ(bus[0].value("stream", ""), "copy");
   EXPECT_NEAR(bus[0].value("share_of_stream", 0.0), 15.0 / 16.0, 1e-12);
   EXPECT_NE(md().find("| 15.0 (94%, 93-95%) |"), std::string::npos) << md();
+}
+
+// Streams measured while other processes kept 43% of the machine's CPUs busy: the memory section
+// says so, and so does the verdict judged against them (before, a study run beside a build judged
+// a kernel at "8605% of copy's bandwidth (1.1 GB/s)" without a word); 5% is a quiet machine.
+TEST_F(StudyReport, StreamsMeasuredOnABusyMachineAreFlaggedAndSoIsTheVerdictJudgedAgainstThem) {
+  add_streams({{"copy", 16, 15.8, 16.2}, {"triad", 30, 29.8, 30.2}}, 0.43);
+  add_laplace({{1, 1, {1.0, 1.0, 1.0}}}, 15);
+  const std::string v = verdict(write());
+  EXPECT_EQ(v.rfind("memory-bound", 0), 0u) << v;
+  EXPECT_NE(v.find("the stream was measured while other processes used 43% of the machine's CPU "
+                   "time"),
+            std::string::npos)
+      << v;
+  const std::string report = md();
+  const auto section = report.find("## Memory bandwidth");
+  ASSERT_NE(section, std::string::npos) << report;
+  EXPECT_EQ(report.find("**Busy machine:** while membw measured, other processes used 43% of the "
+                        "machine's CPU time"),
+            report.find('\n', section) + 2)
+      << report;
+}
+
+TEST_F(StudyReport, StreamsMeasuredOnAQuietMachineCarryNoBusyNote) {
+  add_streams({{"copy", 16, 15.8, 16.2}, {"triad", 30, 29.8, 30.2}}, 0.05);
+  add_laplace({{1, 1, {1.0, 1.0, 1.0}}}, 15);
+  const std::string v = verdict(write());
+  EXPECT_EQ(v.find("other processes"), std::string::npos) << v;
+  EXPECT_EQ(md().find("Busy machine"), std::string::npos) << md();
 }
 
 TEST_F(StudyReport, AnUnresolvedVerdictNamesTheStreamItWasJudgedAgainst) {

@@ -14,8 +14,12 @@ void set_command_line(int argc, const char* const* argv);
 
 // {"date", "command_line", "compas_version", "git_commit", "build": {"type", "compiler",
 // "flags"}, "libraries": {"ucx", "hwloc", "papi", "mpi"}, "memory_bytes", "cpu_frequency":
-// {"governor", "driver", "boost"}, "virtual_machine", "hypervisor"}. Values the machine does not
-// expose are "not exposed" (never guessed).
+// {"governor", "driver", "boost"}, "virtual_machine", "hypervisor", "machine_load":
+// {"other_processes_cpu_share", "steal_share", "seconds"}}. machine_load covers the command from
+// set_command_line on: the share of the machine's CPU time that every process but this one used
+// (0..1; a job's other ranks count as others) and that the hypervisor took, which make a
+// bandwidth or a time measured meanwhile low. Values the machine does not expose are "not
+// exposed" (never guessed).
 nlohmann::ordered_json run_info();
 
 // "2026-11-28T06:50:03Z" (UTC, now).

@@ -1,0 +1,84 @@
+#include "compas/base/cpu_load.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace compas::base {
+
+namespace {
+
+double seconds_of(const timeval& t) {
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+}
+
+}  // namespace
+
+std::optional<CpuTimes> parse_proc_stat(std::string_view text) {
+  // "cpu  user nice system idle iowait irq softirq steal guest guest_nice" (guest time is
+  // counted in user already).
+  if (text.substr(0, 4) != "cpu ") return std::nullopt;
+  text.remove_prefix(4);
+  std::array<std::uint64_t, 8> v{};
+  for (auto& x : v) {
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+    if (ec != std::errc() || end == text.data()) return std::nullopt;
+    text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+  }
+  const auto [user, nice, system, idle, iowait, irq, softirq, steal] = v;
+  CpuTimes t;
+  t.steal = steal;
+  t.busy = user + nice + system + irq + softirq + steal;
+  t.total = t.busy + idle + iowait;
+  return t;
+}
+
+std::optional<CpuTimes> machine_cpu_times() {
+  std::ifstream in("/proc/stat");
+  std::string line;
+  if (!in || !std::getline(in, line)) return std::nullopt;
+  return parse_proc_stat(line);
+}
+
+double process_cpu_seconds() {
+  rusage u{};
+  if (::getrusage(RUSAGE_SELF, &u) != 0) return 0;
+  return seconds_of(u.ru_utime) + seconds_of(u.ru_stime);
+}
+
+MachineLoad load_between(const CpuTimes& a, const CpuTimes& b, double self_seconds,
+                         double ticks_per_second, double seconds) {
+  MachineLoad l;
+  l.seconds = seconds;
+  if (b.total <= a.total || b.busy < a.busy || b.steal < a.steal || ticks_per_second <= 0) return l;
+  const double total = static_cast<double>(b.total - a.total);
+  const double others =
+      static_cast<double>(b.busy - a.busy) - std::max(0.0, self_seconds) * ticks_per_second;
+  l.other_processes_share = std::clamp(others / total, 0.0, 1.0);
+  l.steal_share = std::clamp(static_cast<double>(b.steal - a.steal) / total, 0.0, 1.0);
+  l.known = true;
+  return l;
+}
+
+LoadMeter::LoadMeter()
+    : start_(machine_cpu_times()),
+      start_self_(process_cpu_seconds()),
+      start_time_(std::chrono::steady_clock::now()) {}
+
+MachineLoad LoadMeter::read() const {
+  const auto now = machine_cpu_times();
+  const double self = process_cpu_seconds() - start_self_;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time_).count();
+  if (!start_ || !now) return MachineLoad{0, 0, seconds, false};
+  return load_between(*start_, *now, self, static_cast<double>(::sysconf(_SC_CLK_TCK)), seconds);
+}
+
+}  // namespace compas::base
