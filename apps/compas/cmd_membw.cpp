@@ -4,6 +4,8 @@
 // perf::run_membw; this file parses the flags, builds the report and prints the table.
 // With --loaded-latency it measures instead how a dependent load's latency grows with the
 // bandwidth other threads draw (perf::run_loaded_latency), as its own report "loaded-latency".
+// The loaded-latency command, the NUMA matrix and the table beside COMPaS 1998 are in files of
+// their own (cmd_membw_args.hpp names them).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -15,62 +17,29 @@
 #include <stdexcept>
 #include <string>
 
+#include "cmd_membw_args.hpp"
 #include "commands.hpp"
 #include "common.hpp"
-#include "compas/perf/loaded_latency.hpp"
 #include "compas/perf/membw.hpp"
 #include "compas/threads/domain.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
-#include "membw_numa.hpp"
 #include "plot.hpp"
 
 namespace compas::app {
 
-namespace {
+bool given(const CLI::Option* opt) {
+  if (opt->count() == 0) return false;
+  const std::string env = opt->get_envname();
+  return env.empty() || std::getenv(env.c_str()) == nullptr;
+}
 
-// COMPaS 1998: one node, four 200 MHz Pentium Pro on a 450GX bus (Solaris 2.5.1), MB/s.
-constexpr double kPaperRead = 203.5, kPaperWrite = 97.9, kPaperCopy = 70.5;  // Table 1
-struct PaperBcopy {
-  int threads;
-  double per_thread, total;
-};
-constexpr PaperBcopy kPaperBcopy[] = {
-    {1, 71.31, 71.31}, {2, 37.06, 74.12}, {3, 24.75, 74.25}, {4, 18.56, 74.24}};  // Table 2
-
-struct MembwArgs {
-  std::string threads;
-  std::string size;
-  std::string kernels = "load,store,copy,triad";
-  std::string bind = "compact";
-  std::string workgroup;  // DOMAIN:SIZE[:THREADS], likwid-bench's -w
-  bool numa_matrix = false;
-  CLI::Option* bind_opt = nullptr;
-  CLI::Option* workgroup_opt = nullptr;
-  CLI::Option* kernels_opt = nullptr;
-  std::string stores = "auto";
-  std::string isa = "auto";
-  int repeats = 5;
-  double min_repeat_ms = 50;
-  bool oversubscribe = false;
-  bool no_huge_pages = false;
-  std::string events;
-  OutputFlags out;
-  std::string plot;
-  // --loaded-latency and its own flags.
-  bool loaded_latency = false;
-  std::string mix = "read,rw,stream";
-  std::string delays = "auto";
-  std::string traffic_on = "same";
-  std::vector<CLI::Option*> bandwidth_only;  // flags that only the bandwidth sweep reads
-  std::vector<CLI::Option*> latency_only;    // flags that only --loaded-latency reads
-};
-
-// Default working set: 1 GiB, at most a quarter of what this host can give.
-std::size_t default_size() {
+std::size_t default_membw_size() {
   const std::uint64_t limit = base::memory_limit(base::Mapping::private_memory).bytes;
   return std::min<std::uint64_t>(std::uint64_t{1} << 30, limit / 4 / 4096 * 4096);
 }
+
+namespace {
 
 perf::json record_json(const perf::MembwRecord& r) {
   perf::json j = {{"kernel", perf::to_string(r.kernel)},
@@ -126,27 +95,6 @@ std::string saturation_text(const perf::MembwSummary& s) {
   return fmt::format("not saturated within {} threads", s.max_threads);
 }
 
-// ---- --loaded-latency ---------------------------------------------------------------------------
-
-constexpr const char* kMixes =
-    "read: loads only (64 B per line); rw: copy with streaming stores, one line read and one "
-    "written (1:1 on the bus, 128 B per line pair); stream: streaming stores only (64 B per line)";
-
-constexpr const char* kKneeRule =
-    "the bandwidth at which the chaser's latency has risen to 2x idle, interpolated linearly "
-    "between the last point below and the first point above, in order of rising load; a point "
-    "counts as above only when its median is >= 2x idle, its fastest repeat is slower than idle's "
-    "slowest, its rise from idle exceeds its own spread plus idle's (max - min), and the next "
-    "point is >= 2x idle too; otherwise 'not reached' with the highest bandwidth reached";
-
-// Given on the command line. A value from the environment does not count: a COMPAS_BIND set for
-// other commands must not make --loaded-latency refuse to run.
-bool given(const CLI::Option* opt) {
-  if (opt->count() == 0) return false;
-  const std::string env = opt->get_envname();
-  return env.empty() || std::getenv(env.c_str()) == nullptr;
-}
-
 void refuse_inapplicable(const MembwArgs& a) {
   const auto& wrong = a.loaded_latency ? a.bandwidth_only : a.latency_only;
   for (const CLI::Option* opt : wrong)
@@ -157,190 +105,6 @@ void refuse_inapplicable(const MembwArgs& a) {
                                    "--traffic-on; team size: --threads)"
                                  : " applies only with --loaded-latency"));
 }
-
-// --threads for --loaded-latency: one team size, the chaser and at least one traffic thread.
-int latency_team_size(const std::string& text) {
-  const auto counts = parse_thread_list("--threads", text);
-  if (counts.size() != 1 || counts[0] < 2)
-    throw std::invalid_argument("--threads '" + text +
-                                "': --loaded-latency takes one team size of at least 2 (the "
-                                "chaser and its traffic threads), e.g. 2");
-  return counts[0];
-}
-
-perf::LoadedLatencyOptions latency_options(const MembwArgs& a) {
-  perf::LoadedLatencyOptions o;
-  o.mixes = perf::parse_traffic_mixes(a.mix);
-  o.delays_ns = perf::parse_delays(a.delays);
-  o.traffic_on = perf::parse_traffic_on(a.traffic_on);
-  if (!a.threads.empty()) o.traffic_threads = latency_team_size(a.threads) - 1;
-  try {
-    if (!a.size.empty()) o.chase_bytes = perf::parse_size(a.size);
-    o.isa = perf::parse_membw_isa(a.isa);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("--") + e.what());
-  }
-  o.repeats = a.repeats;
-  o.repeat_ms = a.min_repeat_ms;
-  o.huge_pages = !a.no_huge_pages;
-  return o;
-}
-
-perf::json point_json(const perf::LoadedLatencyPoint& p, double idle_ns) {
-  return {{"mix", perf::to_string(p.mix)},
-          {"delay_ns", p.delay_ns ? perf::json(*p.delay_ns) : perf::json(nullptr)},
-          {"idle", !p.delay_ns.has_value()},
-          {"bandwidth_gbs", p.bandwidth_gbs},
-          {"min_bandwidth_gbs", p.bandwidth_min_gbs},
-          {"max_bandwidth_gbs", p.bandwidth_max_gbs},
-          {"latency_ns", p.latency_ns},
-          {"latency_min_ns", p.latency_min_ns},
-          {"latency_max_ns", p.latency_max_ns},
-          {"latency_x_idle", idle_ns > 0 ? p.latency_ns / idle_ns : 0.0},
-          {"traffic_threads", p.traffic_threads},
-          {"repeats", static_cast<int>(p.latency_samples_ns.size())},
-          {"disturbed_repeats", p.disturbed_repeats},
-          {"loads", p.loads},
-          {"latency_ns_samples", p.latency_samples_ns},
-          {"bandwidth_gbs_samples", p.bandwidth_samples_gbs}};
-}
-
-std::string knee_text(const perf::LatencyKnee& k, double idle_ns) {
-  if (k.reached) return fmt::format("{:.2f} GB/s", k.bandwidth_gbs);
-  return fmt::format(
-      "not reached: at most {:.2f}x idle ({:.1f} ns){}; highest bandwidth {:.2f} GB/s",
-      k.max_latency_ns / idle_ns, k.max_latency_ns,
-      k.within_noise ? ", 2x only within the points' spread" : "", k.max_bandwidth_gbs);
-}
-
-perf::json knee_json(const perf::LatencyKnee& k, double idle_ns) {
-  return {{"reached", k.reached},
-          {"bandwidth_gbs", k.reached ? perf::json(k.bandwidth_gbs) : perf::json(nullptr)},
-          {"threshold_ns", k.threshold_ns},
-          {"max_bandwidth_gbs", k.max_bandwidth_gbs},
-          {"latency_at_max_bandwidth_ns", k.latency_at_max_ns},
-          {"max_latency_ns", k.max_latency_ns},
-          {"max_latency_x_idle", k.max_latency_ns / idle_ns},
-          {"within_noise", k.within_noise},
-          {"text", knee_text(k, idle_ns)}};
-}
-
-std::string traffic_where(const perf::LoadedLatencyResult& r, const threads::Topology& topo) {
-  const std::string node = topo.numa_nodes() > 1 ? "NUMA node" : "socket";
-  return r.traffic_on == perf::TrafficOn::same ? "the chaser's " + node : "another " + node;
-}
-
-perf::json latency_params(const perf::LoadedLatencyResult& r, const threads::Topology& topo,
-                          const perf::LoadedLatencyOptions& o) {
-  std::vector<std::string> mixes;
-  perf::json knees = perf::json::object();
-  for (std::size_t i = 0; i < r.mixes.size(); ++i) {
-    mixes.push_back(perf::to_string(r.mixes[i]));
-    knees[mixes.back()] = knee_json(r.knees[i], r.idle.latency_ns);
-  }
-  return {{"mode", "compas membw --loaded-latency"},
-          {"chaser_cpu", r.chaser_cpu},
-          {"traffic_cpus", threads::format_cpu_list(r.traffic_cpus)},
-          {"traffic_threads", r.traffic_cpus.size()},
-          {"traffic_on", perf::to_string(r.traffic_on)},
-          {"traffic_where", traffic_where(r, topo)},
-          {"size_bytes", r.chase_bytes},
-          {"size", perf::format_size(r.chase_bytes)},
-          {"size_is",
-           "the chase buffer; the traffic streams over as many bytes (all arrays, all "
-           "traffic threads), each thread over its own block"},
-          {"traffic_bytes", r.traffic_bytes},
-          {"chunk_bytes", r.chunk_bytes},
-          {"span_bytes", r.span_bytes},
-          {"mixes", mixes},
-          {"mix_definitions", kMixes},
-          {"delays_ns", r.delays_ns},
-          {"delay",
-           "busy waiting on the TSC after each chunk_bytes of every array; at delay 0 the "
-           "threads stream in span_bytes calls; idle: they sleep (1 ms at a time) and touch no "
-           "memory"},
-          {"repeats", o.repeats},
-          {"min_repeat_ms", o.repeat_ms},
-          {"isa", perf::to_string(r.isa)},
-          {"huge_pages", o.huge_pages},
-          {"hugepage_bytes", r.hugepage_bytes},
-          {"tsc_ghz", r.tsc_ghz},
-          {"chase",
-           "random cyclic permutation (Sattolo) over 64-byte lines, one dependent load "
-           "per step, as compas cache"},
-          {"bytes_counted", "read + written, no write-allocate (as membw)"},
-          {"gb", 1e9},
-          {"bandwidth_gbs",
-           "all traffic threads' bytes during a chase repeat / its wall time, "
-           "median over repeats"},
-          {"latency_ns",
-           "chase wall time / dependent loads, median over repeats; a repeat during which the "
-           "chaser or a busy traffic thread lost its cpu (CPU time < 98% of wall time) is run "
-           "again (up to 3x the repeats); disturbed_repeats counts those still used, with the "
-           "chaser's descheduled time taken out"},
-          {"idle_latency_ns", r.idle.latency_ns},
-          {"idle_latency_min_ns", r.idle.latency_min_ns},
-          {"idle_latency_max_ns", r.idle.latency_max_ns},
-          {"idle_latency", "median, min and max of the idle points' repeats, all mixes"},
-          {"knee_factor", 2.0},
-          {"knee_definition", kKneeRule},
-          {"knees", knees},
-          {"seconds", r.seconds}};
-}
-
-void print_latency_table(const perf::LoadedLatencyResult& r, const threads::Topology& topo,
-                         const perf::LoadedLatencyOptions& o) {
-  fmt::print(
-      "loaded latency: chaser on cpu {} (random chase over {}, one dependent load per step), {} "
-      "traffic thread{} on cpu {} ({}) over {} in {} chunks, {} kernels; median of {} repeats of "
-      ">= {} ms\n",
-      r.chaser_cpu, perf::format_size(r.chase_bytes), r.traffic_cpus.size(),
-      r.traffic_cpus.size() == 1 ? "" : "s", threads::format_cpu_list(r.traffic_cpus),
-      traffic_where(r, topo), perf::format_size(r.traffic_bytes), perf::format_size(r.chunk_bytes),
-      perf::to_string(r.isa), o.repeats, o.repeat_ms);
-  fmt::print(
-      "bytes counted as membw counts them: read + written, no write-allocate; GB/s = 1e9 B/s\n\n");
-  fmt::print("{:<7} {:>9} {:>12} {:>11} {:>9} {:>9} {:>7}\n", "mix", "delay ns", "traffic GB/s",
-             "latency ns", "min", "max", "x idle");
-  for (const auto& p : r.points)
-    fmt::print("{:<7} {:>9} {:>12.2f} {:>11.1f} {:>9.1f} {:>9.1f} {:>7.2f}{}\n",
-               perf::to_string(p.mix), p.delay_ns ? std::to_string(*p.delay_ns) : "idle",
-               p.bandwidth_gbs, p.latency_ns, p.latency_min_ns, p.latency_max_ns,
-               p.latency_ns / r.idle.latency_ns, p.disturbed_repeats ? " *" : "");
-  fmt::print("\nidle latency {:.1f} ns (min {:.1f}, max {:.1f}: every idle repeat of every mix)\n",
-             r.idle.latency_ns, r.idle.latency_min_ns, r.idle.latency_max_ns);
-  fmt::print(
-      "knee: the bandwidth at which latency reaches 2x idle ({:.1f} ns), when the rise is beyond "
-      "the points' spread:\n",
-      2 * r.idle.latency_ns);
-  for (std::size_t i = 0; i < r.mixes.size(); ++i)
-    fmt::print("  {:<7} {}\n", perf::to_string(r.mixes[i]),
-               knee_text(r.knees[i], r.idle.latency_ns));
-  bool disturbed = false;
-  for (const auto& p : r.points) disturbed = disturbed || p.disturbed_repeats > 0;
-  if (disturbed)
-    fmt::print(
-        "* some repeats lost the cpu even after retries (busy machine?); their descheduled time "
-        "was taken out\n");
-}
-
-int run_loaded_latency_command(const MembwArgs& a) {
-  const auto topo = threads::Topology::host();
-  const perf::LoadedLatencyOptions o = latency_options(a);
-  check_outputs(a.out);
-  check_plot_dir(a.plot);
-
-  const auto res = perf::run_loaded_latency(topo, o);
-
-  perf::Report report("loaded-latency", perf::machine_json(topo), latency_params(res, topo, o));
-  for (const auto& p : res.points) report.add(point_json(p, res.idle.latency_ns));
-  write_outputs(report, a.out);
-  plot_report(report, a.plot);
-  if (!a.out.quiet) print_latency_table(res, topo, o);
-  return 0;
-}
-
-// ---- the bandwidth sweep ----------------------------------------------------------------------
 
 // --workgroup DOMAIN:SIZE[:THREADS]: the team on the domain's PUs (physical cores first, socket
 // by socket), the working set SIZE, thread counts 1..THREADS (default: every PU of the domain),
@@ -376,34 +140,6 @@ threads::Workgroup apply_workgroup(const MembwArgs& a, const threads::Topology& 
   return wg;
 }
 
-// --numa-matrix: --threads one count per cell (default one per core of the node), --size and
-// --kernels as for the sweep (default 1 GiB; load and copy).
-int run_numa_matrix_command(const MembwArgs& a) {
-  if (given(a.bind_opt) || !a.workgroup.empty())
-    throw std::invalid_argument(
-        "--numa-matrix places the threads on each NUMA node in turn: --bind and --workgroup do "
-        "not go with it");
-  NumaMatrixArgs n;
-  if (!a.threads.empty()) {
-    const auto counts = parse_thread_list("--threads", a.threads);
-    if (counts.size() != 1)
-      throw std::invalid_argument("--threads '" + a.threads +
-                                  "': --numa-matrix takes one thread count per cell");
-    n.threads = counts[0];
-  }
-  try {
-    n.size_bytes = a.size.empty() ? default_size() : perf::parse_size(a.size);
-    n.chase_bytes = a.size.empty() ? 0 : n.size_bytes;  // a given size is the chase's too
-    n.kernels = perf::parse_membw_kernels(given(a.kernels_opt) ? a.kernels : "load,copy");
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("--") + e.what());
-  }
-  n.repeats = a.repeats;
-  n.huge_pages = !a.no_huge_pages;
-  n.out = a.out;
-  return run_numa_matrix(n);
-}
-
 // The probe's options from the flags; `wg` is set when a workgroup gives the threads and size.
 perf::MembwOptions membw_options(const MembwArgs& a, const threads::Topology& topo,
                                  std::optional<threads::Workgroup>& wg) {
@@ -419,7 +155,9 @@ perf::MembwOptions membw_options(const MembwArgs& a, const threads::Topology& to
     wg = apply_workgroup(a, topo, o);
   }
   try {
-    o.size_bytes = wg ? wg->size_bytes : a.size.empty() ? default_size() : perf::parse_size(a.size);
+    o.size_bytes = wg               ? wg->size_bytes
+                   : a.size.empty() ? default_membw_size()
+                                    : perf::parse_size(a.size);
     o.kernels = perf::parse_membw_kernels(a.kernels);
     o.stores = perf::parse_store_mode(a.stores);
     o.isa = perf::parse_membw_isa(a.isa);
@@ -486,57 +224,6 @@ perf::Report membw_report(const MembwArgs& a, const threads::Topology& topo,
 }
 
 // Rows = threads, columns = kernels (total and per thread), as COMPaS Table 2, with the paper's
-// figures beside them.
-void print_membw_table(const perf::MembwOptions& o, const perf::MembwResult& res,
-                       const std::vector<std::string>& kernel_names) {
-  std::map<std::pair<perf::MembwKernel, int>, const perf::MembwRecord*> cell;
-  for (const auto& r : res.records) cell[{r.kernel, r.threads}] = &r;
-  fmt::print(
-      "memory bandwidth, GB/s (1e9 B/s): working set {} ({} B; all arrays, all threads), "
-      "bind {}, median of {} repeats\n",
-      perf::format_size(o.size_bytes), o.size_bytes, o.bind.to_string(), o.repeats);
-  fmt::print(
-      "bytes counted as STREAM and likwid-bench count them: read + written, no write-allocate\n\n");
-  fmt::print("{:>8}", "");
-  for (const auto& name : kernel_names) fmt::print(" | {:^17}", name);
-  fmt::print(" | {:^17}\n", "'98 bcopy, MB/s");
-  fmt::print("{:>8}", "threads");
-  for (std::size_t i = 0; i <= kernel_names.size(); ++i)
-    fmt::print(" | {:>8} {:>8}", "total", "/thread");
-  fmt::print("\n");
-  for (int t : res.threads) {
-    fmt::print("{:>8}", t);
-    for (auto k : o.kernels) {
-      const auto* r = cell.at({k, t});
-      fmt::print(" | {:>8.2f} {:>8.2f}", r->bandwidth_gbs, r->per_thread_gbs);
-    }
-    const auto* p = std::find_if(std::begin(kPaperBcopy), std::end(kPaperBcopy),
-                                 [&](const PaperBcopy& b) { return b.threads == t; });
-    if (p != std::end(kPaperBcopy))
-      fmt::print(" | {:>8.2f} {:>8.2f}", p->total, p->per_thread);
-    else
-      fmt::print(" | {:>8} {:>8}", "-", "-");
-    fmt::print("\n");
-  }
-  // The paper's single-thread figures under the matching columns.
-  fmt::print("{:>8}", "'98 MB/s");
-  for (auto k : o.kernels) {
-    const double v = k == perf::MembwKernel::load    ? kPaperRead
-                     : k == perf::MembwKernel::store ? kPaperWrite
-                     : k == perf::MembwKernel::copy  ? kPaperCopy
-                                                     : 0;
-    if (v > 0)
-      fmt::print(" | {:>8.1f} {:>8}", v, "");
-    else
-      fmt::print(" | {:>8} {:>8}", "-", "");
-  }
-  fmt::print(" | {:>8} {:>8}\n", "", "");
-  fmt::print(
-      "'98: COMPaS 1998, one node of four 200 MHz Pentium Pro, in MB/s (Table 1: read, write, "
-      "copy with one thread; Table 2: bcopy with 1-4 threads)\n\n");
-}
-
-// The saturation point of each kernel and the kernel variants used.
 void print_membw_choices(const perf::MembwResult& res) {
   fmt::print("saturation (the next thread count adds < 10% total bandwidth):\n");
   for (const auto& s : res.summaries)
@@ -605,25 +292,6 @@ int run_membw_command(const MembwArgs& a) {
     if (r.region) regions.push_back(*r.region);
   print_regions(regions, o.events);
   return 0;
-}
-
-void add_latency_flags(CLI::App& cmd, MembwArgs& a) {
-  cmd.add_flag("--loaded-latency", a.loaded_latency,
-               "measure instead the latency of a dependent-load chase on the first thread "
-               "while the others draw bandwidth (injection delay swept from idle to 0)");
-  a.latency_only.push_back(
-      cmd.add_option("--mix", a.mix, "--loaded-latency traffic: read,rw,stream (comma list)")
-          ->capture_default_str());
-  a.latency_only.push_back(cmd.add_option("--delays", a.delays,
-                                          "--loaded-latency injection delays between chunks, "
-                                          "whole ns (comma list, e.g. 0,100,1000) or auto "
-                                          "(50000 down to 0 in 1-2-5 steps); idle is always added")
-                               ->capture_default_str());
-  a.latency_only.push_back(
-      cmd.add_option("--traffic-on", a.traffic_on,
-                     "--loaded-latency traffic threads on the chaser's NUMA node or socket "
-                     "(same) or on another one (other)")
-          ->capture_default_str());
 }
 
 }  // namespace
