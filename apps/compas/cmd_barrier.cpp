@@ -4,7 +4,7 @@
 // measured in a child process of this program started with that policy.
 //
 // Under a launcher (compas-run -n P, mpirun, srun) with P > 1 it measures the process barrier
-// instead: comm's node barrier across the P processes, by the algorithm the job chose and by the
+// instead: comm's process barrier across the P processes, by the algorithm the job chose and by the
 // other where it can run (dissemination; two-level over each host's shared memory), and, when the
 // job was launched by mpirun and MPI is built in, MPI_Barrier, all interleaved in the same run
 // (COMPaS Tables 4-5).
@@ -190,17 +190,17 @@ int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
                 {"iterations", tm.iterations},
                 {"repeats", tm.ns.size()}});
   };
-  // Every node barrier algorithm the job can run (the chosen one first), and MPI_Barrier.
+  // Every process barrier algorithm the job can run (the chosen one first), and MPI_Barrier.
   const std::string policy = backoff ? "backoff" : "spin";
   std::vector<std::string> names = {c.barrier_algorithm()};
   std::vector<std::function<void()>> variants = {[&] { c.barrier(); }};
   const bool one_per_host = static_cast<std::size_t>(p) == c.hosts().size();
   if (c.barrier_algorithm() == "dissemination" && c.host_barrier_possible() && !one_per_host) {
     names.push_back("host");
-    variants.push_back([&] { c.barrier(comm::NodeBarrier::host); });
+    variants.push_back([&] { c.barrier(comm::ProcessBarrier::host); });
   } else if (c.barrier_algorithm() == "host") {
     names.push_back("dissemination");
-    variants.push_back([&] { c.barrier(comm::NodeBarrier::dissemination); });
+    variants.push_back([&] { c.barrier(comm::ProcessBarrier::dissemination); });
   }
 #ifdef COMPAS_WITH_MPI
   if (mpi) {

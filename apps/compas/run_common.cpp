@@ -126,7 +126,7 @@ void add_compute(perf::json& regions, const std::string& whole) {
 }
 
 perf::json job_fields(const std::string& kernel, Runtime& rt) {
-  return {{"kernel", kernel}, {"nodes", rt.processes()}, {"threads", rt.threads()}};
+  return {{"kernel", kernel}, {"processes", rt.processes()}, {"threads", rt.threads()}};
 }
 
 // The factor that takes `timed` seconds past `min` (10% to spare), the largest any process asks.

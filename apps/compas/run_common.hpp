@@ -45,8 +45,8 @@ perf::json region_json(Runtime& rt, const perf::EventChoice& events, bool print,
 struct KernelRun {
   bool verified = false;
   std::string verification;
-  perf::json params = perf::json::object();  // the report's parameters after kernel, nodes, threads
-  perf::json record = perf::json::object();  // the result's fields after kernel, nodes, threads
+  perf::json params = perf::json::object();  // the report's parameters after kernel, processes, threads
+  perf::json record = perf::json::object();  // the result's fields after kernel, processes, threads
   // What rank 0 prints after the report is written (unless --quiet), given the job's regions.
   std::function<std::string(const perf::json& regions)> summary;
   // The region holding the whole solve, if the kernel has one: "compute" is then added as it
@@ -65,7 +65,7 @@ using KernelRunner = std::function<KernelRun(Runtime&, int factor)>;
 // One kernel on this job with what every kernel does around its own work: the Runtime from the
 // job flags; `check` (the parameters against the job: bad input before any work); the output
 // paths checked on rank 0; the regions reset before `run` and gathered after it (the table
-// printed on rank 0); then on rank 0 the report (machine; kernel, nodes, threads, the params,
+// printed on rank 0); then on rank 0 the report (machine; kernel, processes, threads, the params,
 // bootstrap and wait policy; the record and its regions) written, the summary and the verdict
 // printed. Returns 0 when verified, else 1 (on every process).
 // With --min-seconds S, a run whose timed part lasted less than S runs again with its iterations

@@ -20,15 +20,15 @@ struct GemmArgs {
   kernels::gemm::JobParams p;
 };
 
-std::string gemm_summary(const kernels::gemm::JobResult& r, int nodes, int threads,
+std::string gemm_summary(const kernels::gemm::JobResult& r, int processes, int threads,
                          const perf::json& regions) {
-  const char* algorithm = nodes == 1 ? "local" : r.ring ? "ring" : "summa";
+  const char* algorithm = processes == 1 ? "local" : r.ring ? "ring" : "summa";
   std::string text = fmt::format(
       "\ngemm n={} on {} process(es) x {} thread(s), grid {}x{} ({}, {} panel step(s)), {} "
       "micro-kernel: {:.4f} s per multiplication (median of {}; fastest {:.4f} s), {:.2f} "
       "GFLOP/s\n",
-      r.n, nodes, threads, r.grid_rows, r.grid_cols, algorithm, r.steps, r.isa, r.seconds, r.iters,
-      r.seconds_min, r.gflops);
+      r.n, processes, threads, r.grid_rows, r.grid_cols, algorithm, r.steps, r.isa, r.seconds,
+      r.iters, r.seconds_min, r.gflops);
   auto per_multiply = [&](const char* name) {
     return regions.contains(name) ? regions[name].value("max_seconds", 0.0) / r.iters : 0.0;
   };
@@ -36,7 +36,7 @@ std::string gemm_summary(const kernels::gemm::JobResult& r, int nodes, int threa
       "per multiplication (slowest thread, all iterations' mean): compute {:.4f} s, "
       "communicate {:.4f} s, synchronize {:.4f} s\n",
       per_multiply("compute"), per_multiply("communicate"), per_multiply("synchronize"));
-  if (nodes > 1)
+  if (processes > 1)
     text += fmt::format("panels put between processes: {:.1f} MB per multiplication\n",
                         r.panel_bytes / 1e6);
   return text;
@@ -67,8 +67,8 @@ KernelRun gemm_run(Runtime& rt, const GemmArgs& a) {
                 {"verification", r.verification},
                 {"error", r.error},
                 {"tolerance", r.tolerance}};
-  out.summary = [r, nodes = rt.processes(), threads = rt.threads()](const perf::json& regions) {
-    return gemm_summary(r, nodes, threads, regions);
+  out.summary = [r, processes = rt.processes(), threads = rt.threads()](const perf::json& regions) {
+    return gemm_summary(r, processes, threads, regions);
   };
   for (double s : r.iter_seconds) out.timed_seconds += s;
   out.scalable = true;

@@ -199,10 +199,14 @@ const EnvVar signal_path{.name = "COMPAS_SIGNAL_PATH",
                          .kind = K::choice,
                          .choices = {"rma", "am", "auto"},
                          .empty_is_unset = true};
-const EnvVar node_barrier{.name = "COMPAS_NODE_BARRIER",
-                          .kind = K::choice,
-                          .choices = {"dissemination", "host", "auto"},
-                          .empty_is_unset = true};
+const EnvVar process_barrier{.name = "COMPAS_PROCESS_BARRIER",
+                             .kind = K::choice,
+                             .choices = {"dissemination", "host", "auto"},
+                             .empty_is_unset = true};
+const EnvVar node_barrier_former{.name = "COMPAS_NODE_BARRIER",
+                                 .kind = K::choice,
+                                 .choices = {"dissemination", "host", "auto"},
+                                 .empty_is_unset = true};
 const EnvVar oversubscribed{
     .name = "COMPAS_OVERSUBSCRIBED", .kind = K::boolean, .empty_is_unset = true};
 const EnvVar direct{.name = "COMPAS_DIRECT", .kind = K::boolean, .empty_is_unset = true};

@@ -1,4 +1,4 @@
-// Node collectives over chunked, acknowledged channels through one scratch window (see
+// Process collectives over chunked, acknowledged channels through one scratch window (see
 // collectives.hpp for the protocol and the algorithms).
 //
 // Why the schedules cannot deadlock: every chunk is sent and received at the same point of both
@@ -121,7 +121,7 @@ std::string elements(std::uint64_t bytes, std::uint32_t elem) {
 }  // namespace detail
 
 std::string ProcessCollectives::Impl::out_of_step(const detail::Header& h, int src) {
-  return "node collectives out of step" + where() + ": " + who(src) + " is in call #" +
+  return "process collectives out of step" + where() + ": " + who(src) + " is in call #" +
          std::to_string(h.seq) + " (" + detail::describe(h.kind, h.elem, h.arg) + ") while " +
          who(me) + " is in call #" + std::to_string(seq) + " (" +
          detail::describe(kind, elem, arg) +

@@ -1,4 +1,4 @@
-// Internals of the node collectives, for the sources that implement them: the chunk header, the
+// Internals of the process collectives, for the sources that implement them: the chunk header, the
 // per-peer channels (send, receive, release) and the one-collective-at-a-time guard. See
 // collectives.hpp for the protocol.
 #pragma once
@@ -197,9 +197,10 @@ struct ProcessCollectives::Impl {
           " sends " + detail::elements(h.total, elem) + " to " + who(me) + ", which expects " +
           detail::elements(total, elem) + ": the sizes must agree on every process");
     if (h.chunk != j || h.sender != static_cast<std::uint32_t>(src))
-      throw CommError("node collectives: chunk " + std::to_string(h.chunk) + " from group index " +
-                          std::to_string(h.sender) + " arrived where chunk " + std::to_string(j) +
-                          " from " + who(src) + " was expected",
+      throw CommError("process collectives: chunk " + std::to_string(h.chunk) +
+                          " from group index " + std::to_string(h.sender) +
+                          " arrived where chunk " + std::to_string(j) + " from " + who(src) +
+                          " was expected",
                       job(src));
     flag_in = h.op_failed;
     return at + sizeof h;
@@ -282,11 +283,11 @@ struct ProcessCollectives::Impl {
     detail::require_owner_thread(detail::Internals::comm(*comm), "comm::ProcessCollectives");
     if (busy.exchange(true, std::memory_order_acquire))
       throw std::logic_error(
-          "node collectives: two threads of one process called collectives at the same time; "
+          "process collectives: two threads of one process called collectives at the same time; "
           "they must be called by one thread at a time");
     if (failed) {
       busy.store(false, std::memory_order_release);
-      throw CommError("node collectives are unusable after an earlier collective failed (" +
+      throw CommError("process collectives are unusable after an earlier collective failed (" +
                       failure + ")");
     }
     try {

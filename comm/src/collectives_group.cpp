@@ -1,5 +1,5 @@
-// Node collectives over a group of the Comm's processes: the check of every process's member list
-// at construction, and the group's hosts (collectives.hpp).
+// Process collectives over a group of the Comm's processes: the check of every process's member
+// list at construction, and the group's hosts (collectives.hpp).
 #include <algorithm>
 #include <cstring>
 #include <optional>

@@ -1,4 +1,4 @@
-// The Comm's collective calls (window creation, barriers, node collectives) belong to the thread
+// The Comm's collective calls (window creation, barriers, process collectives) belong to the thread
 // that made the Comm: every process calls them the same number of times, in the same order, and
 // only one thread of a process can keep that count. The Runtime makes its Comm on its own
 // thread, which is thread 0 inside Runtime::run.

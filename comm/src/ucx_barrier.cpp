@@ -1,4 +1,4 @@
-// Comm's node barrier: the choice between two-level and dissemination (a vote of all processes
+// Comm's process barrier: the choice between two-level and dissemination (a vote of all processes
 // at construction), the dissemination rounds, and barrier() itself.
 #include <atomic>
 #include <cstdint>
@@ -14,7 +14,7 @@
 
 namespace compas::comm {
 
-void Comm::Impl::choose_node_barrier() {
+void Comm::Impl::choose_process_barrier() {
   if (size == 1) return;
   if (size >= (1 << 24))  // the dissemination's signals (see Comm::barrier)
     throw CommError("a job of " + std::to_string(size) + " processes: at most 16777215 allowed");
@@ -22,8 +22,8 @@ void Comm::Impl::choose_node_barrier() {
   // when all want it and every one reaches its host leader by load/store.
   const std::vector<int>& mine = hosts[host_of[rank]];
   const int leader = mine.front();
-  const bool want = opt.node_barrier == NodeBarrier::host ||
-                    (opt.node_barrier == NodeBarrier::automatic && backoff);
+  const bool want = opt.process_barrier == ProcessBarrier::host ||
+                    (opt.process_barrier == ProcessBarrier::automatic && backoff);
   const bool can = leader == rank || coll->direct(leader);
   const std::vector<std::string> votes =
       boot->allgather(std::string(1, can ? '1' : '0') + (want ? '1' : '0'));
@@ -124,15 +124,15 @@ void Comm::Impl::host_barrier_wait(std::uint64_t epoch, const std::function<void
       if (attempt == 0 && hosts.size() > 1 && timed_out && look.absent.empty() &&
           look.unread.empty())
         continue;
-      throw CommError(std::string(e.what()) + "; two-level node barrier #" + std::to_string(epoch) +
-                          ": " + describe_host(look, attempt > 0),
+      throw CommError(std::string(e.what()) + "; two-level process barrier #" +
+                          std::to_string(epoch) + ": " + describe_host(look, attempt > 0),
                       look.absent.empty() ? e.rank() : look.absent.front());
     }
   }
 }
 
 void Comm::barrier() {
-  barrier(NodeBarrier::automatic);
+  barrier(ProcessBarrier::automatic);
 }
 
 std::string Comm::barrier_algorithm() const {
@@ -143,13 +143,13 @@ bool Comm::host_barrier_possible() const {
   return impl_->size == 1 || impl_->host_barrier_possible;
 }
 
-void Comm::barrier(NodeBarrier how) {
+void Comm::barrier(ProcessBarrier how) {
   Impl& m = *impl_;
   detail::require_owner_thread(m, "Comm::barrier");
-  if (how == NodeBarrier::host && !host_barrier_possible())
+  if (how == ProcessBarrier::host && !host_barrier_possible())
     throw std::logic_error(
-        "the two-level node barrier needs every process to reach its host leader by load/store");
-  const bool host = how == NodeBarrier::automatic ? m.host_barrier : how == NodeBarrier::host;
+        "the two-level process barrier needs every process to reach its host leader by load/store");
+  const bool host = how == ProcessBarrier::automatic ? m.host_barrier : how == ProcessBarrier::host;
   if (m.size == 1) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -272,19 +273,40 @@ void init_peers(Impl& m) {
 
 }  // namespace
 
+namespace {
+
+// A variable read by its former name: said once per process, by rank 0 of a job (or a process
+// outside one).
+void say_former_name_once(const std::string& former, const std::string& name) {
+  static std::once_flag said;
+  std::call_once(said, [&] {
+    const char* rank = std::getenv("COMPAS_RANK");
+    if (rank && std::string(rank) != "0") return;
+    std::fprintf(stderr, "compas: %s is read as %s, its new name: set that one instead\n",
+                 former.c_str(), name.c_str());
+  });
+}
+
+}  // namespace
+
 CommOptions CommOptions::from_environment() {
   namespace vars = base::vars;
   // In the order of each variable's choices.
   constexpr Progress kProgress[] = {Progress::thread, Progress::wait};
   constexpr CommWait kWait[] = {CommWait::spin, CommWait::backoff, CommWait::automatic};
   constexpr SignalPath kPath[] = {SignalPath::rma, SignalPath::am, SignalPath::automatic};
-  constexpr NodeBarrier kBarrier[] = {NodeBarrier::dissemination, NodeBarrier::host,
-                                      NodeBarrier::automatic};
+  constexpr ProcessBarrier kBarrier[] = {ProcessBarrier::dissemination, ProcessBarrier::host,
+                                         ProcessBarrier::automatic};
   CommOptions o;
   if (const auto i = base::env_choice(vars::progress)) o.progress = kProgress[*i];
   if (const auto i = base::env_choice(vars::comm_wait)) o.wait = kWait[*i];
   if (const auto i = base::env_choice(vars::signal_path)) o.signal_path = kPath[*i];
-  if (const auto i = base::env_choice(vars::node_barrier)) o.node_barrier = kBarrier[*i];
+  if (const auto i = base::env_choice(vars::process_barrier)) {
+    o.process_barrier = kBarrier[*i];
+  } else if (const auto j = base::env_choice(vars::node_barrier_former)) {
+    o.process_barrier = kBarrier[*j];
+    say_former_name_once(vars::node_barrier_former.name, vars::process_barrier.name);
+  }
   if (const auto v = base::env_bool(vars::oversubscribed)) {
     o.oversubscribed = *v;
     o.oversubscribed_given = true;
@@ -320,7 +342,7 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
       m.progress_thread = std::thread([&m] { m.run_progress_thread(); });
     }
     m.coll = std::make_unique<WindowBytes>(*this, 64, 64);
-    m.choose_node_barrier();
+    m.choose_process_barrier();
   } catch (...) {
     // The progress thread may run and UCX is set up: take them down as ~Comm does, without
     // meeting the others (the job is failing), and report the error.

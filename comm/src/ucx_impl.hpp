@@ -152,14 +152,15 @@ struct Comm::Impl {
   std::unique_ptr<std::atomic<int>[]> signal_by_am;
   bool use_am_for_signals(int r);  // decides once per peer (connects)
 
-  std::unique_ptr<WindowBytes> coll;                        // the node collectives' signals
+  std::unique_ptr<WindowBytes> coll;                        // the process collectives' signals
   std::uint64_t barrier_epoch = 0, host_barrier_epoch = 0;  // barriers so far, per algorithm
-  // The node barrier (NodeBarrier): two-level or dissemination, decided by all at construction.
+  // The process barrier (ProcessBarrier): two-level or dissemination, decided by all at
+  // construction.
   bool host_barrier = false;
   bool host_barrier_possible = false;  // every process reaches its host leader by load/store
   std::vector<int> leaders;            // each host's leader (its lowest rank), by host index
   std::vector<int> everyone;           // 0 .. size - 1: the dissemination group of all processes
-  void choose_node_barrier();
+  void choose_process_barrier();
   // Dissemination among `group` (ranks), this process being group[me], on the coll window's
   // signals first_signal.. (one per round). Each round's wait runs through `guard` when given.
   void dissemination(const std::vector<int>& group, int me, std::uint64_t epoch,

@@ -13,7 +13,7 @@
 //            was started by mpirun (the Runtime's bootstrap is then MPI)
 // A warm-up picks each variant's call count so that one repeat lasts about --target-ms (the
 // largest over the ranks, so all ranks make the same calls). Every repeat runs the variants in an
-// order rotated by the repeat, each after the node barrier; a repeat's figure is the slowest
+// order rotated by the repeat, each after the process barrier; a repeat's figure is the slowest
 // rank's mean time per call. Rank 0 prints the median, min and max over the repeats and the
 // ratio to MPI's median, and writes them as JSON. Every call's result is checked (exit 1 if any
 // is wrong); timing decides nothing else.
@@ -122,7 +122,7 @@ std::vector<Variant> variants(compas::Runtime& rt) {
   return v;
 }
 
-// `calls` calls after the node barrier: this rank's mean ns per call. Counts wrong results.
+// `calls` calls after the process barrier: this rank's mean ns per call. Counts wrong results.
 double time_calls(compas::Runtime& rt, compas::threads::ThreadCtx& t, Variant& v, long calls,
                   long& wrong) {
   const double mine = rt.process() + 1.0;

@@ -10,7 +10,7 @@
 // VmRSS against k (least squares over k >= 1, so that one-time costs of the first put stay out;
 // with P = 2 the step from k = 0 to 1) is the memory a peer costs once it is talked to: its
 // endpoint where none existed, its unpacked window key and mapping. The endpoints before the first
-// put show that they are created lazily: only the node barrier's partners (at most
+// put show that they are created lazily: only the process barrier's partners (at most
 // 2 ceil(log2 P), from the barrier in the window's creation) are connected by then. The process
 // age at main() (from /proc/self/stat, 10 ms resolution) covers exec and dynamic loading.
 //

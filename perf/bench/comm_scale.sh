@@ -5,7 +5,7 @@
 #   P, main -> bootstrap + Comm + first window (median and max over ranks, ms), bootstrap alone
 #   (max), the process age at main() (max: exec and loading, before the timed steps),
 #   RSS per process after the first window and with every peer connected (median, KiB),
-#   endpoints before the first put (lazy: only the node barrier's partners),
+#   endpoints before the first put (lazy: only the process barrier's partners),
 #   KiB per peer put to (median slope of RSS against peers), first put+flush per peer (ms).
 # Every P runs RUNS times (P interleaved); each figure is the median over the runs of the
 # per-run figure (itself a median or max over ranks). Each run's own table is kept in OUTDIR.

@@ -76,8 +76,8 @@ void ThreadProfile::exit(int id, std::uint64_t t0, const long long* c0) {
 
 // ---- Profile -----------------------------------------------------------------------------
 
-Profile::Profile(threads::Team& team, EventChoice events, int node)
-    : team_(team), events_(std::move(events)), node_(node) {
+Profile::Profile(threads::Team& team, EventChoice events, int process)
+    : team_(team), events_(std::move(events)), process_(process) {
   threads_ = std::make_unique<ThreadProfile[]>(static_cast<std::size_t>(team.size()));
   for (int t = 0; t < team.size(); ++t) {
     threads_[static_cast<std::size_t>(t)].profile_ = this;
@@ -127,7 +127,7 @@ std::vector<RegionSample> Profile::samples() const {
       if (id >= tp.totals_.size() || tp.totals_[id].calls == 0) continue;
       const auto& tot = tp.totals_[id];
       RegionSample s;
-      s.node = node_;
+      s.process = process_;
       s.thread = t;
       s.region = names_[id];
       s.calls = tot.calls;
@@ -196,17 +196,18 @@ std::vector<RegionSummary> aggregate(const std::vector<RegionSample>& samples, i
     RegionSummary r;
     r.region = name;
     r.threads = static_cast<int>(group.size());
-    std::vector<int> nodes;
+    std::vector<int> processes;
     std::vector<double> calls, seconds;
     std::map<std::string, std::vector<double>> counts;
     for (const RegionSample* s : group) {
-      if (std::find(nodes.begin(), nodes.end(), s->node) == nodes.end()) nodes.push_back(s->node);
+      if (std::find(processes.begin(), processes.end(), s->process) == processes.end())
+        processes.push_back(s->process);
       calls.push_back(static_cast<double>(s->calls));
       seconds.push_back(s->seconds);
       for (std::size_t i = 0; i < s->events.size() && i < s->counts.size(); ++i)
         counts[s->events[i]].push_back(static_cast<double>(s->counts[i]));
     }
-    r.nodes = static_cast<int>(nodes.size());
+    r.processes = static_cast<int>(processes.size());
     r.calls = summarize(calls);
     r.seconds = summarize(seconds);
     // A counter is summarized only over the threads that read it; one missing on some thread
@@ -250,7 +251,7 @@ std::vector<RegionSample> samples_since(const std::vector<RegionSample>& later,
   std::vector<RegionSample> out;
   for (const auto& s : later) {
     const auto it = std::find_if(earlier.begin(), earlier.end(), [&](const RegionSample& e) {
-      return e.node == s.node && e.thread == s.thread && e.region == s.region;
+      return e.process == s.process && e.thread == s.thread && e.region == s.region;
     });
     RegionSample d = s;
     if (it != earlier.end()) {
@@ -277,7 +278,7 @@ json to_json(const RegionSummary& s) {
   json j;
   j["region"] = s.region;
   j["threads"] = s.threads;
-  j["nodes"] = s.nodes;
+  j["processes"] = s.processes;
   j["calls"] = stat(s.calls);
   j["seconds"] = stat(s.seconds);
   json c = json::object();

@@ -253,8 +253,8 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   to.allow_oversubscribe = m.opt.oversubscribe;
   to.within = within;
   to.job_oversubscribed = m.comm->options().oversubscribed;
-  to.node = m.boot->rank();
-  to.nnodes = m.boot->size();
+  to.process = m.boot->rank();
+  to.processes = m.boot->size();
   m.opt.threads = nthreads;
   // Where this thread may run before the team pins it: OpenMP's threads go back there at the end.
   omp.original = m.topo.current_thread_binding();
@@ -316,7 +316,7 @@ perf::Profile& Runtime::profile() {
 
 comm::ProcessCollectives& Runtime::collectives() {
   if (!impl_->coll)
-    throw std::logic_error("Runtime::collectives: a job of one process has no node collectives");
+    throw std::logic_error("Runtime::collectives: a job of one process has no process collectives");
   return *impl_->coll;
 }
 
@@ -358,7 +358,7 @@ std::vector<perf::RegionSample> Runtime::job_samples() {
   if (processes() == 1) return mine;
   perf::json j = perf::json::array();
   for (const auto& s : mine)
-    j.push_back({{"node", s.node},
+    j.push_back({{"process", s.process},
                  {"thread", s.thread},
                  {"region", s.region},
                  {"calls", s.calls},
@@ -369,7 +369,7 @@ std::vector<perf::RegionSample> Runtime::job_samples() {
   for (const auto& blob : impl_->boot->allgather(j.dump()))
     for (const auto& e : perf::json::parse(blob)) {
       perf::RegionSample s;
-      s.node = e.at("node").get<int>();
+      s.process = e.at("process").get<int>();
       s.thread = e.at("thread").get<int>();
       s.region = e.at("region").get<std::string>();
       s.calls = e.at("calls").get<std::uint64_t>();
@@ -393,9 +393,9 @@ void Runtime::barrier() {
   if (processes() > 1) impl_->comm->barrier();
 }
 
-void Runtime::check_root(int root_node, int root_thread) const {
-  if (root_node < 0 || root_node >= processes())
-    throw std::out_of_range("broadcast: root process " + std::to_string(root_node) +
+void Runtime::check_root(int root_process, int root_thread) const {
+  if (root_process < 0 || root_process >= processes())
+    throw std::out_of_range("broadcast: root process " + std::to_string(root_process) +
                             " is outside the job: processes are 0.." +
                             std::to_string(processes() - 1));
   if (root_thread < 0 || root_thread >= impl_->team->size())

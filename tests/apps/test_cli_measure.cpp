@@ -485,7 +485,7 @@ TEST_F(Cli, BarrierUnderLauncherMeasuresTheProcessBarrier) {
     expect_report_header(j, "barrier");
     EXPECT_EQ(j["params"].value("processes", 0), p);
     EXPECT_EQ(j["params"].value("bootstrap", std::string()), "tcp");
-    // Both node barrier algorithms, the chosen one first; no MPI_Barrier without mpirun.
+    // Both process barrier algorithms, the chosen one first; no MPI_Barrier without mpirun.
     ASSERT_EQ(j["results"].size(), 2u) << j.dump();
     const bool over = p > static_cast<int>(std::thread::hardware_concurrency());
     EXPECT_EQ(j["results"][0].value("algorithm", ""), over ? "host" : "dissemination") << j.dump();

@@ -45,7 +45,7 @@ TEST_F(Cli, RunLaplaceVerifiesAndReportsEveryField) {
   ASSERT_EQ(j["results"].size(), 1u);
   const json& rec = j["results"][0];
   EXPECT_EQ(rec.value("kernel", ""), "laplace");
-  EXPECT_EQ(rec.value("nodes", 0), 1);
+  EXPECT_EQ(rec.value("processes", 0), 1);
   EXPECT_EQ(rec.value("threads", 0), 2);
   EXPECT_EQ(rec.value("n", 0), 48);
   EXPECT_EQ(rec.value("sweeps", 0), 30);
@@ -142,7 +142,7 @@ TEST_F(Cli, RunLaplaceGivesTheSameFieldOnEveryJobShape) {
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     const json j = load_json(file);
     const json& rec = j["results"][0];
-    EXPECT_EQ(rec.value("nodes", 0), p);
+    EXPECT_EQ(rec.value("processes", 0), p);
     EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
     if (p > 1) {
       EXPECT_TRUE(rec["regions"].contains("communicate")) << rec.dump();
@@ -196,7 +196,7 @@ TEST_F(Cli, JsonToStdoutIsTheOnlyThingOnStdout) {
   ASSERT_EQ(job.exit_code, 0) << job.describe();
   const json j = json::parse(job.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << "the job's stdout is not one JSON document:\n" << job.out;
-  EXPECT_EQ(j["results"][0].value("nodes", 0), 2);
+  EXPECT_EQ(j["results"][0].value("processes", 0), 2);
   const Outcome both = run_compas({"topology", "--json", "-", "--csv", "-"});
   EXPECT_EQ(both.exit_code, 2) << both.describe();
   EXPECT_NE(both.err.find("only one of them can go to stdout"), std::string::npos)
@@ -253,7 +253,7 @@ TEST_F(Cli, RunCgVerifiesClassSAndReportsEveryField) {
   ASSERT_EQ(j["results"].size(), 1u);
   const json& rec = j["results"][0];
   EXPECT_EQ(rec.value("kernel", ""), "cg");
-  EXPECT_EQ(rec.value("nodes", 0), 1);
+  EXPECT_EQ(rec.value("processes", 0), 1);
   EXPECT_EQ(rec.value("threads", 0), 2);
   EXPECT_EQ(rec.value("class", ""), "S");
   EXPECT_EQ(rec.value("na", 0), 1400);
@@ -326,7 +326,7 @@ TEST_F(Cli, RunCgGivesTheSameZetaOnEveryJobShape) {
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     const json j = load_json(file);
     const json& rec = j["results"][0];
-    EXPECT_EQ(rec.value("nodes", 0), p);
+    EXPECT_EQ(rec.value("processes", 0), p);
     EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
     if (p > 1) {
       EXPECT_TRUE(rec["regions"].contains("communicate")) << rec.dump();
@@ -406,7 +406,7 @@ TEST_F(Cli, RunSortVerifiesAndReportsEveryField) {
   ASSERT_EQ(j["results"].size(), 1u);
   const json& rec = j["results"][0];
   EXPECT_EQ(rec.value("kernel", ""), "sort");
-  EXPECT_EQ(rec.value("nodes", 0), 1);
+  EXPECT_EQ(rec.value("processes", 0), 1);
   EXPECT_EQ(rec.value("threads", 0), 2);
   EXPECT_EQ(rec.value("keys", 0), 65536);
   EXPECT_EQ(rec.value("dist", ""), "npb");
@@ -445,7 +445,7 @@ TEST_F(Cli, RunSortOverProcessesExchangesAndVerifies) {
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     const json j = load_json(file);
     const json& rec = j["results"][0];
-    EXPECT_EQ(rec.value("nodes", 0), p);
+    EXPECT_EQ(rec.value("processes", 0), p);
     EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
     EXPECT_TRUE(rec["regions"].contains("communicate")) << rec.dump();
     // All-equal keys are split by position: every process gets its share.
@@ -475,7 +475,7 @@ TEST_F(Cli, RunGemmVerifiesAndReportsEveryField) {
   ASSERT_EQ(j["results"].size(), 1u);
   const json& rec = j["results"][0];
   EXPECT_EQ(rec.value("kernel", ""), "gemm");
-  EXPECT_EQ(rec.value("nodes", 0), 1);
+  EXPECT_EQ(rec.value("processes", 0), 1);
   EXPECT_EQ(rec.value("threads", 0), 2);
   EXPECT_EQ(rec.value("n", 0), 128);
   EXPECT_EQ(rec.value("grid", ""), "1x1");
@@ -517,7 +517,7 @@ TEST_F(Cli, RunGemmOverProcessesUsesTheRingWhenPIsPrimeElseTheGrid) {
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     const json j = load_json(file);
     const json& rec = j["results"][0];
-    EXPECT_EQ(rec.value("nodes", 0), p);
+    EXPECT_EQ(rec.value("processes", 0), p);
     EXPECT_EQ(rec.value("grid", ""), grid.first) << rec.dump();
     EXPECT_EQ(rec.value("algorithm", ""), grid.second) << rec.dump();
     EXPECT_TRUE(rec.value("verified", false)) << rec.dump();

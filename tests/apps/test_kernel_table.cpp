@@ -50,7 +50,7 @@ void expect_verified_record(const json& j, const Listed& k, int nodes) {
   ASSERT_TRUE(j.contains("results") && j["results"].size() == 1) << j.dump();
   const json& rec = j["results"][0];
   EXPECT_EQ(rec.value("kernel", ""), k.name);
-  EXPECT_EQ(rec.value("nodes", 0), nodes);
+  EXPECT_EQ(rec.value("processes", 0), nodes);
   EXPECT_TRUE(rec.value("verified", false)) << rec.dump();
   ASSERT_TRUE(rec.contains(k.rate)) << k.name << " has no rate field '" << k.rate << "'";
   EXPECT_GT(rec[k.rate].get<double>(), 0.0) << k.name;

@@ -6,8 +6,8 @@
 # Usage: netns_two_hosts.sh TEST_COMM_RMA
 #        netns_two_hosts.sh PROGRAM ARGS...   (any program, e.g. compas pingpong: must exit 0)
 # RANKS_PER_HOST=2 starts two ranks in each namespace (ranks 0,1 on host a; 2,3 on host b), with
-# UCX's shared-memory transports on, and forces the two-level node barrier
-# (COMPAS_NODE_BARRIER=host): each host's ranks meet in shared memory, the leaders across the veth.
+# UCX's shared-memory transports on, and forces the two-level process barrier
+# (COMPAS_PROCESS_BARRIER=host): each host's ranks meet in shared memory, the leaders across the veth.
 # NETNS_ENV adds VAR=VALUE words to every rank's environment (COMPAS_TIMEOUT=60 unless it sets
 # it). NETNS_CHECK=SCRIPT judges a run that is meant to fail: instead of the checks below, the
 # test's status is `bash SCRIPT OUT_DIR ARGS...`, OUT_DIR holding each rank's rankR.out, its exit
@@ -68,7 +68,7 @@ else
   # keepalive, and UCX then ends the job with "Endpoint timeout" although every rank is alive
   # (seen here on every run). This test is about RMA across hosts, not about noticing a dead one
   # (the comm.TcpRanks tests are): a keepalive that tolerates oversubscription.
-  common+=(UCX_TLS=tcp,self,sm COMPAS_TEST_RANKS_PER_HOST=2 COMPAS_NODE_BARRIER=host
+  common+=(UCX_TLS=tcp,self,sm COMPAS_TEST_RANKS_PER_HOST=2 COMPAS_PROCESS_BARRIER=host
            COMPAS_TEST_EXPECT_BARRIER=host UCX_KEEPALIVE_INTERVAL=10s)
 fi
 out=$(mktemp -d)
@@ -103,7 +103,7 @@ for ((r = 0; r < size; ++r)); do
   # The data moved between the hosts, and each rank saw 2 hosts (COMPAS_TEST_HOSTS).
   expected=(Rma.PutManySizesAndOffsets Rma.GetManySizesAndOffsets
             Rma.PutSignalDataVisibleWhenSignalIs Comm.HostsAndLazyEndpoints)
-  [[ $per == 2 ]] && expected+=(Rma.BarrierOrdersPhases Comm.NodeBarrierAlgorithmIsTheOneExpected)
+  [[ $per == 2 ]] && expected+=(Rma.BarrierOrdersPhases Comm.ProcessBarrierAlgorithmIsTheOneExpected)
   for t in "${expected[@]}"; do
     grep -q "^\[       OK \] $t " "$out/rank$r.out" || { echo "rank $r: $t did not pass"; status=1; }
   done

@@ -65,19 +65,29 @@ TEST(BootstrapChoice, HostIdIsStable) {
 
 // ---- environment validation --------------------------------------------------------------------
 
-TEST(CommEnvironment, ReadsTheNodeBarrierAndRejectsBadValuesNamingThem) {
+TEST(CommEnvironment, ReadsTheProcessBarrierAndRejectsBadValuesNamingThem) {
   using compas::comm::CommOptions;
-  using compas::comm::NodeBarrier;
-  EXPECT_EQ(CommOptions{}.node_barrier, NodeBarrier::automatic);
+  using compas::comm::ProcessBarrier;
+  EXPECT_EQ(CommOptions{}.process_barrier, ProcessBarrier::automatic);
   for (const auto& [value, want] :
-       std::map<std::string, NodeBarrier>{{"dissemination", NodeBarrier::dissemination},
-                                          {"host", NodeBarrier::host},
-                                          {"auto", NodeBarrier::automatic}}) {
-    ScopedEnv env(Vars{{"COMPAS_NODE_BARRIER", value}});
-    EXPECT_EQ(CommOptions::from_environment().node_barrier, want) << value;
+       std::map<std::string, ProcessBarrier>{{"dissemination", ProcessBarrier::dissemination},
+                                             {"host", ProcessBarrier::host},
+                                             {"auto", ProcessBarrier::automatic}}) {
+    ScopedEnv env(Vars{{"COMPAS_PROCESS_BARRIER", value}});
+    EXPECT_EQ(CommOptions::from_environment().process_barrier, want) << value;
+  }
+  // The former name is still read, when the new one is not set.
+  {
+    ScopedEnv env(Vars{{"COMPAS_NODE_BARRIER", "host"}});
+    EXPECT_EQ(CommOptions::from_environment().process_barrier, ProcessBarrier::host);
+  }
+  {
+    ScopedEnv env(Vars{{"COMPAS_NODE_BARRIER", "host"}, {"COMPAS_PROCESS_BARRIER", "auto"}});
+    EXPECT_EQ(CommOptions::from_environment().process_barrier, ProcessBarrier::automatic);
   }
   for (const auto& [var, value] :
-       std::map<std::string, std::string>{{"COMPAS_NODE_BARRIER", "tree"},
+       std::map<std::string, std::string>{{"COMPAS_PROCESS_BARRIER", "tree"},
+                                          {"COMPAS_NODE_BARRIER", "tree"},
                                           {"COMPAS_PROGRESS", "never"},
                                           {"COMPAS_DIRECT", "yes"},
                                           {"COMPAS_TIMEOUT", "-1"}}) {

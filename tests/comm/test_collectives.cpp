@@ -1,4 +1,4 @@
-// Node collectives across real processes. CTest starts this program through compas-run with
+// Process collectives across real processes. CTest starts this program through compas-run with
 // P = 1..4 (see CMakeLists.txt); every rank runs every test in the same order, so each test is
 // collective. Every rank computes what every other rank contributed from a formula, so each
 // result is checked against a serial reference computed locally.

@@ -1,4 +1,4 @@
-// Node collectives over groups of a job's processes (ProcessCollectives with a member list),
+// Process collectives over groups of a job's processes (ProcessCollectives with a member list),
 // across real processes: CTest starts this program through compas-run with P = 1..4. Every rank
 // runs every test in the same order; results are checked against serial references computed
 // from what each job rank contributes.

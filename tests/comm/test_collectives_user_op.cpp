@@ -1,4 +1,4 @@
-// Node collectives with a caller's operator (ProcessCollectives::allreduce and exclusive_scan
+// Process collectives with a caller's operator (ProcessCollectives::allreduce and exclusive_scan
 // taking a function) across real processes. CTest starts this program through compas-run with P
 // = 1..5 (see CMakeLists.txt); every rank runs every test in the same order. Operators that do not
 // commute (concatenation, matrix products) must give exactly the rank-order result, and

@@ -478,8 +478,8 @@ TEST(Rma, BarrierOrdersPhasesWithTheAlgorithmsAlternating) {
   // As above, each phase's two barriers by a different algorithm where both can run (each counts
   // its own barriers: a mix-up lets a rank out early or hangs until the timeout).
   const int p = nranks();
-  std::vector<NodeBarrier> kinds = {NodeBarrier::dissemination, NodeBarrier::automatic};
-  if (comm().host_barrier_possible()) kinds.push_back(NodeBarrier::host);
+  std::vector<ProcessBarrier> kinds = {ProcessBarrier::dissemination, ProcessBarrier::automatic};
+  if (comm().host_barrier_possible()) kinds.push_back(ProcessBarrier::host);
   Window<std::int64_t> w(comm(), static_cast<std::size_t>(p));
   for (std::int64_t k = 1; k <= 300; ++k) {
     const std::int64_t v = k;
@@ -491,7 +491,7 @@ TEST(Rma, BarrierOrdersPhasesWithTheAlgorithmsAlternating) {
   }
 }
 
-TEST(Comm, NodeBarrierAlgorithmIsTheOneExpected) {
+TEST(Comm, ProcessBarrierAlgorithmIsTheOneExpected) {
   // The variants of this test say which algorithm the job must have chosen
   // (COMPAS_TEST_EXPECT_BARRIER): two-level when asked for and every same-host peer is reached by
   // load/store; dissemination when asked for, or when load/store is off.
@@ -502,7 +502,7 @@ TEST(Comm, NodeBarrierAlgorithmIsTheOneExpected) {
   }
   if (!comm().options().direct) {
     EXPECT_FALSE(comm().host_barrier_possible());
-    EXPECT_THROW(comm().barrier(NodeBarrier::host), std::logic_error);
+    EXPECT_THROW(comm().barrier(ProcessBarrier::host), std::logic_error);
   }
   const char* want = std::getenv("COMPAS_TEST_EXPECT_BARRIER");
   if (!want) GTEST_SKIP() << "COMPAS_TEST_EXPECT_BARRIER not set: " << algo << " chosen";

@@ -89,14 +89,15 @@ TEST(TcpRanks, RankKilledInACommBarrierIsNamedByTheOthers) {
     for (int killed : {0, 1}) expect_comm_death_named(P, killed, {});
 }
 
-// Both node barrier algorithms forced (auto picks by oversubscription): in the two-level one the
+// Both process barrier algorithms forced (auto picks by oversubscription): in the two-level one the
 // others wait on their host leader's words, also when the leader is the one killed.
 TEST(TcpRanks, RankKilledInATwoLevelCommBarrierIsNamedByTheOthers) {
-  for (int killed : {0, 2}) expect_comm_death_named(3, killed, {{"COMPAS_NODE_BARRIER", "host"}});
+  for (int killed : {0, 2})
+    expect_comm_death_named(3, killed, {{"COMPAS_PROCESS_BARRIER", "host"}});
 }
 
 TEST(TcpRanks, RankKilledInADisseminationCommBarrierIsNamedByTheOthers) {
-  expect_comm_death_named(3, 1, {{"COMPAS_NODE_BARRIER", "dissemination"}});
+  expect_comm_death_named(3, 1, {{"COMPAS_PROCESS_BARRIER", "dissemination"}});
 }
 
 TEST(TcpRanks, RankKilledInACommBarrierOverUcxTcpIsNamedByTheOthers) {

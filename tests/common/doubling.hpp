@@ -1,4 +1,4 @@
-// Serial references for the grouping of the node collectives that take a caller's operator
+// Serial references for the grouping of the process collectives that take a caller's operator
 // (ProcessCollectives::allreduce / exclusive_scan with a function, and so the Runtime's hybrid
 // reductions): what they must compute, bit for bit, from every process's value. Written from the
 // documented scheme, not from the implementation: the processes beyond the largest power of two

@@ -73,7 +73,7 @@ TEST(Region, AggregationMatchesPerThreadValues) {
   const auto& r = summary[0];
   EXPECT_EQ(r.region, "work");
   EXPECT_EQ(r.threads, 3);
-  EXPECT_EQ(r.nodes, 1);
+  EXPECT_EQ(r.processes, 1);
   double mn = 1e300, mx = 0, sum = 0;
   for (const auto& s : samples)
     mn = std::min(mn, s.seconds), mx = std::max(mx, s.seconds), sum += s.seconds;
@@ -163,24 +163,24 @@ TEST(Region, UnavailableHardwareEventHasNoNumbers) {
   EXPECT_FALSE(j["counters"].contains("PAPI_TOT_CYC"));
 }
 
-TEST(Aggregate, AcrossNodesAndDerivedMetrics) {
+TEST(Aggregate, AcrossProcessesAndDerivedMetrics) {
   // Two processes of two threads each, with hardware-like counters.
   std::vector<cp::RegionSample> samples;
   const std::vector<std::string> ev = {"PAPI_TOT_CYC", "PAPI_TOT_INS", "PAPI_L3_TCM"};
-  for (int node = 0; node < 2; ++node)
+  for (int process = 0; process < 2; ++process)
     for (int t = 0; t < 2; ++t) {
       cp::RegionSample s;
-      s.node = node;
+      s.process = process;
       s.thread = t;
       s.region = "k";
       s.calls = 10;
-      s.seconds = 1.0 + node + 0.5 * t;  // 1, 1.5, 2, 2.5
+      s.seconds = 1.0 + process + 0.5 * t;  // 1, 1.5, 2, 2.5
       s.events = ev;
       s.counts = {1000, 2000, 100};
       samples.push_back(s);
     }
   const auto r = cp::aggregate(samples, 64, {{"k", {5e9, 0}}})[0];
-  EXPECT_EQ(r.nodes, 2);
+  EXPECT_EQ(r.processes, 2);
   EXPECT_EQ(r.threads, 4);
   EXPECT_DOUBLE_EQ(r.seconds.min, 1.0);
   EXPECT_DOUBLE_EQ(r.seconds.max, 2.5);

@@ -246,7 +246,7 @@ std::string rank_line(const std::string& err, int rank) {
 }
 
 // No rank dies, but one stops calling the Comm's barriers, which are two-level (every process on
-// one host, COMPAS_NODE_BARRIER=host) under compas-run: the others end after COMPAS_TIMEOUT
+// one host, COMPAS_PROCESS_BARRIER=host) under compas-run: the others end after COMPAS_TIMEOUT
 // naming the rank that did not arrive and its host (before: "waiting for peers: the host
 // barrier's release", no rank named), whether it is the host's leader (rank 0) or not.
 class HostBarrierSkipped : public ::testing::TestWithParam<int> {};
@@ -255,7 +255,7 @@ TEST_P(HostBarrierSkipped, TheOthersNameTheRankThatDidNotArrive) {
   const int skipper = GetParam(), timeout = 3;
   Proc run({COMPAS_RUN_EXE, "-n", "3", "-t", "1", FAULT_PROBE_EXE, "host-barrier-skipped",
             std::to_string(skipper)},
-           {{"COMPAS_TIMEOUT", std::to_string(timeout)}, {"COMPAS_NODE_BARRIER", "host"}});
+           {{"COMPAS_TIMEOUT", std::to_string(timeout)}, {"COMPAS_PROCESS_BARRIER", "host"}});
   ASSERT_TRUE(run.wait(timeout + 40)) << run.describe();
   EXPECT_EQ(run.exit_code, 1) << run.describe();
   EXPECT_EQ(count_of(run.out, ": barrier host"), 3) << "not the two-level barrier\n"

@@ -103,7 +103,7 @@ TEST(FunneledErrors, KernelsSamplesAndFunneledCollectivesInsideRunOrFromAnotherT
 }
 
 // What the Runtime hands out raw (rt.comm(), rt.collectives()): their collective calls, each with
-// the name its error must carry. A job of one process has no node collectives.
+// the name its error must carry. A job of one process has no process collectives.
 std::vector<std::pair<std::string, std::function<void()>>> raw_entry_points() {
   std::vector<std::pair<std::string, std::function<void()>>> calls;
   calls.emplace_back("comm::WindowBytes", [] { compas::comm::Window<long> w(rt().comm(), 4); });
@@ -143,9 +143,9 @@ void expect_raw(const std::vector<std::string>& got, bool refused) {
   }
 }
 
-// The Comm's collectives (windows, barriers, node collectives) are called by the thread that made
-// it, thread 0 inside run(): from the others each is refused before it does anything collective.
-// Before, every thread inside run() made a window or called an allreduce of its own, T
+// The Comm's collectives (windows, barriers, process collectives) are called by the thread that
+// made it, thread 0 inside run(): from the others each is refused before it does anything
+// collective. Before, every thread inside run() made a window or called an allreduce of its own, T
 // collectives per process out of step with the other processes.
 TEST(FunneledErrors, RawCommCollectivesFromAnotherThreadThanTheRuntimesAreRefused) {
   std::vector<std::vector<std::string>> inside(static_cast<std::size_t>(rt().threads()));

@@ -394,23 +394,6 @@ TEST(BindingReport, OneLineWithEveryThreadsCpu) {
             "not pinned (OMP_PROC_BIND=true: OpenMP binds them)\n");
 }
 
-// The former names, from when "node" meant a process, still answer as the new ones do: they
-// are deprecated aliases kept for one release.
-TEST(RuntimeNames, TheFormerNodeNamesAnswerAsTheProcessNames) {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-  EXPECT_EQ(rt().node(), rt().process());
-  EXPECT_EQ(rt().nodes(), rt().processes());
-  EXPECT_EQ(rt().node_block(1001), rt().process_block(1001));
-  std::atomic<int> same{0};
-  rt().run([&](compas::ThreadCtx& t) {
-    same += t.node() == t.process() && t.nnodes() == t.processes();
-  });
-  EXPECT_EQ(same.load(), rt().threads());
-  static_assert(std::is_same_v<compas::comm::NodeCollectives, compas::comm::ProcessCollectives>);
-#pragma GCC diagnostic pop
-}
-
 // An exit status that would not end the job (0) or that a process cannot have is refused before
 // anything is said or ended; the job goes on.
 TEST(RuntimeAbort, AStatusOutside1To255IsRefused) {

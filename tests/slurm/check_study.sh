@@ -22,7 +22,7 @@ PY
   for p in 1 2; do
     for f in "$d"/raw/cg_*_p${p}t1.json; do
       [[ -e $f ]] || { echo "FAIL: no raw JSON for cg on $p x 1"; return 1; }
-      json_check "$f" "d['params']['bootstrap'] == 'mpi' and d['params']['nodes'] == $p" || {
+      json_check "$f" "d['params']['bootstrap'] == 'mpi' and d['params']['processes'] == $p" || {
         echo "FAIL: $f was not a $p-process job over the mpi bootstrap"; return 1; }
     done
   done

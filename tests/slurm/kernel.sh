@@ -19,7 +19,7 @@ echo "$out"
 [[ $rc -eq 0 ]] || fail "$kernel on $P x $T exited $rc"
 grep -q '^verified: ' <<<"$out" || fail "no 'verified:' line in the output"
 json_check "$dir/result.json" \
-  "d['params']['bootstrap'] == 'mpi' and d['params']['nodes'] == $P and d['params']['threads'] == $T" ||
+  "d['params']['bootstrap'] == 'mpi' and d['params']['processes'] == $P and d['params']['threads'] == $T" ||
   fail "the job was not $P processes x $T threads over the mpi bootstrap: $(python3 -c \
        "import json,sys; print(json.load(open(sys.argv[1]))['params'])" "$dir/result.json" 2>&1)"
 json_check "$dir/result.json" "len(d['results']) > 0 and all(r['verified'] is True for r in d['results'])" ||

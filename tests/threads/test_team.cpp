@@ -301,26 +301,26 @@ TEST(Team, WithinASliceOfTheHost) {
   }
 }
 
-TEST(Team, NodeIdentity) {
+TEST(Team, ProcessIdentity) {
   ct::TeamOptions o = options(std::min(2, host().pus()));
-  o.node = 3;
-  o.nnodes = 5;
+  o.process = 3;
+  o.processes = 5;
   ct::Team team(host(), o);
   const int n = team.size();
   std::vector<int> gid(static_cast<std::size_t>(n)), gthreads(static_cast<std::size_t>(n));
-  std::vector<int> node(static_cast<std::size_t>(n)), nnodes(static_cast<std::size_t>(n));
+  std::vector<int> process(static_cast<std::size_t>(n)), processes(static_cast<std::size_t>(n));
   team.run([&](ct::ThreadCtx& ctx) {
     const auto t = static_cast<std::size_t>(ctx.tid());
     gid[t] = ctx.global_id();
     gthreads[t] = ctx.global_threads();
-    node[t] = ctx.process();
-    nnodes[t] = ctx.processes();
+    process[t] = ctx.process();
+    processes[t] = ctx.processes();
   });
   for (int t = 0; t < n; ++t) {
     EXPECT_EQ(gid[static_cast<std::size_t>(t)], 3 * n + t);
     EXPECT_EQ(gthreads[static_cast<std::size_t>(t)], 5 * n);
-    EXPECT_EQ(node[static_cast<std::size_t>(t)], 3);
-    EXPECT_EQ(nnodes[static_cast<std::size_t>(t)], 5);
+    EXPECT_EQ(process[static_cast<std::size_t>(t)], 3);
+    EXPECT_EQ(processes[static_cast<std::size_t>(t)], 5);
   }
 }
 

@@ -30,8 +30,8 @@ Team::Team(const Topology& topo, const TeamOptions& options) : options_(options)
     c.team_ = this;
     c.tid_ = t;
     c.nthreads_ = n;
-    c.node_ = options.node;
-    c.nnodes_ = options.nnodes;
+    c.process_ = options.process;
+    c.processes_ = options.processes;
     c.socket_ = placement_.socket_of_thread[static_cast<std::size_t>(t)];
     c.cpu_ = placement_.pu_of_thread[static_cast<std::size_t>(t)];
   }
@@ -77,7 +77,8 @@ void Team::resolve_timeout() {
 std::unique_ptr<Barrier> Team::make_barrier() const {
   auto b =
       Barrier::create(options_.barrier, options_.threads, backoff_, placement_.socket_of_thread);
-  b->set_timeout(timeout_s_, options_.nnodes > 1 ? "rank " + std::to_string(options_.node) : "",
+  b->set_timeout(timeout_s_,
+                 options_.processes > 1 ? "rank " + std::to_string(options_.process) : "",
                  timeout_source_);
   return b;
 }

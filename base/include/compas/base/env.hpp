@@ -87,12 +87,14 @@ extern const EnvVar bootstrap_max_frame;  // COMPAS_BOOTSTRAP_MAX_FRAME, bytes
 // default kTimeoutDefaultSeconds.
 extern const EnvVar timeout;  // COMPAS_TIMEOUT
 // comm: the Comm.
-extern const EnvVar progress;        // COMPAS_PROGRESS: thread, wait
-extern const EnvVar comm_wait;       // COMPAS_COMM_WAIT: spin, backoff, auto
-extern const EnvVar signal_path;     // COMPAS_SIGNAL_PATH: rma, am, auto
-extern const EnvVar node_barrier;    // COMPAS_NODE_BARRIER: dissemination, host, auto
-extern const EnvVar oversubscribed;  // COMPAS_OVERSUBSCRIBED: 0 or 1 (compas-run sets it)
-extern const EnvVar direct;          // COMPAS_DIRECT: 0 or 1
+extern const EnvVar progress;         // COMPAS_PROGRESS: thread, wait
+extern const EnvVar comm_wait;        // COMPAS_COMM_WAIT: spin, backoff, auto
+extern const EnvVar signal_path;      // COMPAS_SIGNAL_PATH: rma, am, auto
+extern const EnvVar process_barrier;  // COMPAS_PROCESS_BARRIER: dissemination, host, auto
+// Its former name, read when COMPAS_PROCESS_BARRIER is unset (with a notice on stderr).
+extern const EnvVar node_barrier_former;  // COMPAS_NODE_BARRIER
+extern const EnvVar oversubscribed;       // COMPAS_OVERSUBSCRIBED: 0 or 1 (compas-run sets it)
+extern const EnvVar direct;               // COMPAS_DIRECT: 0 or 1
 // runtime: the options of a Runtime (also given as --threads, --bind, ...).
 extern const EnvVar threads;        // COMPAS_THREADS, integer 1..4096
 extern const EnvVar bind;           // COMPAS_BIND

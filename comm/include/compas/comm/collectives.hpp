@@ -1,8 +1,8 @@
-// Node collectives: broadcast, allreduce, allgather and alltoallv among the P processes of a job,
-// or of a group of them (the constructor taking `members`: P is then the group's size and every
-// rank below a group index), built only on the public Window API (put, put_signal, signal_add,
-// wait_until). The node barrier is Comm::barrier(); ProcessCollectives::barrier() forwards to it
-// for the whole Comm.
+// Process collectives: broadcast, allreduce, allgather and alltoallv among the P processes of a
+// job, or of a group of them (the constructor taking `members`: P is then the group's size and
+// every rank below a group index), built only on the public Window API (put, put_signal,
+// signal_add, wait_until). The process barrier is Comm::barrier(); ProcessCollectives::barrier()
+// forwards to it for the whole Comm.
 //
 // Transport: every pair of processes has a channel through a scratch window that the collectives
 // own: each process holds, for every peer, kSlots slots of slot_bytes (a 64-byte header, then the
@@ -269,8 +269,5 @@ class ProcessCollectives {
 
   std::unique_ptr<Impl> impl_;
 };
-
-// The former name, from when "node" meant a process.
-using NodeCollectives [[deprecated("use ProcessCollectives")]] = ProcessCollectives;
 
 }  // namespace compas::comm

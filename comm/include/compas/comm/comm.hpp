@@ -5,7 +5,7 @@
 //    mpirun / srun, when built with COMPAS_WITH_MPI); Bootstrap::from_environment() picks one.
 //  - wire.hpp: the frames of the tcp bootstrap protocol and their bounded parser.
 //  - ucx.hpp: Comm, one process's UCX context, worker and lazily created endpoints; progress,
-//    flush, fence, the node barrier; Request for non-blocking operations.
+//    flush, fence, the process barrier; Request for non-blocking operations.
 //  - window.hpp: Window<T>, symmetric registered memory with put, get, put_signal, atomics and
 //    signal waits, by direct load/store to same-host peers where possible.
 //  - collectives.hpp: ProcessCollectives (broadcast, allreduce, allgather, alltoallv among the

@@ -61,7 +61,7 @@ enum class SignalPath { rma, am, automatic };
 // spins unless the job is oversubscribed (COMPAS_OVERSUBSCRIBED=1, set by compas-run).
 enum class CommWait { spin, backoff, automatic };
 
-// The node barrier among processes: dissemination over signals among all of them; or two-level
+// The process barrier among processes: dissemination over signals among all of them; or two-level
 // (`host`): the processes of a host count in on a word at their host leader (the lowest rank
 // there) by load/store and wait on another, the leaders run the dissemination among hosts, then
 // release their host; on one host the last to arrive releases. Two-level needs every process to
@@ -70,13 +70,14 @@ enum class CommWait { spin, backoff, automatic };
 // (CommWait resolved to backoff: the job is oversubscribed, or COMPAS_COMM_WAIT=backoff): a
 // process that is not a leader then sleeps at most once per barrier, where dissemination waits
 // log2(P) times, each time on a process that may not be running.
-enum class NodeBarrier { dissemination, host, automatic };
+enum class ProcessBarrier { dissemination, host, automatic };
 
 struct CommOptions {
-  Progress progress = Progress::thread;               // COMPAS_PROGRESS=thread|wait
-  CommWait wait = CommWait::automatic;                // COMPAS_COMM_WAIT=spin|backoff|auto
-  SignalPath signal_path = SignalPath::automatic;     // COMPAS_SIGNAL_PATH=rma|am|auto
-  NodeBarrier node_barrier = NodeBarrier::automatic;  // COMPAS_NODE_BARRIER=dissemination|host|auto
+  Progress progress = Progress::thread;            // COMPAS_PROGRESS=thread|wait
+  CommWait wait = CommWait::automatic;             // COMPAS_COMM_WAIT=spin|backoff|auto
+  SignalPath signal_path = SignalPath::automatic;  // COMPAS_SIGNAL_PATH=rma|am|auto
+  ProcessBarrier process_barrier =
+      ProcessBarrier::automatic;  // COMPAS_PROCESS_BARRIER=dissemination|host|auto
   // COMPAS_OVERSUBSCRIBED=0|1. When not given, Comm finds out itself: the processes of a host
   // want more cores (`threads` each) than the union of their affinity masks has; options() then
   // reports what it found.
@@ -145,13 +146,13 @@ class Comm {
   std::string transport(int rank);
   CommStats stats() const;
 
-  // Node barrier among all processes (NodeBarrier; see collectives.hpp for the other node
+  // Process barrier among all processes (ProcessBarrier; see collectives.hpp for the other process
   // collectives). The algorithm is chosen by all processes together at construction:
   // barrier_algorithm() names it ("dissemination" or "host"). barrier(how) runs a given one, for
   // measurements: `host` throws std::logic_error where it is not possible (host_barrier_possible(),
   // the same answer on every process), `automatic` is the chosen one.
   void barrier();
-  void barrier(NodeBarrier how);
+  void barrier(ProcessBarrier how);
   std::string barrier_algorithm() const;
   bool host_barrier_possible() const;
 

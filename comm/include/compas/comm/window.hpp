@@ -103,7 +103,7 @@ class WindowBytes {
   // `wake` is false: nobody ever sleeps on that word) wakes its sleepers, returning the value
   // before the add; and waits until it is at least `at_least`, sleeping on it when the wait
   // policy backs off. For shared-memory protocols among the processes of a host (the Comm's
-  // node barrier). `what` names the wait in a timeout message; `from_rank` the process expected
+  // process barrier). `what` names the wait in a timeout message; `from_rank` the process expected
   // to raise the word, or -1 for any (then every peer is watched for death).
   std::uint64_t direct_fetch_add_signal(int rank, std::size_t index, std::uint64_t add,
                                         bool wake = true);

@@ -1,6 +1,6 @@
 // Barrier latency, the measurement of `compas barrier`: nanoseconds per barrier episode of a
 // thread team (any algorithm x wait policy, or any other team's barrier, such as OpenMP's, through
-// time_barrier) and of the node barriers across the processes of a job (COMPaS Tables 3-5).
+// time_barrier) and of the process barriers across the processes of a job (COMPaS Tables 3-5).
 //
 // Every timing runs 64 untimed barriers, times 64 more to choose how many barriers one repeat
 // runs (enough to last about target_ms), then times `repeats` repeats, each after one barrier

@@ -27,7 +27,7 @@ namespace compas::perf {
 
 // One thread's totals for one region.
 struct RegionSample {
-  int node = 0;
+  int process = 0;
   int thread = 0;
   std::string region;
   std::uint64_t calls = 0;
@@ -46,7 +46,7 @@ Stat summarize(const std::vector<double>& values);
 struct RegionSummary {
   std::string region;
   int threads = 0;  // samples aggregated
-  int nodes = 0;
+  int processes = 0;
   Stat calls;
   Stat seconds;
   std::map<std::string, Stat> counters;   // only events that were read
@@ -65,7 +65,7 @@ std::vector<RegionSummary> aggregate(const std::vector<RegionSample>& samples, i
                                      const std::map<std::string, WorkModel>& models = {});
 
 // What was recorded between two snapshots of Profile::samples(): `later` minus `earlier` per
-// (node, thread, region), for per-step figures out of one running profile. Samples with no call
+// (process, thread, region), for per-step figures out of one running profile. Samples with no call
 // in between are left out.
 std::vector<RegionSample> samples_since(const std::vector<RegionSample>& later,
                                         const std::vector<RegionSample>& earlier);
@@ -108,7 +108,7 @@ class alignas(64) ThreadProfile {
 // its event set (through a team.run), and destroying it tears them down the same way.
 class Profile {
  public:
-  Profile(threads::Team& team, EventChoice events, int node = 0);
+  Profile(threads::Team& team, EventChoice events, int process = 0);
   ~Profile();
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
@@ -132,7 +132,7 @@ class Profile {
   int intern(const char* name);
   threads::Team& team_;
   EventChoice events_;
-  int node_;
+  int process_;
   std::unique_ptr<ThreadProfile[]> threads_;
   std::vector<std::string> names_;  // region id -> name; grown under a lock, read by ids
   mutable std::mutex names_mutex_;

@@ -48,7 +48,7 @@ class Group {
   int job_rank(int i) const;  // the job rank of member i (std::out_of_range outside 0..size()-1)
   const std::vector<int>& members() const;  // job ranks in group order
   Runtime& runtime() const;
-  comm::ProcessCollectives& collectives();  // its node collectives (std::logic_error if empty)
+  comm::ProcessCollectives& collectives();  // its process collectives (std::logic_error if empty)
 
   // Funneled: returns when every member has called it.
   void barrier();

@@ -150,9 +150,6 @@ class Runtime {
   // The job's processes on this process's host, itself included (what shares its memory).
   int processes_here() const;
   int threads() const;  // threads per process
-  // The former names, from when "node" meant a process (a host is a machine: hosts()).
-  [[deprecated("use process()")]] int node() const { return process(); }
-  [[deprecated("use processes()")]] int nodes() const { return processes(); }
   const RuntimeOptions& options() const;
 
   comm::Bootstrap& bootstrap();
@@ -259,14 +256,14 @@ class Runtime {
     return out;
   }
 
-  // root_thread of process root_node's value, on every thread.
+  // root_thread of process root_process's value, on every thread.
   template <class T>
-  T broadcast(threads::ThreadCtx& t, const T& value, int root_node = 0, int root_thread = 0) {
+  T broadcast(threads::ThreadCtx& t, const T& value, int root_process = 0, int root_thread = 0) {
     static_assert(std::is_trivially_copyable_v<T>, "broadcast needs a trivially copyable T");
-    check_root(root_node, root_thread);
+    check_root(root_process, root_thread);
     T v = t.broadcast(value, root_thread);
     if (processes() == 1) return v;
-    if (t.is_leader()) collectives().broadcast(std::span<T>(&v, 1), root_node);
+    if (t.is_leader()) collectives().broadcast(std::span<T>(&v, 1), root_process);
     return t.broadcast(v, 0);
   }
 
@@ -314,10 +311,6 @@ class Runtime {
   Range part(Range r) const { return split(r, processes(), process()); }
   // This process's [lo, hi) of n items.
   std::pair<std::size_t, std::size_t> process_block(std::size_t n) const;
-  [[deprecated("use process_block()")]] std::pair<std::size_t, std::size_t> node_block(
-      std::size_t n) const {
-    return process_block(n);
-  }
   // This thread's [lo, hi) of n items of the whole job (inside process_block(n)).
   std::pair<std::size_t, std::size_t> block(const threads::ThreadCtx& t, std::size_t n) const;
   // A near-square rows x cols grid of the processes (rows <= cols, rows * cols = P) and this
@@ -383,7 +376,7 @@ class Runtime {
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<detail::OpenMpThreads> openmp_;  // OpenMP's threads (runtime/src/openmp.cpp)
 
-  void check_root(int root_node, int root_thread) const;
+  void check_root(int root_process, int root_thread) const;
 
   // This thread's block of r (rows of a Range2), f(i) or f(i, j) for each index of it.
   template <class F>

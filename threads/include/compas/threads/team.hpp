@@ -52,8 +52,8 @@ struct TeamOptions {
   // Set when other processes of the job share this host's cores: waits must back off.
   bool job_oversubscribed = false;
   // Identity of this process in the job, carried into ThreadCtx.
-  int node = 0;
-  int nnodes = 1;
+  int process = 0;
+  int processes = 1;
   // A thread that waits in a team barrier (so in any team collective) longer than this ends the
   // process, naming the threads that did not arrive: a barrier that some threads skip never
   // hangs. < 0: COMPAS_TIMEOUT (60 s without it, the bound of every wait of the Comm and the
@@ -78,12 +78,10 @@ class alignas(64) ThreadCtx {
  public:
   int tid() const { return tid_; }
   int nthreads() const { return nthreads_; }
-  int process() const { return node_; }      // this process's rank in the job
-  int processes() const { return nnodes_; }  // processes in the job
-  [[deprecated("use process()")]] int node() const { return node_; }
-  [[deprecated("use processes()")]] int nnodes() const { return nnodes_; }
-  int global_id() const { return node_ * nthreads_ + tid_; }
-  int global_threads() const { return nnodes_ * nthreads_; }
+  int process() const { return process_; }      // this process's rank in the job
+  int processes() const { return processes_; }  // processes in the job
+  int global_id() const { return process_ * nthreads_ + tid_; }
+  int global_threads() const { return processes_ * nthreads_; }
   int socket() const { return socket_; }
   int cpu() const { return cpu_; }  // OS index of the PU this thread is placed on
   bool is_leader() const { return tid_ == 0; }
@@ -132,7 +130,7 @@ class alignas(64) ThreadCtx {
   const void* pointer_of(int thread) const;
 
   Team* team_ = nullptr;
-  int tid_ = 0, nthreads_ = 1, node_ = 0, nnodes_ = 1, socket_ = 0, cpu_ = -1;
+  int tid_ = 0, nthreads_ = 1, process_ = 0, processes_ = 1, socket_ = 0, cpu_ = -1;
   unsigned parity_ = 0;         // which half of the double-buffered slots the next collective uses
   std::uint64_t barriers_ = 0;  // since the last fold into the activity totals
 };

@@ -18,7 +18,6 @@ enum class WaitPolicy {
   block,      // brief spin, then futex sleep
   automatic,  // spin when the job has a core per thread, else spin briefly, yield (where
               // yields hand the core over: yields_hand_over()), then futex
-  auto_ [[deprecated("WaitPolicy::automatic")]] = automatic,
 };
 
 WaitPolicy parse_wait_policy(const std::string& text);  // throws std::invalid_argument
