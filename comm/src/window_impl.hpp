@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "compas/base/pages.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
 
@@ -20,15 +21,8 @@ namespace compas::comm {
 
 namespace detail {
 
-inline constexpr std::size_t kLine = 64;
-
-// n rounded up to a multiple of `to`, or std::length_error naming `what` if that wraps.
-inline std::size_t round_up(std::size_t n, std::size_t to, const char* what) {
-  if (n > SIZE_MAX - (to - 1))
-    throw std::length_error(std::string(what) + ": " + std::to_string(n) +
-                            " bytes do not fit in memory");
-  return (n + to - 1) / to * to;
-}
+using base::kLine;
+using base::round_up;
 
 // Where one process's window lies in its registered memory: data, then (a line further at most)
 // the signal words, then the sleeper count and the freed word on lines of their own. Each

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "compas/base/env.hpp"
+#include "compas/base/pages.hpp"
 #include "compas/threads/wait.hpp"
 #include "gemm_local_kernels.hpp"
 
@@ -176,26 +177,13 @@ namespace detail {
 struct Buffer {
   double* data = nullptr;
   std::size_t bytes = 0;
-
-  Buffer() = default;
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  ~Buffer() { std::free(data); }
+  base::AlignedBytes mem;
 
   void ensure(std::size_t doubles) {
     const std::size_t need = doubles * sizeof(double);
     if (need <= bytes) return;
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
-    const std::size_t align = need >= kHuge ? kHuge : 4096;
-    const std::size_t size = round_up(need, align);
-    void* p = std::aligned_alloc(align, size);
-    if (p == nullptr) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-    if (size >= kHuge) ::madvise(p, size, MADV_HUGEPAGE);
-#endif
-    std::free(data);
-    data = static_cast<double*>(p);
-    bytes = size;
+    mem = base::huge_aligned_alloc(need, &bytes);  // the old buffer goes once the new one is there
+    data = static_cast<double*>(mem.get());
   }
 };
 

@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "compas/base/hash.hpp"
+#include "compas/base/pages.hpp"
 #include "compas/base/size.hpp"
 #include "compas/perf/region.hpp"
 #include "sort_local.hpp"
@@ -160,14 +161,10 @@ std::size_t first_unsorted(std::span<const std::uint32_t> keys) {
 // ---- buffers -----------------------------------------------------------------------------------
 
 KeyBuffer::KeyBuffer(std::size_t n) : n_(n) {
-  constexpr std::size_t kAlign = 4096;
-  bytes_ =
-      std::max<std::size_t>(kAlign, (n * sizeof(std::uint32_t) + kAlign - 1) / kAlign * kAlign);
-  p_ = static_cast<std::uint32_t*>(std::aligned_alloc(kAlign, bytes_));
-  if (!p_) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-  if (bytes_ >= (std::size_t{2} << 20)) madvise(p_, bytes_, MADV_HUGEPAGE);
-#endif
+  if (n > SIZE_MAX / sizeof(std::uint32_t)) throw std::bad_alloc();
+  // Freed with std::free (~KeyBuffer), as huge_aligned_alloc's memory is.
+  p_ = static_cast<std::uint32_t*>(
+      base::huge_aligned_alloc(n * sizeof(std::uint32_t), &bytes_).release());
 }
 KeyBuffer::~KeyBuffer() {
   std::free(p_);

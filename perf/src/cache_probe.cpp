@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "compas/base/hash.hpp"
+#include "compas/base/pages.hpp"
 #include "compas/base/statistics.hpp"
 #include "compas/perf/membw.hpp"
 #include "compas/perf/timer.hpp"
@@ -25,8 +26,8 @@ namespace compas::perf {
 
 namespace {
 
-constexpr std::uint64_t kLine = 64;
-constexpr std::uint64_t kHugePage = 2ull << 20;
+using base::kLine;
+using base::round_up;
 constexpr std::uint64_t kMinBytes = 1ull << 10;
 
 // One chase node per cache line; w[0] holds the address of the next node. The stream reads the
@@ -37,9 +38,6 @@ struct alignas(kLine) Line {
 
 std::uint64_t round_down(std::uint64_t v, std::uint64_t to) {
   return v / to * to;
-}
-std::uint64_t round_up(std::uint64_t v, std::uint64_t to) {
-  return (v + to - 1) / to * to;
 }
 
 double median_of(const std::vector<double>& z, std::size_t lo, std::size_t hi) {  // [lo, hi]
@@ -96,41 +94,14 @@ volatile std::uint64_t g_sink;
 class Buffer {
  public:
   Buffer(std::uint64_t bytes, const threads::Topology& topo, std::optional<int> numa)
-      : bytes_(round_up(bytes, kHugePage)) {
-    map_bytes_ = bytes_ + kHugePage;
-    map_ = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map_ == MAP_FAILED)
-      throw std::runtime_error("cannot map " + format_size(map_bytes_) + " for the probe");
-    const auto addr = reinterpret_cast<std::uintptr_t>(map_);
-    data_ = reinterpret_cast<char*>(round_up(addr, kHugePage));
-#ifdef MADV_HUGEPAGE
-    advised_ = ::madvise(data_, bytes_, MADV_HUGEPAGE) == 0;
-#endif
-    if (numa) {
-      try {
-        threads::bind_memory_to_numa(topo, data_, bytes_, *numa);
-      } catch (...) {
-        ::munmap(map_, map_bytes_);
-        throw;
-      }
-    }
+      : map_(bytes, true, "the cache probe's buffer"), data_(map_.data()), bytes_(map_.bytes()) {
+    if (numa) threads::bind_memory_to_numa(topo, data_, bytes_, *numa);
     std::memset(data_, 0, bytes_);  // fault every page in now, not while timing
   }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  ~Buffer() {
-    ::munmap(map_, map_bytes_);
-  }
 
-  Line* lines() const {
-    return reinterpret_cast<Line*>(data_);
-  }
-  std::uint64_t bytes() const {
-    return bytes_;
-  }
-  bool advised() const {
-    return advised_;
-  }
+  Line* lines() const { return reinterpret_cast<Line*>(data_); }
+  std::uint64_t bytes() const { return bytes_; }
+  bool advised() const { return map_.advised(); }
 
   // Bytes of the buffer backed by huge pages (AnonHugePages in /proc/self/smaps).
   std::uint64_t huge_bytes() const {
@@ -153,11 +124,9 @@ class Buffer {
   }
 
  private:
-  std::uint64_t bytes_ = 0;
-  std::uint64_t map_bytes_ = 0;
-  void* map_ = nullptr;
+  base::HugePageMapping map_;
   char* data_ = nullptr;
-  bool advised_ = false;
+  std::uint64_t bytes_ = 0;
 };
 
 // --- timing ---------------------------------------------------------------------------------

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "compas/base/pages.hpp"
 #include "compas/base/statistics.hpp"
 #include "compas/perf/cache_probe.hpp"
 #include "compas/perf/timer.hpp"
@@ -35,8 +36,9 @@ namespace compas::perf {
 
 namespace {
 
-constexpr std::size_t kLine = 64;
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
+using base::kHugePage;
+using base::kLine;
+using base::round_up;
 // Traffic works in chunks of this many bytes per array, with the injection delay between two
 // chunks: small enough that the load it offers is smooth at the chaser's time scale (a chunk
 // takes ~0.15 us from memory at full speed), large enough that a chunk's fixed cost is small.
@@ -51,42 +53,15 @@ constexpr std::size_t kMinBytes = 64 << 10;
 constexpr std::uint64_t kChaseBlock = 4096;  // dependent loads between two clock reads
 constexpr std::uint64_t kExactSpinNs = 200;  // the end of a delay: no pauses (see spin_ticks)
 
-std::size_t round_up(std::size_t x, std::size_t to) {
-  return (x + to - 1) / to * to;
-}
-
 // Anonymous memory, 2 MiB aligned, transparent huge pages asked for; untouched until first use.
 class Mapping {
  public:
-  Mapping(std::size_t bytes, bool huge) : bytes_(round_up(bytes, kHugePage)) {
-    raw_bytes_ = bytes_ + kHugePage;
-    raw_ = ::mmap(nullptr, raw_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw_ == MAP_FAILED)
-      throw std::runtime_error("loaded latency: cannot map " + format_size(raw_bytes_) + ": " +
-                               std::strerror(errno));
-    data_ = reinterpret_cast<char*>(round_up(reinterpret_cast<std::uintptr_t>(raw_), kHugePage));
-#ifdef MADV_HUGEPAGE
-    if (huge) ::madvise(data_, bytes_, MADV_HUGEPAGE);
-#else
-    (void)huge;
-#endif
-  }
-  ~Mapping() {
-    ::munmap(raw_, raw_bytes_);
-  }
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  char* data() const {
-    return data_;
-  }
-  std::size_t bytes() const {
-    return bytes_;
-  }
+  Mapping(std::size_t bytes, bool huge) : map_(bytes, huge, "loaded latency") {}
+  char* data() const { return map_.data(); }
+  std::size_t bytes() const { return map_.bytes(); }
 
  private:
-  std::size_t bytes_ = 0, raw_bytes_ = 0;
-  void* raw_ = nullptr;
-  char* data_ = nullptr;
+  base::HugePageMapping map_;
 };
 
 // Bytes of [p, p + bytes) backed by huge pages (AnonHugePages in /proc/self/smaps).
