@@ -190,8 +190,7 @@ inline void pic_place(const PicArgs& a, long x_lo, long x_hi, long y_lo, long y_
 }
 
 // One step of one particle: the Coulomb force of the four charges at its cell's corners,
-// `charge(row, column)` the charge at vertex (x = column, y = row), then the move (periodic) and
-// the new velocity.
+// `charge(x, y)` the charge at vertex (x, y), then the move (periodic) and the new velocity.
 template <class Charge>
 inline void pic_move(Particle& p, const Charge& charge, long size) {
   const long x = static_cast<long>(p.x), y = static_cast<long>(p.y);
@@ -202,10 +201,10 @@ inline void pic_move(Particle& p, const Charge& charge, long size) {
     fx += sx * f * dx;
     fy += sy * f * dy;
   };
-  pull(rx, ry, charge(y, x), 1, 1);
-  pull(rx, 1.0 - ry, charge(y + 1, x), 1, -1);
-  pull(1.0 - rx, ry, charge(y, x + 1), -1, 1);
-  pull(1.0 - rx, 1.0 - ry, charge(y + 1, x + 1), -1, -1);
+  pull(rx, ry, charge(x, y), 1, 1);
+  pull(rx, 1.0 - ry, charge(x, y + 1), 1, -1);
+  pull(1.0 - rx, ry, charge(x + 1, y), -1, 1);
+  pull(1.0 - rx, 1.0 - ry, charge(x + 1, y + 1), -1, -1);
   const double l = static_cast<double>(size);
   p.x = std::fmod(p.x + p.vx + 0.5 * fx + l, l);
   p.y = std::fmod(p.y + p.vy + 0.5 * fy + l, l);

@@ -1,15 +1,15 @@
 // prk_pic_openmp.cpp ported to processes x threads on compas: the grid of charges cut in blocks
-// over a near-square process grid (P = 2 or 3: the columns), each process moving the particles
-// of its cells with the original's `#pragma omp` loop.
+// over a near-square process grid, y first as PRK's MPI version (P = 2 or 3: y only; 4: 2 x 2),
+// each process moving the particles of its cells with the original's `#pragma omp` loop.
 // What changed (diff -u prk_pic_openmp.cpp prk_pic_compas.cpp):
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
-//  2. The grid becomes a 2-D periodic DistArray of the L x L vertices (rows y, columns x),
-//     Decomposition::grid, one halo cell: a cell's right and top corners are the next part's
-//     first vertices, brought once by exchange_halos() (vertex L is vertex 0: L is even).
+//  2. The grid becomes a 2-D periodic DistArray q(x, y) of the L x L vertices (y contiguous, as
+//     the original's), Decomposition::grid, one halo cell: a cell's right and top corners may be
+//     the next part's first vertices, brought once by exchange_halos() (vertex L is vertex 0).
 //  3. Each process places the particles of its own cells (PRK's counts jump to each column's
 //     start) and numbers them after those of the processes before it (rt.exclusive_scan).
 //  4. After each step the particles that left this process's part go to the owner of their cell
-//     (q.owner(row, column)) with compas::migrate, one alltoallv, however far they moved.
+//     (q.owner(x, y)) with compas::migrate, one alltoallv, however far they moved.
 //  5. The timer starts after rt.barrier() (PRK's MPI_Barrier); the job's time is the slowest
 //     process's; the counts and the serial numbers are summed over the processes; process 0
 //     prints.
@@ -40,14 +40,14 @@ int main(int argc, char** argv) {
         rt, {{0, size}, {0, size}},
         {.halo = 1, .periodic = true, .decomposition = compas::Decomposition::grid});
   });
-  const compas::Range rows = q.rows(), cols = q.cols();
+  const compas::Range xs = q.rows(), ys = q.cols();
 #pragma omp parallel for
-  for (long y = rows.lo; y < rows.hi; ++y)
-    for (long x = cols.lo; x < cols.hi; ++x) q(y, x) = x % 2 == 0 ? 1.0 : -1.0;
+  for (long x = xs.lo; x < xs.hi; ++x)
+    for (long y = ys.lo; y < ys.hi; ++y) q(x, y) = x % 2 == 0 ? 1.0 : -1.0;
   q.exchange_halos();
-  const auto charge = [&](long y, long x) { return q(y, x); };
+  const auto charge = [&](long x, long y) { return q(x, y); };
   std::vector<prk::Particle> particles;
-  prk::pic_place(a, cols.lo, cols.hi, rows.lo, rows.hi, particles);  // (3)
+  prk::pic_place(a, xs.lo, xs.hi, ys.lo, ys.hi, particles);  // (3)
   const long before = rt.exclusive_scan(static_cast<long>(particles.size()), compas::op::sum{}, 0L);
   for (prk::Particle& p : particles) p.id += before;
   const long placed = rt.allreduce(static_cast<long>(particles.size()), compas::op::sum{});
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     for (long i = 0; i < static_cast<long>(particles.size()); ++i)
       prk::pic_move(particles[i], charge, size);
     compas::migrate(rt, particles, [&](const prk::Particle& p) {  // (4)
-      return q.owner(static_cast<long>(p.y), static_cast<long>(p.x));
+      return q.owner(static_cast<long>(p.x), static_cast<long>(p.y));
     });
   }
   const double seconds = rt.allreduce(omp_get_wtime() - start, compas::op::max{});

@@ -22,11 +22,11 @@ int main(int argc, char** argv) {
       omp_get_max_threads());
   prk::pic_print(a);
 
-  std::vector<double> grid((size + 1) * (size + 1));  // the charge at vertex (x, y)
+  std::vector<double> grid((size + 1) * (size + 1));  // vertex (x, y), y contiguous (PRK's)
 #pragma omp parallel for
-  for (long y = 0; y <= size; ++y)
-    for (long x = 0; x <= size; ++x) grid[y * (size + 1) + x] = x % 2 == 0 ? 1.0 : -1.0;
-  const auto charge = [&](long y, long x) { return grid[y * (size + 1) + x]; };
+  for (long x = 0; x <= size; ++x)
+    for (long y = 0; y <= size; ++y) grid[x * (size + 1) + y] = x % 2 == 0 ? 1.0 : -1.0;
+  const auto charge = [&](long x, long y) { return grid[x * (size + 1) + y]; };
   std::vector<prk::Particle> particles;
   prk::pic_place(a, 0, size, 0, size, particles);
   const long placed = static_cast<long>(particles.size());
