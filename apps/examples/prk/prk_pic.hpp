@@ -78,8 +78,9 @@ inline PicArgs pic_args(int argc, char** argv) {
   check_count(argc, argv, names.size(), names);
   if (a.mode == PicMode::geometric) {
     a.rho = real(argc, argv, 7, "rho");
-    if (a.rho <= 0 || a.rho == 1)
-      bad_input("rho '" + std::string(argv[7]) + "': a number > 0 other than 1 is needed");
+    if (a.rho <= 0 || a.rho == 1 || !std::isfinite(std::pow(a.rho, a.size)))
+      bad_input("rho '" + std::string(argv[7]) + "': a number > 0 other than 1 is needed, rho^" +
+                std::to_string(a.size) + " finite");
   } else if (a.mode == PicMode::linear) {
     a.alpha = real(argc, argv, 7, "alpha");
     a.beta = real(argc, argv, 8, "beta");
