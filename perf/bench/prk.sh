@@ -12,32 +12,36 @@
 #   2x1  compas-run -n 2 -t 1 prk_K_compas  vs  mpirun -np 2 MPI1/K  and  vs  MPIOPENMP/K (1 thread)
 #   1x2  compas-run -n 1 -t 2 prk_K_compas  vs  mpirun -np 1 MPIOPENMP/K with 2 threads
 #
-# A kernel PRK has no MPIOPENMP version of (reduce, sparse, random) is compared with MPI1 at 2 processes in both
-# shapes: the same cores, PRK's own best way to use them.
+# A kernel PRK has no MPIOPENMP version of (reduce, sparse, random, dgemm, pic) is compared with MPI1 at 2
+# processes in both shapes: the same cores, PRK's own best way to use them.
 #
 # PRK's processes are bound by mpirun to T cores each (--map-by slot:PE=T --bind-to core; its
 # OpenMP threads with OMP_PROC_BIND=close OMP_PLACES=cores); compas-run pins compas's. Every run
 # must exit 0 and print "Solution validates"; the rate is PRK's "Rate (MB/s)" (nstream,
-# transpose), "Rate (MFlops/s)" (stencil, p2p, reduce, sparse, dgemm) or "Rate (GUPS/s)" (random)
-# line, which both print. The table gives the median rate of each and the ratio compas / PRK of the
+# transpose), "Rate (MFlops/s)" (stencil, p2p, reduce, sparse, dgemm), "Rate (GUPS/s)" (random)
+# or "Rate (Mparticles_moved/s)" (pic, against MPI1/PIC-static) line, which both print. The table gives the median rate of each and the ratio compas / PRK of the
 # medians. PRK's MPI versions have the stencil's radius at compile time and the MPI1 one only the
 # star shape: the stencil pairs are star stencils of RADIUS.
 #
 # Then the lines of code of each kernel: the OpenMP original, the port, the header both share
-# (prk_common.hpp: arguments, verification, output) and PRK's MPIOPENMP and MPI1 sources, all by
+# (prk_common.hpp: arguments, verification, output; pic's pair also prk_pic.hpp: its placing,
+# move and check) and PRK's MPIOPENMP and MPI1 sources, all by
 # one rule (scripts/code-lines.sh): a line counts when something other than white space and
 # comments is left on it; //, ///, //! and /* ... */ blocks are comments; preprocessor lines
 # count (PRK's #if VERBOSE blocks included, as written).
 #
 # Usage: perf/bench/prk.sh PRK_CHECKOUT [KERNELS...]
-#   (KERNELS: nstream stencil p2p reduce transpose sparse random dgemm; default all)
+#   (KERNELS: nstream stencil p2p reduce transpose sparse random dgemm pic; default all)
 # Environment: BUILD (build/release), ROUNDS (5), NSTREAM ("20 20000000": iterations length),
 #   STENCIL ("10 4000": iterations n), RADIUS (2), P2P ("20 4000 4000": iterations m n),
 #   REDUCE ("20 4000000": iterations length), TRANSPOSE ("20 4000": iterations order; PRK's MPI
 #   versions need an order the process count divides), SPARSE ("20 10 2": iterations lsize
 #   radius; PRK's default scrambled indexing, for both), RANDOMACCESS ("16 20": update_ratio
 #   log2_tablesize; PRK's MPI1 needs 2^k processes), DGEMM ("10 1000 32": iterations order
-#   tile; PRK's MPI1 gets the tile as its outer block, with its local blocking on), PRK_FLAGS
+#   tile; PRK's MPI1 gets the tile as its outer block, with its local blocking on), PIC ("20 1000
+#   1000000 1 1": iterations grid_size particles k m; PRK's MPI1 needs 2k and m within a part),
+#   PIC_INIT ("SINUSOIDAL": the initialisation mode and its parameters, e.g. "GEOMETRIC 0.99"),
+#   PRK_FLAGS
 #   ("-O3"), MPIRUN (mpirun), OUTDIR (logs and per-round rates; default a new temporary
 #   directory).
 set -uo pipefail
@@ -56,21 +60,22 @@ done
 # and whether PRK has an MPIOPENMP version of it.
 declare -A DIR=([nstream]=Nstream [stencil]=Stencil [p2p]=Synch_p2p [reduce]=Reduce
          [transpose]=Transpose [sparse]=Sparse [random]=Random
-         [dgemm]=DGEMM)
+         [dgemm]=DGEMM [pic]=PIC-static)
 declare -A VAR=([nstream]=NSTREAM [stencil]=STENCIL [p2p]=P2P [reduce]=REDUCE [transpose]=TRANSPOSE
-                [sparse]=SPARSE [random]=RANDOMACCESS [dgemm]=DGEMM)
+                [sparse]=SPARSE [random]=RANDOMACCESS [dgemm]=DGEMM [pic]=PIC)
 declare -A DEFAULT=([nstream]="20 20000000" [stencil]="10 4000" [p2p]="20 4000 4000"
                     [reduce]="20 4000000" [transpose]="20 4000" [sparse]="20 10 2"
-                    [random]="16 20" [dgemm]="10 1000 32")
+                    [random]="16 20" [dgemm]="10 1000 32" [pic]="20 1000 1000000 1 1")
 declare -A NAMES=([nstream]="iterations length" [stencil]="iterations n" [p2p]="iterations m n"
                   [reduce]="iterations length" [transpose]="iterations order"
                   [sparse]="iterations lsize radius" [random]="update_ratio log2_tablesize"
-                  [dgemm]="iterations order tile")
+                  [dgemm]="iterations order tile" [pic]="iterations grid_size particles k m")
 declare -A UNIT=([nstream]=MB/s [stencil]=MFlops/s [p2p]=MFlops/s [reduce]=MFlops/s
-                 [transpose]=MB/s [sparse]=MFlops/s [random]=GUPS/s [dgemm]=MFlops/s)
+                 [transpose]=MB/s [sparse]=MFlops/s [random]=GUPS/s [dgemm]=MFlops/s
+                 [pic]=Mparticles_moved/s)
 declare -A HYBRID=([nstream]=1 [stencil]=1 [p2p]=1 [reduce]=0 [transpose]=1 [sparse]=0
-                   [random]=0 [dgemm]=0)
-known="nstream stencil p2p reduce transpose sparse random dgemm"
+                   [random]=0 [dgemm]=0 [pic]=0)
+known="nstream stencil p2p reduce transpose sparse random dgemm pic"
 kernels=("$@")
 [[ ${#kernels[@]} -gt 0 ]] || read -r -a kernels <<<"$known"
 for k in "${kernels[@]}"; do
@@ -90,7 +95,7 @@ for k in "${kernels[@]}"; do
   for x in "${given[@]}"; do [[ "$x" =~ ^[1-9][0-9]*$ ]] || ok=; done
   [[ -n "$ok" ]] || bad "$v '${SIZES[$k]}': '${NAMES[$k]}', ${#names[@]} positive integers, is needed"
 done
-for v in BUILD PRK_FLAGS MPIRUN OUTDIR; do
+for v in BUILD PRK_FLAGS MPIRUN OUTDIR PIC_INIT; do
   [[ -v $v && -z "${!v}" ]] && bad "$v is empty: leave it unset for the default, or give a value"
 done
 build="${BUILD:-build/release}"
@@ -137,7 +142,7 @@ rate() {  # LOG COMMAND...
   local log=$1
   shift
   timeout 600 "$@" >"$log" 2>&1 && grep -q '^Solution validates$' "$log" &&
-    sed -n 's/^Rate ([A-Za-z]*\/s): *\([0-9.]*\).*/\1/p' "$log" | head -1 | grep . || echo -
+    sed -n 's/^Rate ([A-Za-z_]*\/s): *\([0-9.]*\).*/\1/p' "$log" | head -1 | grep . || echo -
 }
 prk_run() {  # P T: the command that starts PRK's P processes, T cores (and threads) each
   echo "env OMP_NUM_THREADS=$2 OMP_PROC_BIND=close OMP_PLACES=cores $mpirun --allow-run-as-root" \
@@ -154,6 +159,8 @@ for k in "${kernels[@]}"; do
     nstream) prk_args+=(0) ;;  # PRK's nstream takes an offset: none
     stencil) args+=("$radius" star) ;;  # PRK's has them at compile time
     dgemm) prk_args+=(1) ;;  # PRK's local block flag: on
+    pic) read -r -a init <<<"${PIC_INIT:-SINUSOIDAL}"  # the mode, for both
+         args+=("${init[@]}") prk_args+=("${init[@]}") ;;
   esac
   pairs=("2x1|MPI1|$(prk_run 2 1) $prk/MPI1/$dir/$k ${prk_args[*]}|$bin/compas-run -n 2 -t 1")
   if [[ ${HYBRID[$k]} == 1 ]]; then
@@ -188,6 +195,7 @@ described=()  # kernel|unit|size, for the table
 for k in "${kernels[@]}"; do
   d="${NAMES[$k]} ${SIZES[$k]}"
   [[ $k == stencil ]] && d="$d, star radius $radius"
+  [[ $k == pic ]] && d="$d, ${PIC_INIT:-SINUSOIDAL}"
   described+=("$k|${UNIT[$k]}|$d")
 done
 python3 - "$csv" "${described[@]}" <<'EOF'
@@ -221,9 +229,11 @@ count() { "$root/scripts/code-lines.sh" "$1" | cut -d' ' -f1; }
 echo
 printf '%-8s %8s %6s %7s %10s %6s   %s\n' kernel original port shared MPIOPENMP MPI1 \
   "port/original  port/MPIOPENMP  port/MPI1  (port+shared)/MPI1"
-shared=$(count "$root/apps/examples/prk/prk_common.hpp")
 for k in "${kernels[@]}"; do
   dir=${DIR[$k]}
+  shared=$(count "$root/apps/examples/prk/prk_common.hpp")
+  own="$root/apps/examples/prk/prk_$k.hpp"  # a kernel's own shared header (pic)
+  [[ -f "$own" ]] && shared=$((shared + $(count "$own")))
   o=$(count "$root/apps/examples/prk/prk_${k}_openmp.cpp")
   c=$(count "$root/apps/examples/prk/prk_${k}_compas.cpp")
   m1=$(count "$prk_src/MPI1/$dir/$k.c")
@@ -236,5 +246,6 @@ for k in "${kernels[@]}"; do
     "$mo" "$m1" "$(bc -l <<<"$c/$o")" "$per_mo" "$(bc -l <<<"$c/$m1")" \
     "$(bc -l <<<"($c+$shared)/$m1")"
 done
-echo "(shared: prk_common.hpp, used by both the original and the port of every kernel)"
+echo "(shared: prk_common.hpp, used by both the original and the port of every kernel, and pic's" \
+  "prk_pic.hpp)"
 echo "per-round rates and logs in $out"

@@ -3,7 +3,7 @@
 # original alone (OMP_NUM_THREADS=2), the compas port under compas-run at 1x1, 1x2, 2x1, 2x2 and
 # 3x1, and under mpirun -np 2 (one thread each) when mpirun can start processes here. A run passes
 # when it exits 0 and prints PRK's "Solution validates" and "Rate (UNIT/s): R  Avg time (s): T"
-# (random: "Rate (GUPS/s): R, Time (s): T") lines. With --perturbed every run gets PRK_PERTURB=1 (one result element changed) and must fail:
+# (UNIT: MB, MFlops or Mparticles_moved; random: "Rate (GUPS/s): R, Time (s): T") lines. With --perturbed every run gets PRK_PERTURB=1 (one result element changed) and must fail:
 # a non-zero exit and no "Solution validates" line, which shows the check bites (the original, the
 # port at 2x2 and under mpirun).
 # Usage: prk_validate.sh [--perturbed] COMPAS_RUN MPIRUN|none ORIGINAL PORT -- ARGS
@@ -15,7 +15,7 @@ shift 4 || { echo "usage: prk_validate.sh [--perturbed] COMPAS_RUN MPIRUN ORIGIN
 [[ "${1:-}" == "--" ]] && shift
 args=("$@")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PRK_PERTURB=$perturbed
-rate='^Rate \((MB|MFlops|GUPS)/s\): [0-9]+\.[0-9]+(,| +Avg) [Tt]ime \(s\): [0-9]+\.[0-9]+$'
+rate='^Rate \((MB|MFlops|GUPS|Mparticles_moved)/s\): [0-9]+\.[0-9]+(,| +Avg) [Tt]ime \(s\): [0-9]+\.[0-9]+$'
 
 check() {  # WHAT OUTPUT RC
   echo "== $1 (exit $3)"

@@ -1,6 +1,7 @@
 // compas::migrate across real processes: every rank of a compas-run job (P = 1..4) runs these
 // cases. Items carry their origin and serial number, so an item lost, duplicated, misplaced or
-// out of the documented order is seen.
+// out of the documented order is seen. And the destinations a particle code gives it:
+// DistArray::owner(), the rank whose part holds an index (compas::part_holding, split's inverse).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "../common/job_main.hpp"
+#include "compas/runtime/dist_array.hpp"
 #include "compas/runtime/migrate.hpp"
 
 namespace {
@@ -82,6 +84,63 @@ TEST(Migrate, ADestinationOutsideTheJobIsNamedOnEveryProcess) {
         << e.what();
   }
   EXPECT_EQ(items.size(), 5u);  // left as it was
+}
+
+// part_holding(r, parts, i) names the part of split(r, parts, .) whose range holds i, for every
+// index of ranges that parts divide, do not divide, or outnumber.
+TEST(Owner, PartHoldingIsTheInverseOfSplit) {
+  for (compas::index n : {1, 2, 7, 12, 13, 100})
+    for (compas::index parts : {1, 2, 3, 4, 5, 16}) {
+      const compas::Range r{-3, n - 3};
+      for (compas::index q = 0; q < parts; ++q) {
+        const compas::Range part = compas::split(r, parts, q);
+        for (compas::index i = part.lo; i < part.hi; ++i)
+          EXPECT_EQ(compas::part_holding(r, parts, i), q) << n << " over " << parts << ": " << i;
+      }
+    }
+}
+
+// On every process, the cells owner() names this process for are exactly its owned part: so
+// every process's answer for every cell is right (1-D, 2-D by rows, 2-D over the process grid,
+// sizes the process counts do not divide).
+TEST(Owner, EveryProcessOwnsExactlyTheCellsOwnerNamesItFor) {
+  const int me = rt().process();
+  compas::DistArray<int> line(rt(), compas::Range{5, 5 + 3 * rt().processes() + 2});
+  for (compas::index i = line.domain().lo; i < line.domain().hi; ++i)
+    EXPECT_EQ(line.owner(i) == me, line.owned().contains(i)) << i;
+  for (auto d : {compas::Decomposition::rows, compas::Decomposition::grid}) {
+    compas::DistArray<int, 2> u(rt(), compas::Range2{{1, 12}, {-2, 11}}, {.decomposition = d});
+    for (compas::index i = u.domain().rows.lo; i < u.domain().rows.hi; ++i)
+      for (compas::index j = u.domain().cols.lo; j < u.domain().cols.hi; ++j) {
+        const int o = u.owner(i, j);
+        EXPECT_TRUE(o >= 0 && o < rt().processes()) << i << "," << j << ": " << o;
+        EXPECT_EQ(o == me, u.owned().contains(i, j)) << i << "," << j;
+      }
+  }
+}
+
+// Particles scattered over a 2-D grid of cells migrate to the owners of their cells: each ends on
+// the process whose part holds its cell, and none is lost or duplicated.
+TEST(Owner, ParticlesMigrateToTheOwnersOfTheirCells) {
+  const int p = rt().processes(), me = rt().process();
+  compas::DistArray<double, 2> q(rt(), compas::Range2{{0, 9}, {0, 14}},
+                                 {.decomposition = compas::Decomposition::grid});
+  std::vector<Item> items = make_items(me, 40 + 7 * me);
+  auto cell = [](const Item& it) {
+    const auto h = static_cast<std::uint32_t>(it.origin * 7919 + it.serial * 104729);
+    return std::pair<compas::index, compas::index>{h % 9, (h / 9) % 14};
+  };
+  compas::migrate(rt(), items, [&](const Item& it) {
+    const auto [i, j] = cell(it);
+    return q.owner(i, j);
+  });
+  long total = 0;
+  for (int r = 0; r < p; ++r) total += 40 + 7 * r;
+  for (const Item& it : items) {
+    const auto [i, j] = cell(it);
+    EXPECT_TRUE(q.owned().contains(i, j)) << it.origin << "/" << it.serial;
+  }
+  EXPECT_EQ(rt().allreduce(static_cast<long>(items.size()), compas::op::sum{}), total);
 }
 
 }  // namespace

@@ -338,6 +338,7 @@ class DistArray<T, 1> : public detail::DistBase {
     h_ = halo_->halo_cols();
     first_ = owned_.lo - h_;
     origin_ = reinterpret_cast<T*>(halo_->origin());
+    parts_ = halo_->grid().cols;
   }
   DistArray(Runtime& rt, index n, DistOptions options = {}) : DistArray(rt, Range{0, n}, options) {}
   DistArray(DistArray&&) noexcept = default;
@@ -352,6 +353,9 @@ class DistArray<T, 1> : public detail::DistBase {
   index hi() const { return owned_.hi; }
   index halo() const { return h_; }
   Range with_halos() const { return {owned_.lo - h_, owned_.hi + h_}; }
+  // The rank whose part holds global index i (inside domain()): no communication, O(1). With
+  // compas::migrate, items go to the process owning their index.
+  int owner(index i) const { return static_cast<int>(part_holding(domain_, parts_, i)); }
 
   // Global index, valid on with_halos().
   T& operator[](index i) { return origin_[i - first_]; }
@@ -374,7 +378,7 @@ class DistArray<T, 1> : public detail::DistBase {
 
  private:
   Range domain_{}, owned_{};
-  index h_ = 0, first_ = 0;
+  index h_ = 0, first_ = 0, parts_ = 1;
   T* origin_ = nullptr;
 };
 
@@ -395,6 +399,7 @@ class DistArray<T, 2> : public detail::DistBase {
     row0_ = owned_.rows.lo - hr_;
     col0_ = owned_.cols.lo - hc_;
     origin_ = reinterpret_cast<T*>(halo_->origin());
+    grid_ = halo_->grid();
   }
   DistArray(Runtime& rt, index rows, index cols, DistOptions options = {})
       : DistArray(rt, Range2{{0, rows}, {0, cols}}, options) {}
@@ -413,6 +418,12 @@ class DistArray<T, 2> : public detail::DistBase {
             {owned_.cols.lo - hc_, owned_.cols.hi + hc_}};
   }
   index pitch() const { return pitch_; }  // elements between consecutive rows
+  // The rank whose part holds global (i, j) (inside domain()): no communication, O(1). A
+  // particle code's destination for compas::migrate: q.owner(cell row, cell column).
+  int owner(index i, index j) const {
+    return static_cast<int>(part_holding(domain_.rows, grid_.rows, i) * grid_.cols +
+                            part_holding(domain_.cols, grid_.cols, j));
+  }
 
   // Global indices, valid on with_halos().
   T& operator()(index i, index j) { return origin_[(i - row0_) * pitch_ + (j - col0_)]; }
@@ -439,6 +450,7 @@ class DistArray<T, 2> : public detail::DistBase {
  private:
   Range2 domain_{}, owned_{};
   index hr_ = 0, hc_ = 0, pitch_ = 0, row0_ = 0, col0_ = 0;
+  ProcessGrid grid_{1, 1};
   T* origin_ = nullptr;
 };
 

@@ -130,4 +130,11 @@ constexpr Range split(const Range& r, index parts, index part) {
   return {lo, lo + base + (part < extra ? 1 : 0)};
 }
 
+// The part of split(r, parts, .) that holds index i: the inverse of split, in O(1). i inside r.
+constexpr index part_holding(const Range& r, index parts, index i) {
+  const index n = r.size(), base = n / parts, extra = n % parts, off = i - r.lo;
+  const index wide = extra * (base + 1);  // the first `extra` parts have base + 1 indices
+  return off < wide ? off / (base + 1) : extra + (off - wide) / base;
+}
+
 }  // namespace compas
