@@ -1,5 +1,5 @@
-// WindowBytes' atomics (fetch_add, compare_swap; 4 or 8 bytes): CPU atomics where load/store
-// reaches the peer, UCX atomics otherwise.
+// WindowBytes' atomics (fetch_add, compare_swap, atomic_update; 4 or 8 bytes): CPU atomics where
+// load/store reaches the peer, UCX atomics otherwise.
 #include <atomic>
 #include <cstring>
 #include <stdexcept>
@@ -33,19 +33,87 @@ std::uint64_t local_atomic(std::byte* at, ucp_atomic_op_t op, std::uint64_t valu
   return e;
 }
 
+// x op= value on this process's view of a peer's word, with the CPU's atomics.
+template <class W>
+void local_update(std::byte* at, AtomicOp op, W value) {
+  std::atomic_ref<W> a(*reinterpret_cast<W*>(at));
+  switch (op) {
+    case AtomicOp::add:
+      a.fetch_add(value, std::memory_order_relaxed);
+      return;
+    case AtomicOp::bit_and:
+      a.fetch_and(value, std::memory_order_relaxed);
+      return;
+    case AtomicOp::bit_or:
+      a.fetch_or(value, std::memory_order_relaxed);
+      return;
+    case AtomicOp::bit_xor:
+      a.fetch_xor(value, std::memory_order_relaxed);
+      return;
+  }
+}
+
+ucp_atomic_op_t ucx_op(AtomicOp op) {
+  switch (op) {
+    case AtomicOp::add:
+      return UCP_ATOMIC_OP_ADD;
+    case AtomicOp::bit_and:
+      return UCP_ATOMIC_OP_AND;
+    case AtomicOp::bit_or:
+      return UCP_ATOMIC_OP_OR;
+    case AtomicOp::bit_xor:
+      return UCP_ATOMIC_OP_XOR;
+  }
+  throw std::invalid_argument("atomic_update: operator " + std::to_string(static_cast<int>(op)) +
+                              " is not allowed: add, bit_and, bit_or or bit_xor");
+}
+
+void check_atomic(const char* name, int rank, std::size_t offset, std::size_t width,
+                  std::size_t bytes) {
+  if (width != 4 && width != 8)
+    throw std::invalid_argument(std::string(name) + ": width " + std::to_string(width) +
+                                " is not allowed: atomics are 4 or 8 bytes wide");
+  check_range(name, rank, offset, width, bytes);
+  if (offset % width != 0)
+    throw std::invalid_argument(std::string(name) + " at byte offset " + std::to_string(offset) +
+                                " is not aligned to its width (" + std::to_string(width) + ")");
+}
+
 }  // namespace
+
+void WindowBytes::atomic_update(int rank, std::size_t offset, AtomicOp op, std::uint64_t value,
+                                std::size_t width) {
+  check_atomic("atomic_update", rank, offset, width, bytes(rank));
+  const ucp_atomic_op_t uop = ucx_op(op);
+  Peer& p = impl_->peer(rank, *this);
+  Comm::Impl& c = *impl_->comm;
+  c.counts().atomic();
+  if (p.direct) {
+    if (width == 8)
+      local_update<std::uint64_t>(p.direct + offset, op, value);
+    else
+      local_update<std::uint32_t>(p.direct + offset, op, static_cast<std::uint32_t>(value));
+    return;
+  }
+  // No reply buffer: a post. UCX reads the operand before the call returns (it may complete
+  // later); the request, when there is one, is released at once: flush completes it.
+  const auto v32 = static_cast<std::uint32_t>(value);
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  prm.datatype = ucp_dt_make_contig(width);
+  const void* operand = width == 8 ? static_cast<const void*>(&value) : &v32;
+  ucs_status_ptr_t sp =
+      ucp_atomic_op_nbx(c.ep(rank), uop, operand, 1, p.raddr + offset, p.rkey, &prm);
+  c.count_ucx_op(rank);
+  if (UCS_PTR_IS_ERR(sp)) c.fail(rank, "atomic_update", UCS_PTR_STATUS(sp));
+  if (UCS_PTR_IS_PTR(sp)) ucp_request_free(sp);
+}
 
 static Request window_atomic_nb(WindowBytes& win, WindowBytes::Impl& w, Comm& comm,
                                 const char* name, int rank, std::size_t offset, ucp_atomic_op_t op,
                                 std::uint64_t value, std::uint64_t expected, std::size_t width,
                                 void* result) {
-  if (width != 4 && width != 8)
-    throw std::invalid_argument(std::string(name) + ": width " + std::to_string(width) +
-                                " is not allowed: atomics are 4 or 8 bytes wide");
-  check_range(name, rank, offset, width, win.bytes(rank));
-  if (offset % width != 0)
-    throw std::invalid_argument(std::string(name) + " at byte offset " + std::to_string(offset) +
-                                " is not aligned to its width (" + std::to_string(width) + ")");
+  check_atomic(name, rank, offset, width, win.bytes(rank));
   Peer& p = w.peer(rank, win);
   Comm::Impl& c = *w.comm;
   c.counts().atomic();

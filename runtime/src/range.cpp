@@ -1,4 +1,5 @@
-// The errors of Range::size() and Range2::size(): a size that an index cannot hold.
+// The errors of Range::size() and Range2::size() (a size that an index cannot hold), and of an
+// index outside an array's domain.
 #include "compas/runtime/range.hpp"
 
 #include <cstdint>
@@ -24,6 +25,11 @@ void range_too_large(const Range& r) {
   throw std::length_error("Range " + text(r) + " holds " + std::to_string(count(r)) +
                           " indices, more than an index (int64) counts: at most " +
                           std::to_string(INT64_MAX));
+}
+
+void index_outside(const char* call, index i, const Range& domain) {
+  throw std::out_of_range(std::string(call) + ": index " + std::to_string(i) +
+                          " is outside the array's domain " + text(domain));
 }
 
 void range2_too_large(const Range& rows, const Range& cols) {

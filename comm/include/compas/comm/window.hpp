@@ -45,6 +45,9 @@ namespace compas::comm {
 enum class Fill { zero, none };
 
 // The untyped window; Window<T> is a typed view of it.
+// The operations of WindowBytes::atomic_update: x op= value.
+enum class AtomicOp { add, bit_and, bit_or, bit_xor };
+
 class WindowBytes {
  public:
   // Collective. `signals` 64-bit signal words live beside the data (all zero at creation, whatever
@@ -92,6 +95,11 @@ class WindowBytes {
                        void* result);
   Request compare_swap_nb(int rank, std::size_t offset, std::uint64_t expected,
                           std::uint64_t desired, std::size_t width, void* result);
+  // A 4- or 8-byte atomic update that returns nothing (an atomic post, as shmem_atomic_xor):
+  // done at once where load/store reaches the peer, else posted over UCX. Complete at the peer
+  // after flush(rank), flush_all() or a barrier. Safe from several threads at once.
+  void atomic_update(int rank, std::size_t offset, AtomicOp op, std::uint64_t value,
+                     std::size_t width);
 
   // This process's signal word (acquire load), and the wait for it. `from_rank` (or -1) names the
   // process expected to raise it, for the timeout message and to stop early if it is dead.

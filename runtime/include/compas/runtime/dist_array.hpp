@@ -47,6 +47,7 @@
 // what is valid.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <exception>
@@ -55,6 +56,7 @@
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
+#include <vector>
 
 #include "compas/comm/window.hpp"
 #include "compas/runtime/range.hpp"
@@ -339,6 +341,15 @@ class DistArray<T, 1> : public detail::DistBase {
     first_ = owned_.lo - h_;
     origin_ = reinterpret_cast<T*>(halo_->origin());
     parts_ = halo_->grid().cols;
+    const int P = rt.processes();
+    first_of_.resize(static_cast<std::size_t>(P));
+    direct_.resize(static_cast<std::size_t>(P));
+    for (int r = 0; r < P; ++r) {
+      first_of_[static_cast<std::size_t>(r)] = split(domain_, parts_, r).lo - h_;
+      std::byte* peer = halo_->window().peer_data(r);
+      direct_[static_cast<std::size_t>(r)] =
+          peer ? reinterpret_cast<T*>(peer + halo_->origin_bytes(r)) : nullptr;
+    }
   }
   DistArray(Runtime& rt, index n, DistOptions options = {}) : DistArray(rt, Range{0, n}, options) {}
   DistArray(DistArray&&) noexcept = default;
@@ -373,6 +384,32 @@ class DistArray<T, 1> : public detail::DistBase {
     accumulate_as<T>(t);
   }
 
+  // x op= v on element i (in domain()) wherever it lives, T a 4- or 8-byte integer, without a
+  // result and without its owner taking part (an atomic post, as shmem_atomic_xor): from any
+  // thread, between collectives; on this host's parts at once (CPU atomics on the shared
+  // mapping), to other hosts over the network. Every update is in place everywhere after the next
+  // rt.barrier(). A port keeps its `#pragma omp atomic` loop: table.atomic_update(j, xor, v).
+  void atomic_update(index i, comm::AtomicOp op,
+                     T v) requires(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
+    if (!domain_.contains(i)) detail::index_outside("DistArray::atomic_update", i, domain_);
+    const int r = owner(i);
+    const auto at = static_cast<std::size_t>(i - first_of_[static_cast<std::size_t>(r)]);
+    if (T* base = direct_[static_cast<std::size_t>(r)]) {
+      std::atomic_ref<T> x(base[at]);
+      if (op == comm::AtomicOp::bit_xor)
+        x.fetch_xor(v, std::memory_order_relaxed);
+      else if (op == comm::AtomicOp::add)
+        x.fetch_add(v, std::memory_order_relaxed);
+      else if (op == comm::AtomicOp::bit_and)
+        x.fetch_and(v, std::memory_order_relaxed);
+      else
+        x.fetch_or(v, std::memory_order_relaxed);
+      return;
+    }
+    halo_->window().atomic_update(r, halo_->origin_bytes(r) + at * sizeof(T), op,
+                                  static_cast<std::uint64_t>(v), sizeof(T));
+  }
+
   // O(1): the two arrays trade their windows (every process alike, in a time loop).
   friend void swap(DistArray& a, DistArray& b) noexcept { std::swap(a, b); }
 
@@ -380,6 +417,8 @@ class DistArray<T, 1> : public detail::DistBase {
   Range domain_{}, owned_{};
   index h_ = 0, first_ = 0, parts_ = 1;
   T* origin_ = nullptr;
+  std::vector<index> first_of_;  // every process's first local index (its first halo cell)
+  std::vector<T*> direct_;       // every process's origin mapped here, or nullptr (another host)
 };
 
 // A 2-D block-distributed array over global rows x columns, with `halo` cells on every side.

@@ -23,6 +23,8 @@ namespace detail {
 // The errors of Range::size() and Range2::size() (runtime/src/range.cpp).
 [[noreturn]] void range_too_large(const Range& r);
 [[noreturn]] void range2_too_large(const Range& rows, const Range& cols);
+// std::out_of_range "<call>: index i is outside the array's domain [lo, hi)".
+[[noreturn]] void index_outside(const char* call, index i, const Range& domain);
 }  // namespace detail
 
 struct Range {
