@@ -1,22 +1,20 @@
 // prk_random_openmp.cpp ported to processes x threads on compas: the table cut in one block per
-// process, 1024 streams per process as in PRK's MPI version; the `#pragma omp` loops over the
-// table are kept.
+// process, the 1024 streams split over the processes; the `#pragma omp` loops are kept.
 // What changed (diff -u prk_random_openmp.cpp prk_random_compas.cpp):
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
 //  2. The table becomes a 1-D DistArray (no halo); this process fills and checks its block.
-//  3. This process runs its block of the streams in lockstep: each step makes one number per
-//     stream, and compas::scatter xors them all into the table at their owners, one message
-//     per owner (PRK's MPI version: buckets per rank, MPI_Alltoall of their sizes and
-//     MPI_Alltoallv); the atomic update goes, each owner applying what it receives in turn.
-//  4. The timer starts after rt.barrier() (PRK's MPI_Barrier) and the job's time is the slowest
-//     process's; the wrong entries are summed over the processes; process 0 prints.
+//  3. This process runs its part of the streams, and `#pragma omp atomic table[j] ^= ran` becomes
+//     table.atomic_update(j, xor, ran), wherever j lives: CPU atomics on this host's parts,
+//     posted over the network to other hosts (PRK's MPI version buckets the updates per rank and
+//     trades them with MPI_Alltoall and MPI_Alltoallv instead).
+//  4. The timer starts after rt.barrier() (PRK's MPI_Barrier); rt.barrier() after the updates
+//     puts every one in place; the job's time is the slowest process's; the wrong entries are
+//     summed over the processes; process 0 prints.
 // Usage: prk_random_compas UPDATE_RATIO LOG2_TABLESIZE
 //        (compas-run -n P -t T, mpirun, srun, or alone)
 #include <omp.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
 
 #include "compas/compas.hpp"
 #include "prk_common.hpp"
@@ -29,10 +27,7 @@ int main(int argc, char** argv) {
   if ((ratio & (ratio - 1)) != 0)
     prk::bad_input("update ratio '" + std::to_string(ratio) + "': a power of 2 is needed");
   const long size = 1L << log2size, updates = ratio * size, per_round = updates / 2;
-  // (3) 1024 streams per process (PRK's MPI version's vector length), the updates of a round
-  // dealt out evenly: stream s makes steps + 1 numbers when s < extra, else steps.
-  const long streams = std::min(1024L * rt.processes(), per_round);
-  const long steps = per_round / streams, extra = per_round % streams;
+  const long streams = per_round < 1024 ? per_round : 1024, steps = per_round / streams;
   if (rt.process() == 0)
     std::printf(
         "Parallel Research Kernels: random access (compas)\nNumber of processes    = %d\n"
@@ -47,36 +42,27 @@ int main(int argc, char** argv) {
 #pragma omp parallel for
   for (long i = table.lo(); i < table.hi(); ++i) table[i] = static_cast<unsigned long>(i);
   const compas::Range mine = rt.part({0, streams});  // (3)
-  std::vector<unsigned long> ran(mine.size());
-  std::vector<compas::index> where;
-  std::vector<unsigned long> value;
-  const auto xor_into = [](unsigned long a, unsigned long b) { return a ^ b; };
 
   rt.barrier();  // (4)
   const double start = omp_get_wtime();
   for (int round = 0; round < 2; ++round) {
-    for (long s = mine.lo; s < mine.hi; ++s)
-      ran[s - mine.lo] = prk::random_start(static_cast<long>(prk::kSeqSeed) + (steps + 1) * s);
-    for (long k = 0; k < steps + (extra > 0); ++k) {
-      where.clear();
-      value.clear();
-      for (long s = mine.lo; s < mine.hi && (k < steps || s < extra); ++s) {
-        unsigned long& r = ran[s - mine.lo];
-        r = prk::random_next(r);
-        where.push_back(static_cast<compas::index>(r & (size - 1)));
-        value.push_back(r);
+#pragma omp parallel for
+    for (long s = mine.lo; s < mine.hi; ++s) {
+      unsigned long ran = prk::random_start(static_cast<long>(prk::kSeqSeed) + steps * s);
+      for (long k = 0; k < steps; ++k) {
+        ran = prk::random_next(ran);
+        table.atomic_update(ran & (size - 1), compas::comm::AtomicOp::bit_xor, ran);  // (3)
       }
-      compas::scatter(table, std::span<const compas::index>(where),
-                      std::span<const unsigned long>(value), xor_into);  // (3)
     }
   }
-  const double seconds = rt.allreduce(omp_get_wtime() - start, compas::op::max{});  // (4)
+  rt.barrier();  // (4)
+  const double seconds = rt.allreduce(omp_get_wtime() - start, compas::op::max{});
 
   if (prk::perturbed() && table.owned().contains(size / 2)) table[size / 2] ^= 1;
   long wrong = 0;
 #pragma omp parallel for reduction(+ : wrong)
   for (long i = table.lo(); i < table.hi(); ++i) wrong += table[i] != static_cast<unsigned long>(i);
-  wrong = rt.allreduce(wrong, compas::op::sum{});
+  wrong = rt.allreduce(wrong, compas::op::sum{});  // (4)
   const int bad = prk::random_verdict(updates, wrong, seconds, rt.process() == 0);
   return rt.allreduce(bad, compas::op::max{});
 }
