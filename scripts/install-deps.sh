@@ -18,6 +18,9 @@ packages=(
   chromium  # tests open the study's report.html in a headless browser
   likwid
   clang libclang-rt-14-dev  # the libFuzzer targets (fuzz preset)
+  # The one-node Slurm the slurm tests start (tests/slurm/slurm_node.sh). Slurm's mpi/pmix plugin
+  # dlopen()s the unversioned libpmix.so, which Debian ships only in libpmix-dev.
+  slurmd slurmctld slurm-client munge libpmix-dev
 )
 
 missing=()
@@ -37,5 +40,18 @@ else
   exit 2
 fi
 export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The packages' own services (munged, slurmd, slurmctld) must not start: the slurm tests run their
+# daemons from a state directory of their own. policy-rc.d is honoured by invoke-rc.d and
+# deb-systemd-invoke; an existing one is left as it is.
+policy=/usr/sbin/policy-rc.d
+made_policy=0
+if [[ ! -e $policy ]]; then
+  printf '#!/bin/sh\n# temporary: compas scripts/install-deps.sh is installing packages\nexit 101\n' |
+    "${sudo[@]}" tee "$policy" >/dev/null && "${sudo[@]}" chmod 755 "$policy" && made_policy=1
+fi
+status=0
+{ "${sudo[@]}" apt-get update -qq &&
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } ||
+  status=$?
+[[ $made_policy -eq 1 ]] && "${sudo[@]}" rm -f "$policy"
+exit $status

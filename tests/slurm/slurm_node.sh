@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A one-node Slurm on this machine, for the tests that launch compas with srun and sbatch.
 #
-#   slurm_node.sh start    install the Debian packages if missing, then start munged, slurmctld
-#                          and slurmd from a private state directory and wait until the node is
-#                          idle (30 s at most)
+#   slurm_node.sh start    check the Debian packages (scripts/install-deps.sh installs them),
+#                          then start munged, slurmctld and slurmd from a private state directory
+#                          and wait until the node is idle (30 s at most)
 #   slurm_node.sh stop     cancel what is queued, stop exactly the daemons `start` started (pid
 #                          files, checked against the process name and a marker in its
 #                          environment), remove the state directory
@@ -12,8 +12,9 @@
 #                          Slurm that was already running here), or exit 3 when none is up
 #
 # Needs root (slurmd starts job steps as the submitting user, and munged must run as the munge
-# user). Exits 77 (CTest's skip) with the reason when not root, when the packages are missing and
-# cannot be installed, or when a Slurm already runs here that does not answer or lacks PMIx.
+# user). Exits 77 (CTest's skip) with the reason when not root, when the packages are missing
+# (the install step did not run), or when a Slurm already runs here that does not answer or lacks
+# PMIx.
 # A Slurm that already runs on this machine is used as it is (its own configuration) and never
 # stopped; the system's /etc/slurm and /etc/munge are never touched.
 # Idempotent: `start` on a running node and `stop` on a stopped one do nothing and exit 0.
@@ -114,35 +115,16 @@ free_port_pair() {
   echo "$p"
 }
 
-install_packages() {
+# The packages come from scripts/install-deps.sh (the build's install step); a missing one is a
+# skip with its name, never an install during the tests.
+check_packages() {
   local missing=() p status
   for p in "${packages[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
     [[ $status == "install ok installed" ]] || missing+=("$p")
   done
-  [[ ${#missing[@]} -eq 0 ]] && return 0
-  command -v apt-get >/dev/null || skip "missing packages ${missing[*]} and no apt-get to install them"
-  say "installing ${missing[*]}"
-  # The packages' own services (the system munged in particular) must not start: this node runs
-  # its daemons from the state directory only. policy-rc.d is honoured by invoke-rc.d and
-  # deb-systemd-invoke; an existing one is left as it is.
-  local policy=/usr/sbin/policy-rc.d made_policy=0
-  if [[ ! -e $policy ]]; then
-    printf '#!/bin/sh\n# temporary: compas tests/slurm/slurm_node.sh is installing packages\nexit 101\n' >"$policy" &&
-      chmod 755 "$policy" && made_policy=1
-  fi
-  local log rc
-  log=$(mktemp)
-  export DEBIAN_FRONTEND=noninteractive
-  { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1
-  rc=$?
-  [[ $made_policy -eq 1 ]] && rm -f "$policy"
-  if [[ $rc -ne 0 ]]; then
-    tail -15 "$log"
-    rm -f "$log"
-    skip "could not install ${missing[*]} (apt-get exited $rc)"
-  fi
-  rm -f "$log"
+  [[ ${#missing[@]} -eq 0 ]] ||
+    skip "missing packages ${missing[*]}: scripts/install-deps.sh installs them"
 }
 
 # kill_wait PID...: SIGTERM, up to 10 s, then SIGKILL; returns when all are gone.
@@ -250,7 +232,7 @@ do_start() {
     return 0
   fi
 
-  install_packages
+  check_packages
   id munge >/dev/null 2>&1 || skip "no user munge (the munge package creates it)"
 
   # Root-owned, traversable (munged runs as munge and reaches its own subdirectory), not listable.
