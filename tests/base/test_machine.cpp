@@ -2,8 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <functional>
+#include <string>
 #include <thread>
 
 namespace {
@@ -37,20 +43,44 @@ TEST(Futex, WakesASharedSleeper) {
   expect_wake(FutexScope::shared);
 }
 
+// Whether thread `tid` of this process is inside the futex system call now (its
+// /proc/self/task/TID/syscall starts with the futex number): the handshake that tells a sleeper
+// is really asleep, where a fixed sleep only makes it likely.
+bool in_futex(pid_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/syscall");
+  long nr = -1;
+  return (in >> nr) && nr == SYS_futex;
+}
+
+// Polls `done` until it holds, for 10 s at most.
+bool eventually(const std::function<bool()>& done) {
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
 TEST(Futex, WakeOneWakesOneSleeperOfTwo) {
   std::atomic<std::uint32_t> word{0};
-  std::atomic<int> awake{0}, started{0};
-  auto sleep = [&] {
-    started.fetch_add(1);
-    compas::base::futex_wait(word, 0, 2'000'000'000);  // 2 s at most
+  std::atomic<int> awake{0};
+  std::atomic<pid_t> tids[2] = {0, 0};
+  auto sleep = [&](int k) {
+    tids[k].store(static_cast<pid_t>(::syscall(SYS_gettid)));
+    compas::base::futex_wait(word, 0, 5'000'000'000);  // 5 s at most
     awake.fetch_add(1);
   };
-  std::thread a(sleep), b(sleep);
-  while (started.load() < 2) compas::base::cpu_relax();
-  std::this_thread::sleep_for(50ms);
+  std::thread a(sleep, 0), b(sleep, 1);
+  ASSERT_TRUE(eventually([&] {
+    return tids[0] && tids[1] && in_futex(tids[0]) && in_futex(tids[1]);
+  })) << "the sleepers never slept";
   compas::base::futex_wake(word, 1);
-  std::this_thread::sleep_for(200ms);
-  EXPECT_EQ(awake.load(), 1);  // the other sleeps on until its timeout
+  ASSERT_TRUE(eventually([&] { return awake.load() == 1; })) << "nobody woke";
+  // The other sleeps on until its timeout: still inside the futex call, and not counted.
+  const pid_t other = in_futex(tids[0]) ? tids[0].load() : tids[1].load();
+  EXPECT_TRUE(in_futex(other));
+  EXPECT_EQ(awake.load(), 1);
   compas::base::futex_wake_all(word);
   a.join();
   b.join();

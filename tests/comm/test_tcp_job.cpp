@@ -2,6 +2,9 @@
 // junk connections and floods, slow clients, impostors, wrong tokens, duplicate ranks,
 // collective mismatches and timeouts.
 
+#include <fstream>
+#include <sstream>
+
 #include "bootstrap_test.hpp"
 
 namespace {
@@ -298,9 +301,29 @@ TEST(TcpJob, WrongTokenAndDuplicateRankAreRejected) {
   root.join();
 }
 
+// Connections to 127.0.0.1:`port` that this machine's clients hold established (/proc/net/tcp:
+// state 01, the remote port `port`).
+int clients_connected(int port) {
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);  // the header
+  int n = 0;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string slot, local, remote, state;
+    f >> slot >> local >> remote >> state;
+    const auto colon = remote.find(':');
+    if (state == "01" && colon != std::string::npos &&
+        std::stoi(remote.substr(colon + 1), nullptr, 16) == port)
+      ++n;
+  }
+  return n;
+}
+
 TEST(TcpJob, DuplicateRankWhileJoining) {
   Listener l;
   std::vector<std::string> errors(4);
+  std::atomic<int> failed{0};
   std::vector<std::thread> threads;
   // Ranks 0 and 1 and a second rank 1; rank 2 comes last, so both rank 1s are in before the job
   // forms and exactly one of them must be turned away.
@@ -313,13 +336,17 @@ TEST(TcpJob, DuplicateRankWhileJoining) {
         bs->barrier();
       } catch (const std::exception& e) {
         errors[static_cast<std::size_t>(slot)] = e.what();
+        failed.fetch_add(1);
       }
     });
   };
   start(0, 0);
   start(1, 1);
   start(2, 1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Both rank 1s are connected (or one was already turned away) before rank 2 comes.
+  const auto until = Clock::now() + std::chrono::seconds(10);
+  while (clients_connected(l.port) < 2 && failed.load() == 0 && Clock::now() < until)
+    std::this_thread::yield();
   start(3, 2);
   for (auto& t : threads) t.join();
   EXPECT_EQ(errors[0], "");
