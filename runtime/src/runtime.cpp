@@ -231,6 +231,18 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   auto events = perf::choose_events(m.opt.events);
 
   m.boot = comm::Bootstrap::from_environment();
+  // From here an uncaught error (a peer that ended while this process still forms the job with it)
+  // goes through the job's handler, as after construction: a process that left first (bad input
+  // seen after its Runtime was made, exit 2) ends the job with its own status, this one follows
+  // without an abort of its own. Removed again when the error is caught instead.
+  detail::install_terminate_handler(*this);
+  struct HandlerGuard {
+    Runtime* rt;
+    bool built = false;
+    ~HandlerGuard() {
+      if (!built) detail::remove_terminate_handler(*rt);
+    }
+  } guard{this};
   comm::CommOptions co = comm::CommOptions::from_environment();
   co.threads = m.opt.threads;  // what the Comm counts against the host's cpus
   m.comm = std::make_unique<comm::Comm>(*m.boot, co);
@@ -268,7 +280,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   openmp_ = std::make_unique<detail::OpenMpThreads>(m.topo, std::move(omp));
   openmp_->start();  // once openmp_ is set: the OpenMP threads it makes may read it
   if (report) report_binding(m.topo, *m.comm, within, *m.team, *openmp_, m.opt.openmp);
-  detail::install_terminate_handler(*this);
+  guard.built = true;
 }
 
 Runtime::~Runtime() {
