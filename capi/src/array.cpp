@@ -59,22 +59,25 @@ extern "C" int compas_array_type(const compas_array* array, int* type, int* dims
   });
 }
 
-extern "C" int compas_array_bounds(const compas_array* array, int64_t* lo, int64_t* hi) {
-  return guard("compas_array_bounds", [&] {
+namespace {
+
+int bounds(const char* call, const compas_array* array, int64_t* lo, int64_t* hi, bool halos) {
+  return guard(call, [&] {
     const ArrayBase& a = *live(array, "array")->impl;
     need(lo, "lo");
     need(hi, "hi");
-    a.bounds(lo, hi, false);
+    a.bounds(lo, hi, halos);
   });
 }
 
+}  // namespace
+
+extern "C" int compas_array_bounds(const compas_array* array, int64_t* lo, int64_t* hi) {
+  return bounds("compas_array_bounds", array, lo, hi, false);
+}
+
 extern "C" int compas_array_halo_bounds(const compas_array* array, int64_t* lo, int64_t* hi) {
-  return guard("compas_array_halo_bounds", [&] {
-    const ArrayBase& a = *live(array, "array")->impl;
-    need(lo, "lo");
-    need(hi, "hi");
-    a.bounds(lo, hi, true);
-  });
+  return bounds("compas_array_halo_bounds", array, lo, hi, true);
 }
 
 extern "C" int compas_array_data(const compas_array* array, void* data, int64_t* strides) {

@@ -9,16 +9,28 @@
 #include "types.hpp"
 
 namespace compas::capi {
+namespace {
 
-void allreduce(Processes ps, const void* in, void* out, std::int64_t count, int type, int op) {
+// body(T{}, f, in, out, n) with the C++ type of `type`, the operator of `op`, and in, out checked
+// for `count` elements.
+template <class F>
+void typed(int type, int op, const void* in, void* out, std::int64_t count, F body) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
     with_op(op, [&](auto f) {
       const std::size_t n = count_of(count, in, "in");
       count_of(count, out, "out");
-      compas::allreduce<T>(ps, std::span<const T>(static_cast<const T*>(in), n),
-                           std::span<T>(static_cast<T*>(out), n), f);
+      body(t, f, static_cast<const T*>(in), static_cast<T*>(out), n);
     });
+  });
+}
+
+}  // namespace
+
+void allreduce(Processes ps, const void* in, void* out, std::int64_t count, int type, int op) {
+  typed(type, op, in, out, count, [&](auto t, auto f, const auto* i, auto* o, std::size_t n) {
+    using T = decltype(t);
+    compas::allreduce<T>(ps, std::span<const T>(i, n), std::span<T>(o, n), f);
   });
 }
 
@@ -31,18 +43,13 @@ void broadcast(Processes ps, void* data, std::int64_t count, int type, int root)
 }
 
 void exscan(Processes ps, const void* in, void* out, std::int64_t count, int type, int op) {
-  with_type(type, [&](auto t) {
+  typed(type, op, in, out, count, [&](auto t, auto f, const auto* i, auto* o, std::size_t n) {
     using T = decltype(t);
-    with_op(op, [&](auto f) {
-      const std::size_t n = count_of(count, in, "in");
-      count_of(count, out, "out");
-      ps.runtime().check_funneled("compas_exscan", "from the thread that called compas_init");
-      const std::vector<T> mine(static_cast<const T*>(in), static_cast<const T*>(in) + n);
-      T* o = static_cast<T*>(out);
-      std::fill(o, o + n, identity_of<T>(f));  // what process 0 keeps
-      if (ps.size() > 1 && n > 0)
-        ps.collectives().exclusive_scan(std::span<const T>(mine), std::span<T>(o, n), f);
-    });
+    ps.runtime().check_funneled("compas_exscan", "from the thread that called compas_init");
+    const std::vector<T> mine(i, i + n);
+    std::fill(o, o + n, identity_of<T>(f));  // what process 0 keeps
+    if (ps.size() > 1 && n > 0)
+      ps.collectives().exclusive_scan(std::span<const T>(mine), std::span<T>(o, n), f);
   });
 }
 

@@ -151,11 +151,8 @@ static void channel_ring(compas_runtime* rt) {
 }
 
 int main(int argc, char** argv) {
-  compas_runtime* rt = NULL;
+  compas_runtime* rt = start(&argc, &argv, &np);
   int threads = 0;
-  EXPECT_OK(compas_init(&argc, &argv, &rt));
-  EXPECT_OK(compas_process(rt, &me));
-  EXPECT_OK(compas_processes(rt, &np));
   EXPECT_OK(compas_threads(rt, &threads));
   EXPECT_TRUE(threads >= 1 && np >= 1 && me < np);
   for (int dims = 1; dims <= 3; ++dims) {
@@ -168,6 +165,5 @@ int main(int argc, char** argv) {
   channel_ring(rt);
   EXPECT_OK(compas_finalize(&rt)); /* destroys what is left, newest first */
   EXPECT_TRUE(rt == NULL);
-  printf("[%d] %s: %d failure(s)\n", me, failures ? "FAIL" : "PASS", failures);
-  return failures ? 1 : 0;
+  return verdict();
 }

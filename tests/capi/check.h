@@ -12,7 +12,7 @@
 static int failures = 0;
 static int me = 0;
 
-static void expect_code(const char* what, int got, int want, const char* text) {
+static inline void expect_code(const char* what, int got, int want, const char* text) {
   const char* msg = compas_last_error();
   if (got != want) {
     printf("[%d] FAIL: %s returned %s, expected %s (%s)\n", me, what, compas_error_name(got),
@@ -36,5 +36,20 @@ static void expect_code(const char* what, int got, int want, const char* text) {
       ++failures;                                    \
     }                                                \
   } while (0)
+
+/* compas_init, this process's rank in `me` and the job's size in *np. */
+static inline compas_runtime* start(int* argc, char*** argv, int* np) {
+  compas_runtime* rt = NULL;
+  EXPECT_OK(compas_init(argc, argv, &rt));
+  EXPECT_OK(compas_process(rt, &me));
+  EXPECT_OK(compas_processes(rt, np));
+  return rt;
+}
+
+/* The verdict line the tests look for, and the exit status. */
+static inline int verdict(void) {
+  printf("[%d] %s: %d failure(s)\n", me, failures ? "FAIL" : "PASS", failures);
+  return failures ? 1 : 0;
+}
 
 #endif

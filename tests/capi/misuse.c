@@ -80,11 +80,8 @@ static void shapes_differ(compas_runtime* rt) {
 }
 
 int main(int argc, char** argv) {
-  compas_runtime* rt = NULL;
   int np = 0;
-  EXPECT_OK(compas_init(&argc, &argv, &rt));
-  EXPECT_OK(compas_process(rt, &me));
-  EXPECT_OK(compas_processes(rt, &np));
+  compas_runtime* rt = start(&argc, &argv, &np);
   bad_arguments(rt);
   bad_halos(rt, np);
   bad_handles(rt);
@@ -95,6 +92,5 @@ int main(int argc, char** argv) {
   compas_runtime* stale = rt;
   EXPECT_OK(compas_finalize(&rt));
   EXPECT_CODE(compas_barrier(stale), COMPAS_ERR_HANDLE, "not a live compas_runtime");
-  printf("[%d] %s: %d failure(s)\n", me, failures ? "FAIL" : "PASS", failures);
-  return failures ? 1 : 0;
+  return verdict();
 }
