@@ -25,8 +25,9 @@
 int main(int argc, char** argv) {
   compas_runtime* rt = NULL;
   int me;
-  CHECK(compas_init(&argc, &argv, &rt) || compas_process(rt, &me)); /* (1) */
-  const long n = argc > 1 ? atol(argv[1]) : 1000000;                /* interior points */
+  /* (1) */
+  CHECK(compas_init(&argc, &argv, &rt) || compas_process(rt, &me));
+  const long n = argc > 1 ? atol(argv[1]) : 1000000; /* interior points */
   const int steps = argc > 2 ? atoi(argv[2]) : 200;
   const double pi = 3.14159265358979323846, h = 1.0 / (n + 1.0), r = 0.25;
 
