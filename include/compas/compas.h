@@ -21,8 +21,9 @@
  * Errors: every call returns COMPAS_OK (0) or one of enum compas_error; nothing is thrown and
  * nothing aborts. compas_last_error() is the message of the last failure on the calling thread
  * (it names the call and the value at fault). A handle is checked before use: a NULL, destroyed
- * or foreign handle gives COMPAS_ERR_HANDLE. Errors of a collective's arguments that the
- * processes detect alike (shapes that differ between processes, a halo wider than a part) give
+ * or foreign handle gives COMPAS_ERR_HANDLE (a destroyed handle whose memory a new handle of the
+ * same kind has taken cannot be told from that new one). Errors of a collective's arguments that
+ * the processes detect alike (shapes that differ between processes, a halo wider than a part) give
  * every process the same code and message; an error only one process sees (a NULL pointer on
  * one of them) leaves the others waiting until COMPAS_TIMEOUT gives them COMPAS_ERR_COMM.
  *
@@ -43,7 +44,8 @@ extern "C" {
 enum compas_error {
   COMPAS_OK = 0,
   COMPAS_ERR_ARG = 1,        /* a bad argument: a value out of range, a NULL pointer, a type */
-  COMPAS_ERR_COLLECTIVE = 2, /* processes passed a collective call different arguments */
+  COMPAS_ERR_COLLECTIVE = 2, /* a collective's arguments, as every process sees them: they differ
+                                between processes, or a halo is wider than a part */
   COMPAS_ERR_HANDLE = 3,     /* a NULL, destroyed or wrong kind of handle */
   COMPAS_ERR_NOMEM = 4,      /* out of memory */
   COMPAS_ERR_COMM = 5,       /* communication failed: a process died, COMPAS_TIMEOUT passed */
