@@ -75,7 +75,8 @@ typedef struct compas_channel compas_channel;
  * compas_array_options_init gives the defaults: halo 1, not periodic, grid chosen, rows, zeros.
  * 1-D and 2-D arrays take one halo width and one periodic flag for all their dimensions (the
  * entries must agree); 3-D arrays take each. grid: processes per dimension, 0 = chosen by compas
- * (2-D: COMPAS_DECOMP_GRID only; 1-D: 0 or the number of processes). */
+ * (2-D: COMPAS_DECOMP_GRID only; 1-D: 0 or the number of processes). The layout is part of the
+ * ABI: options added later come with new calls, not new fields. */
 typedef struct compas_array_options {
   int64_t halo[3];
   int periodic[3];
