@@ -2,8 +2,8 @@
 # Lines of code of each ported example beside its original: non-blank lines that are not only a
 # comment (//, /// and /* */ blocks; scripts/code-lines.sh, the one rule of every count), and the
 # port's size over the original's.
-# Usage: scripts/port-lines.sh [ORIGINAL PORT ...]   (default: the pairs in apps/examples/ and
-# apps/examples/prk/)
+# Usage: scripts/port-lines.sh [ORIGINAL PORT ...]   (default: the pairs in apps/examples/,
+# apps/examples/prk/ and apps/examples/c/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count() { "$PWD/scripts/code-lines.sh" "$1" | cut -d' ' -f1; }
@@ -14,6 +14,9 @@ if [[ ${#pairs[@]} -eq 0 ]]; then
   done
   for port in apps/examples/prk/*_compas.cpp; do
     pairs+=("${port%_compas.cpp}_openmp.cpp" "$port")
+  done
+  for port in apps/examples/c/*_compas.c; do
+    pairs+=("${port%_compas.c}_openmp.c" "$port")
   done
   for port in apps/examples/*_mpi_hybrid.cpp; do
     [[ -f "${port%_hybrid.cpp}.cpp" ]] && pairs+=("${port%_hybrid.cpp}.cpp" "$port")

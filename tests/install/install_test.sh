@@ -6,13 +6,17 @@
 #  3. the same main.cpp compiled with `c++ $(pkg-config --cflags --libs compas)`, and run;
 #  4. the installed bin/compas runs `topology --quiet` from the prefix (RPATH, no
 #     LD_LIBRARY_PATH) and loads the installed libraries, not the build tree's;
-#  5. no installed CMake or pkg-config file refers to the source or build tree.
+#  5. no installed CMake or pkg-config file refers to the source or build tree;
+#  6. with --consumer-c and --heat-c: the C heat example (the C API, compas/compas.h) built from
+#     outside the tree with find_package(compas) (consumer_c/, compas::c) and with
+#     `cc $(pkg-config --cflags --libs compas-c)`, both run and checked.
 # Usage: install_test.sh --cmake=CMAKE --build-dir=DIR --consumer=DIR --cxx=CXX
 #        [--source-dir=DIR] [--generator=G] [--make-program=P] [--build-type=T] [--libdir=lib]
+#        [--cc=CC --consumer-c=DIR --heat-c=FILE]
 set -euo pipefail
 
 cmake_cmd=cmake build_dir='' source_dir='' consumer='' cxx=c++ generator='' make_program=''
-build_type=Release libdir=lib
+build_type=Release libdir=lib cc=cc consumer_c='' heat_c=''
 for arg in "$@"; do
   case "$arg" in
     --cmake=*) cmake_cmd=${arg#*=} ;;
@@ -24,6 +28,9 @@ for arg in "$@"; do
     --make-program=*) make_program=${arg#*=} ;;
     --build-type=*) build_type=${arg#*=} ;;
     --libdir=*) libdir=${arg#*=} ;;
+    --cc=*) cc=${arg#*=} ;;
+    --consumer-c=*) consumer_c=${arg#*=} ;;
+    --heat-c=*) heat_c=${arg#*=} ;;
     *) echo "install_test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -63,7 +70,8 @@ fi
 echo "libdir: $libdir"
 for f in include/compas/compas.hpp include/compas/threads/team.hpp \
          "$libdir/cmake/compas/compasConfig.cmake" "$libdir/cmake/compas/compasConfigVersion.cmake" \
-         "$libdir/cmake/compas/compasTargets.cmake" "$libdir/pkgconfig/compas.pc" bin/compas; do
+         "$libdir/cmake/compas/compasTargets.cmake" "$libdir/pkgconfig/compas.pc" bin/compas \
+         include/compas/compas.h "$libdir/pkgconfig/compas-c.pc"; do
   [[ -e "$prefix/$f" ]] || fail "not installed: $f"
 done
 
@@ -97,6 +105,42 @@ if pc_flags=$(pkg-config --cflags --libs compas); then
   fi
 else
   fail "pkg-config cannot resolve compas"
+fi
+
+# The C heat example must run and pass its own check (exit 0, a result line).
+run_heat() {
+  local out
+  if out=$(OMP_NUM_THREADS=2 "$1" 1001 20 2>&1) && [[ "$out" == *"result = "* ]]; then
+    echo "$out"
+  else
+    fail "$2: the C heat example failed: $out"
+  fi
+}
+if [[ -n "$consumer_c" && -n "$heat_c" ]]; then
+  step "find_package(compas) from C: configure, build and run the C heat example"
+  if "$cmake_cmd" -S "$consumer_c" -B "$tmp/consumer-c-build" "${gen_args[@]}" \
+       "-DCMAKE_C_COMPILER=$cc" "-DCMAKE_BUILD_TYPE=$build_type" "-DCMAKE_PREFIX_PATH=$prefix" \
+       "-DHEAT_C=$heat_c" && "$cmake_cmd" --build "$tmp/consumer-c-build" --verbose; then
+    check_loads_from_prefix "$tmp/consumer-c-build/heat_compas"
+    run_heat "$tmp/consumer-c-build/heat_compas" "find_package(compas), compas::c"
+  else
+    fail "the C consumer did not configure or build"
+  fi
+
+  step "pkg-config compas-c: compile and run the C heat example"
+  if pc_flags=$(pkg-config --cflags --libs compas-c); then
+    echo "pkg-config --cflags --libs compas-c: $pc_flags"
+    [[ "$pc_flags" == *"$prefix"* ]] || fail "compas-c.pc does not point into the prefix $prefix: $pc_flags"
+    # shellcheck disable=SC2086  # the flags are meant to be split
+    if "$cc" -std=c11 -fopenmp "$heat_c" -o "$tmp/heat-pc" $pc_flags -lm; then
+      check_loads_from_prefix "$tmp/heat-pc"
+      run_heat "$tmp/heat-pc" "pkg-config compas-c"
+    else
+      fail "the C heat example does not compile with pkg-config compas-c's flags"
+    fi
+  else
+    fail "pkg-config cannot resolve compas-c"
+  fi
 fi
 
 step "installed bin/compas topology --quiet"

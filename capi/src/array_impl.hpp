@@ -1,0 +1,63 @@
+// ArrayImpl<T, D>: a DistArray<T, D> behind the untyped ArrayBase of handles.hpp, and the
+// translation of compas_array_options into the C++ options (checked: array_options.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "compas/runtime/dist_array.hpp"
+#include "compas/runtime/dist_array3.hpp"
+#include "handles.hpp"
+
+namespace compas::capi {
+
+// The C++ options of a 1-D or 2-D array (dims 1, 2) and of a 3-D one; Error(COMPAS_ERR_ARG)
+// naming a value that is out of range or that the C++ layer cannot take.
+DistOptions options_2d(const compas_array_options& o, int dims, int processes);
+DistOptions3 options_3d(const compas_array_options& o);
+
+template <class T, int D>
+class ArrayImpl final : public ArrayBase {
+ public:
+  template <class Domain, class Options>
+  ArrayImpl(Runtime& rt, Domain domain, const Options& o, int t) : a_(rt, domain, o) {
+    type = t;
+    dims = D;
+  }
+
+  void bounds(std::int64_t* lo, std::int64_t* hi, bool halos) const override {
+    if constexpr (D == 1) {
+      const Range r = halos ? a_.with_halos() : a_.owned();
+      lo[0] = r.lo;
+      hi[0] = r.hi;
+    } else if constexpr (D == 2) {
+      const Range2 r = halos ? a_.with_halos() : a_.owned();
+      lo[0] = r.rows.lo, hi[0] = r.rows.hi, lo[1] = r.cols.lo, hi[1] = r.cols.hi;
+    } else {
+      const Range3 r = halos ? a_.with_halos() : a_.owned();
+      for (int d = 0; d < 3; ++d) lo[d] = r.dim(d).lo, hi[d] = r.dim(d).hi;
+    }
+  }
+
+  void* data(std::int64_t* strides) override {
+    if constexpr (D == 1) {
+      if (strides) strides[0] = 1;
+      return a_.local_with_halos().data();
+    } else if constexpr (D == 2) {
+      if (strides) strides[0] = a_.pitch(), strides[1] = 1;
+      return a_.row(a_.with_halos().rows.lo);
+    } else {
+      if (strides) strides[0] = a_.plane(), strides[1] = a_.pitch(), strides[2] = 1;
+      const Range3 w = a_.with_halos();
+      return &a_(w.planes.lo, w.rows.lo, w.cols.lo);
+    }
+  }
+
+  void exchange() override { a_.exchange_halos(); }
+  HaloExchange begin() override { return a_.begin_exchange(); }
+
+ private:
+  DistArray<T, D> a_;
+};
+
+}  // namespace compas::capi

@@ -1,0 +1,42 @@
+// The error model of the C API: every entry point runs its body through guard(), which catches
+// every exception and turns it into a compas_error code and this thread's last-error message.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "compas/compas.h"
+
+namespace compas::capi {
+
+// An error the C layer itself detects, with its code.
+class Error : public std::runtime_error {
+ public:
+  Error(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+// Records `message` (prefixed by `call`) as this thread's last error; returns code.
+int fail(int code, const char* call, const char* message) noexcept;
+// The code of the exception being handled (inside a catch block), its message recorded.
+int from_current_exception(const char* call) noexcept;
+
+template <class F>
+int guard(const char* call, F&& body) noexcept {
+  try {
+    body();
+    return COMPAS_OK;
+  } catch (...) {
+    return from_current_exception(call);
+  }
+}
+
+// Throws Error(COMPAS_ERR_ARG) naming `what` when p is NULL.
+inline void need(const void* p, const char* what) {
+  if (p == nullptr) throw Error(COMPAS_ERR_ARG, std::string(what) + " is NULL");
+}
+
+}  // namespace compas::capi

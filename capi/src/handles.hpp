@@ -1,0 +1,133 @@
+// The C API's handles: each is a C++ object behind an opaque pointer, with a tag saying its kind.
+// Every live handle is in a registry (address -> kind), so a destroyed or foreign pointer is
+// found out without reading the memory it points to; the tag is cleared on destroy.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "compas/compas.h"
+#include "compas/runtime/channel.hpp"
+#include "compas/runtime/dist_array.hpp"
+#include "compas/runtime/group.hpp"
+#include "compas/runtime/runtime.hpp"
+#include "errors.hpp"
+
+namespace compas::capi {
+
+enum class Kind : std::uint32_t {
+  runtime = 0x43525431,  // "CRT1"
+  array = 0x43415231,
+  exchange = 0x43455831,
+  group = 0x43475231,
+  channel = 0x43434831,
+};
+const char* name_of(Kind k);
+
+struct Handle {
+  explicit Handle(Kind k) : tag(k) {}
+  virtual ~Handle() = default;
+  Kind tag;
+};
+
+// Registry of live handles (thread-safe). track() returns h once it is registered; release()
+// unregisters h, clears its tag and deletes it.
+template <class H>
+H* track(H* h);
+void add_live(const Handle* h);
+void release(Handle* h);
+// The live handle at p of kind k: Error(COMPAS_ERR_HANDLE) naming `what` otherwise.
+Handle* find_live(const void* p, Kind k, const char* what);
+
+template <class H>
+H* live(const H* p, const char* what) {
+  return static_cast<H*>(find_live(p, H::kind, what));
+}
+
+// The untyped side of a DistArray<T, D> (array_impl.hpp).
+class ArrayBase {
+ public:
+  virtual ~ArrayBase() = default;
+  virtual void bounds(std::int64_t* lo, std::int64_t* hi, bool halos) const = 0;
+  virtual void* data(std::int64_t* strides) = 0;
+  virtual void exchange() = 0;
+  virtual HaloExchange begin() = 0;
+  int type = 0, dims = 0;
+};
+
+}  // namespace compas::capi
+
+// A child of a runtime: destroyed by compas_finalize if the program did not.
+struct compas_child : compas::capi::Handle {
+  compas_child(compas::capi::Kind k, compas_runtime* owner);
+  ~compas_child() override;
+  compas_runtime* rt;
+};
+
+struct compas_runtime : compas::capi::Handle {
+  static constexpr compas::capi::Kind kind = compas::capi::Kind::runtime;
+  compas_runtime() : Handle(kind) {}
+  std::unique_ptr<compas::Runtime> runtime;
+  std::vector<compas_child*> children;  // in creation order
+};
+
+struct compas_exchange;
+
+struct compas_array : compas_child {
+  static constexpr compas::capi::Kind kind = compas::capi::Kind::array;
+  compas_array(compas_runtime* owner, std::unique_ptr<compas::capi::ArrayBase> a)
+      : compas_child(kind, owner), impl(std::move(a)) {}
+  std::unique_ptr<compas::capi::ArrayBase> impl;
+  compas_exchange* pending = nullptr;
+};
+
+struct compas_exchange : compas::capi::Handle {
+  static constexpr compas::capi::Kind kind = compas::capi::Kind::exchange;
+  explicit compas_exchange(compas_array* a) : Handle(kind), array(a) {}
+  ~compas_exchange() noexcept override {}  // released after x.wait(): nothing left to wait for
+  compas_array* array;
+  compas::HaloExchange x;
+};
+
+struct compas_group : compas_child {
+  static constexpr compas::capi::Kind kind = compas::capi::Kind::group;
+  compas_group(compas_runtime* owner, compas::Group g)
+      : compas_child(kind, owner), group(std::move(g)) {}
+  compas::Group group;
+};
+
+struct compas_channel : compas_child {
+  static constexpr compas::capi::Kind kind = compas::capi::Kind::channel;
+  compas_channel(compas_runtime* owner, int t, std::size_t capacity, std::size_t max_count,
+                 std::size_t elem)
+      : compas_child(kind, owner), type(t), bytes(*owner->runtime, capacity, max_count, elem) {}
+  int type;
+  compas::detail::ChannelBytes bytes;
+};
+
+namespace compas::capi {
+
+template <class H>
+H* track(H* h) {
+  add_live(h);
+  return h;
+}
+
+// Completes an array's pending exchange and releases its handle.
+void finish_pending(compas_array& a);
+
+// Destroys a child handle (collective for arrays, groups and channels) and clears *slot.
+template <class H>
+void destroy(H** slot, const char* what) {
+  need(slot, what);
+  H* h = live(*slot, what);
+  if constexpr (std::is_same_v<H, compas_array>) finish_pending(*h);
+  release(h);
+  *slot = nullptr;
+}
+
+}  // namespace compas::capi

@@ -1,0 +1,183 @@
+/* compas.h: the C API of compas's porting layer (C11, usable from C++ too).
+ *
+ *   compas_runtime* rt;
+ *   compas_init(&argc, &argv, &rt);              // joins the job, pins OpenMP's threads
+ *   compas_array* u;
+ *   compas_array_create(rt, COMPAS_DOUBLE, 1, (int64_t[]){1}, (int64_t[]){n + 1}, NULL, &u);
+ *   double* p; int64_t lo, hi;
+ *   compas_array_data(u, &p, NULL);               // p[0] is global index lo - halo
+ *   compas_array_bounds(u, &lo, &hi);             // the owned part [lo, hi)
+ *   compas_array_exchange(u);                     // neighbours' edges into the halos
+ *   compas_allreduce(rt, &x, &x, 1, COMPAS_DOUBLE, COMPAS_MAX);
+ *   compas_finalize(&rt);
+ *
+ * Semantics are those of the C++ layer (the headers of compas/runtime/, docs/PORTING.md): the same
+ * distribution, halos, collectives and checks. Every call is made by the thread that called
+ * compas_init, outside OpenMP parallel regions (funneled, like MPI_THREAD_FUNNELED), except the
+ * queries (rank, bounds, data, ...), which any thread may make. Collective calls (creating and
+ * destroying arrays, groups and channels, exchanges, swaps, collectives) are made by every
+ * process (every member of a group) in the same order.
+ *
+ * Errors: every call returns COMPAS_OK (0) or one of enum compas_error; nothing is thrown and
+ * nothing aborts. compas_last_error() is the message of the last failure on the calling thread
+ * (it names the call and the value at fault). A handle is checked before use: a NULL, destroyed
+ * or foreign handle gives COMPAS_ERR_HANDLE (a destroyed handle whose memory a new handle of the
+ * same kind has taken cannot be told from that new one). Errors of a collective's arguments that
+ * the processes detect alike (shapes that differ between processes, a halo wider than a part) give
+ * every process the same code and message; an error only one process sees (a NULL pointer on
+ * one of them) leaves the others waiting until COMPAS_TIMEOUT gives them COMPAS_ERR_COMM.
+ *
+ * Handles are opaque; for the ABI, only pointers to them, int, int64_t and the plain struct
+ * compas_array_options cross the boundary (a Fortran bind(C) type can mirror it). */
+#ifndef COMPAS_COMPAS_H
+#define COMPAS_COMPAS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define COMPAS_C_API_VERSION 1
+
+/* The return codes. */
+enum compas_error {
+  COMPAS_OK = 0,
+  COMPAS_ERR_ARG = 1,        /* a bad argument: a value out of range, a NULL pointer, a type */
+  COMPAS_ERR_COLLECTIVE = 2, /* a collective's arguments, as every process sees them: they differ
+                                between processes, or a halo is wider than a part */
+  COMPAS_ERR_HANDLE = 3,     /* a NULL, destroyed or wrong kind of handle */
+  COMPAS_ERR_NOMEM = 4,      /* out of memory */
+  COMPAS_ERR_COMM = 5,       /* communication failed: a process died, COMPAS_TIMEOUT passed */
+  COMPAS_ERR_STATE = 6,      /* the wrong thread, inside a parallel region, a pending exchange */
+  COMPAS_ERR_INTERNAL = 7    /* anything else */
+};
+
+/* Element types of arrays, collectives and channels. */
+enum compas_type { COMPAS_DOUBLE = 1, COMPAS_FLOAT = 2, COMPAS_INT32 = 3, COMPAS_INT64 = 4 };
+
+/* Reduction operators. */
+enum compas_op { COMPAS_SUM = 1, COMPAS_MIN = 2, COMPAS_MAX = 3, COMPAS_PROD = 4 };
+
+/* 2-D arrays: rows over the processes, or rows and columns over a process grid. */
+enum compas_decomposition { COMPAS_DECOMP_ROWS = 0, COMPAS_DECOMP_GRID = 1 };
+
+/* A new array's contents: zeros, or untouched (first touch by the threads that compute). */
+enum compas_fill { COMPAS_FILL_ZERO = 0, COMPAS_FILL_NONE = 1 };
+
+typedef struct compas_runtime compas_runtime;
+typedef struct compas_array compas_array;
+typedef struct compas_exchange compas_exchange;
+typedef struct compas_group compas_group;
+typedef struct compas_channel compas_channel;
+
+/* Options of a distributed array, per dimension (entries past the array's dims are ignored).
+ * compas_array_options_init gives the defaults: halo 1, not periodic, grid chosen, rows, zeros.
+ * 1-D and 2-D arrays take one halo width and one periodic flag for all their dimensions (the
+ * entries must agree); 3-D arrays take each. grid: processes per dimension, 0 = chosen by compas
+ * (2-D: COMPAS_DECOMP_GRID only; 1-D: 0 or the number of processes). The layout is part of the
+ * ABI: options added later come with new calls, not new fields. */
+typedef struct compas_array_options {
+  int64_t halo[3];
+  int periodic[3];
+  int grid[3];
+  int decomposition;
+  int fill;
+} compas_array_options;
+
+/* ---- errors ---- */
+/* The message of the last failure on this thread ("" before any). Valid until the next failing
+ * call on this thread. */
+const char* compas_last_error(void);
+/* "COMPAS_ERR_ARG" for COMPAS_ERR_ARG ...; "unknown" for a value outside the enum. */
+const char* compas_error_name(int code);
+
+/* ---- the runtime ---- */
+/* Joins the job and pins this process's threads, OpenMP's included. compas's own flags
+ * (--threads N, --bind B, --wait W, --openmp M, ...) are removed from argv and *argc updated;
+ * argc and argv may both be NULL (the environment only: COMPAS_THREADS, OMP_NUM_THREADS, ...). */
+int compas_init(int* argc, char*** argv, compas_runtime** rt);
+/* Collective: destroys the arrays, groups and channels still alive (newest first), then the
+ * runtime; *rt becomes NULL. */
+int compas_finalize(compas_runtime** rt);
+int compas_process(const compas_runtime* rt, int* rank);
+int compas_processes(const compas_runtime* rt, int* count);
+int compas_threads(const compas_runtime* rt, int* count); /* per process */
+/* Returns when every process has called it. */
+int compas_barrier(compas_runtime* rt);
+/* Ends the whole job: prints "compas: process R: MESSAGE" and every process exits with `code`
+ * (1..255). Returns only on a bad argument. rt may be NULL (before compas_init succeeded): this
+ * process prints "compas: MESSAGE" and exits; a launcher ends the others. */
+int compas_abort(compas_runtime* rt, int code, const char* message);
+
+/* ---- distributed arrays ---- */
+int compas_array_options_init(compas_array_options* options);
+/* Collective: a `dims`-dimensional (1..3) array of `type` over the global box [lo[d], hi[d]),
+ * d = 0..dims-1 (the last dimension contiguous in memory). options may be NULL (the defaults). */
+int compas_array_create(compas_runtime* rt, int type, int dims, const int64_t* lo,
+                        const int64_t* hi, const compas_array_options* options,
+                        compas_array** array);
+/* Collective; *array becomes NULL. A pending exchange is completed first. */
+int compas_array_destroy(compas_array** array);
+int compas_array_type(const compas_array* array, int* type, int* dims);
+/* This process's part in global indices: lo[d] <= i < hi[d] (hi exclusive), dims entries each. */
+int compas_array_bounds(const compas_array* array, int64_t* lo, int64_t* hi);
+/* The same with the halos: the box the local block holds (hi exclusive). */
+int compas_array_halo_bounds(const compas_array* array, int64_t* lo, int64_t* hi);
+/* The local block: *(T**)data receives the address of its first element, global index
+ * (hlo[0], hlo[1], ...) of compas_array_halo_bounds; element (i, j, k) is at
+ * (i - hlo[0]) * strides[0] + (j - hlo[1]) * strides[1] + (k - hlo[2]) * strides[2] (strides in
+ * elements, dims entries, the last 1; strides may be NULL). The address changes with
+ * compas_array_swap. */
+int compas_array_data(const compas_array* array, void* data, int64_t* strides);
+/* Collective: every halo cell whose source exists gets its neighbour's value. */
+int compas_array_exchange(compas_array* array);
+/* The exchange in two halves: begin sends (do not write owned cells, nor read halos, until
+ * wait); wait puts the halos in place and destroys *exchange (set to NULL). */
+int compas_array_begin_exchange(compas_array* array, compas_exchange** exchange);
+int compas_exchange_wait(compas_exchange** exchange);
+/* Collective, O(1): the two arrays (same type and dims) trade their contents and data addresses. */
+int compas_array_swap(compas_array* a, compas_array* b);
+
+/* ---- collectives over the job (funneled; every process the same calls) ----
+ * in and out hold `count` elements of `type`; out may be in. */
+int compas_allreduce(compas_runtime* rt, const void* in, void* out, int64_t count, int type,
+                     int op);
+/* `count` elements of process `root`'s data into every process's data. */
+int compas_broadcast(compas_runtime* rt, void* data, int64_t count, int type, int root);
+/* Element by element, op over the values of the processes before this one in rank order; process
+ * 0 gets op's identity (0 for a sum, 1 for a product, the type's largest for min, lowest for max).
+ */
+int compas_exscan(compas_runtime* rt, const void* in, void* out, int64_t count, int type, int op);
+
+/* ---- process groups (MPI_Comm_split) ---- */
+/* Collective over the job: the processes passing one colour form a group ordered by key, then by
+ * rank; a colour < 0 puts this process in no group (rank -1, size 0; its collectives fail with
+ * COMPAS_ERR_STATE). */
+int compas_group_split(compas_runtime* rt, int colour, int key, compas_group** group);
+int compas_group_destroy(compas_group** group); /* collective over the job */
+int compas_group_rank(const compas_group* group, int* rank);
+int compas_group_size(const compas_group* group, int* size);
+int compas_group_barrier(compas_group* group);
+int compas_group_allreduce(compas_group* group, const void* in, void* out, int64_t count, int type,
+                           int op);
+int compas_group_broadcast(compas_group* group, void* data, int64_t count, int type, int root);
+int compas_group_exscan(compas_group* group, const void* in, void* out, int64_t count, int type,
+                        int op);
+
+/* ---- point-to-point channels ---- */
+/* Collective: ordered messages of up to max_count elements of `type` between any two processes;
+ * a sender runs up to `capacity` messages ahead of its receiver. */
+int compas_channel_create(compas_runtime* rt, int type, int64_t capacity, int64_t max_count,
+                          compas_channel** channel);
+int compas_channel_destroy(compas_channel** channel);
+int compas_channel_send(compas_channel* channel, int to, const void* data, int64_t count);
+/* The next message from `from` into data (room elements); *count receives its length. */
+int compas_channel_recv(compas_channel* channel, int from, void* data, int64_t room,
+                        int64_t* count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COMPAS_COMPAS_H */
