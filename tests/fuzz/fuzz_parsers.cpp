@@ -1,15 +1,23 @@
 // libFuzzer target: the parsers of user input that take free text: cpu lists ("0,2,4-7"), bind
-// specs, sizes ("64KiB", "1.5G"), event lists ("ipc,PAPI_L3_TCM"). Each either throws
-// std::invalid_argument or returns a value that round-trips: a parsed cpu list formats and parses
-// back to itself, a size is positive and its formatted form parses back within the formatting's
-// rounding, an expanded event list joined by commas expands to itself.
+// specs, sizes ("64KiB", "1.5G"), event lists ("ipc,PAPI_L3_TCM"), and the plain decimal numbers
+// every numeric flag and variable takes. Each either throws std::invalid_argument (or returns
+// nullopt) or returns a value that round-trips: a parsed cpu list formats and parses back to
+// itself, a size is positive and its formatted form parses back within the formatting's rounding,
+// an expanded event list joined by commas expands to itself, an integer lies within its bounds and
+// its decimal form parses back to it, a decimal is finite. (The command line's table of hostile
+// values runs these parsers in the unsanitized build; this target takes them through the
+// sanitizers.)
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "compas/base/number.hpp"
 #include "compas/perf/counters.hpp"
 #include "compas/perf/membw.hpp"
 #include "compas/threads/placement.hpp"
@@ -54,5 +62,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     CHECK(compas::perf::expand_event_request(joined) == events);
   } catch (const std::invalid_argument&) {
   }
+  for (const auto& [min, max] : {std::pair{0LL, 1LL << 40}, std::pair{-100LL, 100LL}}) {
+    if (const std::optional<long long> v = compas::base::parse_integer(text, min, max)) {
+      CHECK(*v >= min && *v <= max);
+      CHECK(compas::base::parse_integer(std::to_string(*v), min, max) == v);
+    }
+  }
+  if (const std::optional<double> d = compas::base::parse_decimal(text)) CHECK(std::isfinite(*d));
   return 0;
 }
