@@ -33,24 +33,19 @@ std::uint64_t local_atomic(std::byte* at, ucp_atomic_op_t op, std::uint64_t valu
   return e;
 }
 
-// x op= value on this process's view of a peer's word, with the CPU's atomics.
+// x op= value on this process's view of a peer's word, with the CPU's atomics; `op` is what
+// ucx_op made of the caller's AtomicOp (one of the four it allows), so that AtomicOp is read once.
 template <class W>
-void local_update(std::byte* at, AtomicOp op, W value) {
+void local_update(std::byte* at, ucp_atomic_op_t op, W value) {
   std::atomic_ref<W> a(*reinterpret_cast<W*>(at));
-  switch (op) {
-    case AtomicOp::add:
-      a.fetch_add(value, std::memory_order_relaxed);
-      return;
-    case AtomicOp::bit_and:
-      a.fetch_and(value, std::memory_order_relaxed);
-      return;
-    case AtomicOp::bit_or:
-      a.fetch_or(value, std::memory_order_relaxed);
-      return;
-    case AtomicOp::bit_xor:
-      a.fetch_xor(value, std::memory_order_relaxed);
-      return;
-  }
+  if (op == UCP_ATOMIC_OP_ADD)
+    a.fetch_add(value, std::memory_order_relaxed);
+  else if (op == UCP_ATOMIC_OP_AND)
+    a.fetch_and(value, std::memory_order_relaxed);
+  else if (op == UCP_ATOMIC_OP_OR)
+    a.fetch_or(value, std::memory_order_relaxed);
+  else
+    a.fetch_xor(value, std::memory_order_relaxed);
 }
 
 ucp_atomic_op_t ucx_op(AtomicOp op) {
@@ -90,9 +85,9 @@ void WindowBytes::atomic_update(int rank, std::size_t offset, AtomicOp op, std::
   c.counts().atomic();
   if (p.direct) {
     if (width == 8)
-      local_update<std::uint64_t>(p.direct + offset, op, value);
+      local_update<std::uint64_t>(p.direct + offset, uop, value);
     else
-      local_update<std::uint32_t>(p.direct + offset, op, static_cast<std::uint32_t>(value));
+      local_update<std::uint32_t>(p.direct + offset, uop, static_cast<std::uint32_t>(value));
     return;
   }
   // No reply buffer: a post. UCX reads the operand before the call returns (it may complete

@@ -31,9 +31,11 @@ compas::Runtime& rt() {
   return *g_rt;
 }
 
+using EntryPoints = std::vector<std::pair<std::string, std::function<void()>>>;
+
 // Each entry point with the name its error must carry.
-std::vector<std::pair<std::string, std::function<void()>>> entry_points() {
-  std::vector<std::pair<std::string, std::function<void()>>> calls;
+EntryPoints entry_points() {
+  EntryPoints calls;
   calls.emplace_back("kernels::cg::run", [] { kernels::cg::run(rt(), {}); });
   calls.emplace_back("kernels::gemm::run", [] { kernels::gemm::run(rt(), {}); });
   calls.emplace_back("kernels::laplace::run", [] { kernels::laplace::run(rt(), {}); });
@@ -68,10 +70,10 @@ std::vector<std::pair<std::string, std::function<void()>>> entry_points() {
   return calls;
 }
 
-// What each entry point threw (its message), or "returned".
-std::vector<std::string> attempts() {
+// What each of `calls` threw (its message), or "returned".
+std::vector<std::string> attempts(const EntryPoints& calls) {
   std::vector<std::string> out;
-  for (const auto& [name, call] : entry_points()) {
+  for (const auto& [name, call] : calls) {
     try {
       call();
       out.push_back(name + ": returned");
@@ -93,10 +95,12 @@ void expect_refused(const std::vector<std::string>& errors, const std::string& w
 
 TEST(FunneledErrors, KernelsSamplesAndFunneledCollectivesInsideRunOrFromAnotherThreadAreRefused) {
   std::vector<std::vector<std::string>> inside(static_cast<std::size_t>(rt().threads()));
-  rt().run([&](compas::ThreadCtx& t) { inside[static_cast<std::size_t>(t.tid())] = attempts(); });
+  rt().run([&](compas::ThreadCtx& t) {
+    inside[static_cast<std::size_t>(t.tid())] = attempts(entry_points());
+  });
   for (const auto& errors : inside) expect_refused(errors, "inside Runtime::run");
   std::vector<std::string> other;
-  std::thread([&] { other = attempts(); }).join();
+  std::thread([&] { other = attempts(entry_points()); }).join();
   expect_refused(other, "other than the one that made the Runtime");
   // The job is still in step: the funneled forms work from the Runtime's thread.
   EXPECT_EQ(rt().allreduce(1L, compas::op::sum{}), rt().processes());
@@ -104,8 +108,8 @@ TEST(FunneledErrors, KernelsSamplesAndFunneledCollectivesInsideRunOrFromAnotherT
 
 // What the Runtime hands out raw (rt.comm(), rt.collectives()): their collective calls, each with
 // the name its error must carry. A job of one process has no process collectives.
-std::vector<std::pair<std::string, std::function<void()>>> raw_entry_points() {
-  std::vector<std::pair<std::string, std::function<void()>>> calls;
+EntryPoints raw_entry_points() {
+  EntryPoints calls;
   calls.emplace_back("comm::WindowBytes", [] { compas::comm::Window<long> w(rt().comm(), 4); });
   calls.emplace_back("Comm::barrier", [] { rt().comm().barrier(); });
   if (rt().processes() == 1) return calls;
@@ -121,16 +125,7 @@ std::vector<std::pair<std::string, std::function<void()>>> raw_entry_points() {
 }
 
 std::vector<std::string> raw_attempts() {
-  std::vector<std::string> out;
-  for (const auto& [name, call] : raw_entry_points()) {
-    try {
-      call();
-      out.push_back(name + ": returned");
-    } catch (const std::logic_error& e) {
-      out.emplace_back(e.what());
-    }
-  }
-  return out;
+  return attempts(raw_entry_points());
 }
 
 void expect_raw(const std::vector<std::string>& got, bool refused) {
