@@ -199,10 +199,6 @@ json work_of(const std::string& command, const json& rec) {
   return w;
 }
 
-std::string text_of(const json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
 std::vector<double> samples_of(const json& rec, const std::string& field,
                                const std::string& where) {
   std::vector<std::string> names = {field + "_samples"};
@@ -371,52 +367,6 @@ void number_repeated_keys(std::vector<Point>& points) {
     }
 }
 
-// ---- machines ---------------------------------------------------------------------------------
-
-bool is_cache_entry(const json& c) {
-  auto integer = [&](const char* k) { return c.contains(k) && c[k].is_number_unsigned(); };
-  return c.is_object() && integer("level") && integer("size_bytes") && integer("count") &&
-         (!c.contains("type") || c["type"].is_string());
-}
-
-// "L1d 32 KiB x2"
-std::string cache_text(const json& c) {
-  const std::string type = c.value("type", "");
-  return fmt::format("L{}{} {} x{}", c["level"].get<int>(),
-                     type == "data"          ? "d"
-                     : type == "instruction" ? "i"
-                                             : "",
-                     perf::format_size(c["size_bytes"].get<std::size_t>()), c["count"].get<int>());
-}
-
-// "L1d 32 KiB x2, L2 1 MiB x2, ...", or the JSON when the list is not what machine_json writes.
-std::string caches_text(const json& caches) {
-  if (!std::all_of(caches.begin(), caches.end(), is_cache_entry)) return caches.dump();
-  std::string out;
-  for (const auto& c : caches) out += (out.empty() ? "" : ", ") + cache_text(c);
-  return out.empty() ? "none" : out;
-}
-
-void flatten(const std::string& prefix, const json& v,
-             std::vector<std::pair<std::string, std::string>>& out) {
-  if (v.is_object()) {
-    for (auto it = v.begin(); it != v.end(); ++it)
-      flatten(prefix.empty() ? it.key() : prefix + "." + it.key(), it.value(), out);
-    return;
-  }
-  out.push_back({prefix, prefix == "caches" && v.is_array() ? caches_text(v) : text_of(v)});
-}
-
-std::vector<std::pair<std::string, std::string>> machine_fields(const Input& in) {
-  std::vector<std::pair<std::string, std::string>> out = {
-      {"compas version", in.doc.contains("version") ? text_of(in.doc["version"]) : "-"}};
-  if (in.doc.contains("run") && in.doc["run"].is_object())  // how each side was built
-    for (const char* f : {"git_commit", "build", "libraries"})
-      if (in.doc["run"].contains(f)) flatten(std::string("run.") + f, in.doc["run"][f], out);
-  if (in.doc.contains("machine")) flatten("", in.doc["machine"], out);
-  return out;
-}
-
 json side_json(const std::optional<Value>& v) {
   if (!v) return nullptr;
   return {{"value", v->value}, {"min", v->lo},
@@ -435,6 +385,10 @@ json input_json(const Input& in) {
 }  // namespace
 
 // ---- public -----------------------------------------------------------------------------------
+
+std::string text_of(const json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
 Input load_input(const std::string& label, const std::string& path) {
   if (path.empty())
@@ -532,26 +486,6 @@ Summary summarize(const std::vector<Row>& rows) {
   if (s.ratios > 0) s.geomean_speedup = std::exp(log_speedup / s.ratios);
   if (s.ratios > 0 && directions.size() == 1) s.geomean_ratio = std::exp(log_ratio / s.ratios);
   return s;
-}
-
-std::vector<MachineLine> machine_lines(const Input& a, const Input& b) {
-  const auto fa = machine_fields(a), fb = machine_fields(b);
-  std::vector<std::string> names;
-  for (const auto* f : {&fa, &fb})
-    for (const auto& [name, value] : *f)
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  auto find = [](const auto& fields, const std::string& name) -> std::string {
-    for (const auto& [n, v] : fields)
-      if (n == name) return v;
-    return "-";
-  };
-  std::vector<MachineLine> lines;
-  for (const auto& name : names) {
-    MachineLine l{name, find(fa, name), find(fb, name), false};
-    l.differs = l.a != l.b;
-    lines.push_back(std::move(l));
-  }
-  return lines;
 }
 
 json row_json(const Row& r) {

@@ -117,6 +117,9 @@ struct MachineLine {
 
 std::vector<MachineLine> machine_lines(const Input& a, const Input& b);
 
+// A field's value as text: a string as it is, anything else as its JSON.
+std::string text_of(const json& v);
+
 // The whole comparison as the --json file holds it.
 json comparison_json(const Input& a, const Input& b, const std::vector<MachineLine>& machines,
                      const std::vector<Row>& rows, const Summary& s);
