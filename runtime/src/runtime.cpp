@@ -16,12 +16,12 @@
 #include "abort.hpp"
 #include "binding_report.hpp"
 #include "compas/base/env.hpp"
-#include "compas/perf/report.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/wait.hpp"
 #include "host_share.hpp"
 #include "openmp.hpp"
+#include "sample_wire.hpp"
 
 namespace compas {
 
@@ -368,28 +368,12 @@ std::vector<perf::RegionSample> Runtime::job_samples() {
   check_funneled("Runtime::job_samples", "gather the samples before run(), or between runs");
   auto mine = impl_->profile->samples();
   if (processes() == 1) return mine;
-  perf::json j = perf::json::array();
-  for (const auto& s : mine)
-    j.push_back({{"process", s.process},
-                 {"thread", s.thread},
-                 {"region", s.region},
-                 {"calls", s.calls},
-                 {"seconds", s.seconds},
-                 {"events", s.events},
-                 {"counts", s.counts}});
   std::vector<perf::RegionSample> all;
-  for (const auto& blob : impl_->boot->allgather(j.dump()))
-    for (const auto& e : perf::json::parse(blob)) {
-      perf::RegionSample s;
-      s.process = e.at("process").get<int>();
-      s.thread = e.at("thread").get<int>();
-      s.region = e.at("region").get<std::string>();
-      s.calls = e.at("calls").get<std::uint64_t>();
-      s.seconds = e.at("seconds").get<double>();
-      s.events = e.at("events").get<std::vector<std::string>>();
-      s.counts = e.at("counts").get<std::vector<long long>>();
-      all.push_back(std::move(s));
-    }
+  for (const auto& blob : impl_->boot->allgather(detail::encode_samples(mine))) {
+    auto theirs = detail::decode_samples(blob);
+    all.insert(all.end(), std::make_move_iterator(theirs.begin()),
+               std::make_move_iterator(theirs.end()));
+  }
   return all;
 }
 
