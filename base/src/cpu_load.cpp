@@ -1,6 +1,6 @@
 #include "compas/base/cpu_load.hpp"
 
-#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,14 +11,6 @@
 #include <string>
 
 namespace compas::base {
-
-namespace {
-
-double seconds_of(const timeval& t) {
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
-}
-
-}  // namespace
 
 std::optional<CpuTimes> parse_proc_stat(std::string_view text) {
   // "cpu  user nice system idle iowait irq softirq steal guest guest_nice" (guest time is
@@ -47,10 +39,10 @@ std::optional<CpuTimes> machine_cpu_times() {
   return parse_proc_stat(line);
 }
 
-double process_cpu_seconds() {
-  rusage u{};
-  if (::getrusage(RUSAGE_SELF, &u) != 0) return 0;
-  return seconds_of(u.ru_utime) + seconds_of(u.ru_stime);
+double process_cpu_seconds() noexcept {
+  timespec ts{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 MachineLoad load_between(const CpuTimes& a, const CpuTimes& b, double self_seconds,

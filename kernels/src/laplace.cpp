@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "compas/base/hash.hpp"
-#include "compas/perf/membw.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
 #include "compas/runtime/dist_array.hpp"

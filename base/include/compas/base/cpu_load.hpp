@@ -24,8 +24,9 @@ std::optional<CpuTimes> parse_proc_stat(std::string_view text);
 // This machine's, from /proc/stat (nullopt where it cannot be read).
 std::optional<CpuTimes> machine_cpu_times();
 
-// This process's CPU time so far (user + system, all threads), in seconds.
-double process_cpu_seconds();
+// This process's CPU time so far (user + system, all threads), in seconds (0 where the clock
+// cannot be read).
+double process_cpu_seconds() noexcept;
 
 // Over an interval: the share of the machine's CPU time that other processes used (0..1;
 // 0.5 on 2 CPUs is one CPU kept busy by someone else) and the share the hypervisor took.

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "compas/base/cpu_load.hpp"
+
 namespace compas::perf {
 
 inline std::uint64_t now_ns() noexcept {
@@ -32,10 +34,6 @@ struct TscInfo {
 const TscInfo& tsc();
 
 // CPU time of the whole process (all its threads), seconds: for wallclock-vs-CPU comparisons.
-inline double process_cpu_seconds() noexcept {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
+using base::process_cpu_seconds;
 
 }  // namespace compas::perf
