@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../../kernels/src/test_hooks.hpp"
 #include "compas/kernels/cg_job.hpp"
 #include "run_common.hpp"
 
@@ -37,7 +38,9 @@ std::optional<kernels::cg::SumOrder> sum_order(const std::string& name) {
 KernelRun cg_run(Runtime& rt, const CgArgs& a, const kernels::cg::ClassParams& cp) {
   kernels::cg::JobParams jp;
   jp.cls = cp.cls;
-  jp.test.inject_fault = a.inject_fault;
+  kernels::detail::TestHooks hooks;
+  hooks.inject_fault = a.inject_fault;
+  jp.test = &hooks;
   jp.decomposition = decomposition(a.decomposition);
   jp.sum_order = sum_order(a.sum_order);
   const auto r = kernels::cg::run(rt, jp);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../../kernels/src/test_hooks.hpp"
 #include "compas/kernels/gemm_job.hpp"
 #include "run_common.hpp"
 
@@ -18,6 +19,7 @@ namespace {
 struct GemmArgs {
   RunFlags run;
   kernels::gemm::JobParams p;
+  kernels::detail::TestHooks hooks;  // --inject-fault
 };
 
 std::string gemm_summary(const kernels::gemm::JobResult& r, int processes, int threads,
@@ -43,7 +45,9 @@ std::string gemm_summary(const kernels::gemm::JobResult& r, int processes, int t
 }
 
 KernelRun gemm_run(Runtime& rt, const GemmArgs& a) {
-  const auto r = kernels::gemm::run(rt, a.p);
+  kernels::gemm::JobParams p = a.p;
+  p.test = &a.hooks;
+  const auto r = kernels::gemm::run(rt, p);
   KernelRun out;
   out.verified = r.verified;
   out.verification = r.verification;
@@ -118,7 +122,7 @@ RunKernel add_run_gemm(CLI::App& run) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   cmd->add_option("--iters", a->p.iters, "multiplications timed (the median is reported)")
       ->check(CLI::Range(1, 1 << 20));
-  cmd->add_flag("--inject-fault", a->p.test.inject_fault,
+  cmd->add_flag("--inject-fault", a->hooks.inject_fault,
                 "perturb one element of C before verification (to see verification fail)")
       ->group("");
   add_run_flags(*cmd, a->run);

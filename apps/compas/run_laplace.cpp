@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../../kernels/src/test_hooks.hpp"
 #include "compas/kernels/laplace.hpp"
 #include "run_common.hpp"
 
@@ -17,12 +18,15 @@ namespace {
 struct LaplaceArgs {
   RunFlags run;
   kernels::laplace::Params p;
+  kernels::detail::TestHooks hooks;  // --inject-fault
   std::string stores = "auto";
   std::string schedule = "dynamic";
 };
 
 KernelRun laplace_run(Runtime& rt, const LaplaceArgs& a) {
-  const auto r = kernels::laplace::run(rt, a.p);
+  kernels::laplace::Params p = a.p;
+  p.test = &a.hooks;
+  const auto r = kernels::laplace::run(rt, p);
   const double gbs = r.seconds > 0 ? r.bytes / r.seconds / 1e9 : 0.0;
   KernelRun out;
   out.verified = r.verified;
@@ -117,7 +121,7 @@ RunKernel add_run_laplace(CLI::App& run) {
                   "dynamic (threads that finish their rows take groups of rows the others on "
                   "their socket have not started) | fixed (each thread its own block)")
       ->check(CLI::IsMember({"dynamic", "fixed", "static"}));
-  lap->add_flag("--inject-fault", la->p.test.inject_fault,
+  lap->add_flag("--inject-fault", la->hooks.inject_fault,
                 "perturb one value before verification (to see verification fail)")
       ->group("");
   add_run_flags(*lap, la->run);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "../../kernels/src/test_hooks.hpp"
 #include "compas/kernels/sort_job.hpp"
 #include "run_common.hpp"
 
@@ -33,11 +34,14 @@ rs::JobParams job_params_of(const SortArgs& a) {
   jp.local.digit_bits = a.digit_bits;
   jp.local.stores = base::parse_stores("--stores", a.stores, true);
   jp.local.method = rs::parse_method(a.method);
-  jp.test.inject_fault = a.inject_fault;
   return jp;
 }
 
-KernelRun sort_run(Runtime& rt, const SortArgs& a, const rs::JobParams& jp) {
+KernelRun sort_run(Runtime& rt, const SortArgs& a, const rs::JobParams& params) {
+  rs::JobParams jp = params;
+  kernels::detail::TestHooks hooks;
+  hooks.inject_fault = a.inject_fault;
+  jp.test = &hooks;
   const auto r = rs::run(rt, jp);
   KernelRun out;
   out.verified = r.verified;

@@ -18,6 +18,7 @@
 #include "compas/perf/timer.hpp"
 #include "funneled.hpp"
 #include "job_memory.hpp"
+#include "test_hooks.hpp"
 
 namespace compas::kernels::cg {
 
@@ -208,14 +209,15 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     a = make_matrix(cp, lo, hi);
     layout = rows_layout(a, order);
     if (rt.processes() > 1) {
-      auto r = std::make_unique<JobExchange>(rt, cp.na, jp.test.put_stagger_us);
+      auto r = std::make_unique<JobExchange>(rt, cp.na,
+                                             kernels::detail::hooks_of(jp.test).put_stagger_us);
       bytes_sent = [e = r.get()] { return e->bytes_sent(); };
       ex = std::move(r);
     } else {
       ex = std::make_unique<TeamOnly>();
     }
   }
-  if (jp.test.inject_fault && rt.process() == 0 && !a.values.empty())
+  if (kernels::detail::hooks_of(jp.test).inject_fault && rt.process() == 0 && !a.values.empty())
     a.values[a.values.size() / 2] += 1.0;  // an entry changed by 1: zeta moves well past 1e-10
   Solver solver(cp, a, *ex, layout);
   JobResult jr;
@@ -223,7 +225,8 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   Result r;
   // The regions and the CPU time start where the timed iterations do.
   const auto before_timed = [&](threads::ThreadCtx& t) {
-    if (jp.test.untimed_cpu_ms > 0) spin_cpu(jp.test.untimed_cpu_ms);
+    if (kernels::detail::hooks_of(jp.test).untimed_cpu_ms > 0)
+      spin_cpu(kernels::detail::hooks_of(jp.test).untimed_cpu_ms);
     t.barrier();
     rt.profile().reset(t.tid());
     if (t.is_leader()) c0 = perf::process_cpu_seconds();

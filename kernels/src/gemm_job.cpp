@@ -18,6 +18,7 @@
 #include "funneled.hpp"
 #include "gemm_plan.hpp"
 #include "job_memory.hpp"
+#include "test_hooks.hpp"
 
 namespace compas::kernels::gemm {
 
@@ -340,7 +341,8 @@ JobResult run(Runtime& rt, const JobParams& jp) {
   rt.run([&](threads::ThreadCtx& t) { job.multiplications(t); });
   job.win.reset();
   job.timings();
-  if (jp.test.inject_fault && rt.process() == 0 && job.mi * job.nj > 0) job.fault();
+  if (kernels::detail::hooks_of(jp.test).inject_fault && rt.process() == 0 && job.mi * job.nj > 0)
+    job.fault();
   job.verify();
   if (jp.keep_c) job.keep_block();
   return std::move(job.jr);

@@ -29,6 +29,7 @@
 #include "job_memory.hpp"
 #include "laplace_rows.hpp"
 #include "store_calibration.hpp"
+#include "test_hooks.hpp"
 
 namespace compas::kernels::laplace {
 
@@ -353,7 +354,7 @@ void Job::sweep(threads::ThreadCtx& t, int k, bool streaming, double* change,
     sweep_rows(src, dst, own.first, own.second, streaming, change);
   } else {
     const int me_t = t.tid();
-    if (me_t == p_.test.slow_thread) {
+    if (me_t == kernels::detail::hooks_of(p_.test).slow_thread) {
       const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
       while (counter(k, me_t).load(std::memory_order_relaxed) <
                  groups_[static_cast<std::size_t>(me_t)].size() &&
@@ -441,7 +442,8 @@ void Job::thread_main(threads::ThreadCtx& t) {
 // Verification and hash over the final copy, and the job's totals (on the leaders).
 void Job::verify(threads::ThreadCtx& t, std::pair<std::size_t, std::size_t> own, double moved) {
   const int fin = sweeps_ % 2;
-  if (p_.test.inject_fault && me_ == 0 && t.is_leader()) at(fin, 1)[1 + n_ / 2] += 1e-6;
+  if (kernels::detail::hooks_of(p_.test).inject_fault && me_ == 0 && t.is_leader())
+    at(fin, 1)[1 + n_ / 2] += 1e-6;
   t.barrier();
   const double la = std::pow(eigenvalue(kModeA, h_), sweeps_);
   const double lb = std::pow(eigenvalue(kModeB, h_), sweeps_);

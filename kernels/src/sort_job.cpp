@@ -16,6 +16,7 @@
 #include "funneled.hpp"
 #include "job_memory.hpp"
 #include "sort_job_state.hpp"
+#include "test_hooks.hpp"
 
 namespace compas::kernels::sort {
 
@@ -189,7 +190,8 @@ std::span<std::uint32_t> SortJob::timed_sort(threads::ThreadCtx& t, int it) {
     // read, scatter read and write) and the exchange (read, write) of its keys.
     my_bytes = stats.bytes + (np > 1 ? 20.0 * static_cast<double>(nloc) : 0.0);
     if (jp.output && it == jp.iters - 1) jp.output->assign(out.begin(), out.end());
-    if (jp.test.inject_fault && it == jp.iters - 1 && me == 0 && !out.empty())
+    if (kernels::detail::hooks_of(jp.test).inject_fault && it == jp.iters - 1 && me == 0 &&
+        !out.empty())
       out[out.size() / 2] ^= 1u;
   }
   t.barrier();

@@ -13,6 +13,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "../../kernels/src/test_hooks.hpp"
 #include "../common/job_main.hpp"
 #include "../common/sanitized.hpp"
 #include "compas/compas.hpp"
@@ -70,7 +71,9 @@ TEST(CgJob, RegionsAndCpuTimeCoverOnlyTheTimedIterations) {
   constexpr int kUntimedMs = 1000;
   cg::JobParams p;
   p.cls = 'S';
-  p.test.untimed_cpu_ms = kUntimedMs;
+  compas::kernels::detail::TestHooks hooks;
+  hooks.untimed_cpu_ms = kUntimedMs;
+  p.test = &hooks;
   g_rt->profile().reset();
   const auto r = cg::run(*g_rt, p);
   EXPECT_TRUE(r.verified) << r.verification;
@@ -98,7 +101,9 @@ TEST(CgJob, AStaggeredProcessDoesNotLetOthersReadStaleData) {
     GTEST_SKIP() << "needs three processes: one late, one fast, one waiting";
   cg::JobParams p;
   p.cls = 'S';
-  p.test.put_stagger_us = 2000;
+  compas::kernels::detail::TestHooks hooks;
+  hooks.put_stagger_us = 2000;
+  p.test = &hooks;
   const auto r = cg::run(*g_rt, p);
   const Reference ref = reference('S');
   EXPECT_TRUE(r.verified) << r.verification;
@@ -182,7 +187,9 @@ TEST(CgJob, TheRowsDecompositionReportsTheBytesItSends) {
 TEST(CgJob, APerturbedMatrixFailsVerification) {
   cg::JobParams p;
   p.cls = 'S';
-  p.test.inject_fault = true;
+  compas::kernels::detail::TestHooks hooks;
+  hooks.inject_fault = true;
+  p.test = &hooks;
   const auto r = cg::run(*g_rt, p);
   EXPECT_FALSE(r.verified) << r.verification;
 }

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "../../kernels/src/test_hooks.hpp"
 #include "../common/job_main.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/gemm_job.hpp"
@@ -119,7 +120,9 @@ TEST(GemmJob, AnInjectedFaultFailsVerification) {
   gemm::JobParams jp;
   jp.n = 97;
   jp.iters = 1;
-  jp.test.inject_fault = true;
+  compas::kernels::detail::TestHooks hooks;
+  hooks.inject_fault = true;
+  jp.test = &hooks;
   const auto r = gemm::run(*g_rt, jp);
   EXPECT_FALSE(r.verified) << r.verification;
   EXPECT_GT(r.error, r.tolerance);

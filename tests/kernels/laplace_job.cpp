@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../../kernels/src/store_calibration.hpp"
+#include "../../kernels/src/test_hooks.hpp"
 #include "../common/job_main.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/laplace.hpp"
@@ -102,7 +103,9 @@ TEST(LaplaceJob, DynamicScheduleSharesALateThreadsRowsWithTheSameBits) {
       p.n = n;
       p.iters = 9;
       p.schedule = schedule;
-      p.test.slow_thread = slow;
+      compas::kernels::detail::TestHooks hooks;
+      hooks.slow_thread = slow;
+      p.test = &hooks;
       const auto r = lp::run(*g_rt, p);
       const std::string what = "schedule " + lp::to_string(schedule) + " slow thread " +
                                std::to_string(slow) + " of " + std::to_string(threads);
@@ -200,7 +203,9 @@ TEST(LaplaceJob, APerturbedValueFailsVerification) {
   lp::Params p;
   p.n = 32;
   p.iters = 5;
-  p.test.inject_fault = true;
+  compas::kernels::detail::TestHooks hooks;
+  hooks.inject_fault = true;
+  p.test = &hooks;
   const auto r = lp::run(*g_rt, p);
   EXPECT_FALSE(r.verified) << r.verification;
   EXPECT_NE(r.field_hash, serial_hash(32, 5));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../../kernels/src/test_hooks.hpp"
 #include "../common/job_main.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/sort_job.hpp"
@@ -120,7 +121,9 @@ TEST(SortJob, ACorruptedKeyFailsVerificationAndSaysWhy) {
   rs::JobParams jp;
   jp.keys = 65536;
   jp.dist = rs::Dist::uniform;
-  jp.test.inject_fault = true;
+  compas::kernels::detail::TestHooks hooks;
+  hooks.inject_fault = true;
+  jp.test = &hooks;
   const rs::JobResult r = rs::run(*g_rt, jp);
   EXPECT_FALSE(r.verified);
   EXPECT_NE(r.verification.find("multiset of keys changed"), std::string::npos) << r.verification;

@@ -16,8 +16,11 @@
 #include <string>
 
 #include "compas/kernels/cg.hpp"
-#include "compas/kernels/detail/test_hooks.hpp"
 #include "compas/runtime/runtime.hpp"
+
+namespace compas::kernels::detail {
+struct TestHooks;  // kernels/src/test_hooks.hpp: not part of the interface
+}  // namespace compas::kernels::detail
 
 namespace compas::kernels::cg {
 
@@ -27,7 +30,7 @@ struct JobParams {
   // Unset: running with rows, tree with a grid. Running makes `automatic` take rows; with an
   // explicit grid it is std::invalid_argument.
   std::optional<SumOrder> sum_order;
-  detail::TestHooks test;  // faults the tests inject
+  const detail::TestHooks* test = nullptr;  // faults tests inject (none when null)
 };
 
 struct JobResult {

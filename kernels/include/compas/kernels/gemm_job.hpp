@@ -38,9 +38,12 @@
 #include <string>
 #include <vector>
 
-#include "compas/kernels/detail/test_hooks.hpp"
 #include "compas/kernels/gemm_local.hpp"
 #include "compas/runtime/runtime.hpp"
+
+namespace compas::kernels::detail {
+struct TestHooks;  // kernels/src/test_hooks.hpp: not part of the interface
+}  // namespace compas::kernels::detail
 
 namespace compas::kernels::gemm {
 
@@ -50,8 +53,8 @@ double b_value(std::uint64_t row, std::uint64_t col);
 
 struct JobParams {
   std::size_t n = 1800;
-  int iters = 3;           // multiplications timed (the result is the median)
-  detail::TestHooks test;  // faults the tests inject
+  int iters = 3;                            // multiplications timed (the result is the median)
+  const detail::TestHooks* test = nullptr;  // faults tests inject (none when null)
   // Keep this process's block of C in the result (tests gather it).
   bool keep_c = false;
 };

@@ -25,8 +25,11 @@
 #include <string>
 
 #include "compas/base/stores.hpp"
-#include "compas/kernels/detail/test_hooks.hpp"
 #include "compas/runtime/runtime.hpp"
+
+namespace compas::kernels::detail {
+struct TestHooks;  // kernels/src/test_hooks.hpp: not part of the interface
+}  // namespace compas::kernels::detail
 
 namespace compas::kernels::laplace {
 
@@ -53,7 +56,7 @@ struct Params {
   Schedule schedule = Schedule::dynamic;
   // Faults the tests inject (slow_thread: this thread of every process starts each sweep's
   // rows only once the others have taken all its groups, or after 1 s).
-  detail::TestHooks test;
+  const detail::TestHooks* test = nullptr;  // faults tests inject (none when null)
 };
 
 struct Result {

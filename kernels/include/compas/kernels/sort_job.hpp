@@ -37,9 +37,12 @@
 #include <string>
 #include <vector>
 
-#include "compas/kernels/detail/test_hooks.hpp"
 #include "compas/kernels/sort.hpp"
 #include "compas/runtime/runtime.hpp"
+
+namespace compas::kernels::detail {
+struct TestHooks;  // kernels/src/test_hooks.hpp: not part of the interface
+}  // namespace compas::kernels::detail
 
 namespace compas::kernels::sort {
 
@@ -49,7 +52,7 @@ struct JobParams {
   int iters = 1;    // sorts of the same keys; best and median reported
   Options local{};  // digit width and stores of the local sort (cache_bytes from the topology)
   std::uint64_t seed = kDefaultSeed;
-  detail::TestHooks test;  // faults the tests inject
+  const detail::TestHooks* test = nullptr;  // faults tests inject (none when null)
   // When set: this process's sorted keys after the last sort are copied here.
   std::vector<std::uint32_t>* output = nullptr;
   // Keys the receive window holds at first (0: 1.25 N / P + 64); it grows when a process would

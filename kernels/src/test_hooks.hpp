@@ -1,5 +1,6 @@
 // Faults and delays the tests (and `compas run ... --inject-fault`) inject into a kernel's job:
-// not part of the kernels' interface, and free to change.
+// not part of the kernels' interface (not installed; a kernel's parameters point at one, or at
+// none), and free to change. Tests and the compas CLI include it from kernels/src.
 #pragma once
 
 namespace compas::kernels::detail {
@@ -20,5 +21,11 @@ struct TestHooks {
   // count.
   int untimed_cpu_ms = 0;
 };
+
+// The hooks a kernel's parameters point at, or none (nothing injected).
+inline const TestHooks& hooks_of(const TestHooks* hooks) {
+  static const TestHooks none;
+  return hooks ? *hooks : none;
+}
 
 }  // namespace compas::kernels::detail
