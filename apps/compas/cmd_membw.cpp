@@ -52,7 +52,7 @@ perf::json record_json(const perf::MembwRecord& r) {
                   {"stores", !r.non_temporal   ? "none"
                              : *r.non_temporal ? "non-temporal"
                                                : "temporal"},
-                  {"isa", perf::to_string(r.isa)},
+                  {"isa", base::to_string(r.isa)},
                   {"cpus", r.cpus},
                   {"oversubscribed", r.oversubscribed},
                   {"working_set_bytes", r.working_set_bytes},
@@ -64,7 +64,7 @@ perf::json record_json(const perf::MembwRecord& r) {
                   {"verified", r.verified}};
   perf::json tried = perf::json::array();
   for (const auto& v : r.tried)
-    tried.push_back({{"isa", perf::to_string(v.isa)},
+    tried.push_back({{"isa", base::to_string(v.isa)},
                      {"stores", !perf::membw_has_stores(r.kernel) ? "none"
                                 : v.non_temporal                  ? "non-temporal"
                                                                   : "temporal"},
@@ -196,7 +196,7 @@ perf::Report membw_report(const MembwArgs& a, const threads::Topology& topo,
        {"repeats", o.repeats},
        {"min_repeat_ms", o.min_repeat_ms},
        {"stores", perf::store_mode_name(o.stores)},
-       {"isa", o.isa ? perf::to_string(*o.isa) : "auto"},
+       {"isa", o.isa ? base::to_string(*o.isa) : "auto"},
        {"oversubscribe", o.oversubscribe},
        {"huge_pages", o.huge_pages},
        {"bytes_counted", "read + written, no write-allocate (as STREAM, likwid-bench)"},
@@ -235,14 +235,14 @@ void print_membw_choices(const perf::MembwResult& res) {
     std::string detail;
     for (const auto& r : res.records) {
       if (r.kernel != s.kernel) continue;
-      detail += fmt::format("\n    T={}: {}{}", r.threads, perf::to_string(r.isa),
+      detail += fmt::format("\n    T={}: {}{}", r.threads, base::to_string(r.isa),
                             !r.non_temporal   ? ""
                             : *r.non_temporal ? " non-temporal"
                                               : " temporal");
       if (!r.tried.empty()) {
         detail += " (tried";
         for (const auto& v : r.tried)
-          detail += fmt::format(" {}{} {:.2f}", perf::to_string(v.isa),
+          detail += fmt::format(" {}{} {:.2f}", base::to_string(v.isa),
                                 !perf::membw_has_stores(r.kernel) ? ""
                                 : v.non_temporal                  ? "/nt"
                                                                   : "/t",

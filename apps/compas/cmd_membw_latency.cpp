@@ -136,7 +136,7 @@ perf::json latency_params(const perf::LoadedLatencyResult& r, const threads::Top
            "memory"},
           {"repeats", o.repeats},
           {"min_repeat_ms", o.repeat_ms},
-          {"isa", perf::to_string(r.isa)},
+          {"isa", base::to_string(r.isa)},
           {"huge_pages", o.huge_pages},
           {"hugepage_bytes", r.hugepage_bytes},
           {"tsc_ghz", r.tsc_ghz},
@@ -172,7 +172,7 @@ void print_latency_table(const perf::LoadedLatencyResult& r, const threads::Topo
       r.chaser_cpu, perf::format_size(r.chase_bytes), r.traffic_cpus.size(),
       r.traffic_cpus.size() == 1 ? "" : "s", threads::format_cpu_list(r.traffic_cpus),
       traffic_where(r, topo), perf::format_size(r.traffic_bytes), perf::format_size(r.chunk_bytes),
-      perf::to_string(r.isa), o.repeats, o.repeat_ms);
+      base::to_string(r.isa), o.repeats, o.repeat_ms);
   fmt::print(
       "bytes counted as membw counts them: read + written, no write-allocate; GB/s = 1e9 B/s\n\n");
   fmt::print("{:<7} {:>9} {:>12} {:>11} {:>9} {:>9} {:>7}\n", "mix", "delay ns", "traffic GB/s",

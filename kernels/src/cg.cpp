@@ -12,6 +12,7 @@
 
 #include "cg_panels.hpp"
 #include "cg_tree.hpp"
+#include "compas/base/isa.hpp"
 #include "compas/kernels/cg.hpp"
 #include "compas/perf/region.hpp"
 
@@ -442,7 +443,7 @@ Solver::Solver(const ClassParams& cp, const Csr& a, Exchange& exchange, const La
                Product product)
     : impl_(std::make_unique<Impl>(cp, a, exchange, layout)) {
 #if defined(__x86_64__)
-  impl_->avx2 = product == Product::automatic && __builtin_cpu_supports("avx2");
+  impl_->avx2 = product == Product::automatic && base::cpu_runs(base::Isa::avx2);
 #else
   (void)product;
 #endif

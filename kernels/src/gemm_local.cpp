@@ -13,6 +13,7 @@
 #include <string>
 
 #include "compas/base/env.hpp"
+#include "compas/base/isa.hpp"
 #include "compas/base/pages.hpp"
 #include "compas/threads/wait.hpp"
 #include "gemm_local_kernels.hpp"
@@ -22,27 +23,11 @@ namespace compas::kernels::gemm {
 namespace {
 
 bool cpu_has_avx2() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return yes && detail::have_avx2_kernels();
-#else
-  return false;
-#endif
+  return base::cpu_runs(base::Isa::avx2) && detail::have_avx2_kernels();
 }
 
 bool cpu_has_avx512() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return yes && detail::have_avx512_kernels();
-#else
-  return false;
-#endif
+  return base::cpu_runs(base::Isa::avx512) && detail::have_avx512_kernels();
 }
 
 const detail::KernelSet& kernels_for(Isa isa) {

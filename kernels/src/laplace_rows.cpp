@@ -1,6 +1,7 @@
 // The rows of one Laplace sweep (laplace_rows.hpp): the generic row, and with AVX2 one row or
 // kRows rows at once, with cached or streaming stores.
 #include "laplace_rows.hpp"
+#include "compas/base/isa.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -133,7 +134,7 @@ void row_avx2_stream(const double* a, const double* m, const double* b, double* 
 
 RowFn choose_row(bool stream) {
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx2")) return stream ? row_avx2_stream : row_avx2_cached;
+  if (base::cpu_runs(base::Isa::avx2)) return stream ? row_avx2_stream : row_avx2_cached;
 #endif
   (void)stream;
   return row_generic;

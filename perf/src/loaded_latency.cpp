@@ -138,7 +138,7 @@ using loaded_latency_kernels::store_chunk;
 
 // `len` elements of every array of `mix` from element `at`; returns the bytes counted (read +
 // written).
-std::uint64_t chunk(TrafficMix mix, MembwIsa isa, const TrafficArrays& t, std::size_t at,
+std::uint64_t chunk(TrafficMix mix, base::Isa isa, const TrafficArrays& t, std::size_t at,
                     std::size_t len, ReadSums& acc) {
   switch (mix) {
     case TrafficMix::read:
@@ -170,7 +170,7 @@ void spin_ticks(std::uint64_t ticks, std::uint64_t exact) {
 // Chunks over the arrays, wrapping around, with `delay_ticks` of busy waiting after each, until
 // `stop()`. `counted` carries the running total of bytes for whoever samples it.
 template <class Stop>
-void traffic_loop(TrafficMix mix, MembwIsa isa, const TrafficArrays& t, std::uint64_t delay_ticks,
+void traffic_loop(TrafficMix mix, base::Isa isa, const TrafficArrays& t, std::uint64_t delay_ticks,
                   std::atomic<std::uint64_t>& counted, Stop&& stop) {
   const std::size_t len = (delay_ticks ? kChunkBytes : kSpanBytes) / 8;
   const std::uint64_t exact_ticks = ticks_of(kExactSpinNs);
@@ -297,7 +297,7 @@ LoadedLatencyPoint summarize(const std::vector<Repeat>& runs) {
 struct Plan {
   std::vector<int> cpus;  // chaser first
   std::size_t chase_bytes = 0, traffic_bytes = 0;
-  MembwIsa isa = MembwIsa::generic;
+  base::Isa isa = base::Isa::generic;
   int traffic_threads() const { return static_cast<int>(cpus.size()) - 1; }
 };
 
@@ -350,7 +350,7 @@ void chaser_point(Shared& sh, const Step& s, const LoadedLatencyOptions& o, cons
   sh.points.push_back(std::move(pt));
 }
 
-void traffic_point(Shared& sh, const Step& s, int k, MembwIsa isa) {
+void traffic_point(Shared& sh, const Step& s, int k, base::Isa isa) {
   auto stopped = [&] { return sh.stop.load(std::memory_order_relaxed); };
   if (!s.delay_ns) {
     // Idle sleeps rather than spins: where two cpus share a core a spinning neighbour alone
@@ -446,8 +446,9 @@ Plan plan_of(const threads::Topology& topo, const LoadedLatencyOptions& o) {
         format_size(p.traffic_bytes) + ") together exceed half of what this host can give (" +
         base::bytes_text(phys) + ", " + limit.what + ")");
   p.isa = o.isa ? *o.isa : best_membw_isa();
-  if (!membw_isa_supported(p.isa))
-    throw std::invalid_argument("isa '" + to_string(p.isa) + "': not supported by this CPU");
+  if (!base::cpu_runs(p.isa))
+    throw std::invalid_argument(std::string("isa '") + to_string(p.isa) +
+                                "': not supported by this CPU");
   return p;
 }
 
@@ -488,9 +489,10 @@ void link_chase(void* base, std::size_t lines, std::uint64_t seed) {
 }
 
 double traffic_alone_gbs(TrafficMix mix, std::uint64_t delay_ns, std::size_t bytes, double ms,
-                         MembwIsa isa) {
-  if (!membw_isa_supported(isa))
-    throw std::invalid_argument("isa '" + to_string(isa) + "': not supported by this CPU");
+                         base::Isa isa) {
+  if (!base::cpu_runs(isa))
+    throw std::invalid_argument(std::string("isa '") + to_string(isa) +
+                                "': not supported by this CPU");
   if (bytes < 2 * (2 * kChunkBytes + kLine))
     throw std::invalid_argument("traffic_alone_gbs: " + format_size(bytes) + " is too small");
   Mapping m(bytes, true);

@@ -49,31 +49,31 @@ COMPAS_LL_AVX512 void store_avx512(double* a, std::size_t n);
 #define COMPAS_LL_X86 0
 #endif
 
-inline void read_chunk(MembwIsa isa, ReadSums& acc, const double* a, std::size_t n) {
+inline void read_chunk(base::Isa isa, ReadSums& acc, const double* a, std::size_t n) {
 #if COMPAS_LL_X86
-  if (isa == MembwIsa::avx512) return read_avx512(acc, a, n);
-  if (isa == MembwIsa::avx2) return read_avx2(acc, a, n);
-  if (isa == MembwIsa::sse2) return read_sse2(acc, a, n);
+  if (isa == base::Isa::avx512) return read_avx512(acc, a, n);
+  if (isa == base::Isa::avx2) return read_avx2(acc, a, n);
+  if (isa == base::Isa::sse2) return read_sse2(acc, a, n);
 #endif
   (void)isa;
   read_generic(acc, a, n);
 }
 
-inline void copy_chunk(MembwIsa isa, double* b, const double* a, std::size_t n) {
+inline void copy_chunk(base::Isa isa, double* b, const double* a, std::size_t n) {
 #if COMPAS_LL_X86
-  if (isa == MembwIsa::avx512) return copy_avx512(b, a, n);
-  if (isa == MembwIsa::avx2) return copy_avx2(b, a, n);
-  if (isa == MembwIsa::sse2) return copy_sse2(b, a, n);
+  if (isa == base::Isa::avx512) return copy_avx512(b, a, n);
+  if (isa == base::Isa::avx2) return copy_avx2(b, a, n);
+  if (isa == base::Isa::sse2) return copy_sse2(b, a, n);
 #endif
   (void)isa;
   copy_generic(b, a, n);
 }
 
-inline void store_chunk(MembwIsa isa, double* a, std::size_t n) {
+inline void store_chunk(base::Isa isa, double* a, std::size_t n) {
 #if COMPAS_LL_X86
-  if (isa == MembwIsa::avx512) return store_avx512(a, n);
-  if (isa == MembwIsa::avx2) return store_avx2(a, n);
-  if (isa == MembwIsa::sse2) return store_sse2(a, n);
+  if (isa == base::Isa::avx512) return store_avx512(a, n);
+  if (isa == base::Isa::avx2) return store_avx2(a, n);
+  if (isa == base::Isa::sse2) return store_sse2(a, n);
 #endif
   (void)isa;
   store_generic(a, n);

@@ -142,19 +142,19 @@ struct Stamps {
 };
 
 // The kernel variants worth trying: instruction sets x store kinds.
-std::vector<std::pair<MembwIsa, bool>> candidates(const threads::Topology& topo,
-                                                  const threads::Team& team, MembwKernel kernel,
-                                                  const MembwOptions& o) {
-  std::vector<MembwIsa> isas;
+std::vector<std::pair<base::Isa, bool>> candidates(const threads::Topology& topo,
+                                                   const threads::Team& team, MembwKernel kernel,
+                                                   const MembwOptions& o) {
+  std::vector<base::Isa> isas;
   if (o.isa) {
     isas.push_back(*o.isa);
   } else {
     isas.push_back(best_membw_isa());
-    if (isas[0] == MembwIsa::avx512) isas.push_back(MembwIsa::avx2);
+    if (isas[0] == base::Isa::avx512) isas.push_back(base::Isa::avx2);
   }
-  std::vector<std::pair<MembwIsa, bool>> out;
+  std::vector<std::pair<base::Isa, bool>> out;
   for (auto isa : isas) {
-    const bool nt_possible = membw_has_stores(kernel) && isa != MembwIsa::generic;
+    const bool nt_possible = membw_has_stores(kernel) && isa != base::Isa::generic;
     const bool try_both = nt_possible && o.stores == base::Stores::automatic &&
                           o.size_bytes > threads::nt_threshold(topo, team.placement());
     if (try_both || !nt_possible || o.stores != base::Stores::streaming)
@@ -224,7 +224,7 @@ double first_touch(MembwKernel kernel, const Block& k) {
 }
 
 // One sweep of the kernel over the block; false when load did not sum to `expect`.
-bool sweep(MembwKernel kernel, MembwIsa isa, bool nt, const Block& k, double expect) {
+bool sweep(MembwKernel kernel, base::Isa isa, bool nt, const Block& k, double expect) {
   switch (kernel) {
     case MembwKernel::load:
       return membw::load(isa, k.a, k.m) == expect;
@@ -298,7 +298,7 @@ int best_variant(Timings& tm, double bytes_per_stretch) {
 // touch, a warm-up sweep that sets the sweeps per repeat, the calibration between the variants
 // when there are several, the timed repeats, and the check of what the arrays hold.
 void run_team(threads::Team& team, MembwKernel kernel, double* const* arr, std::size_t lines,
-              const std::vector<std::pair<MembwIsa, bool>>& cands, const MembwOptions& o,
+              const std::vector<std::pair<base::Isa, bool>>& cands, const MembwOptions& o,
               Timings& tm) {
   const int arrays = membw_arrays(kernel);
   const int nc = static_cast<int>(cands.size());
@@ -359,7 +359,7 @@ void run_team(threads::Team& team, MembwKernel kernel, double* const* arr, std::
 
 // The record of one kernel on one team from what run_team measured; `n` elements per array.
 MembwRecord make_record(const threads::Team& team, MembwKernel kernel, std::size_t n,
-                        const std::vector<std::pair<MembwIsa, bool>>& cands, const Timings& tm) {
+                        const std::vector<std::pair<base::Isa, bool>>& cands, const Timings& tm) {
   const int t = team.size();
   const int nc = static_cast<int>(cands.size());
   const std::uint64_t bpe = static_cast<std::uint64_t>(membw_bytes_per_element(kernel));

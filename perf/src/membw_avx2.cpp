@@ -1,6 +1,6 @@
 // The membw kernels for AVX2 (with FMA): four 32-byte vectors (two cache lines) per iteration,
 // eight accumulators for load. This file is compiled with -mavx2 -mfma (perf/CMakeLists.txt);
-// nothing here runs unless the CPU has both (membw_isa_supported).
+// nothing here runs unless the CPU has both (base::cpu_runs).
 #include "membw_kernels.hpp"
 
 #if defined(__x86_64__)

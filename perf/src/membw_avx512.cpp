@@ -1,6 +1,6 @@
 // The membw kernels for AVX-512F: four 64-byte vectors (four cache lines) per iteration,
 // eight accumulators for load. This file is compiled with -mavx512f (perf/CMakeLists.txt);
-// nothing here runs unless the CPU has it (membw_isa_supported).
+// nothing here runs unless the CPU has it (base::cpu_runs).
 #include "membw_kernels.hpp"
 
 #if defined(__x86_64__)

@@ -71,25 +71,25 @@ struct Sse2 {
 };
 
 // The vector kernels of `isa`, null for those without any (generic, sse2).
-const membw_kernels::KernelSet* vector_kernels(MembwIsa isa) {
-  if (isa == MembwIsa::avx512) return &membw_kernels::kAvx512;
-  if (isa == MembwIsa::avx2) return &membw_kernels::kAvx2;
+const membw_kernels::KernelSet* vector_kernels(base::Isa isa) {
+  if (isa == base::Isa::avx512) return &membw_kernels::kAvx512;
+  if (isa == base::Isa::avx2) return &membw_kernels::kAvx2;
   return nullptr;
 }
 #endif  // COMPAS_MEMBW_X86
 
 }  // namespace
 
-void membw_kernels::require_isa(MembwIsa isa) {
-  if (!membw_isa_supported(isa))
-    throw std::invalid_argument("isa '" + to_string(isa) + "': not supported by this CPU");
+void membw_kernels::require_isa(base::Isa isa) {
+  if (!base::cpu_runs(isa))
+    throw std::invalid_argument(std::string("isa '") + to_string(isa) + "': not supported by this CPU");
 }
 
 namespace membw {
 
 using membw_kernels::require_isa;
 
-double load(MembwIsa isa, const double* a, std::size_t n) {
+double load(base::Isa isa, const double* a, std::size_t n) {
   require_isa(isa);
 #if COMPAS_MEMBW_X86
   if (const auto* k = vector_kernels(isa)) return k->load(a, n);
@@ -97,30 +97,30 @@ double load(MembwIsa isa, const double* a, std::size_t n) {
   return load_generic(a, n);
 }
 
-void store(MembwIsa isa, double* a, std::size_t n, double s, bool non_temporal) {
+void store(base::Isa isa, double* a, std::size_t n, double s, bool non_temporal) {
   require_isa(isa);
 #if COMPAS_MEMBW_X86
   if (const auto* k = vector_kernels(isa)) return k->store(a, n, s, non_temporal);
-  if (non_temporal && isa == MembwIsa::sse2) return membw_simd::store_body<Sse2, true>(a, n, s);
+  if (non_temporal && isa == base::Isa::sse2) return membw_simd::store_body<Sse2, true>(a, n, s);
 #endif
   store_generic(a, n, s);
 }
 
-void copy(MembwIsa isa, double* c, const double* a, std::size_t n, bool non_temporal) {
+void copy(base::Isa isa, double* c, const double* a, std::size_t n, bool non_temporal) {
   require_isa(isa);
 #if COMPAS_MEMBW_X86
   if (const auto* k = vector_kernels(isa)) return k->copy(c, a, n, non_temporal);
-  if (non_temporal && isa == MembwIsa::sse2) return membw_simd::copy_body<Sse2, true>(c, a, n);
+  if (non_temporal && isa == base::Isa::sse2) return membw_simd::copy_body<Sse2, true>(c, a, n);
 #endif
   copy_generic(c, a, n);
 }
 
-void triad(MembwIsa isa, double* a, const double* b, const double* c, double s, std::size_t n,
+void triad(base::Isa isa, double* a, const double* b, const double* c, double s, std::size_t n,
            bool non_temporal) {
   require_isa(isa);
 #if COMPAS_MEMBW_X86
   if (const auto* k = vector_kernels(isa)) return k->triad(a, b, c, s, n, non_temporal);
-  if (non_temporal && isa == MembwIsa::sse2)
+  if (non_temporal && isa == base::Isa::sse2)
     return membw_simd::triad_body<Sse2, true>(a, b, c, s, n);
 #endif
   triad_generic(a, b, c, s, n);

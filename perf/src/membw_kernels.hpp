@@ -6,10 +6,8 @@
 #include <cstddef>
 
 // Only what the files compiled for one instruction set need: they include nothing whose inline
-// functions the rest of the library could end up calling.
-namespace compas::perf {
-enum class MembwIsa;  // compas/perf/membw.hpp
-}
+// functions the rest of the library could end up calling (isa.hpp declares, defines nothing).
+#include "compas/base/isa.hpp"
 
 #pragma GCC visibility push(hidden)  // internal to the library
 
@@ -30,7 +28,7 @@ extern const KernelSet kAvx512;  // membw_avx512.cpp, run only where AVX-512F is
 #endif
 
 // Throws std::invalid_argument when this CPU cannot run `isa`'s kernels.
-void require_isa(MembwIsa isa);
+void require_isa(base::Isa isa);
 
 }  // namespace compas::perf::membw_kernels
 

@@ -84,66 +84,27 @@ bool membw_has_stores(MembwKernel k) {
   return k != MembwKernel::load;
 }
 
-std::string to_string(MembwIsa isa) {
-  switch (isa) {
-    case MembwIsa::generic:
-      return "generic";
-    case MembwIsa::sse2:
-      return "sse2";
-    case MembwIsa::avx2:
-      return "avx2";
-    case MembwIsa::avx512:
-      return "avx512";
-  }
-  return "?";
+base::Isa best_membw_isa() {
+  for (base::Isa isa : {base::Isa::avx512, base::Isa::avx2, base::Isa::sse2})
+    if (base::cpu_runs(isa)) return isa;
+  return base::Isa::generic;
 }
 
-bool membw_isa_supported(MembwIsa isa) {
-#if COMPAS_MEMBW_X86
-  static const bool avx2 = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  static const bool avx512 = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  switch (isa) {
-    case MembwIsa::generic:
-    case MembwIsa::sse2:
-      return true;
-    case MembwIsa::avx2:
-      return avx2;
-    case MembwIsa::avx512:
-      return avx512;
-  }
-  return false;
-#else
-  return isa == MembwIsa::generic;
-#endif
-}
-
-MembwIsa best_membw_isa() {
-  for (MembwIsa isa : {MembwIsa::avx512, MembwIsa::avx2, MembwIsa::sse2})
-    if (membw_isa_supported(isa)) return isa;
-  return MembwIsa::generic;
-}
-
-std::optional<MembwIsa> parse_membw_isa(const std::string& name) {
+std::optional<base::Isa> parse_membw_isa(const std::string& name) {
   if (name == "auto") return std::nullopt;
-  MembwIsa isa;
+  base::Isa isa;
   if (name == "avx512" || name == "avx512f")
-    isa = MembwIsa::avx512;
+    isa = base::Isa::avx512;
   else if (name == "avx2")
-    isa = MembwIsa::avx2;
+    isa = base::Isa::avx2;
   else if (name == "sse2")
-    isa = MembwIsa::sse2;
+    isa = base::Isa::sse2;
   else if (name == "generic" || name == "scalar")
-    isa = MembwIsa::generic;
+    isa = base::Isa::generic;
   else
     throw std::invalid_argument("isa '" + name +
                                 "': allowed are auto, avx512, avx2, sse2, generic");
-  if (!membw_isa_supported(isa))
+  if (!base::cpu_runs(isa))
     throw std::invalid_argument("isa '" + name + "': this CPU does not support it (best: " +
                                 to_string(best_membw_isa()) + ")");
   return isa;

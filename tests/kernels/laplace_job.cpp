@@ -16,6 +16,7 @@
 #include "../../kernels/src/store_calibration.hpp"
 #include "../../kernels/src/test_hooks.hpp"
 #include "../common/job_main.hpp"
+#include "compas/base/isa.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/laplace.hpp"
 #include "compas/perf/membw.hpp"
@@ -147,7 +148,8 @@ TEST(LaplaceJob, ScheduleNamesParse) {
 // bits are the serial reference's. Shorter runs do not calibrate.
 TEST(LaplaceJob, AutoStoresCalibrateBeyondTheCachesWithTheSameBits) {
 #if defined(__x86_64__)
-  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "streaming sweeps need AVX2";
+  if (!compas::base::cpu_runs(compas::base::Isa::avx2))
+    GTEST_SKIP() << "streaming sweeps need AVX2";
 #else
   GTEST_SKIP() << "streaming sweeps exist on x86-64 only";
 #endif

@@ -15,7 +15,7 @@
 
 namespace {
 
-using compas::perf::MembwIsa;
+using MembwIsa = compas::base::Isa;
 using compas::perf::MembwKernel;
 namespace perf = compas::perf;
 
@@ -101,7 +101,7 @@ TEST(MembwNames, KernelsStoresIsas) {
   EXPECT_EQ(perf::parse_membw_isa("auto"), std::nullopt);
   EXPECT_EQ(perf::parse_membw_isa("generic"), MembwIsa::generic);
   EXPECT_THROW(perf::parse_membw_isa("neon9"), std::invalid_argument);
-  EXPECT_TRUE(perf::membw_isa_supported(perf::best_membw_isa()));
+  EXPECT_TRUE(compas::base::cpu_runs(perf::best_membw_isa()));
 }
 
 // ---- kernels --------------------------------------------------------------------------------
@@ -109,7 +109,7 @@ TEST(MembwNames, KernelsStoresIsas) {
 std::vector<MembwIsa> supported_isas() {
   std::vector<MembwIsa> out;
   for (auto isa : {MembwIsa::generic, MembwIsa::sse2, MembwIsa::avx2, MembwIsa::avx512})
-    if (perf::membw_isa_supported(isa)) out.push_back(isa);
+    if (compas::base::cpu_runs(isa)) out.push_back(isa);
   return out;
 }
 
@@ -126,7 +126,7 @@ TEST(MembwKernels, LoadSumsExactly) {
         const double* a = buf.data() + off;
         const double expect = std::accumulate(a, a + n, 0.0);
         EXPECT_EQ(perf::membw::load(isa, a, n), expect)
-            << perf::to_string(isa) << " n=" << n << " off=" << off;
+            << compas::base::to_string(isa) << " n=" << n << " off=" << off;
       }
 }
 
@@ -136,7 +136,7 @@ TEST(MembwKernels, StoreCopyTriadWriteExactlyTheirRange) {
     for (bool nt : {false, true})
       for (auto n : kLengths)
         for (auto off : kOffsets) {
-          const std::string where = perf::to_string(isa) + (nt ? " nt" : " temporal") +
+          const std::string where = std::string(compas::base::to_string(isa)) + (nt ? " nt" : " temporal") +
                                     " n=" + std::to_string(n) + " off=" + std::to_string(off);
           const std::size_t len = n + 16;
           std::vector<double> a(len, -1.0), b(len), c(len), d(len, -1.0);
@@ -203,7 +203,7 @@ TEST(MembwRun, RecordsForEveryKernelAndThreadCount) {
                                         perf::membw_bytes_per_element(k) *
                                         static_cast<std::uint64_t>(r.passes));
       EXPECT_EQ(r.non_temporal.has_value(), perf::membw_has_stores(k));
-      EXPECT_TRUE(perf::membw_isa_supported(r.isa));
+      EXPECT_TRUE(compas::base::cpu_runs(r.isa));
       for (const auto& v : r.tried) EXPECT_GT(v.gbs, 0);
     }
   ASSERT_EQ(res.summaries.size(), o.kernels.size());
@@ -273,7 +273,7 @@ TEST(MembwRun, ForcedStoreModesVerify) {
       if (perf::membw_has_stores(r.kernel)) {
         ASSERT_TRUE(r.non_temporal.has_value());
         EXPECT_EQ(*r.non_temporal,
-                  mode == perf::StoreMode::streaming && r.isa != perf::MembwIsa::generic);
+                  mode == perf::StoreMode::streaming && r.isa != compas::base::Isa::generic);
         for (const auto& v : r.tried) EXPECT_EQ(v.non_temporal, *r.non_temporal);
       }
     }
@@ -293,7 +293,7 @@ TEST(MembwRun, EveryIsaVerifies) {
     for (const auto& r : res.records) {
       EXPECT_EQ(r.isa, isa);
       EXPECT_TRUE(r.tried.empty());  // one variant only: nothing to calibrate
-      EXPECT_TRUE(r.verified) << perf::to_string(isa) << " " << perf::to_string(r.kernel);
+      EXPECT_TRUE(r.verified) << compas::base::to_string(isa) << " " << perf::to_string(r.kernel);
     }
   }
 }

@@ -69,11 +69,11 @@ struct LoadedLatencyOptions {
   std::vector<TrafficMix> mixes{TrafficMix::read, TrafficMix::rw, TrafficMix::stream};
   std::vector<std::uint64_t> delays_ns = default_delays();  // the idle point is always added
   TrafficOn traffic_on = TrafficOn::same;
-  int traffic_threads = 0;      // 0: every core of the chosen node but the chaser's
-  int repeats = 5;              // timed chase repeats per point; median, min and max reported
-  double repeat_ms = 50;        // one timed repeat chases at least this long
-  std::optional<MembwIsa> isa;  // traffic kernels; empty: best_membw_isa()
-  bool huge_pages = true;       // madvise(MADV_HUGEPAGE) on both buffers
+  int traffic_threads = 0;       // 0: every core of the chosen node but the chaser's
+  int repeats = 5;               // timed chase repeats per point; median, min and max reported
+  double repeat_ms = 50;         // one timed repeat chases at least this long
+  std::optional<base::Isa> isa;  // traffic kernels; empty: best_membw_isa()
+  bool huge_pages = true;        // madvise(MADV_HUGEPAGE) on both buffers
   std::uint64_t seed = 0x5eed;
 };
 
@@ -132,7 +132,7 @@ struct LoadedLatencyResult {
   std::size_t chase_bytes = 0, traffic_bytes = 0;
   std::size_t chunk_bytes = 0;  // per array between two delays
   std::size_t span_bytes = 0;   // per array and call at delay 0
-  MembwIsa isa = MembwIsa::generic;
+  base::Isa isa = base::Isa::generic;
   double tsc_ghz = 0;
   std::uint64_t hugepage_bytes = 0;  // of the chase buffer, backed by transparent huge pages
   // Idle latency over every mix's idle point: median of all their repeats, min, max.
@@ -157,7 +157,7 @@ void link_chase(void* base, std::size_t lines, std::uint64_t seed);
 // chunks of `mix` with `delay_ns` of busy waiting between them, for about `ms`. Returns GB/s
 // counted as the sweep counts them.
 double traffic_alone_gbs(TrafficMix mix, std::uint64_t delay_ns, std::size_t bytes, double ms,
-                         MembwIsa isa);
+                         base::Isa isa);
 }  // namespace loaded_latency
 
 }  // namespace compas::perf

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/base/isa.hpp"
 #include "compas/base/memory.hpp"
 #include "compas/base/size.hpp"
 #include "compas/base/stores.hpp"
@@ -44,16 +45,13 @@ int membw_arrays(MembwKernel k);             // arrays the kernel streams over: 
 int membw_bytes_per_element(MembwKernel k);  // bytes counted per element: 8, 8, 16, 24
 bool membw_has_stores(MembwKernel k);        // false for load only
 
-// Instruction set of the kernels. `sse2` is the x86-64 baseline (compiler-vectorized loops,
-// _mm_stream_pd for non-temporal stores); `generic` is plain C++ elsewhere (no non-temporal
-// stores).
-enum class MembwIsa { generic, sse2, avx2, avx512 };
-std::string to_string(MembwIsa isa);
+// Instruction set of the kernels (base::Isa; base::cpu_runs says whether this CPU has it). `sse2`
+// is the x86-64 baseline (compiler-vectorized loops, _mm_stream_pd for non-temporal stores);
+// `generic` is plain C++ elsewhere (no non-temporal stores).
 // "auto" (empty: calibrate, see MembwOptions::isa), "avx512", "avx2", "sse2", "generic". Throws
 // std::invalid_argument naming the value, also for an instruction set this CPU lacks.
-std::optional<MembwIsa> parse_membw_isa(const std::string& name);
-bool membw_isa_supported(MembwIsa isa);
-MembwIsa best_membw_isa();  // AVX-512F, else AVX2+FMA, else the baseline
+std::optional<base::Isa> parse_membw_isa(const std::string& name);
+base::Isa best_membw_isa();  // AVX-512F, else AVX2+FMA, else the baseline
 
 // The stores of the store, copy and triad kernels: base::Stores (direct is the sort's alone).
 // automatic tries both where the working set exceeds the caches below the last level (L2s) and
@@ -82,10 +80,10 @@ using base::physical_memory_bytes;
 // `non_temporal` is ignored by the generic kernels. Throws std::invalid_argument when `isa` is not
 // supported by this CPU (membw_isa_supported).
 namespace membw {
-double load(MembwIsa isa, const double* a, std::size_t n);  // returns the sum of a[0..n)
-void store(MembwIsa isa, double* a, std::size_t n, double s, bool non_temporal);
-void copy(MembwIsa isa, double* c, const double* a, std::size_t n, bool non_temporal);
-void triad(MembwIsa isa, double* a, const double* b, const double* c, double s, std::size_t n,
+double load(base::Isa isa, const double* a, std::size_t n);  // returns the sum of a[0..n)
+void store(base::Isa isa, double* a, std::size_t n, double s, bool non_temporal);
+void copy(base::Isa isa, double* c, const double* a, std::size_t n, bool non_temporal);
+void triad(base::Isa isa, double* a, const double* b, const double* c, double s, std::size_t n,
            bool non_temporal);
 }  // namespace membw
 
@@ -101,7 +99,7 @@ struct MembwOptions {
   // Kernel instruction set. Empty (auto): the best this CPU runs, and AVX2 as well where that is
   // AVX-512 (on some machines the 256-bit kernels stream faster); both are tried and the faster
   // kept, like the store variants.
-  std::optional<MembwIsa> isa;
+  std::optional<base::Isa> isa;
   // A repeat runs the kernel over the whole working set as many times as it takes to last at
   // least this long (once for large sets).
   double min_repeat_ms = 50;
@@ -117,7 +115,7 @@ struct MembwOptions {
 
 // One variant tried by the calibration before the timed repeats: best of its tries.
 struct MembwTry {
-  MembwIsa isa = MembwIsa::generic;
+  base::Isa isa = base::Isa::generic;
   bool non_temporal = false;
   double gbs = 0;
 };
@@ -135,13 +133,13 @@ struct MembwRecord {
   double bandwidth_gbs = 0;            // total: bytes / (last end - first start), median repeat
   double min_bandwidth_gbs = 0;
   double max_bandwidth_gbs = 0;
-  double per_thread_gbs = 0;         // bandwidth_gbs / threads
-  std::vector<double> thread_gbs;    // each thread's own rate (its bytes / its time), median
-  double seconds = 0;                // median repeat time
-  std::optional<bool> non_temporal;  // stores used; empty for load
-  MembwIsa isa = MembwIsa::generic;  // kernel variant used
-  std::vector<MembwTry> tried;       // calibration, when more than one variant was possible
-  bool verified = false;             // the arrays hold what the kernel must have computed
+  double per_thread_gbs = 0;           // bandwidth_gbs / threads
+  std::vector<double> thread_gbs;      // each thread's own rate (its bytes / its time), median
+  double seconds = 0;                  // median repeat time
+  std::optional<bool> non_temporal;    // stores used; empty for load
+  base::Isa isa = base::Isa::generic;  // kernel variant used
+  std::vector<MembwTry> tried;         // calibration, when more than one variant was possible
+  bool verified = false;               // the arrays hold what the kernel must have computed
   // When counters were requested: the timed repeats as one region ("copy T=2") over the team's
   // threads, with the counters read and the derived metrics (bandwidth_gbs from the kernel's own
   // bytes over the slowest thread's time; memory traffic from last-level misses, ...).
