@@ -53,22 +53,8 @@ std::size_t div_up(std::size_t x, std::size_t d) {
 
 }  // namespace
 
-std::string to_string(Isa isa) {
-  switch (isa) {
-    case Isa::automatic:
-      return "auto";
-    case Isa::generic:
-      return "generic";
-    case Isa::avx2:
-      return "avx2";
-    case Isa::avx512:
-      return "avx512";
-  }
-  return "?";
-}
-
-Isa parse_isa(std::string_view name) {
-  if (name == "auto") return Isa::automatic;
+std::optional<Isa> parse_isa(std::string_view name) {
+  if (name == "auto") return std::nullopt;
   if (name == "generic") return Isa::generic;
   if (name == "avx2") return Isa::avx2;
   if (name == "avx512") return Isa::avx512;
@@ -78,9 +64,10 @@ Isa parse_isa(std::string_view name) {
 
 bool isa_supported(Isa isa) {
   switch (isa) {
-    case Isa::automatic:
     case Isa::generic:
       return true;
+    case Isa::sse2:
+      return false;  // no kernel of its own: the generic one is compiled for the baseline
     case Isa::avx2:
       return cpu_has_avx2();
     case Isa::avx512:
@@ -89,31 +76,32 @@ bool isa_supported(Isa isa) {
   return false;
 }
 
-Isa resolve_isa(Isa isa) {
-  if (isa == Isa::automatic) {
+Isa resolve_isa(std::optional<Isa> isa) {
+  if (!isa) {
     const auto& var = base::vars::gemm_isa;
     if (const auto i = base::env_choice(var)) {
       const std::string& name = var.choices[*i];
       isa = parse_isa(name);
-      if (isa != Isa::automatic && !isa_supported(isa))
+      if (isa && !isa_supported(*isa))
         base::env_reject(var.name, name, "this CPU cannot run it; " + var.allowed());
     }
   }
-  if (isa == Isa::automatic) {
+  if (!isa) {
     if (cpu_has_avx512()) return Isa::avx512;
     if (cpu_has_avx2()) return Isa::avx2;
     return Isa::generic;
   }
-  if (!isa_supported(isa))
-    throw std::invalid_argument("gemm: ISA " + to_string(isa) + " is not supported by this CPU");
-  return isa;
+  if (!isa_supported(*isa))
+    throw std::invalid_argument(std::string("gemm: ISA ") + to_string(*isa) +
+                                " is not supported by this CPU");
+  return *isa;
 }
 
 std::string isa_used() {
-  return to_string(resolve_isa(Isa::automatic));
+  return to_string(resolve_isa());
 }
 
-Blocking choose_blocking(const threads::Topology& topo, Isa isa) {
+Blocking choose_blocking(const threads::Topology& topo, std::optional<Isa> isa) {
   Blocking b;
   b.isa = resolve_isa(isa);
   const detail::KernelSet& ks = kernels_for(b.isa);
@@ -148,7 +136,7 @@ Blocking choose_blocking(const threads::Topology& topo, Isa isa) {
   return b;
 }
 
-Blocking choose_blocking(Isa isa) {
+Blocking choose_blocking(std::optional<Isa> isa) {
   static const threads::Topology topo = threads::Topology::host();
   return choose_blocking(topo, isa);
 }
@@ -194,8 +182,8 @@ struct Workspace::State {
 Workspace::Workspace() : Workspace(choose_blocking()) {}
 Workspace::Workspace(const Blocking& blocking)
     : blocking_(blocking), state_(std::make_unique<State>()) {
-  if (blocking_.isa == Isa::automatic || !isa_supported(blocking_.isa))
-    throw std::invalid_argument("gemm: Workspace needs a supported, resolved ISA (got " +
+  if (!isa_supported(blocking_.isa))
+    throw std::invalid_argument(std::string("gemm: Workspace needs a supported ISA (got ") +
                                 to_string(blocking_.isa) + ")");
   const detail::KernelSet& ks = kernels_for(blocking_.isa);
   if (blocking_.mr != ks.mr || blocking_.nr != ks.nr)

@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
 
   const gemm::Blocking bl = gemm::choose_blocking();
   std::printf("compas gemm: isa %s, mr x nr = %zu x %zu, kc %zu, mc %zu, nc %zu\n",
-              gemm::to_string(bl.isa).c_str(), bl.mr, bl.nr, bl.kc, bl.mc, bl.nc);
+              compas::base::to_string(bl.isa), bl.mr, bl.nr, bl.kc, bl.mc, bl.nc);
 #ifdef OPENBLAS_VERSION
   std::printf("blas: %s, core %s\n", openblas_get_config(), openblas_get_corename());
 #endif

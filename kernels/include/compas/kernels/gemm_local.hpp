@@ -30,24 +30,28 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "compas/base/isa.hpp"
 #include "compas/threads/team.hpp"
 #include "compas/threads/topology.hpp"
 
 namespace compas::kernels::gemm {
 
-enum class Isa { automatic, generic, avx2, avx512 };
+// The micro-kernel's instruction set: base::Isa (generic, avx2 or avx512 here: there is no
+// sse2 kernel); std::nullopt chooses one (resolve_isa).
+using Isa = base::Isa;
 
-std::string to_string(Isa isa);
-// "auto", "generic", "avx2", "avx512"; throws std::invalid_argument naming the value otherwise.
-Isa parse_isa(std::string_view name);
-// Whether this CPU (and OS) can run the ISA's micro-kernel; automatic and generic always can.
+// "auto" (std::nullopt), "generic", "avx2", "avx512"; throws std::invalid_argument naming the
+// value otherwise.
+std::optional<Isa> parse_isa(std::string_view name);
+// Whether this CPU (and OS) can run the ISA's micro-kernel; generic always can, sse2 never.
 bool isa_supported(Isa isa);
-// What Isa::automatic resolves to: COMPAS_GEMM_ISA when set (std::invalid_argument when it names
-// an unknown or unsupported ISA), else the best the CPU supports.
-Isa resolve_isa(Isa isa = Isa::automatic);
+// What no ISA resolves to: COMPAS_GEMM_ISA when set (std::invalid_argument when it names an
+// unknown or unsupported ISA), else the best the CPU supports; a given ISA, checked.
+Isa resolve_isa(std::optional<Isa> isa = std::nullopt);
 // Name of the ISA a default Workspace uses: "avx512", "avx2" or "generic".
 std::string isa_used();
 
@@ -66,9 +70,9 @@ struct Blocking {
 // Blocking for the caches of `topo` (sizes per level; defaults when hwloc does not know them)
 // and the ISA (resolved as resolve_isa does). Throws std::invalid_argument for an ISA the CPU
 // cannot run.
-Blocking choose_blocking(const threads::Topology& topo, Isa isa = Isa::automatic);
+Blocking choose_blocking(const threads::Topology& topo, std::optional<Isa> isa = std::nullopt);
 // The same for the host this process runs on (its topology is read once).
-Blocking choose_blocking(Isa isa = Isa::automatic);
+Blocking choose_blocking(std::optional<Isa> isa = std::nullopt);
 
 // Packed buffers reused across calls: the team's A block with its per-chunk flags, and one B
 // block per thread, each in its own aligned allocation (huge pages asked for when large), and the

@@ -78,7 +78,7 @@ using base::physical_memory_bytes;
 // alignment and length work; non-temporal stores need no particular alignment of the caller (an
 // unaligned head is written normally) and end with an sfence. The arrays must not overlap.
 // `non_temporal` is ignored by the generic kernels. Throws std::invalid_argument when `isa` is not
-// supported by this CPU (membw_isa_supported).
+// supported by this CPU (base::cpu_runs).
 namespace membw {
 double load(base::Isa isa, const double* a, std::size_t n);  // returns the sum of a[0..n)
 void store(base::Isa isa, double* a, std::size_t n, double s, bool non_temporal);
