@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lines of code of C and C++ files, one rule for every count the project reports (the ported
-# examples' sizes in scripts/port-lines.sh, the PRK comparison in perf/bench/prk.sh): a line counts
+# examples' sizes in scripts/port-lines.sh, the PRK comparison in bench/prk.sh): a line counts
 # when something other than white space and comments is left on it. Comments are `//` to the end
 # of the line (`///` and `//!` included) and `/* ... */` blocks over any number of lines; a `//`
 # or `/*` inside a string or character literal is code. Preprocessor lines count as code.

@@ -1,5 +1,5 @@
 // --plot DIR: write the report's JSON into DIR and turn it into PNG plots with
-// perf/scripts/plot.py (python3-matplotlib). When Python or matplotlib is missing, say how to
+// plot/plot.py (python3-matplotlib). When Python or matplotlib is missing, say how to
 // get them and carry on: plots are a convenience, the data is already written.
 #pragma once
 

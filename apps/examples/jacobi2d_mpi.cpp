@@ -1,6 +1,6 @@
 // jacobi2d_openmp.cpp as an MPI + OpenMP program, the way it is usually written without compas:
 // the baseline that jacobi2d_hybrid.cpp (the porting layer) is measured against
-// (perf/bench/port_overhead.sh). Run it with `mpirun -np P jacobi2d_mpi N STEPS`
+// (bench/port_overhead.sh). Run it with `mpirun -np P jacobi2d_mpi N STEPS`
 // (OMP_NUM_THREADS threads per process).
 //
 //  - MPI_Init_thread(FUNNELED): only the main thread calls MPI, between the OpenMP loops.

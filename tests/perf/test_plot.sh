@@ -1,5 +1,5 @@
 #!/bin/sh
-# perf/scripts/plot.py, alone and through `compas cache --plot DIR` and `compas membw
+# plot/plot.py, alone and through `compas cache --plot DIR` and `compas membw
 # --loaded-latency --plot DIR`: PNG files appear and are PNGs; a file that is not a compas report
 # exits 2.
 # usage: test_plot.sh COMPAS_EXE PLOT_PY   (exit 77 = skipped: no python3 with matplotlib)

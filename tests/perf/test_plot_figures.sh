@@ -1,5 +1,5 @@
 #!/bin/sh
-# What perf/scripts/plot.py's figures show (axes, ticks, error bars, legends, overlaps), read from
+# What plot/plot.py's figures show (axes, ticks, error bars, legends, overlaps), read from
 # its --describe output by check_plot_figures.py on hand-made compas reports.
 # usage: test_plot_figures.sh PLOT_PY   (exit 77 = skipped: no python3 with matplotlib)
 set -eu

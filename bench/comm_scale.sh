@@ -10,13 +10,13 @@
 # Every P runs RUNS times (P interleaved); each figure is the median over the runs of the
 # per-run figure (itself a median or max over ranks). Each run's own table is kept in OUTDIR.
 # A measurement, not a test. Usage:
-#   perf/bench/comm_scale.sh [OUTDIR]        (default: comm-scale-results/)
+#   bench/comm_scale.sh [OUTDIR]        (default: comm-scale-results/)
 # Environment: BUILD (default build/release), PROCS (default "2 8 32 64"), RUNS (default 5),
 # COMPAS_TIMEOUT (default 300 s per wait).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 build="${BUILD:-$root/build/release}"
 out="${1:-comm-scale-results}"
 procs="${PROCS:-2 8 32 64}"

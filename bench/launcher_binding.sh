@@ -15,7 +15,7 @@
 # Mop/s from compas's JSON, and the medians of the per-round ratios against compas-run (wall
 # time launcher / compas-run, and Mop/s launcher / compas-run). A measurement, not a test: it
 # never fails on a number. Usage:
-#   perf/bench/launcher_binding.sh [OUTDIR]     # about 1 minute with ROUNDS=5 on 2 cores
+#   bench/launcher_binding.sh [OUTDIR]     # about 1 minute with ROUNDS=5 on 2 cores
 # Environment: BUILD (default build/release), ROUNDS (5), P (2), T (1), CLASS (A), MPIRUN
 # (mpirun), MPIRUN_OPTS ("--oversubscribe --allow-run-as-root"), SRUN (auto: 1 or 0).
 set -uo pipefail
@@ -25,7 +25,7 @@ if [[ $# -gt 1 || "${1:-}" == -h || "${1:-}" == --help ]]; then
   exit 2
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 build="${BUILD:-build/release}"
 [[ "$build" = /* ]] || build="$root/$build"
 bin="$build/bin"

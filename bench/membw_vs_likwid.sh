@@ -13,7 +13,7 @@
 # likwid on a noisy machine), and, like for like, the median of the per-round ratio against one
 # fixed variant, the one with the best median (column `vs fixed`). A measurement, not a test.
 # Usage:
-#   perf/bench/membw_vs_likwid.sh [OUTDIR]
+#   bench/membw_vs_likwid.sh [OUTDIR]
 # Environment: BUILD (default build/release), THREADS ("1 2"), SIZE (1GB), ROUNDS (5),
 # KERNELS ("load copy triad"), FAMILIES_load ("load"), FAMILIES_copy ("copy"),
 # FAMILIES_triad ("stream triad").
@@ -24,7 +24,7 @@ if [[ $# -gt 1 || "${1:-}" == -h || "${1:-}" == --help ]]; then
   exit 2
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 bin="${BUILD:-$root/build/release}/bin"
 threads="${THREADS:-1 2}" size="${SIZE:-1GB}" rounds="${ROUNDS:-5}"
 kernels="${KERNELS:-load copy triad}"

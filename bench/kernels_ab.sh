@@ -3,7 +3,7 @@
 # (the baseline) and build B at each job shape; the median rate of each (the field `compas run
 # --list` of build B names) and the median of the per-round ratios B / A. For checking that a
 # change leaves the kernels' speed alone.
-# Usage: perf/bench/kernels_ab.sh BIN_A BIN_B   (each a build's bin/ with compas and compas-run;
+# Usage: bench/kernels_ab.sh BIN_A BIN_B   (each a build's bin/ with compas and compas-run;
 #   its libraries are taken from BIN/../lib first, so a copied build runs as built)
 #   ROUNDS (default 5), SHAPES (default "2x1 1x2"), KERNELS (default: all of B's table),
 #   SIZE_<kernel> (flags of that kernel's size; defaults below: beyond the caches, ~1 s a run),

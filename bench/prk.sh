@@ -30,7 +30,7 @@
 # comments is left on it; //, ///, //! and /* ... */ blocks are comments; preprocessor lines
 # count (PRK's #if VERBOSE blocks included, as written).
 #
-# Usage: perf/bench/prk.sh PRK_CHECKOUT [KERNELS...]
+# Usage: bench/prk.sh PRK_CHECKOUT [KERNELS...]
 #   (KERNELS: nstream stencil p2p reduce transpose sparse random dgemm pic; default all)
 # Environment: BUILD (build/release), ROUNDS (5), NSTREAM ("20 20000000": iterations length),
 #   STENCIL ("10 4000": iterations n), RADIUS (2), P2P ("20 4000 4000": iterations m n),
@@ -50,7 +50,7 @@ usage() { sed -n '2,/^set -uo/{/^#/p;}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}/
 bad() { echo "prk.sh: $*" >&2; exit 2; }
 [[ $# -ge 1 && "$1" != -h && "$1" != --help ]] || { usage; exit 2; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 prk_src=$1
 shift
 for d in common include MPI1 MPIOPENMP; do

@@ -4,7 +4,7 @@
 // --flops K makes each element a chain of K multiply-adds instead (a[i] = ((c*b + s)*b + s)...),
 // so the loop is bound by the cores rather than by memory. Prints one line: the seconds of the
 // timed repeats, the thread count of the loop, whether the Runtime pinned OpenMP's threads, and a
-// checksum. perf/bench/openmp_pinning.sh compares the runs.
+// checksum. bench/openmp_pinning.sh compares the runs.
 //
 //   openmp_triad [--runtime] [--mib N] [--repeats N] [--flops K] [Runtime flags]
 #include <omp.h>

@@ -2,7 +2,7 @@
 # Laplace of two builds side by side: alternating runs of `compas run laplace` from build A (the
 # baseline) and build B at each size and job shape, and the median MLUP/s of each and the median
 # of the per-round ratios B / A. For checking that a change costs nothing (issue target >= 0.98).
-# Usage: perf/bench/laplace_ab.sh BIN_A BIN_B      (each a build's bin/ with compas and compas-run)
+# Usage: bench/laplace_ab.sh BIN_A BIN_B      (each a build's bin/ with compas and compas-run)
 #   ROUNDS (default 7), SIZES ("640:1000 8192:40": n:sweeps), SHAPES ("1x2 2x1")
 set -euo pipefail
 a=$1 b=$2

@@ -11,7 +11,7 @@
 # the rounds, compas / OpenBLAS, and the regions' slowest-thread seconds per multiplication.
 # OpenBLAS runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (some environments force a slow
 # kernel with them). A measurement, not a test. Usage:
-#   perf/bench/gemm_vs_blas.sh [OUTDIR]
+#   bench/gemm_vs_blas.sh [OUTDIR]
 # Environment: BUILD (default build/release), N (1800), T (2), ROUNDS (5), ITERS (5).
 set -uo pipefail
 
@@ -20,7 +20,7 @@ if [[ $# -gt 1 || "${1:-}" == -h || "${1:-}" == --help ]]; then
   exit 2
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 bin="${BUILD:-$root/build/release}/bin"
 n="${N:-1800}" t="${T:-2}" rounds="${ROUNDS:-5}" iters="${ITERS:-5}"
 out="${1:-$(mktemp -d)}"

@@ -11,7 +11,7 @@
 # The table gives medians over rounds of each side and the median of the per-round ratios. A
 # measurement, not a test: it never fails on a number.
 # Usage:
-#   perf/bench/loaded_latency.sh [OUTDIR]
+#   bench/loaded_latency.sh [OUTDIR]
 # Environment: BUILD (default build/release), SIZE (256MiB: the chase buffer and the traffic's
 # working set), ROUNDS (7), DELAYS (0: the comparisons need only the idle and delay-0 points, and
 # a short sweep keeps each round's measurements close in time on a machine that drifts; auto for
@@ -23,7 +23,7 @@ if [[ $# -gt 1 || "${1:-}" == -h || "${1:-}" == --help ]]; then
   exit 2
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 bin="${BUILD:-$root/build/release}/bin"
 size="${SIZE:-256MiB}" rounds="${ROUNDS:-7}" delays="${DELAYS:-0}"
 repeats="${REPEATS:-5}" repeat_ms="${REPEAT_MS:-50}"

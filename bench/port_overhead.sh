@@ -16,7 +16,7 @@
 # hand-written window version's speed, >= 1.0 of MPI's). Every run must exit 0 and print the
 # "result = " line; the two programs of a pair must print the same value. A measurement, not a
 # test: it never fails on a number. Usage:
-#   perf/bench/port_overhead.sh [OUTDIR]          # about 3 minutes with ROUNDS=5 on 2 cores
+#   bench/port_overhead.sh [OUTDIR]          # about 3 minutes with ROUNDS=5 on 2 cores
 # Environment: BUILD (default build/release), ROUNDS (7), HEAT ("4000000 1000": n steps),
 # JACOBI ("2000 300"), MPIRUN (mpirun), MPIRUN_OPTS ("--oversubscribe --allow-run-as-root"),
 # MPI_BIND ("none cores": both; or one), PAIRS (a regex over the pair names in the table).
@@ -27,7 +27,7 @@ if [[ $# -gt 1 || "${1:-}" == -h || "${1:-}" == --help ]]; then
   exit 2
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 build="${BUILD:-build/release}"
 [[ "$build" = /* ]] || build="$root/$build"
 bin="$build/bin"

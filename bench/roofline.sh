@@ -13,7 +13,7 @@
 # /copy and /load divide by the stream kernel whose mix is closest (Laplace: one read stream and
 # one streaming write, like copy; CG: almost only reads, like load), the ceiling each kernel's
 # traffic can reach on this machine. The table gives medians over the rounds. A measurement, not a test. Usage:
-#   perf/bench/roofline.sh [OUTDIR]
+#   bench/roofline.sh [OUTDIR]
 # Environment: BUILD (default build/release), T (2), ROUNDS (3), N (8192), ITERS (40), CLASS (B),
 # LADDER ("640 1024 2048 4096 8192"), KERNELS ("laplace cg").
 set -uo pipefail
@@ -23,7 +23,7 @@ if [[ $# -gt 1 || "${1:-}" == -h || "${1:-}" == --help ]]; then
   exit 2
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 bin="${BUILD:-$root/build/release}/bin"
 t="${T:-2}" rounds="${ROUNDS:-3}" n="${N:-8192}" iters="${ITERS:-40}" cls="${CLASS:-B}"
 ladder="${LADDER:-640 1024 2048 4096 8192}" kernels="${KERNELS:-laplace cg}"

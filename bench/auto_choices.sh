@@ -4,7 +4,7 @@
 # kind the median time; auto / best is the best fixed kind's median time over auto's (>= 0.95 is
 # the target: auto is never much worse than the right fixed choice). What auto chose is counted.
 # Laplace at n = 640 .. 8192 (sweeps enough to calibrate), the sort at 4M, 16M and 64M keys.
-# Usage: perf/bench/auto_choices.sh BIN     (a build's bin/ with compas and compas-run)
+# Usage: bench/auto_choices.sh BIN     (a build's bin/ with compas and compas-run)
 #   ROUNDS (default 5), SHAPES ("1x1 1x2 2x1"), LAPLACE ("640:1000 1024:600 2048:200 4096:60
 #   8192:40", n:sweeps), SORT ("4M:5 16M:3 64M:3", keys:iters); an empty list skips the kernel.
 set -euo pipefail

@@ -25,8 +25,8 @@
 #include <utility>
 #include <vector>
 
-#include "../../kernels/src/cg_panels.hpp"
-#include "../../kernels/src/cg_tree.hpp"
+#include "../kernels/src/cg_panels.hpp"
+#include "../kernels/src/cg_tree.hpp"
 #include "compas/kernels/cg.hpp"
 #include "compas/threads/team.hpp"
 

@@ -7,12 +7,12 @@
 # alternating the three ROUNDS times, then the median seconds of each and the median over the
 # rounds of the ratios pinned / plain and leave / plain. Not a test: it prints measurements.
 #
-#   perf/bench/openmp_pinning.sh [BIN_DIR]        (default build/release/bin)
+#   bench/openmp_pinning.sh [BIN_DIR]        (default build/release/bin)
 #   ROUNDS=5 THREADS=2 MIB=64 REPEATS=50 FLOPS=0  (FLOPS=K: K multiply-adds per element instead
 #                                                  of the triad: bound by the cores, not memory)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${1:-$here/../../build/release/bin}
+bin=${1:-$here/../build/release/bin}
 exe=$bin/openmp_triad
 rounds=${ROUNDS:-5}
 threads=${THREADS:-2}

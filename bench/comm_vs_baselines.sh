@@ -20,7 +20,7 @@
 # MiB/s and are converted to 1e6 B/s as compas reports them.
 #
 # A measurement, not a test. Usage:
-#   perf/bench/comm_vs_baselines.sh SUMMARY.json
+#   bench/comm_vs_baselines.sh SUMMARY.json
 # Environment: BUILD (default build/release), ROUNDS (default 5), RAW (directory for every raw
 # output; default SUMMARY without .json, plus .raw). COMPAS_* and UCX_TLS of the caller are unset.
 set -uo pipefail
@@ -31,7 +31,7 @@ if [[ $# -ne 1 || "$1" == -h || "$1" == --help ]]; then
 fi
 summary="$1"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 build="${BUILD:-$root/build/release}"
 bin="$build/bin"
 rounds="${ROUNDS:-5}"

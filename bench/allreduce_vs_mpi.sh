@@ -7,12 +7,12 @@
 # time per call. With more processes than cpus the job is oversubscribed (every wait then has
 # to hand its cpu over), which the table says. Not a test: it prints measurements.
 #
-#   perf/bench/allreduce_vs_mpi.sh [OUTDIR]     (default allreduce-vs-mpi/; one JSON per P there)
+#   bench/allreduce_vs_mpi.sh [OUTDIR]     (default allreduce-vs-mpi/; one JSON per P there)
 #   BUILD (build/release), PROCS ("2 4 8 16"), REPEATS (9), TARGET_MS (50: one repeat of one
 #   variant), MPIRUN_OPTS ("--oversubscribe --allow-run-as-root --bind-to none")
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-build=${BUILD:-$here/../../build/release}
+build=${BUILD:-$here/../build/release}
 exe=$build/bin/allreduce_latency
 out=${1:-allreduce-vs-mpi}
 procs=${PROCS:-2 4 8 16}

@@ -2,7 +2,7 @@
 # NAS CG of two builds side by side (kernels_ab.sh for CG): alternating runs of `compas run cg`
 # from build A (the baseline) and build B at each class and job shape; the median Mop/s of each
 # and the median of the per-round ratios B / A. For checking that a change costs nothing.
-# Usage: perf/bench/cg_ab.sh BIN_A BIN_B
+# Usage: bench/cg_ab.sh BIN_A BIN_B
 #   ROUNDS (default 7), CLASSES (default "B"), SHAPES (default "2x1 1x2"), ARGS (extra flags of B)
 set -euo pipefail
 here=$(dirname "$0")
