@@ -12,6 +12,7 @@ namespace compas::capi {
 namespace {
 
 thread_local std::string last_error;
+thread_local int last_code = COMPAS_OK;
 
 int code_of(const std::exception& e) {
   if (const auto* c = dynamic_cast<const Error*>(&e)) return c->code();
@@ -30,6 +31,7 @@ int code_of(const std::exception& e) {
 
 int fail(int code, const char* call, const char* message) noexcept {
   try {
+    last_code = code;
     last_error = std::string(call) + ": " + message;
   } catch (...) {
     last_error.clear();  // out of memory for the message itself: the code still says it
@@ -45,6 +47,10 @@ int from_current_exception(const char* call) noexcept {
   } catch (...) {
     return fail(COMPAS_ERR_INTERNAL, call, "an unknown exception");
   }
+}
+
+int last_error_code() noexcept {
+  return last_code;
 }
 
 }  // namespace compas::capi

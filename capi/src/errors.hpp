@@ -24,6 +24,9 @@ int fail(int code, const char* call, const char* message) noexcept;
 // The code of the exception being handled (inside a catch block), its message recorded.
 int from_current_exception(const char* call) noexcept;
 
+// The code of the last failure on this thread (COMPAS_OK before any).
+int last_error_code() noexcept;
+
 template <class F>
 int guard(const char* call, F&& body) noexcept {
   try {

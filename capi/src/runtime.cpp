@@ -67,6 +67,11 @@ extern "C" int compas_barrier(compas_runtime* rt) {
   return guard("compas_barrier", [&] { live(rt, "rt")->runtime->barrier(); });
 }
 
+extern "C" int compas_fail(compas_runtime* rt) {
+  const int status = last_error_code() == COMPAS_ERR_ARG ? 2 : 1;
+  return compas_abort(rt, status, compas_last_error());
+}
+
 extern "C" int compas_abort(compas_runtime* rt, int code, const char* message) {
   return guard("compas_abort", [&] {
     if (code < 1 || code > 255)

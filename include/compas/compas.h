@@ -109,6 +109,12 @@ int compas_barrier(compas_runtime* rt);
  * (1..255). Returns only on a bad argument. rt may be NULL (before compas_init succeeded): this
  * process prints "compas: MESSAGE" and exits; a launcher ends the others. */
 int compas_abort(compas_runtime* rt, int code, const char* message);
+/* After a call failed: compas_abort with the failure's message (compas_last_error) and status 2
+ * when it was COMPAS_ERR_ARG (bad input: a bad flag of compas_init, a value out of range), 1
+ * otherwise, as compas's own programs exit. The error-check of a program:
+ *   #define CHECK(call) (void)((call) == COMPAS_OK || compas_fail(rt))
+ * Returns only on a bad rt. */
+int compas_fail(compas_runtime* rt);
 
 /* ---- distributed arrays ---- */
 int compas_array_options_init(compas_array_options* options);

@@ -66,9 +66,28 @@ std::string uncaught(int rank, bool* follow) {
   }
 }
 
+// Bad input seen before any Runtime: one line, status 2 (what compas's tools do for it).
+void exit_on_input_error() {
+  const std::exception_ptr e = std::current_exception();
+  if (!e) return;
+  try {
+    std::rethrow_exception(e);
+  } catch (const InputError& x) {
+    flush_if_free(stdout);
+    flush_if_free(stderr);
+    std::string line = "compas: ";
+    line += x.what();
+    line += "\n";
+    detail::write_whole(STDERR_FILENO, line);
+    std::_Exit(2);
+  } catch (...) {
+  }
+}
+
 [[noreturn]] void on_terminate() {
   Runtime* rt = g_runtime.load();
   if (!rt) {
+    exit_on_input_error();
     if (g_previous) g_previous();
     std::abort();
   }
@@ -94,15 +113,23 @@ void Runtime::abort(int code, std::string_view message) {
   std::_Exit(code);  // abort_job does not return
 }
 
+void detail::install_input_handler() {
+  static const bool installed = [] {
+    g_previous = std::set_terminate(on_terminate);
+    return true;
+  }();
+  (void)installed;
+}
+
 void detail::install_terminate_handler(Runtime& rt) {
+  install_input_handler();
   Runtime* none = nullptr;
-  if (g_runtime.compare_exchange_strong(none, &rt)) g_previous = std::set_terminate(on_terminate);
+  g_runtime.compare_exchange_strong(none, &rt);
 }
 
 void detail::remove_terminate_handler(const Runtime& rt) {
-  if (g_runtime.load() != &rt) return;
-  std::set_terminate(g_previous);
-  g_runtime.store(nullptr);
+  Runtime* mine = const_cast<Runtime*>(&rt);
+  g_runtime.compare_exchange_strong(mine, nullptr);
 }
 
 }  // namespace compas

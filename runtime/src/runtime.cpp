@@ -20,6 +20,7 @@
 #include "compas/threads/placement.hpp"
 #include "compas/threads/wait.hpp"
 #include "host_share.hpp"
+#include "input_error.hpp"
 #include "openmp.hpp"
 #include "sample_wire.hpp"
 
@@ -91,15 +92,8 @@ void threads_from_openmp(RuntimeOptions& o) {
   o.threads = static_cast<int>(*n);
 }
 
-}  // namespace
-
-RuntimeOptions RuntimeOptions::from_environment() {
-  RuntimeOptions o = environment_options();
-  threads_from_openmp(o);
-  return o;
-}
-
-RuntimeOptions RuntimeOptions::from_args(int& argc, char** argv) {
+// compas's own flags taken out of argv (the variables first: a flag overrides its variable).
+RuntimeOptions args_options(int& argc, char** argv) {
   RuntimeOptions o = environment_options();
   int out = 1;
   for (int i = 1; i < argc; ++i) {
@@ -132,6 +126,20 @@ RuntimeOptions RuntimeOptions::from_args(int& argc, char** argv) {
   if (argc >= 0) argv[argc] = nullptr;
   threads_from_openmp(o);
   return o;
+}
+
+}  // namespace
+
+RuntimeOptions RuntimeOptions::from_environment() {
+  return detail::as_input_error([] {
+    RuntimeOptions o = environment_options();
+    threads_from_openmp(o);
+    return o;
+  });
+}
+
+RuntimeOptions RuntimeOptions::from_args(int& argc, char** argv) {
+  return detail::as_input_error([&] { return args_options(argc, argv); });
 }
 
 struct Runtime::Impl {
@@ -217,8 +225,9 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   if (!omp.start.empty()) m.topo = threads::Topology::host();
   threads::PuSet within = pus_of_process(m.topo);
   // Validate everything local before the job forms, so bad input fails at once on every rank.
-  const auto spec = threads::BindSpec::parse(m.opt.bind);
-  const bool report = base::env_bool(vars::report_binding).value_or(false) || m.opt.report_binding;
+  const auto spec = detail::as_input_error([&] { return threads::BindSpec::parse(m.opt.bind); });
+  const bool report = detail::as_input_error(
+      [&] { return base::env_bool(vars::report_binding).value_or(false) || m.opt.report_binding; });
   int nthreads =
       m.opt.threads > 0 ? m.opt.threads : std::max(1, static_cast<int>(within.pu_indices.size()));
   // A launcher that shares cores on purpose (compas-run -n P -t T with P*T above the cores) says
@@ -227,8 +236,10 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
   // Alone, more threads than cpus is refused here unless allowed. Under a launcher it is judged
   // once the job has formed (the host's processes, their masks and threads: below).
   const bool launched = comm::choose_bootstrap().kind != "single";
-  threads::place_threads(m.topo, within, nthreads, spec, m.opt.oversubscribe || launched);
-  auto events = perf::choose_events(m.opt.events);
+  detail::as_input_error([&] {
+    threads::place_threads(m.topo, within, nthreads, spec, m.opt.oversubscribe || launched);
+  });
+  auto events = detail::as_input_error([&] { return perf::choose_events(m.opt.events); });
 
   m.boot = comm::Bootstrap::from_environment();
   // From here an uncaught error (a peer that ended while this process still forms the job with it)

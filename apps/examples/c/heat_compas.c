@@ -5,7 +5,7 @@
  *
  *  1. compas_init joins the job and pins this process's T threads, OpenMP's included, inside the
  *     cores the launcher gave it (--threads, --bind, COMPAS_*, or OMP_NUM_THREADS); a failing
- *     call ends the job with its message (CHECK).
+ *     call ends the job with its message (CHECK), status 2 for bad input such as a bad flag.
  *  2. The two calloc'd arrays become distributed arrays over the global indices 1..n: each
  *     process holds its block [lo, hi) and one halo point on each side. Their local blocks are
  *     indexed as the original's arrays were (u[0] and u[hi - lo + 1] the halos, u[1..hi - lo] the
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "compas/compas.h"
-#define CHECK(call) (void)((call) == COMPAS_OK || compas_abort(rt, 1, compas_last_error()))
+#define CHECK(call) (void)((call) == COMPAS_OK || compas_fail(rt))
 
 int main(int argc, char** argv) {
   compas_runtime* rt = NULL;

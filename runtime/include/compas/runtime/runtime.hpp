@@ -126,6 +126,15 @@ class OpenMpThreads;  // runtime/src/openmp.hpp
 // of compas::broadcast and the other calls of collectives.hpp that differ). Uncaught, it ends the
 // job with one line, from process 0, or from the first member of the Group it was thrown on (see
 // Runtime::abort).
+// A bad value in the Runtime's own flags or COMPAS_* variables (--threads x, --bind bogus, an
+// unknown event): thrown by the constructor before the job forms, alike on every process.
+// Uncaught, the process prints "compas: MESSAGE" and exits with status 2, as compas does for any
+// bad input (a launcher then ends the job with that status).
+class InputError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 class CollectiveError : public std::invalid_argument {
  public:
   // `speaker`: the job rank that says it when it ends the job (a group's first member).
