@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config git
+  g++ gfortran cmake ninja-build pkg-config git  # gfortran: the Fortran module (fortran/)
   ccache  # a rebuild of the same sources (another clone, another preset run) reuses objects
   libhwloc-dev hwloc  # hwloc: lstopo draws the study's picture of the machine
   libucx-dev ucx-utils
