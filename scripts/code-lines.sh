@@ -4,6 +4,9 @@
 # when something other than white space and comments is left on it. Comments are `//` to the end
 # of the line (`///` and `//!` included) and `/* ... */` blocks over any number of lines; a `//`
 # or `/*` inside a string or character literal is code. Preprocessor lines count as code.
+# Fortran files (.f90, .F90, .f95, .f03, .f08, .f, .F): `!` to the end of the line is a comment,
+# except inside a string ('...' or "...") and except the directives `!$omp ...` and `!$ ...`
+# (OpenMP's, and its conditional lines), which are code as C's #pragma lines are.
 # Usage: scripts/code-lines.sh FILE...   prints "COUNT FILE" per file
 set -euo pipefail
 [[ $# -ge 1 ]] || { echo "usage: scripts/code-lines.sh FILE..." >&2; exit 2; }
@@ -42,7 +45,30 @@ def code_lines(text):
             i += 1
     return count + code
 
+def fortran_code_lines(text):
+    count = 0
+    for line in text.split("\n"):
+        stripped = line.lstrip()
+        if stripped.startswith("!$"):
+            count += 1
+            continue
+        quote, code = None, False
+        for c in line:
+            if quote:
+                quote = None if c == quote else quote
+            elif c == "!":
+                break
+            elif c in "\"'":
+                quote, code = c, True
+            elif not c.isspace():
+                code = True
+        count += code
+    return count
+
+FORTRAN = (".f90", ".F90", ".f95", ".f03", ".f08", ".f", ".F")
+
 for path in sys.argv[1:]:
     with open(path, encoding="utf-8", errors="replace") as f:
-        print(code_lines(f.read()), path)
+        text = f.read()
+    print((fortran_code_lines if path.endswith(FORTRAN) else code_lines)(text), path)
 PY

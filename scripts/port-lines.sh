@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Lines of code of each ported example beside its original: non-blank lines that are not only a
-# comment (//, /// and /* */ blocks; scripts/code-lines.sh, the one rule of every count), and the
-# port's size over the original's.
+# comment (//, /// and /* */ blocks; Fortran's !, its !$omp lines code; scripts/code-lines.sh, the
+# one rule of every count), and the port's size over the original's.
 # Usage: scripts/port-lines.sh [ORIGINAL PORT ...]   (default: the pairs in apps/examples/,
-# apps/examples/prk/ and apps/examples/c/)
+# apps/examples/prk/, apps/examples/c/ and apps/examples/fortran/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count() { "$PWD/scripts/code-lines.sh" "$1" | cut -d' ' -f1; }
@@ -17,6 +17,9 @@ if [[ ${#pairs[@]} -eq 0 ]]; then
   done
   for port in apps/examples/c/*_compas.c; do
     pairs+=("${port%_compas.c}_openmp.c" "$port")
+  done
+  for port in apps/examples/fortran/*_compas.f90; do
+    pairs+=("${port%_compas.f90}_openmp.f90" "$port")
   done
   for port in apps/examples/*_mpi_hybrid.cpp; do
     [[ -f "${port%_hybrid.cpp}.cpp" ]] && pairs+=("${port%_hybrid.cpp}.cpp" "$port")
