@@ -9,14 +9,18 @@
 #  5. no installed CMake or pkg-config file refers to the source or build tree;
 #  6. with --consumer-c and --heat-c: the C heat example (the C API, compas/compas.h) built from
 #     outside the tree with find_package(compas) (consumer_c/, compas::c) and with
-#     `cc $(pkg-config --cflags --libs compas-c)`, both run and checked.
+#     `cc $(pkg-config --cflags --libs compas-c)`, both run and checked;
+#  7. with --fc, --consumer-fortran and --heat-f (the folder of the Fortran examples): the Fortran
+#     heat example (use compas) built with find_package(compas) (consumer_fortran/,
+#     compas::fortran) and with `FC $(pkg-config --cflags --libs compas-fortran)`, both run and
+#     checked; the .mod files installed in their compiler's folder.
 # Usage: install_test.sh --cmake=CMAKE --build-dir=DIR --consumer=DIR --cxx=CXX
 #        [--source-dir=DIR] [--generator=G] [--make-program=P] [--build-type=T] [--libdir=lib]
-#        [--cc=CC --consumer-c=DIR --heat-c=FILE]
+#        [--cc=CC --consumer-c=DIR --heat-c=FILE] [--fc=FC --consumer-fortran=DIR --heat-f=DIR]
 set -euo pipefail
 
 cmake_cmd=cmake build_dir='' source_dir='' consumer='' cxx=c++ generator='' make_program=''
-build_type=Release libdir=lib cc=cc consumer_c='' heat_c=''
+build_type=Release libdir=lib cc=cc consumer_c='' heat_c='' fc='' consumer_fortran='' heat_f=''
 for arg in "$@"; do
   case "$arg" in
     --cmake=*) cmake_cmd=${arg#*=} ;;
@@ -31,6 +35,9 @@ for arg in "$@"; do
     --cc=*) cc=${arg#*=} ;;
     --consumer-c=*) consumer_c=${arg#*=} ;;
     --heat-c=*) heat_c=${arg#*=} ;;
+    --fc=*) fc=${arg#*=} ;;
+    --consumer-fortran=*) consumer_fortran=${arg#*=} ;;
+    --heat-f=*) heat_f=${arg#*=} ;;
     *) echo "install_test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -107,40 +114,67 @@ else
   fail "pkg-config cannot resolve compas"
 fi
 
-# The C heat example must run and pass its own check (exit 0, a result line).
+# A heat example must run and pass its own check (exit 0, a result line).
 run_heat() {
   local out
   if out=$(OMP_NUM_THREADS=2 "$1" 1001 20 2>&1) && [[ "$out" == *"result = "* ]]; then
     echo "$out"
   else
-    fail "$2: the C heat example failed: $out"
+    fail "$2: the heat example failed: $out"
+  fi
+}
+# cmake_heat WHAT SOURCE_DIR BUILD_NAME PROGRAM -DVAR=VALUE...: a consumer of the installed
+# package (find_package(compas)) configured, built and its heat example run.
+cmake_heat() {
+  local what=$1 src=$2 build=$tmp/$3 program=$4
+  shift 4
+  if "$cmake_cmd" -S "$src" -B "$build" "${gen_args[@]}" "-DCMAKE_BUILD_TYPE=$build_type" \
+       "-DCMAKE_PREFIX_PATH=$prefix" "$@" && "$cmake_cmd" --build "$build" --verbose; then
+    check_loads_from_prefix "$build/$program"
+    run_heat "$build/$program" "find_package(compas), $what"
+  else
+    fail "the $what consumer did not configure or build"
+  fi
+}
+# pc_heat PACKAGE OUTPUT COMPILER ARGS...: the heat example compiled with pkg-config PACKAGE's
+# flags after ARGS, and run.
+pc_heat() {
+  local package=$1 out=$tmp/$2 flags
+  shift 2
+  if ! flags=$(pkg-config --cflags --libs "$package"); then
+    fail "pkg-config cannot resolve $package"
+    return
+  fi
+  echo "pkg-config --cflags --libs $package: $flags"
+  [[ "$flags" == *"$prefix"* ]] || fail "$package.pc does not point into the prefix $prefix: $flags"
+  # shellcheck disable=SC2086  # the flags are meant to be split
+  if (cd "$tmp" && "$@" -o "$out" $flags -lm); then
+    check_loads_from_prefix "$out"
+    run_heat "$out" "pkg-config $package"
+  else
+    fail "the heat example does not compile with pkg-config $package's flags"
   fi
 }
 if [[ -n "$consumer_c" && -n "$heat_c" ]]; then
   step "find_package(compas) from C: configure, build and run the C heat example"
-  if "$cmake_cmd" -S "$consumer_c" -B "$tmp/consumer-c-build" "${gen_args[@]}" \
-       "-DCMAKE_C_COMPILER=$cc" "-DCMAKE_BUILD_TYPE=$build_type" "-DCMAKE_PREFIX_PATH=$prefix" \
-       "-DHEAT_C=$heat_c" && "$cmake_cmd" --build "$tmp/consumer-c-build" --verbose; then
-    check_loads_from_prefix "$tmp/consumer-c-build/heat_compas"
-    run_heat "$tmp/consumer-c-build/heat_compas" "find_package(compas), compas::c"
-  else
-    fail "the C consumer did not configure or build"
-  fi
-
+  cmake_heat compas::c "$consumer_c" consumer-c-build heat_compas "-DCMAKE_C_COMPILER=$cc" \
+    "-DHEAT_C=$heat_c"
   step "pkg-config compas-c: compile and run the C heat example"
-  if pc_flags=$(pkg-config --cflags --libs compas-c); then
-    echo "pkg-config --cflags --libs compas-c: $pc_flags"
-    [[ "$pc_flags" == *"$prefix"* ]] || fail "compas-c.pc does not point into the prefix $prefix: $pc_flags"
-    # shellcheck disable=SC2086  # the flags are meant to be split
-    if "$cc" -std=c11 -fopenmp "$heat_c" -o "$tmp/heat-pc" $pc_flags -lm; then
-      check_loads_from_prefix "$tmp/heat-pc"
-      run_heat "$tmp/heat-pc" "pkg-config compas-c"
-    else
-      fail "the C heat example does not compile with pkg-config compas-c's flags"
-    fi
-  else
-    fail "pkg-config cannot resolve compas-c"
-  fi
+  pc_heat compas-c heat-pc "$cc" -std=c11 -fopenmp "$heat_c"
+fi
+
+if [[ -n "$fc" && -n "$consumer_fortran" && -n "$heat_f" ]]; then
+  step "find_package(compas) from Fortran: configure, build and run the Fortran heat example"
+  mods=$(find "$prefix/include/compas/fortran" -name compas.mod 2>/dev/null || true)
+  echo "compas.mod: $mods"
+  [[ "$mods" == "$prefix/include/compas/fortran/"*-*/compas.mod ]] ||
+    fail "compas.mod is not installed in include/compas/fortran/<compiler>-<version>/: '$mods'"
+  cmake_heat compas::fortran "$consumer_fortran" consumer-f-build heat_compas_f \
+    "-DCMAKE_Fortran_COMPILER=$fc" "-DHEAT_F=$heat_f/heat_compas.f90" \
+    "-DFORMAT_F=$heat_f/example_format.f90"
+  step "pkg-config compas-fortran: compile and run the Fortran heat example"
+  pc_heat compas-fortran heat-f-pc "$fc" -fopenmp "$heat_f/example_format.f90" \
+    "$heat_f/heat_compas.f90"
 fi
 
 step "installed bin/compas topology --quiet"
