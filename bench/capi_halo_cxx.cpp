@@ -26,4 +26,6 @@ extern "C" double capi_halo_cxx_time(int calls) {
   return g_rt->allreduce(s, compas::op::max{}) / calls * 1e6;
 }
 
-extern "C" void capi_halo_cxx_destroy() { g_array.reset(); }
+extern "C" void capi_halo_cxx_destroy() {
+  g_array.reset();
+}
