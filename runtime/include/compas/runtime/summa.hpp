@@ -4,9 +4,9 @@
 // and columns:
 //
 //   // matrices stored column-major: x(j, i) is X(i, j), so each process's block is column-major
-//   compas::DistArray<double, 2> a(rt, {{0, k}, {0, m}}, {.decomposition =
-//   compas::Decomposition::grid});
-//   ... b: {{0, n}, {0, k}}, c: {{0, n}, {0, m}}, the same options
+//   const compas::DistOptions o{.halo = 0, .decomposition = compas::Decomposition::grid};
+//   compas::DistArray<double, 2> a(rt, {{0, k}, {0, m}}, o), b(rt, {{0, n}, {0, k}}, o),
+//       c(rt, {{0, n}, {0, m}}, o);                // A: m x k, B: k x n, C: m x n
 //   compas::Summa summa(a, b, c, 64);              // once: checks, the row and column groups
 //   summa([&](const compas::SummaPanels<double>& p) {  // one C += A B
 //     my_gemm(p.m, p.n, p.k, p.a, p.lda, p.b, p.ldb, p.c, p.ldc);  // C(m x n) += A(m x k) B(k x n)
