@@ -15,6 +15,7 @@
 #include "compas/runtime/migrate.hpp"
 #include "compas/runtime/range.hpp"
 #include "compas/runtime/runtime.hpp"
+#include "compas/runtime/summa.hpp"
 #include "compas/runtime/transpose.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/ops.hpp"

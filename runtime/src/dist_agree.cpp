@@ -1,4 +1,4 @@
-// range_text and agree_on_array (dist_agree.hpp).
+// range_text, compare_across and agree_on_array (dist_agree.hpp).
 #include "dist_agree.hpp"
 
 #include <vector>
@@ -14,14 +14,20 @@ std::string range_text(Range r) {
   return t;
 }
 
-void agree_on_array(Runtime& rt, const std::string& description) {
-  if (rt.processes() == 1) return;
+Disagreement compare_across(Runtime& rt, const std::string& description) {
+  if (rt.processes() == 1) return {};
   const auto all = rt.bootstrap().allgather(description);
   for (std::size_t r = 1; r < all.size(); ++r)
-    if (all[r] != all[0])
-      throw CollectiveError("DistArray: the processes made different arrays: rank 0 a " + all[0] +
-                            ", rank " + std::to_string(r) + " a " + all[r] +
-                            " (every process creates the same arrays in the same order)");
+    if (all[r] != all[0]) return {static_cast<int>(r), all[0], all[r]};
+  return {};
+}
+
+void agree_on_array(Runtime& rt, const std::string& description) {
+  const Disagreement d = compare_across(rt, description);
+  if (d.rank != 0)
+    throw CollectiveError("DistArray: the processes made different arrays: rank 0 a " + d.first +
+                          ", rank " + std::to_string(d.rank) + " a " + d.other +
+                          " (every process creates the same arrays in the same order)");
 }
 
 }  // namespace compas::detail

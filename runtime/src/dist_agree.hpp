@@ -12,6 +12,14 @@ namespace compas::detail {
 // "[lo, hi)"
 std::string range_text(Range r);
 
+// Every process's `description` compared across the job over the bootstrap: the first rank whose
+// description differs from rank 0's (with both), or rank 0 when all agree.
+struct Disagreement {
+  int rank = 0;
+  std::string first, other;
+};
+Disagreement compare_across(Runtime& rt, const std::string& description);
+
 // Every process must have made the same array: `description` (the array's shape, element type
 // and options in words) compared across the job over the bootstrap. Throws the same
 // CollectiveError on every process (each sees every description), naming rank 0's and the first

@@ -205,8 +205,8 @@ Routed route(Runtime& rt, const IrregularArray& a, std::span<const std::array<in
 }
 
 IrregularPlan make_plan(Runtime& rt, const IrregularArray& a,
-                        std::span<const std::array<index, 2>> keys) {
-  Routed r = route(rt, a, keys, RouteFor::plan, "");
+                        std::span<const std::array<index, 2>> keys, const std::string& problem) {
+  Routed r = route(rt, a, keys, RouteFor::plan, problem);
   IrregularPlan& plan = r.plan;
   // route() agreed and exchanged the counts: one round for the keys.
   std::vector<std::array<index, 2>> got(offsets_of(plan.serve_counts).back() +

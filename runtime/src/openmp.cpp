@@ -362,3 +362,9 @@ void Runtime::openmp_allreduce(const void* value, void* result, const ErasedOp& 
 }
 
 }  // namespace compas
+
+namespace compas::detail {
+
+double openmp_wtime() { return omp_get_wtime(); }
+
+}  // namespace compas::detail

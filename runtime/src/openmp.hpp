@@ -34,6 +34,9 @@ OpenMP resolve_openmp(OpenMP requested, std::string* why = nullptr);
 // to go back to at the end (OpenMpSetup::start); else changes nothing and returns empty.
 std::vector<int> widen_to_openmp_places();
 
+// omp_get_wtime(): OpenMP's wall clock, in seconds.
+double openmp_wtime();
+
 struct OpenMpSetup {
   OpenMP requested = OpenMP::automatic;
   std::vector<int> cpu_of_thread;  // the team's placement (OS CPUs): T = its size

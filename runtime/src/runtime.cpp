@@ -395,9 +395,10 @@ void Runtime::barrier(threads::ThreadCtx& t) {
   t.barrier();
 }
 
-void Runtime::barrier() {
+double Runtime::barrier() {
   check_funneled("Runtime::barrier()", "inside run() the team's threads use barrier(t)");
   if (processes() > 1) impl_->comm->barrier();
+  return detail::openmp_wtime();
 }
 
 void Runtime::check_root(int root_process, int root_thread) const {

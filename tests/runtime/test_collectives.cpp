@@ -5,6 +5,8 @@
 // input on one rank only ends the call with the same CollectiveError on every rank, naming both.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -81,6 +83,21 @@ TEST(Collectives, AllgatherOfValuesAndOfEqualSpans) {
   for (int r = 0; r < P(); ++r)
     for (std::size_t i = 0; i < 3; ++i)
       EXPECT_EQ(all[static_cast<std::size_t>(r) * 3 + i], code(r, 0, i));
+}
+
+// Rank r has 3 r + 1 items (rank 2: none): its first number is the sum over the ranks before it.
+TEST(Collectives, NumberingGivesEachProcessItsFirstNumberAndTheTotal) {
+  const auto count = [](int r) { return r == 2 ? 0L : 3L * r + 1; };
+  long before = 0, total = 0;
+  for (int r = 0; r < P(); ++r) (r < me() ? before : total) += count(r);
+  total += before;
+  EXPECT_EQ(compas::numbering(rt(), count(me())), std::make_pair(before, total));
+}
+
+// op::sum adds arrays element by element: two sums in one reduction.
+TEST(Collectives, SumOfArraysIsElementByElement) {
+  const std::array<long, 2> got = rt().allreduce(std::array<long, 2>{1, me()}, compas::op::sum{});
+  EXPECT_EQ(got, (std::array<long, 2>{P(), P() * (P() - 1) / 2}));
 }
 
 TEST(Collectives, AllgathervOfLengthsThatDifferByRank) {

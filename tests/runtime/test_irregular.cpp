@@ -4,6 +4,7 @@
 // values of fetch_add in rank-then-position order) and compare with what the plan did.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -336,6 +337,62 @@ TEST(Irregular, GatherAndScatterOnA2DArray) {
               "compas::GatherPlan: process 0: index (9, 0) at position 0 is outside the array's "
               "global range [0, 9) x [0, 11)");
   }
+}
+
+// A raw column list (any order, duplicates: a sparse matrix's) made a plan of its distinct
+// entries and rewritten in place to positions in the gathered buffer. Long enough that the copies
+// and the rewriting run on the OpenMP team (4096 elements or more) under -t 2.
+TEST(Irregular, PositionsRewriteARawListInPlace) {
+  constexpr index n = 40000;
+  compas::DistArray<std::int64_t> u(rt(), n);
+  fill(u, initial);
+  std::mt19937_64 gen(99 + static_cast<std::uint64_t>(me()));
+  std::uniform_int_distribution<index> pick(0, n - 1);
+  std::vector<index> col(30000);
+  for (auto& c : col) c = pick(gen);
+  const std::vector<index> raw = col;
+  std::vector<index> distinct = raw;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  compas::GatherPlan plan(u, col, col);
+  ASSERT_EQ(plan.size(), distinct.size());
+  std::vector<std::int64_t> xs(plan.size(), -1);
+  plan.gather(xs);
+  for (std::size_t e = 0; e < raw.size(); ++e) {
+    ASSERT_EQ(col[e], std::lower_bound(distinct.begin(), distinct.end(), raw[e]) - distinct.begin())
+        << "e " << e;
+    ASSERT_EQ(xs[static_cast<std::size_t>(col[e])], initial(raw[e])) << "e " << e;
+  }
+}
+
+TEST(Irregular, PositionsOfPairsIntoTheirOwnSpan) {
+  compas::DistArray<std::int64_t, 2> u(rt(), 9, 11, {.decomposition = compas::Decomposition::grid});
+  const auto f = [](index i, index j) { return 100 * i + j; };
+  for (index i = u.rows().lo; i < u.rows().hi; ++i)
+    for (index j = u.cols().lo; j < u.cols().hi; ++j) u(i, j) = f(i, j);
+  std::vector<std::array<index, 2>> idx;
+  for (const index k : list_of(me(), 99)) idx.push_back({k / 11, k % 11});
+  std::vector<index> at(idx.size(), -1);
+  compas::GatherPlan plan(u, std::span<const std::array<index, 2>>(idx), std::span<index>(at));
+  EXPECT_LT(plan.size(), idx.size() + (idx.empty() ? 1 : 0));  // the duplicate is listed once
+  std::vector<std::int64_t> xs(plan.size());
+  plan.gather(xs);
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    EXPECT_EQ(xs[static_cast<std::size_t>(at[k])], f(idx[k][0], idx[k][1])) << "k " << k;
+}
+
+TEST(Irregular, PositionsOfTheWrongLengthOnOneRankAreRefusedEverywhere) {
+  compas::DistArray<std::int64_t> u(rt(), kN);
+  const std::vector<index> idx = {5, 0, 5, kN - 1};
+  const int bad = P() - 1;
+  std::vector<index> at(me() == bad ? 3 : 4, -1);
+  EXPECT_EQ(error_of([&] { compas::GatherPlan p(u, std::span<const index>(idx), std::span(at)); }),
+            "compas::GatherPlan: process " + std::to_string(bad) +
+                ": positions holds 3 elements, 4 are needed");
+  EXPECT_EQ(at[0], -1);  // nothing written
+  at.resize(4);
+  compas::GatherPlan plan(u, std::span<const index>(idx), std::span(at));  // still usable
+  EXPECT_EQ(at, (std::vector<index>{1, 0, 1, 2}));
 }
 
 }  // namespace

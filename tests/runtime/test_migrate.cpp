@@ -119,6 +119,20 @@ TEST(Owner, EveryProcessOwnsExactlyTheCellsOwnerNamesItFor) {
   }
 }
 
+// A point's owner is the owner of the cell holding it (its coordinates rounded down), negative
+// origins included.
+TEST(Owner, APointBelongsToTheOwnerOfItsCell) {
+  compas::DistArray<int, 2> u(rt(), compas::Range2{{-3, 8}, {-2, 11}},
+                              {.decomposition = compas::Decomposition::grid});
+  for (compas::index i = u.domain().rows.lo; i < u.domain().rows.hi; ++i)
+    for (compas::index j = u.domain().cols.lo; j < u.domain().cols.hi; ++j)
+      for (const double d : {0.0, 0.25, 0.999}) {
+        const double x = static_cast<double>(i) + d, y = static_cast<double>(j) + d;
+        EXPECT_EQ(u.owner(x, y), u.owner(i, j)) << x << "," << y;
+        EXPECT_EQ(u.owner(static_cast<float>(x), static_cast<float>(y)), u.owner(i, j));
+      }
+}
+
 // Particles scattered over a 2-D grid of cells migrate to the owners of their cells: each ends on
 // the process whose part holds its cell, and none is lost or duplicated.
 TEST(Owner, ParticlesMigrateToTheOwnersOfTheirCells) {

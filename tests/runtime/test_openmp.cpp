@@ -182,6 +182,17 @@ TEST(OpenMP, ThreadCountIsTheTeamSize) {
   EXPECT_EQ(loop_threads, rt().threads());
 }
 
+// rt.barrier() returns omp_get_wtime() once every process has arrived (a port's timer starts
+// there): after every process's arrival (compas-run's processes share one host's clock) and
+// before the caller's next reading.
+TEST(OpenMP, FunneledBarrierReturnsTheWtimeAfterEveryArrival) {
+  const double arrived = omp_get_wtime();
+  const double t = rt().barrier();
+  const double after = omp_get_wtime();
+  EXPECT_LE(t, after);
+  EXPECT_GE(t, rt().allreduce(arrived, compas::op::max{}));
+}
+
 TEST(OpenMP, ModeFollowsTheEnvironment) {
   EXPECT_EQ(rt().openmp_pinned(), expect_pinned());
   if (rt().openmp_pinned()) {

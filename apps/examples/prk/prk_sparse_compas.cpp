@@ -5,17 +5,17 @@
 //  2. The vector becomes a 1-D DistArray (no halo); this process builds, multiplies and updates
 //     the rows of its block (result holds them).
 //  3. The columns its rows read, anyone's, are listed once: a GatherPlan of them (the index lists
-//     go to their owners once), and the column indices become positions in that list. Every
+//     go to their owners once) that rewrites the column indices to positions in that list. Every
 //     iteration, after the update, plan.gather(xs) brings their values (one message per peer:
 //     where PRK's MPI version replicates the whole vector with MPI_Allgather), and the product
 //     reads xs.
-//  4. The timer starts after rt.barrier() (PRK's MPI_Barrier) and the job's time is the slowest
-//     process's; the sum of the result is reduced over the processes; process 0 prints.
+//  4. The timer starts at rt.barrier() (PRK's MPI_Barrier; it returns omp_get_wtime()) and the
+//     job's time is the slowest process's; the result is summed over the job (rt.reduce), every
+//     process gets the same verdict; process 0 prints.
 // Usage: prk_sparse_compas ITERATIONS LSIZE RADIUS [scrambled|canonical]
 //        (compas-run -n P -t T, mpirun, srun, or alone)
 #include <omp.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   });
   const long lo = vector.lo(), hi = vector.hi(), nent = (hi - lo) * stencil;
   auto matrix = std::make_unique_for_overwrite<double[]>(nent);
-  auto col = std::make_unique_for_overwrite<long[]>(nent);
+  std::vector<long> col(nent);
   std::vector<double> result(hi - lo);
 #pragma omp parallel for
   for (long row = lo; row < hi; ++row) {
@@ -54,21 +54,12 @@ int main(int argc, char** argv) {
     prk::sparse_row(row, lsize, radius, scramble, c);
     for (long e = 0; e < stencil; ++e) matrix[(row - lo) * stencil + e] = 1.0 / (c[e] + 1.0);
   }
-  std::vector<compas::index> needed(col.get(), col.get() + nent);  // (3)
-  std::sort(needed.begin(), needed.end());
-  needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
-#pragma omp parallel for
-  for (long e = 0; e < nent; ++e)
-    col[e] = std::lower_bound(needed.begin(), needed.end(), col[e]) - needed.begin();
-  compas::GatherPlan plan(vector, needed);
-  std::vector<double> xs(needed.size());
+  compas::GatherPlan plan(vector, col, col);  // (3) col[e]: its column's position in xs
+  std::vector<double> xs(plan.size());
 
   double start = 0;
   for (long it = 0; it <= iterations; ++it) {
-    if (it == 1) {
-      rt.barrier();  // (4)
-      start = omp_get_wtime();
-    }
+    if (it == 1) start = rt.barrier();  // (4)
 #pragma omp parallel for
     for (long row = lo; row < hi; ++row) vector[row] += static_cast<double>(row + 1);
     plan.gather(xs);  // (3)
@@ -83,10 +74,7 @@ int main(int argc, char** argv) {
   const double seconds = rt.allreduce(omp_get_wtime() - start, compas::op::max{});  // (4)
 
   if (prk::perturbed() && vector.owned().contains(size2 / 2)) result[size2 / 2 - lo] += 1.0;
-  double sum = 0;
-#pragma omp parallel for reduction(+ : sum)
-  for (long row = lo; row < hi; ++row) sum += result[row - lo];
-  sum = rt.allreduce(sum, compas::op::sum{});
-  const int bad = prk::sparse_verdict(iterations, size2, radius, sum, seconds, rt.process() == 0);
-  return rt.allreduce(bad, compas::op::max{});
+  const double sum =  // (4)
+      rt.reduce(vector.owned(), 0.0, compas::op::sum{}, [&](long row) { return result[row - lo]; });
+  return prk::sparse_verdict(iterations, size2, radius, sum, seconds, rt.process() == 0);
 }

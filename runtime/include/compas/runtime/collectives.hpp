@@ -173,6 +173,20 @@ std::vector<T> allgather(Processes ps, const T& value) {
   return all;
 }
 
+// A numbering of every process's `count` items across the job, in rank order: {the first number
+// of this process's items (the counts of the processes before it summed: MPI_Exscan), the job's
+// total (MPI_Allreduce)}, in one allgather: global serial numbers, offsets into a shared file.
+template <class T>
+std::pair<T, T> numbering(Processes ps, T count) requires std::is_arithmetic_v<T> {
+  const std::vector<T> all = allgather(ps, count);
+  T before{}, total{};
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (static_cast<int>(r) == ps.rank()) before = total;
+    total += all[r];
+  }
+  return {before, total};
+}
+
 // Every process's `mine`, of any length (0 included), in rank order on every process
 // (MPI_Allgatherv, with the counts exchanged by the call).
 template <class T, std::size_t N>

@@ -48,6 +48,8 @@
 #pragma once
 
 #include <atomic>
+#include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstring>
 #include <exception>
@@ -462,6 +464,13 @@ class DistArray<T, 2> : public detail::DistBase {
   int owner(index i, index j) const {
     return static_cast<int>(part_holding(domain_.rows, grid_.rows, i) * grid_.cols +
                             part_holding(domain_.cols, grid_.cols, j));
+  }
+  // The owner of the cell holding the point (x, y) of the domain: owner(floor(x), floor(y)), as
+  // a particle's position gives it (compas::migrate(rt, particles, [&](auto& p) { return
+  // q.owner(p.x, p.y); })).
+  template <std::floating_point F>
+  int owner(F x, F y) const {
+    return owner(static_cast<index>(std::floor(x)), static_cast<index>(std::floor(y)));
   }
 
   // Global indices, valid on with_halos().

@@ -16,12 +16,15 @@
 //   plan.scatter(bits, [](auto a, auto b) { return a ^ b; });  // any operator
 //   plan.fetch_add(incr, old);                      // old[k]: x[cols[k]] before incr[k] was added
 //   compas::scatter(x, idx, bits, op);              // one-shot: a plan made and used once
+//   compas::GatherPlan sp(x, col, col);             // a raw column list (duplicates, any order)
+//                                                   // rewritten to positions: xs[col[e]]
 //
 // Inspector / executor: the constructor sorts the indices by owner (the array's block split),
 // exchanges the index lists once (the counts with the checks, then the lists) and keeps, on every
 // owner, the local positions it serves to each peer. gather() and scatter() then make one alltoallv
 // of values; fetch_add() two (the additions out, the old values back). Indices this process owns
-// move no message (read and written in place). A 2-D array takes (row, column) pairs.
+// move no message (read and written in place). A 2-D array takes (row, column) pairs. Compiled
+// with OpenMP, the copies of 4096 entries or more run on the calling thread's OpenMP team.
 //
 // Order. An owner applies what it receives in source rank order, and each source's entries in
 // the order of its index list (its own entries at its own rank's turn). So duplicates add up,
@@ -42,6 +45,7 @@
 // (CollectiveError). Each plan and each call first gathers a few words from every process.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -91,20 +95,56 @@ struct IrregularPlan {
 
 // dst[d(i)] = src[s(i)] for i < n, by the blocks of `runs` when there are any (`back`: the
 // runs' dst and src swapped).
+// Compiled with OpenMP (the program's own flag: this is a header), copies of 4096 elements or more
+// run on the calling thread's OpenMP team (the plan's calls are made outside parallel regions;
+// every destination is written once).
 template <class T, class D, class S>
 void move(const std::vector<IrregularPlan::Run>& runs, bool back, std::size_t n, T* dst,
           const T* src, D d, S s) {
+  [[maybe_unused]] const bool team = n >= 4096;
   if (runs.empty()) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (team)
+#endif
     for (std::size_t i = 0; i < n; ++i) dst[d(i)] = src[s(i)];
     return;
   }
-  for (const auto& r : runs)
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic) if (team && runs.size() > 1)
+#endif
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const auto& r = runs[k];
     std::memcpy(dst + (back ? r.src : r.dst), src + (back ? r.dst : r.src), r.len * sizeof(T));
+  }
+}
+
+// positions[e] = the position of indices[e] in `list` (sorted, holding it); the two spans may be
+// one (rewritten in place). On the OpenMP team as move().
+template <class Key>
+void to_positions(std::span<const Key> indices, const std::vector<Key>& list,
+                  std::span<index> positions) {
+  const std::size_t n = indices.size();
+  [[maybe_unused]] const bool team = n >= 4096;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (team)
+#endif
+  for (std::size_t e = 0; e < n; ++e)
+    positions[e] = std::lower_bound(list.begin(), list.end(), indices[e]) - list.begin();
+}
+
+// The distinct entries of `indices`, sorted.
+template <class Key>
+std::vector<Key> distinct_sorted(std::span<const Key> indices) {
+  std::vector<Key> list(indices.begin(), indices.end());
+  std::sort(list.begin(), list.end());
+  list.erase(std::unique(list.begin(), list.end()), list.end());
+  return list;
 }
 
 // Checks the indices and the array against every process's, then builds the plan (collective).
+// `problem`: what is wrong with this process's other arguments ("" when nothing), refused alike.
 IrregularPlan make_plan(Runtime& rt, const IrregularArray& a,
-                        std::span<const std::array<index, 2>> keys);
+                        std::span<const std::array<index, 2>> keys, const std::string& problem);
 // make_plan's first half, one round: the same checks (and `problem`, what else is wrong with this
 // process's arguments; `what`, which call: a plan or a one-shot scatter of `a.elem` bytes), the
 // keys sorted by owner, the counts exchanged (plan.ask_counts, plan.serve_counts); `asked`: the
@@ -160,6 +200,14 @@ class GatherPlan {
   // Collective: `indices` may differ in length (0 included) and content on every process.
   GatherPlan(DistArray<T, Dims>& u, std::span<const Key> indices)
       : u_(&u), rt_(&u.runtime()), plan_(make(u, indices)) {}
+
+  // Collective: the plan of the distinct entries of `indices` (any order, duplicates), sorted,
+  // and positions[e] = the position of indices[e] among them, so that after gather(xs), xs has
+  // size() elements and xs[positions[e]] is u[indices[e]]. `positions` has indices.size()
+  // elements and may be `indices` itself (1-D: the index list rewritten in place, as a sparse
+  // product reads xs[col[e]]); written only once the plan is made (nothing on an error).
+  GatherPlan(DistArray<T, Dims>& u, std::span<const Key> indices, std::span<index> positions)
+      : GatherPlan(u, indices, positions, detail::distinct_sorted(indices)) {}
 
   std::size_t size() const { return plan_.n; }
 
@@ -217,11 +265,21 @@ class GatherPlan {
         [&](std::size_t m) { return plan_.remote_k[m]; }, identity);
   }
 
-  static detail::IrregularPlan make(DistArray<T, Dims>& u, std::span<const Key> indices) {
+  GatherPlan(DistArray<T, Dims>& u, std::span<const Key> indices, std::span<index> positions,
+             const std::vector<Key>& list)
+      : u_(&u),
+        rt_(&u.runtime()),
+        plan_(make(u, list, detail::size_problem("positions", positions.size(), indices.size()))) {
+    detail::to_positions(indices, list, positions);
+  }
+
+  static detail::IrregularPlan make(DistArray<T, Dims>& u, std::span<const Key> indices,
+                                    const std::string& problem = "") {
     if constexpr (Dims == 1)
-      return detail::make_plan(u.runtime(), detail::irregular_array(u), detail::keys_of(indices));
+      return detail::make_plan(u.runtime(), detail::irregular_array(u), detail::keys_of(indices),
+                               problem);
     else
-      return detail::make_plan(u.runtime(), detail::irregular_array(u), indices);
+      return detail::make_plan(u.runtime(), detail::irregular_array(u), indices, problem);
   }
   // Agrees on the call, then sends each owner its values (into serve_ at the owners).
   void send_values(std::span<const T> values, detail::IrregularCall call, std::string problem) {
@@ -262,6 +320,10 @@ template <class T>
 GatherPlan(DistArray<T, 1>&, std::span<const index>) -> GatherPlan<T, 1>;
 template <class T>
 GatherPlan(DistArray<T, 1>&, const std::vector<index>&) -> GatherPlan<T, 1>;
+template <class T>
+GatherPlan(DistArray<T, 1>&, std::span<index>, std::span<index>) -> GatherPlan<T, 1>;
+template <class T>
+GatherPlan(DistArray<T, 1>&, std::vector<index>&, std::vector<index>&) -> GatherPlan<T, 1>;
 template <class T>
 GatherPlan(DistArray<T, 2>&, std::span<const std::array<index, 2>>) -> GatherPlan<T, 2>;
 template <class T>

@@ -208,8 +208,9 @@ class Runtime {
   void barrier(threads::ThreadCtx& t);
   // The same without a ThreadCtx, funneled (the thread that made the Runtime, outside run();
   // std::logic_error otherwise, before anything collective): returns when every process has
-  // called it, like MPI_Barrier (a port's timer starts after it).
-  void barrier();
+  // called it, like MPI_Barrier, and returns omp_get_wtime() then: a port's timer starts there
+  // (`start = rt.barrier();` ... `omp_get_wtime() - start`).
+  double barrier();
 
   // Reduction of one value per thread over the whole job, with any associative op (T, T) -> T;
   // the result on every thread (order and bits: see the top of this file).

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 
 namespace compas::op {
 
@@ -11,6 +13,13 @@ struct sum {
   template <class T>
   T operator()(const T& a, const T& b) const {
     return a + b;
+  }
+  // Element by element: several sums in one reduction (rt.reduce, allreduce).
+  template <class T, std::size_t N>
+  std::array<T, N> operator()(const std::array<T, N>& a, const std::array<T, N>& b) const {
+    std::array<T, N> c;
+    for (std::size_t k = 0; k < N; ++k) c[k] = a[k] + b[k];
+    return c;
   }
 };
 struct prod {
