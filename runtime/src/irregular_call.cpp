@@ -16,8 +16,8 @@ struct CallWire {
   std::uint64_t plan = 0, elem = 0;
   char problem[160] = {};
 };
-static_assert(std::is_trivially_copyable_v<CallWire> &&
-              sizeof(CallWire) == 184);  // docs/ARCHITECTURE.md says 184
+// docs/decisions/0011-collectives-groups-irregular-channels.md says 184.
+static_assert(std::is_trivially_copyable_v<CallWire> && sizeof(CallWire) == 184);
 
 const char* name_of(std::uint32_t call) {
   switch (static_cast<IrregularCall>(call)) {

@@ -3,5 +3,5 @@
 // processes, scaling models, and the report writers. Sits on threads/ and comm/.
 // The layer's headers: counters.hpp, region.hpp, timer.hpp, membw.hpp, loaded_latency.hpp,
 // cache_probe.hpp, barrier_latency.hpp, pingpong.hpp, scaling.hpp, model.hpp, extrap.hpp,
-// report.hpp, sde.hpp; docs/ARCHITECTURE.md describes them.
+// report.hpp, sde.hpp; docs/decisions/0014-counters-and-probes.md describes them.
 #pragma once
