@@ -27,10 +27,10 @@ std::unique_ptr<ArrayBase> make_array(compas::Runtime& rt, int type, int dims,
 
 }  // namespace
 
-extern "C" int compas_array_create(compas_runtime* rt, int type, int dims, const int64_t* lo,
-                                   const int64_t* hi, const compas_array_options* options,
-                                   compas_array** array) {
-  return guard("compas_array_create", [&] {
+int compas::capi::create_array(const char* call, compas_runtime* rt, int type, int dims,
+                               const int64_t* lo, const int64_t* hi,
+                               const compas_array_options* options, compas_array** array) {
+  return guard(call, [&] {
     need(array, "array");
     *array = nullptr;
     compas_runtime* r = live(rt, "rt");
@@ -45,6 +45,12 @@ extern "C" int compas_array_create(compas_runtime* rt, int type, int dims, const
     auto impl = make_array(*r->runtime, type, dims, lo, hi, o);
     *array = track(new compas_array(r, std::move(impl)));
   });
+}
+
+extern "C" int compas_array_create(compas_runtime* rt, int type, int dims, const int64_t* lo,
+                                   const int64_t* hi, const compas_array_options* options,
+                                   compas_array** array) {
+  return create_array("compas_array_create", rt, type, dims, lo, hi, options, array);
 }
 
 extern "C" int compas_array_destroy(compas_array** array) {

@@ -16,6 +16,10 @@ namespace compas::capi {
 DistOptions options_2d(const compas_array_options& o, int dims, int processes);
 DistOptions3 options_3d(const compas_array_options& o);
 
+// compas_array_create, its failures recorded under `call`.
+int create_array(const char* call, compas_runtime* rt, int type, int dims, const std::int64_t* lo,
+                 const std::int64_t* hi, const compas_array_options* options, compas_array** array);
+
 template <class T, int D>
 class ArrayImpl final : public ArrayBase {
  public:

@@ -1,6 +1,7 @@
 // compas_last_error, compas_error_name and the exception -> code conversion.
 #include "errors.hpp"
 
+#include <atomic>
 #include <exception>
 #include <new>
 #include <string>
@@ -13,6 +14,7 @@ namespace {
 
 thread_local std::string last_error;
 thread_local int last_code = COMPAS_OK;
+std::atomic<bool> fatal{false};
 
 int code_of(const std::exception& e) {
   if (const auto* c = dynamic_cast<const Error*>(&e)) return c->code();
@@ -36,6 +38,7 @@ int fail(int code, const char* call, const char* message) noexcept {
   } catch (...) {
     last_error.clear();  // out of memory for the message itself: the code still says it
   }
+  if (fatal.load()) end_job();
   return code;
 }
 
@@ -51,6 +54,10 @@ int from_current_exception(const char* call) noexcept {
 
 int last_error_code() noexcept {
   return last_code;
+}
+
+void set_fatal(bool on) noexcept {
+  fatal.store(on);
 }
 
 }  // namespace compas::capi

@@ -27,6 +27,12 @@ int from_current_exception(const char* call) noexcept;
 // The code of the last failure on this thread (COMPAS_OK before any).
 int last_error_code() noexcept;
 
+// The process's error mode: with fatal on, fail() ends the job (end_job) instead of returning.
+void set_fatal(bool on) noexcept;
+// compas_fail on the process's runtime (runtime.cpp): the message, then status 2 for
+// COMPAS_ERR_ARG, else 1, on every process; before compas_init succeeded, on this one.
+[[noreturn]] void end_job() noexcept;
+
 template <class F>
 int guard(const char* call, F&& body) noexcept {
   try {

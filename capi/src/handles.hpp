@@ -117,6 +117,9 @@ H* track(H* h) {
   return h;
 }
 
+// The runtime compas_init made in this process (one per process), or nullptr.
+compas_runtime* current_runtime() noexcept;
+
 // Completes an array's pending exchange and releases its handle.
 void finish_pending(compas_array& a);
 

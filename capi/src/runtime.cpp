@@ -1,4 +1,5 @@
 // compas_init, compas_finalize, the job's shape, compas_barrier and compas_abort.
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -8,8 +9,12 @@
 
 using namespace compas::capi;
 
-extern "C" int compas_init(int* argc, char*** argv, compas_runtime** rt) {
-  return guard("compas_init", [&] {
+namespace {
+
+std::atomic<compas_runtime*> g_current{nullptr};
+
+int init(const char* call, int* argc, char*** argv, compas_runtime** rt) {
+  return guard(call, [&] {
     need(rt, "rt");
     *rt = nullptr;
     if ((argc == nullptr) != (argv == nullptr))
@@ -22,6 +27,40 @@ extern "C" int compas_init(int* argc, char*** argv, compas_runtime** rt) {
       h->runtime = std::make_unique<compas::Runtime>(compas::RuntimeOptions::from_environment());
     }
     *rt = track(h.release());
+    g_current.store(*rt);
+  });
+}
+
+}  // namespace
+
+compas_runtime* compas::capi::current_runtime() noexcept {
+  return g_current.load();
+}
+
+void compas::capi::end_job() noexcept {
+  set_fatal(false);  // a failure while ending (a bad handle) returns instead of recursing
+  compas_fail(current_runtime());
+  std::_Exit(1);  // compas_fail returned: it could not end the job
+}
+
+extern "C" int compas_init(int* argc, char*** argv, compas_runtime** rt) {
+  return init("compas_init", argc, argv, rt);
+}
+
+extern "C" compas_runtime* compas_start(int* argc, char*** argv) {
+  set_fatal(true);
+  compas_runtime* rt = nullptr;
+  init("compas_start", argc, argv, &rt);
+  return rt;
+}
+
+extern "C" int compas_set_errors(compas_runtime* rt, int mode) {
+  return guard("compas_set_errors", [&] {
+    live(rt, "rt");
+    if (mode != COMPAS_ERRORS_RETURN && mode != COMPAS_ERRORS_FATAL)
+      throw Error(COMPAS_ERR_ARG, "mode " + std::to_string(mode) +
+                                      ": COMPAS_ERRORS_RETURN (0) or COMPAS_ERRORS_FATAL (1)");
+    set_fatal(mode == COMPAS_ERRORS_FATAL);
   });
 }
 
@@ -34,6 +73,8 @@ extern "C" int compas_finalize(compas_runtime** rt) {
       if (c->tag == Kind::array) finish_pending(*static_cast<compas_array*>(c));
       release(c);
     }
+    compas_runtime* current = h;
+    g_current.compare_exchange_strong(current, nullptr);
     release(h);
     *rt = nullptr;
   });
@@ -61,6 +102,18 @@ extern "C" int compas_processes(const compas_runtime* rt, int* count) {
 
 extern "C" int compas_threads(const compas_runtime* rt, int* count) {
   return query("compas_threads", rt, count, [](compas::Runtime& r) { return r.threads(); });
+}
+
+extern "C" int compas_rank(const compas_runtime* rt) {
+  int rank = -1;
+  query("compas_rank", rt, &rank, [](compas::Runtime& r) { return r.process(); });
+  return rank;
+}
+
+extern "C" int compas_size(const compas_runtime* rt) {
+  int count = -1;
+  query("compas_size", rt, &count, [](compas::Runtime& r) { return r.processes(); });
+  return count;
 }
 
 extern "C" int compas_barrier(compas_runtime* rt) {

@@ -19,7 +19,8 @@
  * process (every member of a group) in the same order.
  *
  * Errors: every call returns COMPAS_OK (0) or one of enum compas_error; nothing is thrown and
- * nothing aborts. compas_last_error() is the message of the last failure on the calling thread
+ * nothing aborts (unless the program asks for errors that end the job: compas_start,
+ * compas_set_errors). compas_last_error() is the message of the last failure on the calling thread
  * (it names the call and the value at fault). A handle is checked before use: a NULL, destroyed
  * or foreign handle gives COMPAS_ERR_HANDLE (a destroyed handle whose memory a new handle of the
  * same kind has taken cannot be told from that new one). Errors of a collective's arguments that
@@ -144,6 +145,41 @@ int compas_array_begin_exchange(compas_array* array, compas_exchange** exchange)
 int compas_exchange_wait(compas_exchange** exchange);
 /* Collective, O(1): the two arrays (same type and dims) trade their contents and data addresses. */
 int compas_array_swap(compas_array* a, compas_array* b);
+
+/* ---- the short form: errors that end the job, arrays known by their data's address ----
+ *
+ *   compas_runtime* rt = compas_start(&argc, &argv);  // a failing call now ends the job
+ *   double* u = compas_alloc(rt, COMPAS_DOUBLE, 1, (int64_t[]){1}, (int64_t[]){n + 1}, NULL);
+ *   int64_t lo, hi;
+ *   compas_bounds(u, &lo, &hi);  // u[0] is global index lo - halo, as compas_array_data's pointer
+ *   compas_exchange_halos(u);    // u may have been swapped with another array's pointer
+ *   if (compas_rank(rt) == 0) ...
+ *   compas_finalize(&rt);        // frees what compas_alloc gave (or compas_free(u) before)
+ *
+ * Error modes (for the whole process, like MPI's error handlers): with COMPAS_ERRORS_RETURN
+ * (compas_init's) a call returns its code; with COMPAS_ERRORS_FATAL (compas_start's) a failing call
+ * does what compas_fail does: prints "compas: process R: MESSAGE" and ends the job with status 2
+ * for bad input (COMPAS_ERR_ARG), 1 otherwise; it does not return. */
+enum compas_errors { COMPAS_ERRORS_RETURN = 0, COMPAS_ERRORS_FATAL = 1 };
+/* compas_init with COMPAS_ERRORS_FATAL: never returns NULL (a bad flag ends the process with
+ * "compas: compas_start: ..." and status 2). */
+compas_runtime* compas_start(int* argc, char*** argv);
+int compas_set_errors(compas_runtime* rt, int mode);
+/* This process's rank and the job's number of processes; -1 when rt is not a live runtime. */
+int compas_rank(const compas_runtime* rt);
+int compas_size(const compas_runtime* rt);
+/* Collective: compas_array_create, returning the array's local block (compas_array_data's
+ * address: the first element of the halo box), or NULL on failure. The calls below find the array
+ * by that address (the current one: compas_array_swap changes it), so the program may copy and
+ * swap its pointers. */
+void* compas_alloc(compas_runtime* rt, int type, int dims, const int64_t* lo, const int64_t* hi,
+                   const compas_array_options* options);
+/* The array whose local block starts at data; NULL (COMPAS_ERR_HANDLE) when there is none. */
+compas_array* compas_array_of(const void* data);
+/* compas_array_bounds, compas_array_exchange and compas_array_destroy of compas_array_of(data). */
+int compas_bounds(const void* data, int64_t* lo, int64_t* hi);
+int compas_exchange_halos(void* data);
+int compas_free(void* data);
 
 /* ---- collectives over the job (funneled; every process the same calls) ----
  * in and out hold `count` elements of `type`; out may be in. */

@@ -3,15 +3,16 @@
  * `compas-run -n P -t T heat_compas N STEPS`, or under mpirun / srun. What changed
  * (diff -u heat_openmp.c heat_compas.c), and why:
  *
- *  1. compas_init joins the job and pins this process's T threads, OpenMP's included, inside the
- *     cores the launcher gave it (--threads, --bind, COMPAS_*, or OMP_NUM_THREADS); a failing
- *     call ends the job with its message (CHECK), status 2 for bad input such as a bad flag.
+ *  1. compas_start joins the job and pins this process's T threads, OpenMP's included, inside the
+ *     cores the launcher gave it (--threads, --bind, COMPAS_*, or OMP_NUM_THREADS). Its errors
+ *     end the job with their message (as MPI's default handler does), status 2 for bad input such
+ *     as a bad flag, so no call needs a check.
  *  2. The two calloc'd arrays become distributed arrays over the global indices 1..n: each
  *     process holds its block [lo, hi) and one halo point on each side. Their local blocks are
  *     indexed as the original's arrays were (u[0] and u[hi - lo + 1] the halos, u[1..hi - lo] the
  *     points, global index lo - 1 + i), so the loops keep their bodies.
- *  3. compas_array_exchange before each step puts the edge points into the neighbours' halos;
- *     compas_array_swap makes the arrays trade contents as the pointers do.
+ *  3. compas_exchange_halos before each step puts the edge points into the neighbours' halos; it
+ *     finds the array by its address, so the pointers swap as before.
  *  4. The OpenMP reduction gives this process's maximum; compas_allreduce combines the
  *     processes'; process 0 prints the original's line; compas_finalize frees the arrays. */
 #include <math.h>
@@ -20,32 +21,24 @@
 #include <stdlib.h>
 
 #include "compas/compas.h"
-#define CHECK(call) (void)((call) == COMPAS_OK || compas_fail(rt))
 
 int main(int argc, char** argv) {
-  compas_runtime* rt = NULL;
-  int me;
-  /* (1) */
-  CHECK(compas_init(&argc, &argv, &rt) || compas_process(rt, &me));
+  compas_runtime* rt = compas_start(&argc, &argv);   /* (1) */
   const long n = argc > 1 ? atol(argv[1]) : 1000000; /* interior points */
   const int steps = argc > 2 ? atoi(argv[2]) : 200;
   const double pi = 3.14159265358979323846, h = 1.0 / (n + 1.0), r = 0.25;
 
-  compas_array *a, *b; /* (2) */
-  CHECK(compas_array_create(rt, COMPAS_DOUBLE, 1, &(int64_t){1}, &(int64_t){n + 1}, NULL, &a));
-  CHECK(compas_array_create(rt, COMPAS_DOUBLE, 1, &(int64_t){1}, &(int64_t){n + 1}, NULL, &b));
-  double *u, *v;
+  double* u = compas_alloc(rt, COMPAS_DOUBLE, 1, &(int64_t){1}, &(int64_t){n + 1}, NULL); /* (2) */
+  double* v = compas_alloc(rt, COMPAS_DOUBLE, 1, &(int64_t){1}, &(int64_t){n + 1}, NULL);
   int64_t lo, hi;
-  CHECK(compas_array_data(a, &u, NULL) || compas_array_data(b, &v, NULL));
-  CHECK(compas_array_bounds(a, &lo, &hi));
+  compas_bounds(u, &lo, &hi);
 #pragma omp parallel for
   for (long i = 1; i <= hi - lo; ++i) u[i] = sin(pi * (lo - 1 + i) * h);
 
   for (int s = 0; s < steps; ++s) {
-    CHECK(compas_array_exchange(a)); /* (3) */
+    compas_exchange_halos(u); /* (3) */
 #pragma omp parallel for
     for (long i = 1; i <= hi - lo; ++i) v[i] = u[i] + r * (u[i - 1] - 2 * u[i] + u[i + 1]);
-    CHECK(compas_array_swap(a, b));
     double* t = u;
     u = v;
     v = t;
@@ -54,13 +47,13 @@ int main(int argc, char** argv) {
   double top = 0;
 #pragma omp parallel for reduction(max : top)
   for (long i = 1; i <= hi - lo; ++i) top = top < u[i] ? u[i] : top;
-  CHECK(compas_allreduce(rt, &top, &top, 1, COMPAS_DOUBLE, COMPAS_MAX)); /* (4) */
+  compas_allreduce(rt, &top, &top, 1, COMPAS_DOUBLE, COMPAS_MAX); /* (4) */
 
   const double g = 1 - 2 * r * (1 - cos(pi * h));
   const double exact = pow(g, steps) * sin(pi * ((n + 1) / 2) * h);
-  if (me == 0)
+  if (compas_rank(rt) == 0)
     printf("n %ld steps %d threads %d: result = %.15e, exact %.15e\n", n, steps,
            omp_get_max_threads(), top, exact);
-  CHECK(compas_finalize(&rt));
+  compas_finalize(&rt);
   return fabs(top - exact) <= 1e-12 ? 0 : 1;
 }
