@@ -37,13 +37,13 @@
 #endif
 
 #include "compas/base/statistics.hpp"
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 #include "compas/runtime/runtime.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using compas::perf::json;
+using compas::report::json;
 
 struct Args {
   int repeats = 9;
@@ -167,14 +167,14 @@ void report(compas::Runtime& rt, const std::vector<Variant>& vs, const Args& a) 
     if (v.name == "mpi") mpi_median = compas::base::spread(v.ns).median;
   fmt::print("{:<8} {:>12} {:>12} {:>12} {:>8} {:>10}\n", "variant", "median us", "min us",
              "max us", "/ mpi", "calls");
-  compas::perf::Report rep("allreduce_latency", compas::perf::machine_json(rt.topology()),
-                           {{"processes", rt.processes()},
-                            {"threads", 1},
-                            {"cpus", cpus},
-                            {"oversubscribed", over},
-                            {"bootstrap", rt.bootstrap().kind()},
-                            {"repeats", a.repeats},
-                            {"target_ms", a.target_ms}});
+  compas::report::Report rep("allreduce_latency", compas::report::machine_json(rt.topology()),
+                             {{"processes", rt.processes()},
+                              {"threads", 1},
+                              {"cpus", cpus},
+                              {"oversubscribed", over},
+                              {"bootstrap", rt.bootstrap().kind()},
+                              {"repeats", a.repeats},
+                              {"target_ms", a.target_ms}});
   for (const Variant& v : vs) {
     const auto s = compas::base::spread(v.ns);
     const double ratio = mpi_median > 0 ? s.median / mpi_median : 0;

@@ -43,13 +43,13 @@
 #include "compas/comm/bootstrap.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 #include "compas/threads/topology.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using json = compas::perf::json;
+using json = compas::report::json;
 
 struct Args {
   std::string json_path;
@@ -247,7 +247,7 @@ struct Summary {
   std::vector<std::pair<int, std::pair<Spread, Spread>>> per_k;
 };
 
-Summary add_metrics(compas::perf::Report& report, const std::vector<json>& ranks, int p) {
+Summary add_metrics(compas::report::Report& report, const std::vector<json>& ranks, int p) {
   Summary m;
   auto add = [&](const std::string& metric, const std::string& unit, auto get) {
     std::vector<double> v;
@@ -375,8 +375,8 @@ int run(const Args& a, Clock::time_point t_main, double age_at_main_ms) {
   for (const auto& s : all) ranks.push_back(json::parse(s));
 
   const auto topo = compas::threads::Topology::host();
-  compas::perf::Report report(
-      "comm_scale", compas::perf::machine_json(topo),
+  compas::report::Report report(
+      "comm_scale", compas::report::machine_json(topo),
       {{"processes", p},
        {"threads", compas::base::env_integer(compas::base::vars::threads).value_or(1)},
        {"bootstrap", boot->kind()},
@@ -391,7 +391,7 @@ int run(const Args& a, Clock::time_point t_main, double age_at_main_ms) {
 
   json out = report.to_json();
   out["ranks"] = ranks;
-  if (!a.json_path.empty()) compas::perf::write_file_atomic(a.json_path, out.dump(2) + "\n");
+  if (!a.json_path.empty()) compas::report::write_file_atomic(a.json_path, out.dump(2) + "\n");
 
   if (a.quiet) return 0;
   print_summary(m, p, boot->kind(), transport, direct);

@@ -125,7 +125,7 @@ Timing time_omp_child(const std::vector<int>& cpus, const std::string& policy, i
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error("the OpenMP barrier measurement (OMP_WAIT_POLICY=" +
                              (policy.empty() ? std::string("default") : policy) + ") failed");
-  const auto j = perf::json::parse(out);
+  const auto j = report::json::parse(out);
   Timing t;
   t.ns = j.at("ns").get<std::vector<double>>();
   t.iterations = j.at("iterations").get<long>();
@@ -167,14 +167,14 @@ int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
       c.options().wait == comm::CommWait::backoff ||
       (c.options().wait == comm::CommWait::automatic && c.options().oversubscribed);
   const std::string transport = c.transport((c.rank() + 1) % p);
-  perf::Report report("barrier", perf::machine_json(topo),
-                      {{"processes", p},
-                       {"hosts", c.hosts().size()},
-                       {"bootstrap", boot.kind()},
-                       {"transport", transport},
-                       {"repeats", a.repeats},
-                       {"target_ms", a.target_ms},
-                       {"yields_hand_over", threads::yields_hand_over()}});
+  report::Report report("barrier", report::machine_json(topo),
+                        {{"processes", p},
+                         {"hosts", c.hosts().size()},
+                         {"bootstrap", boot.kind()},
+                         {"transport", transport},
+                         {"repeats", a.repeats},
+                         {"target_ms", a.target_ms},
+                         {"yields_hand_over", threads::yields_hand_over()}});
   auto record = [&](const std::string& algo, const std::string& policy, const Timing& tm) {
     const auto s = base::spread(tm.ns);
     report.add({{"scope", "process"},
@@ -272,12 +272,12 @@ int run_barrier(const BarrierArgs& a) {
   // Check every placement before measuring anything, so a bad flag fails at once.
   for (int t : counts) threads::place_threads(topo, t, spec, a.oversubscribe);
 
-  perf::Report report("barrier", perf::machine_json(topo),
-                      {{"threads", counts},
-                       {"bind", spec.to_string()},
-                       {"repeats", a.repeats},
-                       {"target_ms", a.target_ms},
-                       {"yields_hand_over", threads::yields_hand_over()}});
+  report::Report report("barrier", report::machine_json(topo),
+                        {{"threads", counts},
+                         {"bind", spec.to_string()},
+                         {"repeats", a.repeats},
+                         {"target_ms", a.target_ms},
+                         {"yields_hand_over", threads::yields_hand_over()}});
   auto record = [&](const std::string& algo, const std::string& policy, int t, bool over,
                     const Timing& tm) {
     const auto s = base::spread(tm.ns);
@@ -414,7 +414,7 @@ Command setup_omp_barrier_worker(CLI::App& app) {
   return {cmd, [args] {
             const auto t =
                 time_omp(threads::parse_cpu_list(args->cpus), args->repeats, args->target_ms);
-            fmt::print("{}\n", perf::json{{"ns", t.ns}, {"iterations", t.iterations}}.dump());
+            fmt::print("{}\n", report::json{{"ns", t.ns}, {"iterations", t.iterations}}.dump());
             return 0;
           }};
 }

@@ -114,7 +114,7 @@ void print_header(perf::CacheProbeOptions& opt) {
   opt.progress = print_row;
 }
 
-perf::json report_params(const perf::CacheProbeOptions& opt, const perf::CacheProbeResult& res) {
+report::json report_params(const perf::CacheProbeOptions& opt, const perf::CacheProbeResult& res) {
   return {
       {"min_bytes", res.sizes.front()},
       {"max_bytes", res.sizes.back()},
@@ -154,13 +154,14 @@ perf::json report_params(const perf::CacheProbeOptions& opt, const perf::CachePr
       {"seconds", res.seconds}};
 }
 
-perf::Report make_report(const threads::Topology& topo, const perf::json& params,
-                         const perf::CacheProbeResult& res) {
-  perf::Report report("cache", perf::machine_json(topo), params);
+report::Report make_report(const threads::Topology& topo, const report::json& params,
+                           const perf::CacheProbeResult& res) {
+  report::Report report("cache", report::machine_json(topo), params);
   for (const auto& r : res.records) {
-    perf::json j = {{"size_bytes", r.size_bytes},           {"pattern", r.pattern},
-                    {"ns_per_load", r.ns_per_load},         {"cycles_per_load", r.cycles_per_load},
-                    {"min_ns_per_load", r.min_ns_per_load}, {"max_ns_per_load", r.max_ns_per_load}};
+    report::json j = {
+        {"size_bytes", r.size_bytes},           {"pattern", r.pattern},
+        {"ns_per_load", r.ns_per_load},         {"cycles_per_load", r.cycles_per_load},
+        {"min_ns_per_load", r.min_ns_per_load}, {"max_ns_per_load", r.max_ns_per_load}};
     if (r.pattern == "stream") j["bandwidth_gbs"] = r.bandwidth_gbs;
     j["loads"] = r.loads;
     j["repeats"] = r.repeats;
@@ -169,24 +170,24 @@ perf::Report make_report(const threads::Topology& topo, const perf::json& params
     report.add(std::move(j));
   }
   for (const auto& k : res.knees)
-    report.add(
-        {{"size_bytes", k.size_bytes},
-         {"pattern", "knee"},
-         {"plateau_end_bytes", k.plateau_end_bytes},
-         {"plateau_start_bytes", k.plateau_start_bytes},
-         {"ns_before", k.ns_before},
-         {"ns_after", k.ns_after},
-         {"cache", k.cache.level ? k.cache.name() : ""},
-         {"cache_level", k.cache.level},
-         {"cache_bytes", k.cache.size_bytes},
-         {"cache_per_core_bytes", k.cache.per_core_bytes},
-         {"octaves_from_cache",
-          k.cache.level ? perf::json(k.octaves_from_cache) : perf::json(nullptr)},
-         {"match_limit_octaves", perf::kKneeMatchOctaves},
-         {"nearest_cache", k.nearest.level ? perf::json(k.nearest.name()) : perf::json(nullptr)},
-         {"nearest_cache_per_core_bytes", k.nearest.per_core_bytes},
-         {"octaves_from_nearest",
-          k.nearest.level ? perf::json(k.octaves_from_nearest) : perf::json(nullptr)}});
+    report.add({{"size_bytes", k.size_bytes},
+                {"pattern", "knee"},
+                {"plateau_end_bytes", k.plateau_end_bytes},
+                {"plateau_start_bytes", k.plateau_start_bytes},
+                {"ns_before", k.ns_before},
+                {"ns_after", k.ns_after},
+                {"cache", k.cache.level ? k.cache.name() : ""},
+                {"cache_level", k.cache.level},
+                {"cache_bytes", k.cache.size_bytes},
+                {"cache_per_core_bytes", k.cache.per_core_bytes},
+                {"octaves_from_cache",
+                 k.cache.level ? report::json(k.octaves_from_cache) : report::json(nullptr)},
+                {"match_limit_octaves", perf::kKneeMatchOctaves},
+                {"nearest_cache",
+                 k.nearest.level ? report::json(k.nearest.name()) : report::json(nullptr)},
+                {"nearest_cache_per_core_bytes", k.nearest.per_core_bytes},
+                {"octaves_from_nearest",
+                 k.nearest.level ? report::json(k.octaves_from_nearest) : report::json(nullptr)}});
   return report;
 }
 
@@ -229,8 +230,8 @@ int run_cache(const CacheArgs& a) {
   perf::CacheProbeOptions opt = probe_options(a, topo);
   if (!a.out.quiet) print_header(opt);
   const auto res = perf::run_cache_probe(topo, opt);
-  const perf::json params = report_params(opt, res);
-  const perf::Report report = make_report(topo, params, res);
+  const report::json params = report_params(opt, res);
+  const report::Report report = make_report(topo, params, res);
   write_outputs(report, a.out);
   plot_report(report, a.plot);
   warn_counter_errors(res.counter_errors);

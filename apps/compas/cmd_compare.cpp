@@ -209,7 +209,7 @@ void write_comparison(const json& doc, const OutputFlags& out) {
   if (out.csv.empty()) return;
   std::vector<json> records;
   for (const auto& r : doc["results"]) records.push_back(csv_record(r));
-  write_output(out, out.csv, perf::to_csv(records));
+  write_output(out, out.csv, report::to_csv(records));
 }
 
 // Exit 1 with one line per regression beyond --fail-above; 0 when none.

@@ -41,28 +41,28 @@ std::size_t default_membw_size() {
 
 namespace {
 
-perf::json record_json(const perf::MembwRecord& r) {
-  perf::json j = {{"kernel", perf::to_string(r.kernel)},
-                  {"threads", r.threads},
-                  {"bandwidth_gbs", r.bandwidth_gbs},
-                  {"per_thread_gbs", r.per_thread_gbs},
-                  {"min_bandwidth_gbs", r.min_bandwidth_gbs},
-                  {"max_bandwidth_gbs", r.max_bandwidth_gbs},
-                  {"thread_gbs", r.thread_gbs},
-                  {"stores", !r.non_temporal   ? "none"
-                             : *r.non_temporal ? "non-temporal"
-                                               : "temporal"},
-                  {"isa", base::to_string(r.isa)},
-                  {"cpus", r.cpus},
-                  {"oversubscribed", r.oversubscribed},
-                  {"working_set_bytes", r.working_set_bytes},
-                  {"elements", r.elements},
-                  {"bytes", r.bytes_per_repeat},
-                  {"passes", r.passes},
-                  {"seconds", r.seconds},
-                  {"repeats", r.repeats},
-                  {"verified", r.verified}};
-  perf::json tried = perf::json::array();
+report::json record_json(const perf::MembwRecord& r) {
+  report::json j = {{"kernel", perf::to_string(r.kernel)},
+                    {"threads", r.threads},
+                    {"bandwidth_gbs", r.bandwidth_gbs},
+                    {"per_thread_gbs", r.per_thread_gbs},
+                    {"min_bandwidth_gbs", r.min_bandwidth_gbs},
+                    {"max_bandwidth_gbs", r.max_bandwidth_gbs},
+                    {"thread_gbs", r.thread_gbs},
+                    {"stores", !r.non_temporal   ? "none"
+                               : *r.non_temporal ? "non-temporal"
+                                                 : "temporal"},
+                    {"isa", base::to_string(r.isa)},
+                    {"cpus", r.cpus},
+                    {"oversubscribed", r.oversubscribed},
+                    {"working_set_bytes", r.working_set_bytes},
+                    {"elements", r.elements},
+                    {"bytes", r.bytes_per_repeat},
+                    {"passes", r.passes},
+                    {"seconds", r.seconds},
+                    {"repeats", r.repeats},
+                    {"verified", r.verified}};
+  report::json tried = report::json::array();
   for (const auto& v : r.tried)
     tried.push_back({{"isa", base::to_string(v.isa)},
                      {"stores", !perf::membw_has_stores(r.kernel) ? "none"
@@ -73,16 +73,16 @@ perf::json record_json(const perf::MembwRecord& r) {
   return j;
 }
 
-perf::json summary_json(const perf::MembwSummary& s) {
-  perf::json j = {{"kernel", perf::to_string(s.kernel)},
-                  {"saturation_threads", nullptr},
-                  {"saturated", s.saturation_threads.has_value()},
-                  {"saturation_resolved", s.saturation_resolved},
-                  {"saturation_note", s.saturation_note},
-                  {"max_threads", s.max_threads},
-                  {"peak_bandwidth_gbs", s.peak_gbs},
-                  {"peak_threads", s.peak_threads},
-                  {"stores", s.stores}};
+report::json summary_json(const perf::MembwSummary& s) {
+  report::json j = {{"kernel", perf::to_string(s.kernel)},
+                    {"saturation_threads", nullptr},
+                    {"saturated", s.saturation_threads.has_value()},
+                    {"saturation_resolved", s.saturation_resolved},
+                    {"saturation_note", s.saturation_note},
+                    {"max_threads", s.max_threads},
+                    {"peak_bandwidth_gbs", s.peak_gbs},
+                    {"peak_threads", s.peak_threads},
+                    {"stores", s.stores}};
   if (s.saturation_threads) j["saturation_threads"] = *s.saturation_threads;
   return j;
 }
@@ -179,19 +179,19 @@ perf::MembwOptions membw_options(const MembwArgs& a, const threads::Topology& to
 
 // The report of a sweep: its parameters, then one record per kernel x thread count and one
 // summary per kernel.
-perf::Report membw_report(const MembwArgs& a, const threads::Topology& topo,
-                          const perf::MembwOptions& o, const perf::MembwResult& res,
-                          const std::optional<threads::Workgroup>& wg,
-                          const std::vector<std::string>& kernel_names) {
-  perf::Report report(
-      "membw", perf::machine_json(topo),
+report::Report membw_report(const MembwArgs& a, const threads::Topology& topo,
+                            const perf::MembwOptions& o, const perf::MembwResult& res,
+                            const std::optional<threads::Workgroup>& wg,
+                            const std::vector<std::string>& kernel_names) {
+  report::Report report(
+      "membw", report::machine_json(topo),
       {{"threads", res.threads},
        {"size_bytes", o.size_bytes},
        {"size", perf::format_size(o.size_bytes)},
        {"size_is", "total working set: all arrays of a kernel, all threads"},
        {"kernels", kernel_names},
        {"bind", o.bind.to_string()},
-       {"workgroup", wg ? perf::json(a.workgroup) : perf::json(nullptr)},
+       {"workgroup", wg ? report::json(a.workgroup) : report::json(nullptr)},
        {"domain", wg ? wg->domain.name() : "none"},
        {"repeats", o.repeats},
        {"min_repeat_ms", o.min_repeat_ms},
@@ -215,7 +215,7 @@ perf::Report membw_report(const MembwArgs& a, const threads::Topology& topo,
         "metrics from perf::aggregate (bandwidth_gbs: the kernel's bytes over the slowest "
         "thread's time in the region)"}});
   for (const auto& r : res.records) {
-    perf::json j = record_json(r);
+    report::json j = record_json(r);
     if (r.region) add_counters_json(j, *r.region);
     report.add(std::move(j));
   }
@@ -274,7 +274,7 @@ int run_membw_command(const MembwArgs& a) {
 
   std::vector<std::string> kernel_names;
   for (auto k : o.kernels) kernel_names.push_back(perf::to_string(k));
-  const perf::Report report = membw_report(a, topo, o, res, wg, kernel_names);
+  const report::Report report = membw_report(a, topo, o, res, wg, kernel_names);
   write_outputs(report, a.out);
   plot_report(report, a.plot);
 

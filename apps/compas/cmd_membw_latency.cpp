@@ -61,9 +61,9 @@ perf::LoadedLatencyOptions latency_options(const MembwArgs& a) {
   return o;
 }
 
-perf::json point_json(const perf::LoadedLatencyPoint& p, double idle_ns) {
+report::json point_json(const perf::LoadedLatencyPoint& p, double idle_ns) {
   return {{"mix", perf::to_string(p.mix)},
-          {"delay_ns", p.delay_ns ? perf::json(*p.delay_ns) : perf::json(nullptr)},
+          {"delay_ns", p.delay_ns ? report::json(*p.delay_ns) : report::json(nullptr)},
           {"idle", !p.delay_ns.has_value()},
           {"bandwidth_gbs", p.bandwidth_gbs},
           {"min_bandwidth_gbs", p.bandwidth_min_gbs},
@@ -88,9 +88,9 @@ std::string knee_text(const perf::LatencyKnee& k, double idle_ns) {
       k.within_noise ? ", 2x only within the points' spread" : "", k.max_bandwidth_gbs);
 }
 
-perf::json knee_json(const perf::LatencyKnee& k, double idle_ns) {
+report::json knee_json(const perf::LatencyKnee& k, double idle_ns) {
   return {{"reached", k.reached},
-          {"bandwidth_gbs", k.reached ? perf::json(k.bandwidth_gbs) : perf::json(nullptr)},
+          {"bandwidth_gbs", k.reached ? report::json(k.bandwidth_gbs) : report::json(nullptr)},
           {"threshold_ns", k.threshold_ns},
           {"max_bandwidth_gbs", k.max_bandwidth_gbs},
           {"latency_at_max_bandwidth_ns", k.latency_at_max_ns},
@@ -105,10 +105,10 @@ std::string traffic_where(const perf::LoadedLatencyResult& r, const threads::Top
   return r.traffic_on == perf::TrafficOn::same ? "the chaser's " + node : "another " + node;
 }
 
-perf::json latency_params(const perf::LoadedLatencyResult& r, const threads::Topology& topo,
-                          const perf::LoadedLatencyOptions& o) {
+report::json latency_params(const perf::LoadedLatencyResult& r, const threads::Topology& topo,
+                            const perf::LoadedLatencyOptions& o) {
   std::vector<std::string> mixes;
-  perf::json knees = perf::json::object();
+  report::json knees = report::json::object();
   for (std::size_t i = 0; i < r.mixes.size(); ++i) {
     mixes.push_back(perf::to_string(r.mixes[i]));
     knees[mixes.back()] = knee_json(r.knees[i], r.idle.latency_ns);
@@ -209,7 +209,7 @@ int run_loaded_latency_command(const MembwArgs& a) {
 
   const auto res = perf::run_loaded_latency(topo, o);
 
-  perf::Report report("loaded-latency", perf::machine_json(topo), latency_params(res, topo, o));
+  report::Report report("loaded-latency", report::machine_json(topo), latency_params(res, topo, o));
   for (const auto& p : res.points) report.add(point_json(p, res.idle.latency_ns));
   write_outputs(report, a.out);
   plot_report(report, a.plot);

@@ -191,13 +191,13 @@ int run_pingpong(const PingpongArgs& a) {
   const std::string transport = c.transport(c.rank() == 0 ? 1 : 0);
   const bool direct = pp.direct();
   auto topo = threads::Topology::host();
-  perf::Report report("pingpong", perf::machine_json(topo),
-                      {{"processes", c.size()},
-                       {"bootstrap", boot->kind()},
-                       {"transport", transport},
-                       {"direct_load_store", direct},
-                       {"repeats", a.repeats},
-                       {"iterations", a.iters}});
+  report::Report report("pingpong", report::machine_json(topo),
+                        {{"processes", c.size()},
+                         {"bootstrap", boot->kind()},
+                         {"transport", transport},
+                         {"direct_load_store", direct},
+                         {"repeats", a.repeats},
+                         {"iterations", a.iters}});
   if (leader && !a.out.quiet) {
     fmt::print("pingpong between ranks 0 and 1 of {} ({} bootstrap)\n", c.size(), boot->kind());
     fmt::print("UCX lanes to rank 1: {}; same-host load/store: {}\n", transport,

@@ -38,8 +38,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "compas/base/number.hpp"
-#include "compas/perf/report.hpp"
 #include "compas/perf/scaling.hpp"
+#include "compas/report/report.hpp"
 #include "compas/threads/topology.hpp"
 #include "plot.hpp"
 #include "study_child.hpp"
@@ -53,7 +53,7 @@ namespace compas::app {
 namespace {
 
 namespace fs = std::filesystem;
-using json = perf::json;
+using json = report::json;
 using Clock = std::chrono::steady_clock;
 
 // ---- the sweep -------------------------------------------------------------------------------

@@ -35,8 +35,8 @@ int run_topology(const TopologyArgs& a) {
   const int nthreads = a.threads > 0 ? a.threads : topo.cores();
   const auto placement = threads::place_threads(topo, nthreads, spec, a.oversubscribe);
 
-  perf::Report report("topology", perf::machine_json(topo),
-                      {{"threads", nthreads}, {"bind", spec.to_string()}});
+  report::Report report("topology", report::machine_json(topo),
+                        {{"threads", nthreads}, {"bind", spec.to_string()}});
   for (int t = 0; t < nthreads; ++t) {
     const int cpu = placement.pu_of_thread[static_cast<std::size_t>(t)];
     const auto& pu = topo.pu_list()[static_cast<std::size_t>(topo.find_pu(cpu))];

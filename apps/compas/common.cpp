@@ -52,7 +52,7 @@ void check_writable(const char* flag, const std::string& path, bool replace) {
   const bool exists = (replace ? ::lstat(path.c_str(), &st) : ::stat(path.c_str(), &st)) == 0;
   if (exists && S_ISDIR(st.st_mode))
     throw std::invalid_argument(std::string(flag) + " '" + path + "' is a directory, not a file");
-  // A FIFO or a character device is written through (perf::write_file_atomic), never replaced.
+  // A FIFO or a character device is written through (report::write_file_atomic), never replaced.
   if (exists && !replace && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
     if (::access(path.c_str(), W_OK) != 0)
       throw std::invalid_argument(std::string(flag) + " '" + path + "' is not writable");
@@ -76,7 +76,7 @@ void check_outputs(const OutputFlags& out) {
     throw std::invalid_argument(
         "--json - and --csv -: only one of them can go to stdout (give the other a file)");
   if (out.json == "-" || out.csv == "-") {
-    perf::claim_stdout_for_data();  // the table and messages go to stderr
+    report::claim_stdout_for_data();  // the table and messages go to stderr
     check_writable(out.json == "-" ? "--csv" : "--json", out.json == "-" ? out.csv : out.json,
                    out.replace);
     return;
@@ -88,14 +88,14 @@ void check_outputs(const OutputFlags& out) {
 void write_output(const OutputFlags& out, const std::string& path, const std::string& contents) {
   if (path.empty()) return;
   if (out.replace && path != "-")
-    perf::replace_file_atomic(path, contents);
+    report::replace_file_atomic(path, contents);
   else
-    perf::write_file_atomic(path, contents);
+    report::write_file_atomic(path, contents);
 }
 
-void write_outputs(const perf::Report& report, const OutputFlags& out) {
+void write_outputs(const report::Report& report, const OutputFlags& out) {
   write_output(out, out.json, report.to_json().dump(2) + "\n");
-  write_output(out, out.csv, perf::to_csv(report.results()));
+  write_output(out, out.csv, report::to_csv(report.results()));
 }
 
 void add_events_flag(CLI::App& cmd, std::string& events) {
@@ -122,8 +122,8 @@ perf::EventChoice choose_events_flag(const std::string& request) {
   return choice;
 }
 
-perf::json events_params(const perf::EventChoice& choice) {
-  perf::json j = {{"requested", choice.requested}};
+report::json events_params(const perf::EventChoice& choice) {
+  report::json j = {{"requested", choice.requested}};
   if (choice.requested.empty()) return j;
   j["counted"] = choice.events;
   j["unavailable"] = choice.unavailable;
@@ -133,11 +133,11 @@ perf::json events_params(const perf::EventChoice& choice) {
   return j;
 }
 
-void add_counters_json(perf::json& record, const perf::RegionSummary& region) {
-  perf::json counters = perf::json::object();
+void add_counters_json(report::json& record, const perf::RegionSummary& region) {
+  report::json counters = report::json::object();
   for (const auto& [event, stat] : region.counters)
     if (stat.n == region.threads) counters[event] = std::llround(stat.sum);  // exact to 2^53
-  perf::json derived = perf::json::object();
+  report::json derived = report::json::object();
   for (const auto& [name, value] : region.derived) derived[name] = value;
   record["counters"] = std::move(counters);
   record["derived"] = std::move(derived);

@@ -9,7 +9,7 @@
 #include "compas/base/statistics.hpp"
 #include "compas/perf/counters.hpp"
 #include "compas/perf/region.hpp"
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 
 namespace compas::app {
 
@@ -18,7 +18,7 @@ struct OutputFlags {
   std::string csv;
   bool quiet = false;
   // --replace-outputs (hidden; compas study's runs): the files are always replaced by rename
-  // (perf::replace_file_atomic), a link, FIFO or device at the path never written through.
+  // (report::replace_file_atomic), a link, FIFO or device at the path never written through.
   bool replace = false;
 };
 
@@ -33,11 +33,11 @@ std::vector<int> parse_thread_list(const std::string& flag, const std::string& t
 void check_outputs(const OutputFlags& out);
 
 // Writes `contents` to `path` ("" : nothing) as the flags say: by rename under --replace-outputs,
-// else through perf::write_file_atomic.
+// else through report::write_file_atomic.
 void write_output(const OutputFlags& out, const std::string& path, const std::string& contents);
 
 // Writes the report files the flags ask for and returns.
-void write_outputs(const perf::Report& report, const OutputFlags& out);
+void write_outputs(const report::Report& report, const OutputFlags& out);
 
 // --events LIST|GROUP (env COMPAS_EVENTS): PAPI events or groups counted around each measured
 // point. Empty (the default): no counters.
@@ -49,11 +49,11 @@ void add_events_flag(CLI::App& cmd, std::string& events);
 perf::EventChoice choose_events_flag(const std::string& request);
 
 // The params entries that say what was asked for and what is counted.
-perf::json events_params(const perf::EventChoice& choice);
+report::json events_params(const perf::EventChoice& choice);
 
 // Adds to a record "counters" (each event read on every thread of the region, summed over them;
 // an event not read is absent, never 0) and "derived" (the metrics perf::aggregate computed).
-void add_counters_json(perf::json& record, const perf::RegionSummary& region);
+void add_counters_json(report::json& record, const perf::RegionSummary& region);
 
 // After a command's own table: the region table (perf::format_table) with a line saying what
 // was counted. Nothing when no counters were requested.

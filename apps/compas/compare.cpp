@@ -525,7 +525,7 @@ json comparison_json(const Input& a, const Input& b, const std::vector<MachineLi
   json results = json::array();
   for (const auto& r : rows) results.push_back(row_json(r));
   return {{"command", "compare"},
-          {"version", perf::version()},
+          {"version", report::version()},
           {"params", {{"a", input_json(a)}, {"b", input_json(b)}, {"rules", kRules}}},
           {"machines", m},
           {"results", results},

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 
 namespace compas::app::comparison {
 
-using json = perf::json;
+using json = report::json;
 
 // The rules (inputs, keys, measurements, spread, verdict) as the help text and the JSON say them.
 extern const char* const kRules;

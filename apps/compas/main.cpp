@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "compas/perf/report.hpp"
-#include "compas/perf/run_info.hpp"
+#include "compas/report/report.hpp"
+#include "compas/report/run_info.hpp"
 #include "flag_syntax.hpp"
 
 int main(int argc, char** argv) {
-  compas::perf::set_command_line(argc, argv);
+  compas::report::set_command_line(argc, argv);
   CLI::App app{"compas: hybrid threads x processes runtime and its measurements", "compas"};
-  app.set_version_flag("--version", compas::perf::version());
+  app.set_version_flag("--version", compas::report::version());
   app.require_subcommand(1);
   app.fallthrough(false);
 

@@ -11,7 +11,7 @@
 
 #include "compas/perf/cache_probe.hpp"
 #include "compas/perf/loaded_latency.hpp"
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 #include "compas/threads/domain.hpp"
 #include "compas/threads/topology.hpp"
 
@@ -19,7 +19,7 @@ namespace compas::app {
 
 namespace {
 
-perf::json cell_json(const threads::NumaCell& c, const perf::MembwRecord& r) {
+report::json cell_json(const threads::NumaCell& c, const perf::MembwRecord& r) {
   return {{"kernel", perf::to_string(r.kernel)},
           {"threads_on", fmt::format("M{}", c.threads_on)},
           {"memory_on", fmt::format("M{}", c.memory_on)},
@@ -34,8 +34,8 @@ perf::json cell_json(const threads::NumaCell& c, const perf::MembwRecord& r) {
 
 // The dependent-load latency with the chaser on the cell's first PU and the chase's buffer (far
 // beyond the caches) on the cell's memory node.
-perf::json latency_json(const threads::Topology& topo, const threads::NumaCell& c,
-                        std::uint64_t bytes, int repeats) {
+report::json latency_json(const threads::Topology& topo, const threads::NumaCell& c,
+                          std::uint64_t bytes, int repeats) {
   perf::CacheProbeOptions o;
   o.min_bytes = o.max_bytes = bytes;
   o.cpu = c.pus.front();
@@ -55,7 +55,7 @@ perf::json latency_json(const threads::Topology& topo, const threads::NumaCell& 
           {"repeats", chase.repeats}};
 }
 
-void print_matrix(const std::vector<perf::json>& records, int nodes) {
+void print_matrix(const std::vector<report::json>& records, int nodes) {
   std::map<std::pair<std::string, std::string>, double> value;  // (kernel, "MiMj")
   std::vector<std::string> kernels;
   for (const auto& r : records) {
@@ -84,7 +84,7 @@ int run_numa_matrix(const NumaMatrixArgs& a) {
   const auto topo = threads::Topology::host();
   const auto cells = threads::numa_matrix_cells(topo, a.threads);
   check_outputs(a.out);
-  std::vector<perf::json> records;
+  std::vector<report::json> records;
   for (const auto& c : cells) {
     perf::MembwOptions o;
     o.kernels = a.kernels;
@@ -99,13 +99,14 @@ int run_numa_matrix(const NumaMatrixArgs& a) {
   const std::uint64_t chase = a.chase_bytes ? a.chase_bytes : perf::default_chase_bytes(topo);
   for (const auto& c : cells) records.push_back(latency_json(topo, c, chase, a.repeats));
   const int nodes = threads::domain_count(topo, 'M');
-  perf::Report report("membw-numa", perf::machine_json(topo),
-                      {{"numa_nodes", nodes},
-                       {"size_bytes", a.size_bytes},
-                       {"threads_per_cell",
-                        a.threads ? perf::json(a.threads) : perf::json("one per core of the node")},
-                       {"repeats", a.repeats},
-                       {"memory", "bound to the column's node with hwloc before the first touch"}});
+  report::Report report(
+      "membw-numa", report::machine_json(topo),
+      {{"numa_nodes", nodes},
+       {"size_bytes", a.size_bytes},
+       {"threads_per_cell",
+        a.threads ? report::json(a.threads) : report::json("one per core of the node")},
+       {"repeats", a.repeats},
+       {"memory", "bound to the column's node with hwloc before the first touch"}});
   for (auto& r : records) report.add(std::move(r));
   write_outputs(report, a.out);
   if (!a.out.quiet) print_matrix(report.results(), nodes);

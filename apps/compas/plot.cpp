@@ -73,7 +73,7 @@ std::string plot_python() {
   return "";
 }
 
-bool plot_report(const perf::Report& report, const std::string& dir) {
+bool plot_report(const report::Report& report, const std::string& dir) {
   if (dir.empty()) return false;
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
     throw std::invalid_argument("--plot '" + dir + "': cannot create the directory");

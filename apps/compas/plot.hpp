@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 
 namespace compas::app {
 
@@ -17,7 +17,7 @@ void add_plot_flag(CLI::App& cmd, std::string& dir);
 void check_plot_dir(const std::string& dir);
 
 // Writes DIR/<command>.json and runs plot.py on it. Returns true when plots were written.
-bool plot_report(const perf::Report& report, const std::string& dir);
+bool plot_report(const report::Report& report, const std::string& dir);
 
 // A python3 that has matplotlib (the one on PATH, else /usr/bin/python3), or "" when none has.
 std::string plot_python();

@@ -85,7 +85,7 @@ KernelRun cg_run(Runtime& rt, const CgArgs& a, const kernels::cg::ClassParams& c
         order, r.comm_bytes_per_iteration);
   else
     text += fmt::format("panel sums in {} order\n", order);
-  out.summary = [text](const perf::json&) { return text; };
+  out.summary = [text](const report::json&) { return text; };
   out.timed_seconds = r.seconds;  // NPB's class fixes the iterations: not scalable
   return out;
 }

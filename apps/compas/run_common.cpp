@@ -51,12 +51,12 @@ RuntimeOptions runtime_options(const RunFlags& f) {
 }
 
 // Job-level region table and the per-region JSON (seconds: mean and max over all threads).
-perf::json region_json(Runtime& rt, const perf::EventChoice& events, bool print,
-                       const std::map<std::string, perf::WorkModel>& models) {
+report::json region_json(Runtime& rt, const perf::EventChoice& events, bool print,
+                         const std::map<std::string, perf::WorkModel>& models) {
   const auto summaries = perf::aggregate(rt.job_samples(), 64, models);
-  perf::json regions = perf::json::object();
+  report::json regions = report::json::object();
   for (const auto& s : summaries) {
-    perf::json r = {
+    report::json r = {
         {"mean_seconds", s.seconds.mean}, {"max_seconds", s.seconds.max}, {"threads", s.threads}};
     add_counters_json(r, s);
     regions[s.region] = std::move(r);
@@ -85,7 +85,7 @@ std::string backoff_text(const threads::Backoff& b) {
 
 }  // namespace
 
-perf::json wait_json(threads::WaitPolicy asked, bool oversubscribed) {
+report::json wait_json(threads::WaitPolicy asked, bool oversubscribed) {
   const threads::Backoff b = threads::resolve(asked, oversubscribed);
   std::string reason;
   if (asked != threads::WaitPolicy::automatic)
@@ -106,7 +106,7 @@ perf::json wait_json(threads::WaitPolicy asked, bool oversubscribed) {
           {"wait_reason", reason}};
 }
 
-perf::json job_params(Runtime& rt, perf::json params) {
+report::json job_params(Runtime& rt, report::json params) {
   params.update(wait_json(rt.options().wait, rt.team().oversubscribed()));
   return params;
 }
@@ -115,7 +115,7 @@ namespace {
 
 // compute = whole - communicate - synchronize per thread, so the mean over threads is the
 // difference of the means (the maxima belong to different threads and do not subtract).
-void add_compute(perf::json& regions, const std::string& whole) {
+void add_compute(report::json& regions, const std::string& whole) {
   if (whole.empty() || !regions.contains(whole)) return;
   auto mean = [&](const std::string& name) {
     return regions.contains(name) ? regions[name].value("mean_seconds", 0.0) : 0.0;
@@ -125,7 +125,7 @@ void add_compute(perf::json& regions, const std::string& whole) {
       {"derived", whole + " - communicate - synchronize, mean over threads"}};
 }
 
-perf::json job_fields(const std::string& kernel, Runtime& rt) {
+report::json job_fields(const std::string& kernel, Runtime& rt) {
   return {{"kernel", kernel}, {"processes", rt.processes()}, {"threads", rt.threads()}};
 }
 
@@ -170,14 +170,14 @@ int run_kernel(const std::string& kernel, const RunFlags& flags,
   rt.profile().reset();
   int factor = 1;
   KernelRun r = run_to_minimum(rt, flags, run, factor);
-  perf::json regions = region_json(rt, events, leader && !flags.out.quiet);
+  report::json regions = region_json(rt, events, leader && !flags.out.quiet);
   if (!leader) return r.verified ? 0 : 1;
   add_compute(regions, r.whole_region);
   const std::string summary = !flags.out.quiet && r.summary ? r.summary(regions) : "";
-  perf::json params = job_fields(kernel, rt);
+  report::json params = job_fields(kernel, rt);
   params.update(r.params);
   params["bootstrap"] = rt.bootstrap().kind();
-  perf::json record = job_fields(kernel, rt);
+  report::json record = job_fields(kernel, rt);
   record.update(r.record);
   record["timed_seconds"] = r.timed_seconds;
   record["min_seconds"] = flags.min_seconds;
@@ -186,7 +186,8 @@ int run_kernel(const std::string& kernel, const RunFlags& flags,
     record["min_seconds_note"] =
         r.scalable ? "not reached after 3 tries" : "not applied: the kernel's iterations are fixed";
   record["regions"] = std::move(regions);
-  perf::Report report("run", perf::machine_json(rt.topology()), job_params(rt, std::move(params)));
+  report::Report report("run", report::machine_json(rt.topology()),
+                        job_params(rt, std::move(params)));
   report.add(std::move(record));
   write_outputs(report, flags.out);
   fmt::print("{}", summary);

@@ -32,23 +32,25 @@ RuntimeOptions runtime_options(const RunFlags& f);
 // The wait policy the job's threads use and why (auto's choice: a CPU per thread or not, and
 // whether a yield hands the CPU over here, which is timed once per process), for the JSON:
 // {"wait": "auto", "wait_backoff": "...", "wait_reason": "..."}.
-perf::json wait_json(threads::WaitPolicy asked, bool oversubscribed);
+report::json wait_json(threads::WaitPolicy asked, bool oversubscribed);
 // A kernel's report parameters `params` with the job's: the wait policy and why.
-perf::json job_params(Runtime& rt, perf::json params);
+report::json job_params(Runtime& rt, report::json params);
 
 // Collective: every process's regions, aggregated; rank 0 prints the table when `print`. Returns
 // {region: {mean_seconds, max_seconds, threads, counters, derived}}.
-perf::json region_json(Runtime& rt, const perf::EventChoice& events, bool print,
-                       const std::map<std::string, perf::WorkModel>& models = {});
+report::json region_json(Runtime& rt, const perf::EventChoice& events, bool print,
+                         const std::map<std::string, perf::WorkModel>& models = {});
 
 // What a kernel's run gives the harness (run_kernel).
 struct KernelRun {
   bool verified = false;
   std::string verification;
-  perf::json params = perf::json::object();  // the report's parameters after kernel, processes, threads
-  perf::json record = perf::json::object();  // the result's fields after kernel, processes, threads
+  report::json params =
+      report::json::object();  // the report's parameters after kernel, processes, threads
+  report::json record =
+      report::json::object();  // the result's fields after kernel, processes, threads
   // What rank 0 prints after the report is written (unless --quiet), given the job's regions.
-  std::function<std::string(const perf::json& regions)> summary;
+  std::function<std::string(const report::json& regions)> summary;
   // The region holding the whole solve, if the kernel has one: "compute" is then added as it
   // minus communicate and synchronize (means over threads).
   std::string whole_region;

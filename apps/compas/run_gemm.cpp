@@ -23,7 +23,7 @@ struct GemmArgs {
 };
 
 std::string gemm_summary(const kernels::gemm::JobResult& r, int processes, int threads,
-                         const perf::json& regions) {
+                         const report::json& regions) {
   const char* algorithm = processes == 1 ? "local" : r.ring ? "ring" : "summa";
   std::string text = fmt::format(
       "\ngemm n={} on {} process(es) x {} thread(s), grid {}x{} ({}, {} panel step(s)), {} "
@@ -71,7 +71,8 @@ KernelRun gemm_run(Runtime& rt, const GemmArgs& a) {
                 {"verification", r.verification},
                 {"error", r.error},
                 {"tolerance", r.tolerance}};
-  out.summary = [r, processes = rt.processes(), threads = rt.threads()](const perf::json& regions) {
+  out.summary = [r, processes = rt.processes(),
+                 threads = rt.threads()](const report::json& regions) {
     return gemm_summary(r, processes, threads, regions);
   };
   for (double s : r.iter_seconds) out.timed_seconds += s;

@@ -60,7 +60,7 @@ KernelRun laplace_run(Runtime& rt, const LaplaceArgs& a) {
         "dynamic schedule: {:.1f}% of the point updates made by a thread other than the "
         "rows' owner\n",
         100 * r.moved);
-  out.summary = [text](const perf::json&) { return text; };
+  out.summary = [text](const report::json&) { return text; };
   out.timed_seconds = r.seconds;
   out.scalable = true;
   return out;

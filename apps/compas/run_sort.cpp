@@ -77,7 +77,7 @@ KernelRun sort_run(Runtime& rt, const SortArgs& a, const rs::JobParams& params) 
       r.keys, rs::to_string(r.dist), rt.processes(), rt.threads(), r.seconds, r.iters,
       r.best_seconds, r.mkeys_per_s, r.model_gbs, r.method, r.digit_bits, r.passes, r.skipped,
       r.streaming ? ", streaming stores" : "", r.min_keys, r.max_keys);
-  out.summary = [text](const perf::json&) { return text; };
+  out.summary = [text](const report::json&) { return text; };
   for (double s : r.iteration_seconds) out.timed_seconds += s;
   out.scalable = true;
   return out;

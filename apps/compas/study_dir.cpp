@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 #include "read_whole.hpp"
 
 namespace compas::app {
@@ -84,7 +84,7 @@ std::optional<std::set<std::string>> read_manifest(const fs::path& dir) {
 void save_manifest(const fs::path& dir, const std::set<std::string>& files) {
   std::string text = std::string(kMarkerHead) + "\n";
   for (const auto& f : files) text += f + "\n";
-  perf::replace_file_atomic((dir / kMarker).string(), text);
+  report::replace_file_atomic((dir / kMarker).string(), text);
 }
 
 std::set<std::string> manifest_of(const fs::path& dir) {
@@ -104,7 +104,7 @@ std::set<std::string> ids_in_runs(const fs::path& dir) {
   }
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    const auto j = perf::json::parse(line, nullptr, false);
+    const auto j = report::json::parse(line, nullptr, false);
     if (j.is_object() && j.contains("id") && j["id"].is_string())
       ids.insert(j["id"].get<std::string>());
   }
@@ -187,7 +187,7 @@ void prepare_study_file(const fs::path& dir, const std::string& rel) {
 
 void write_study_file(const fs::path& dir, const std::string& rel, const std::string& contents) {
   own_study_file(dir, rel);
-  perf::replace_file_atomic((dir / rel).string(), contents);
+  report::replace_file_atomic((dir / rel).string(), contents);
 }
 
 void remove_study_files(const fs::path& dir, const std::string& prefix, const std::string& suffix) {

@@ -33,7 +33,7 @@ std::set<std::string> study_files(const std::filesystem::path& dir);
 // the name in the manifest, and removes the study's earlier file.
 void prepare_study_file(const std::filesystem::path& dir, const std::string& rel);
 
-// prepare_study_file, then `contents` written by rename (perf::replace_file_atomic).
+// prepare_study_file, then `contents` written by rename (report::replace_file_atomic).
 void write_study_file(const std::filesystem::path& dir, const std::string& rel,
                       const std::string& contents);
 

@@ -27,7 +27,7 @@ const char* const kStudyCsvHeader =
 
 namespace {
 
-using json = perf::json;
+using json = report::json;
 
 // The finished runs of one point, in plan order.
 struct PointRuns {

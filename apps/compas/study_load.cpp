@@ -6,7 +6,7 @@ namespace compas::app {
 
 namespace {
 
-const perf::json* machine_load(const perf::json& raw) {
+const report::json* machine_load(const report::json& raw) {
   if (!raw.contains("run") || !raw["run"].is_object()) return nullptr;
   const auto it = raw["run"].find("machine_load");
   if (it == raw["run"].end() || !it->is_object()) return nullptr;
@@ -15,15 +15,15 @@ const perf::json* machine_load(const perf::json& raw) {
 
 }  // namespace
 
-double busy_share(const perf::json& raw) {
-  const perf::json* l = machine_load(raw);
+double busy_share(const report::json& raw) {
+  const report::json* l = machine_load(raw);
   return l ? l->value("other_processes_cpu_share", 0.0) : 0.0;
 }
 
-std::string busy_note(const perf::json& raw, const std::string& what) {
+std::string busy_note(const report::json& raw, const std::string& what) {
   const double share = busy_share(raw);
   if (share < kBusyShare) return "";
-  const perf::json* l = machine_load(raw);
+  const report::json* l = machine_load(raw);
   return fmt::format(
       "**Busy machine:** while {} measured, other processes used {:.0f}% of the machine's CPU "
       "time (the hypervisor took {:.0f}%): the figures below may be low, and what is judged "

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "compas/perf/pingpong.hpp"
-#include "compas/perf/report.hpp"
-#include "compas/perf/run_info.hpp"
+#include "compas/report/report.hpp"
+#include "compas/report/run_info.hpp"
 #include "read_whole.hpp"
 #include "report_html.hpp"
 #include "stream_sizes.hpp"
@@ -30,7 +30,7 @@ namespace compas::app {
 namespace {
 
 namespace fs = std::filesystem;
-using json = perf::json;
+using json = report::json;
 
 // ---- the report
 // ----------------------------------------------------------------------------------
@@ -503,7 +503,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
                   bool complete) {
   ReportContext c(a, plan, book);
   c.study = {{"command", "study"},
-             {"version", perf::version()},
+             {"version", report::version()},
              {"machine", json::object()},
              {"params",
               {{"complete", complete},
@@ -513,7 +513,7 @@ void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBo
                {"scaling", a.scaling}}},
              {"results", json::array()},
              {"kernels", json::object()}};
-  c.study["run"] = perf::run_info();
+  c.study["run"] = report::run_info();
   c.csv << kStudyCsvHeader;
   c.plots = plots_in(c.dir);
   write_head(c, complete);

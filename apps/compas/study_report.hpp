@@ -14,7 +14,7 @@
 namespace compas::app {
 
 // How many steps of `plan` have a record in `runs`.
-int count_in(const std::vector<Step>& plan, const std::map<std::string, perf::json>& runs);
+int count_in(const std::vector<Step>& plan, const std::map<std::string, report::json>& runs);
 
 // Writes the report of what `book` holds for `plan`; `complete`: every planned run finished.
 void write_report(const StudyArgs& a, const std::vector<Step>& plan, const RunBook& book,

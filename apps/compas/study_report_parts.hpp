@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 #include "extrap_lines.hpp"
 #include "study_plan.hpp"
 #include "study_runs.hpp"
@@ -28,7 +28,7 @@ struct ReportContext {
   std::filesystem::path dir;
 
   std::ostringstream md;                            // report.md
-  perf::json study;                                 // study.json
+  report::json study;                               // study.json
   std::ostringstream csv;                           // study.csv
   std::map<std::string, std::string> extrap_files;  // file name in extrap/ -> its text
   std::map<std::string, std::vector<ExtrapPoint>> extrap_points;  // kernel -> its points
@@ -46,7 +46,7 @@ struct ReportContext {
   void embed(const std::string& file, const std::string& alt);
 
   // Run `id`'s own JSON report, when the run finished and its file parses.
-  std::optional<perf::json> raw(const std::string& id) const;
+  std::optional<report::json> raw(const std::string& id) const;
 };
 
 // A section per kernel size: every P x T point with the spread of its runs, speedups with their

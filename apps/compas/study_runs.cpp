@@ -21,7 +21,7 @@ namespace compas::app {
 
 namespace {
 
-using json = perf::json;
+using json = report::json;
 
 bool has_field(const json& j, const char* key, bool (json::*check)() const noexcept) {
   return j.contains(key) && (j[key].*check)();

@@ -8,18 +8,18 @@
 #include <map>
 #include <string>
 
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 
 namespace compas::app {
 
 // What runs.jsonl says, by run id: the runs that finished (a rerun skips them) and those whose
 // last record says they failed (a rerun runs them again).
 struct RunBook {
-  std::map<std::string, perf::json> done;
-  std::map<std::string, perf::json> failed;
+  std::map<std::string, report::json> done;
+  std::map<std::string, report::json> failed;
 
   // Files a record under its id, replacing what an earlier record of that id said.
-  void record(const perf::json& rec);
+  void record(const report::json& rec);
 };
 
 // Reads runs.jsonl (no file: nothing done yet). A line that is not a whole record (torn by a kill
@@ -27,7 +27,7 @@ struct RunBook {
 RunBook read_runs(const std::filesystem::path& file);
 
 // Appends one record and syncs it. Throws std::runtime_error when the file cannot be written.
-void append_run(const std::filesystem::path& file, const perf::json& record);
+void append_run(const std::filesystem::path& file, const report::json& record);
 
 // What is wrong with run `id`'s raw report in `dir`, as "raw/ID.json is damaged: why" (cut
 // short, not a compas report, a link) or "raw/ID.json is missing"; "" when it is whole.

@@ -28,7 +28,7 @@ Spread spread_of(std::vector<double> values) {
   return s;
 }
 
-Spread field_spread(const perf::json& rec, const std::string& field) {
+Spread field_spread(const report::json& rec, const std::string& field) {
   Spread s;
   if (!rec.contains(field) || !rec[field].is_number()) return s;
   s.median = s.min = s.max = rec[field].get<double>();

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 
 namespace compas::app {
 
@@ -32,7 +32,7 @@ Spread spread_of(std::vector<double> values);
 // One value with its spread from a record: `field` is the median, min_`field` and max_`field`
 // the range (n = the record's "repeats", 2 when it has no such count). Without the bounds: n = 1.
 // Without the field: n = 0.
-Spread field_spread(const perf::json& rec, const std::string& field);
+Spread field_spread(const report::json& rec, const std::string& field);
 
 // num / den with the range it can take: [num.min / den.max, num.max / den.min]; n the smaller of
 // the two. A zero denominator gives n = 0.

@@ -13,7 +13,7 @@ namespace compas::app {
 
 namespace {
 
-using json = perf::json;
+using json = report::json;
 
 std::string text(const json& v) {
   if (v.is_string()) return v.get<std::string>();

@@ -92,7 +92,7 @@ void check_series(const ExtrapData& d) {
   }
 }
 
-void check(const ExtrapData& d) {
+void check_all(const ExtrapData& d) {
   check_parameters(d.parameters);
   check_points(d);
   check_series(d);
@@ -369,7 +369,7 @@ class TextReader {
 }  // namespace
 
 std::string extrap_text(const ExtrapData& data) {
-  check(data);
+  check_all(data);
   std::string out = "PARAMETER";
   for (const auto& p : data.parameters) out += " " + p;
   out += '\n';
@@ -389,17 +389,8 @@ ExtrapData parse_extrap_text(std::string_view text) {
   return reader.finish(number);
 }
 
-nlohmann::ordered_json extrap_json(const ExtrapData& data) {
-  check(data);
-  nlohmann::ordered_json j = {{"parameters", data.parameters},
-                              {"measurements", nlohmann::ordered_json::object()}};
-  for (const auto& s : data.series) {
-    auto& list = j["measurements"][s.region][s.metric];
-    list = nlohmann::ordered_json::array();
-    for (std::size_t i = 0; i < data.points.size(); ++i)
-      list.push_back({{"point", data.points[i]}, {"values", s.values[i]}});
-  }
-  return j;
+void check_extrap(const ExtrapData& data) {
+  check_all(data);
 }
 
 }  // namespace compas::perf

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "compas/perf/report.hpp"
 #include "compas/perf/sde.hpp"
 #include "compas/perf/timer.hpp"
 #include "compas/threads/activity.hpp"
@@ -269,25 +268,6 @@ std::vector<RegionSample> samples_since(const std::vector<RegionSample>& later,
     if (d.calls > 0) out.push_back(std::move(d));
   }
   return out;
-}
-
-json to_json(const RegionSummary& s) {
-  auto stat = [](const Stat& st) {
-    return json{{"min", st.min}, {"mean", st.mean}, {"max", st.max}, {"sum", st.sum}, {"n", st.n}};
-  };
-  json j;
-  j["region"] = s.region;
-  j["threads"] = s.threads;
-  j["processes"] = s.processes;
-  j["calls"] = stat(s.calls);
-  j["seconds"] = stat(s.seconds);
-  json c = json::object();
-  for (const auto& [e, st] : s.counters) c[e] = stat(st);
-  j["counters"] = c;
-  json d = json::object();
-  for (const auto& [k, v] : s.derived) d[k] = v;
-  j["derived"] = d;
-  return j;
 }
 
 std::string format_table(const std::vector<RegionSummary>& summaries) {

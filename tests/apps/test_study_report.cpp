@@ -13,13 +13,13 @@
 
 #include "../../apps/compas/study_dir.hpp"
 #include "../../apps/compas/study_report.hpp"
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 
 namespace compas::app {
 namespace {
 
 namespace fs = std::filesystem;
-using json = perf::json;
+using json = report::json;
 
 struct PointTimes {
   int procs, threads;

@@ -61,10 +61,10 @@ TEST(StudySpread, AThresholdInsideTheRangeIsWithinTheSpread) {
 }
 
 TEST(StudySpread, ARecordsMinAndMaxFieldsGiveItsSpread) {
-  const perf::json rec = {{"ns_per_barrier", 100.0},
-                          {"min_ns_per_barrier", 90.0},
-                          {"max_ns_per_barrier", 130.0},
-                          {"repeats", 5}};
+  const report::json rec = {{"ns_per_barrier", 100.0},
+                            {"min_ns_per_barrier", 90.0},
+                            {"max_ns_per_barrier", 130.0},
+                            {"repeats", 5}};
   const Spread s = field_spread(rec, "ns_per_barrier");
   EXPECT_EQ(s.n, 5);
   EXPECT_DOUBLE_EQ(s.min, 90.0);

@@ -6,7 +6,9 @@
 #  3. the same main.cpp compiled with `c++ $(pkg-config --cflags --libs compas)`, and run;
 #  4. the installed bin/compas runs `topology --quiet` from the prefix (RPATH, no
 #     LD_LIBRARY_PATH) and loads the installed libraries, not the build tree's;
-#  5. no installed CMake or pkg-config file refers to the source or build tree;
+#  5. no installed CMake or pkg-config file refers to the source or build tree; no installed header
+#     includes nlohmann/json and neither compas.pc nor the CMake package asks for it (shared
+#     build): a program gets only what compas.hpp includes;
 #  6. with --consumer-c and --heat-c: the C heat example (the C API, compas/compas.h) built from
 #     outside the tree with find_package(compas) (consumer_c/, compas::c) and with
 #     `cc $(pkg-config --cflags --libs compas-c)`, both run and checked;
@@ -81,6 +83,15 @@ for f in include/compas/compas.hpp include/compas/threads/team.hpp \
          include/compas/compas.h "$libdir/pkgconfig/compas-c.pc"; do
   [[ -e "$prefix/$f" ]] || fail "not installed: $f"
 done
+json_headers=$(grep -rl "nlohmann" "$prefix/include" || true)
+[[ -z "$json_headers" ]] || fail "installed headers include nlohmann/json: $json_headers"
+if grep -n "nlohmann" "$prefix/$libdir/pkgconfig/compas.pc"; then
+  fail "compas.pc asks for nlohmann_json"
+fi
+if [[ -f "$prefix/$libdir/libcompas_perf.so" ]] &&
+   grep -n "nlohmann" "$prefix/$libdir/cmake/compas/"compasTargets*.cmake; then
+  fail "the CMake package's targets ask for nlohmann_json in a shared build"
+fi
 
 step "find_package(compas): configure, build and run the consumer"
 gen_args=()

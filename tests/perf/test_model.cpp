@@ -18,6 +18,7 @@
 #include "compas/perf/extrap.hpp"
 #include "compas/perf/model.hpp"
 #include "compas/perf/scaling.hpp"
+#include "compas/report/extrap_json.hpp"
 
 namespace {
 
@@ -490,7 +491,7 @@ void expect_write_error(const ExtrapData& d, const std::string& what) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
   }
-  EXPECT_THROW(compas::perf::extrap_json(d), std::invalid_argument);
+  EXPECT_THROW(compas::report::extrap_json(d), std::invalid_argument);
 }
 
 TEST(ExtrapText, DataExtraPWouldReadOtherwiseAreRefused) {
@@ -533,7 +534,7 @@ TEST(ExtrapText, DataExtraPWouldReadOtherwiseAreRefused) {
 // ---- Extra-P JSON format ----
 
 TEST(ExtrapJson, SmallStudyHasTheDocumentedStructure) {
-  const auto j = compas::perf::extrap_json(small_study());
+  const auto j = compas::report::extrap_json(small_study());
   EXPECT_EQ(j.dump(),
             R"({"parameters":["p"],"measurements":{"main":{"time":[)"
             R"({"point":[1.0],"values":[10.5,10.25]},{"point":[2.0],"values":[5.5,5.75]},)"

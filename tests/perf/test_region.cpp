@@ -6,7 +6,7 @@
 #include <map>
 
 #include "compas/perf/region.hpp"
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 #include "compas/threads/team.hpp"
 #include "cpu_events.hpp"
 
@@ -159,7 +159,7 @@ TEST(Region, UnavailableHardwareEventHasNoNumbers) {
   EXPECT_EQ(summary[0].counters.count("PAPI_TOT_CYC"), 0u);
   EXPECT_EQ(summary[0].counters.count("PAPI_TOT_INS"), 0u);
   EXPECT_EQ(summary[0].derived.count("ipc"), 0u);
-  const auto j = cp::to_json(summary[0]);
+  const auto j = compas::report::to_json(summary[0]);
   EXPECT_FALSE(j["counters"].contains("PAPI_TOT_CYC"));
 }
 

@@ -1,4 +1,4 @@
-// perf::write_file_atomic: a whole file or none, never written through someone else's file.
+// report::write_file_atomic: a whole file or none, never written through someone else's file.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 
 namespace {
 
@@ -42,7 +42,7 @@ TEST(WriteFileAtomic, APlantedLinkAtAGuessableTemporaryNameIsNotFollowed) {
   const fs::path target = d.path / "out.json", victim = d.path / "victim";
   { std::ofstream(victim) << "untouched"; }
   fs::create_symlink(victim, d.path / ("out.json.tmp." + std::to_string(::getpid())));
-  compas::perf::write_file_atomic(target.string(), "{\"ok\": 1}\n");
+  compas::report::write_file_atomic(target.string(), "{\"ok\": 1}\n");
   EXPECT_EQ(read_file(victim), "untouched");
   EXPECT_EQ(read_file(target), "{\"ok\": 1}\n");
   EXPECT_FALSE(fs::is_symlink(target));
@@ -58,10 +58,10 @@ TEST(WriteFileAtomic, APlantedLinkAtAGuessableTemporaryNameIsNotFollowed) {
 TEST(WriteFileAtomic, ReplacesAWholeFileAndFailsCleanlyWhereItCannotWrite) {
   TempDir d;
   const fs::path target = d.path / "r.csv";
-  compas::perf::write_file_atomic(target.string(), "a\n");
-  compas::perf::write_file_atomic(target.string(), "b,c\n");
+  compas::report::write_file_atomic(target.string(), "a\n");
+  compas::report::write_file_atomic(target.string(), "b,c\n");
   EXPECT_EQ(read_file(target), "b,c\n");
-  EXPECT_THROW(compas::perf::write_file_atomic((d.path / "no/such/dir/x").string(), "x"),
+  EXPECT_THROW(compas::report::write_file_atomic((d.path / "no/such/dir/x").string(), "x"),
                std::runtime_error);
 }
 

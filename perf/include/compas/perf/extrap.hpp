@@ -18,7 +18,6 @@
 // documented NUMBER form (no exponent, shortest digits that read back to the same double).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,8 +57,7 @@ std::string extrap_text(const ExtrapData& data);
 // Throws std::invalid_argument("line N: ...").
 ExtrapData parse_extrap_text(std::string_view text);
 
-// The JSON format: {"parameters": [...], "measurements": {region: {metric: [{"point": [...],
-// "values": [...]}]}}}. Same checks as extrap_text.
-nlohmann::ordered_json extrap_json(const ExtrapData& data);
+// The checks of extrap_text alone (for the JSON format: compas/report/extrap_json.hpp).
+void check_extrap(const ExtrapData& data);
 
 }  // namespace compas::perf

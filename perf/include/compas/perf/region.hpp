@@ -70,9 +70,8 @@ std::vector<RegionSummary> aggregate(const std::vector<RegionSample>& samples, i
 std::vector<RegionSample> samples_since(const std::vector<RegionSample>& later,
                                         const std::vector<RegionSample>& earlier);
 
-// A summary as a JSON record: to_json(const RegionSummary&) in report.hpp (JSON stays out of what
-// programs that only time regions include).
-// A readable table of the summaries.
+// A summary as a JSON record: to_json(const RegionSummary&) in compas/report/report.hpp (JSON stays
+// out of what programs that only time regions include). A readable table of the summaries.
 std::string format_table(const std::vector<RegionSummary>& summaries);
 
 class Profile;

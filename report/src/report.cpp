@@ -1,5 +1,5 @@
-#include "compas/perf/report.hpp"
-#include "compas/perf/run_info.hpp"
+#include "compas/report/report.hpp"
+#include "compas/report/run_info.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -17,7 +17,7 @@
 #define COMPAS_VERSION "0.0.0"
 #endif
 
-namespace compas::perf {
+namespace compas::report {
 
 std::string version() {
   return COMPAS_VERSION;
@@ -260,4 +260,4 @@ void Report::write_csv(const std::string& path) const {
   if (!path.empty()) write_file_atomic(path, to_csv(results_));
 }
 
-}  // namespace compas::perf
+}  // namespace compas::report

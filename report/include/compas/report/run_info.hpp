@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace compas::perf {
+namespace compas::report {
 
 // The program's command line, once, from main (before any report is made).
 void set_command_line(int argc, const char* const* argv);
@@ -25,4 +25,4 @@ nlohmann::ordered_json run_info();
 // "2026-11-28T06:50:03Z" (UTC, now).
 std::string utc_now();
 
-}  // namespace compas::perf
+}  // namespace compas::report

@@ -1,5 +1,5 @@
-// The "run" object of every report (compas/perf/run_info.hpp).
-#include "compas/perf/run_info.hpp"
+// The "run" object of every report (compas/report/run_info.hpp).
+#include "compas/report/run_info.hpp"
 
 #include <cpuid.h>
 
@@ -15,7 +15,7 @@
 #include "compas/base/memory.hpp"
 #include "compas/comm/versions.hpp"
 #include "compas/perf/counters.hpp"
-#include "compas/perf/report.hpp"
+#include "compas/report/report.hpp"
 #include "compas/threads/topology.hpp"
 
 #ifndef COMPAS_GIT_COMMIT
@@ -28,7 +28,7 @@
 #define COMPAS_BUILD_FLAGS ""
 #endif
 
-namespace compas::perf {
+namespace compas::report {
 
 namespace {
 
@@ -115,7 +115,7 @@ nlohmann::ordered_json run_info() {
   const std::string mpi = comm::mpi_version();
   j["libraries"] = {{"ucx", comm::ucx_version()},
                     {"hwloc", threads::hwloc_version()},
-                    {"papi", papi_version()},
+                    {"papi", perf::papi_version()},
                     {"mpi", mpi.empty() ? "not built with MPI" : mpi}};
   j["memory_bytes"] = base::physical_memory_bytes();
   const std::string cpufreq = "/sys/devices/system/cpu/cpu0/cpufreq/";
@@ -129,4 +129,4 @@ nlohmann::ordered_json run_info() {
   return j;
 }
 
-}  // namespace compas::perf
+}  // namespace compas::report

@@ -11,12 +11,15 @@
 #include "compas/threads/topology.hpp"
 
 namespace compas::perf {
+struct RegionSummary;  // compas/perf/region.hpp
+}  // namespace compas::perf
+
+namespace compas::report {
 
 using json = nlohmann::ordered_json;
 
-struct RegionSummary;  // region.hpp
 // A region's summary as a record (region, calls, seconds per thread, counters, derived metrics).
-json to_json(const RegionSummary& s);
+json to_json(const perf::RegionSummary& s);
 
 // The "machine" object shared by every command: the whole machine's topology (whatever slice of it
 // this process was given), the slice ("slice": its sockets, cores, PUs and OS CPU list; left out
@@ -66,4 +69,4 @@ class Report {
 // Version of compas, e.g. "0.1.0".
 std::string version();
 
-}  // namespace compas::perf
+}  // namespace compas::report
