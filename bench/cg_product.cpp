@@ -27,7 +27,7 @@
 
 #include "../kernels/src/cg_panels.hpp"
 #include "../kernels/src/cg_tree.hpp"
-#include "compas/kernels/cg.hpp"
+#include "cg_internal.hpp"
 #include "compas/threads/team.hpp"
 
 namespace {

@@ -13,7 +13,7 @@
 #include "cg_panels.hpp"
 #include "cg_tree.hpp"
 #include "compas/base/isa.hpp"
-#include "compas/kernels/cg.hpp"
+#include "cg_internal.hpp"
 #include "compas/perf/region.hpp"
 
 #if defined(__x86_64__)

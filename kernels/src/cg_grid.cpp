@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cg_tree.hpp"
-#include "compas/kernels/cg.hpp"
+#include "cg_internal.hpp"
 
 namespace compas::kernels::cg {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "compas/comm/window.hpp"
-#include "compas/kernels/cg.hpp"
+#include "cg_internal.hpp"
 #include "compas/runtime/runtime.hpp"
 
 namespace compas::kernels::cg::detail {

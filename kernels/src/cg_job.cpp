@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cg_grid_exchange.hpp"
+#include "cg_internal.hpp"
 #include "compas/comm/window.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"

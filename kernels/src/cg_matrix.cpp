@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "compas/kernels/cg.hpp"
+#include "cg_internal.hpp"
 
 namespace compas::kernels::cg {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cg_tree.hpp"
-#include "compas/kernels/cg.hpp"
+#include "cg_internal.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

@@ -13,6 +13,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "../../kernels/src/cg_internal.hpp"
 #include "../../kernels/src/test_hooks.hpp"
 #include "../common/job_main.hpp"
 #include "../common/sanitized.hpp"

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "../common/sanitized.hpp"
-#include "compas/kernels/cg.hpp"
+#include "cg_internal.hpp"
 #include "compas/threads/team.hpp"
 
 namespace cg = compas::kernels::cg;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "../../kernels/src/cg_tree.hpp"
-#include "compas/kernels/cg.hpp"
+#include "cg_internal.hpp"
 
 namespace cg = compas::kernels::cg;
 namespace cd = compas::kernels::cg::detail;

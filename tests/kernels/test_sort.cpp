@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "compas/kernels/cg.hpp"
+#include "cg_internal.hpp"
 #include "compas/kernels/sort.hpp"
 #include "compas/threads/team.hpp"
 #include "compas/threads/topology.hpp"
