@@ -11,7 +11,7 @@
 
 #include "bootstrap_impl.hpp"
 #include "compas/comm/bootstrap.hpp"
-#include "compas/comm/wire.hpp"
+#include "wire.hpp"
 #include "net.hpp"
 #include "tcp_admission.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "compas/comm/wire.hpp"
+#include "wire.hpp"
 
 namespace compas::comm::handshake {
 

@@ -12,6 +12,14 @@ namespace compas::comm::detail {
 struct Internals {
   static Comm::Impl& comm(Comm& c) { return c.impl(); }
   static WindowBytes::Impl* window(WindowBytes& w) { return w.impl(); }
+  static std::uint64_t direct_fetch_add_signal(WindowBytes& w, int rank, std::size_t index,
+                                               std::uint64_t add, bool wake = true) {
+    return w.direct_fetch_add_signal(rank, index, add, wake);
+  }
+  static void direct_wait_until(WindowBytes& w, int rank, std::size_t index, std::uint64_t at_least,
+                                const char* what, int from_rank = -1) {
+    w.direct_wait_until(rank, index, at_least, what, from_rank);
+  }
   template <class... Args>
   static Request request(Args&&... args) {
     return Request(std::forward<Args>(args)...);

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "compas/comm/wire.hpp"
+#include "wire.hpp"
 #include "handshake.hpp"
 
 namespace compas::comm::detail {

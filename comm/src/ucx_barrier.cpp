@@ -9,6 +9,7 @@
 
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
+#include "internals.hpp"
 #include "owner_thread.hpp"
 #include "ucx_impl.hpp"
 
@@ -172,30 +173,35 @@ void Comm::barrier(ProcessBarrier how) {
   const auto n = static_cast<std::uint64_t>(mine.size());
   if (m.hosts.size() == 1) {
     // Nobody sleeps on the arrival word here; the last to arrive (any process) releases.
-    if (m.coll->direct_fetch_add_signal(leader, kArrive, 1, /*wake=*/false) + 1 == epoch * n)
-      m.coll->direct_fetch_add_signal(leader, kRelease, 1);
+    if (detail::Internals::direct_fetch_add_signal(*m.coll, leader, kArrive, 1, /*wake=*/false) +
+            1 ==
+        epoch * n)
+      detail::Internals::direct_fetch_add_signal(*m.coll, leader, kRelease, 1);
     else
       m.host_barrier_wait(epoch, [&] {
-        m.coll->direct_wait_until(leader, kRelease, epoch, "the host barrier's release");
+        detail::Internals::direct_wait_until(*m.coll, leader, kRelease, epoch,
+                                             "the host barrier's release");
       });
     return;
   }
   if (m.rank != leader) {
     // The leader may sleep on the arrival word; only it releases.
-    m.coll->direct_fetch_add_signal(leader, kArrive, 1);
+    detail::Internals::direct_fetch_add_signal(*m.coll, leader, kArrive, 1);
     m.host_barrier_wait(epoch, [&] {
-      m.coll->direct_wait_until(leader, kRelease, epoch, "the host barrier's release", leader);
+      detail::Internals::direct_wait_until(*m.coll, leader, kRelease, epoch,
+                                           "the host barrier's release", leader);
     });
     return;
   }
   if (n > 1)
     m.host_barrier_wait(epoch, [&] {
-      m.coll->direct_wait_until(leader, kArrive, epoch * (n - 1), "this host's processes arriving");
+      detail::Internals::direct_wait_until(*m.coll, leader, kArrive, epoch * (n - 1),
+                                           "this host's processes arriving");
     });
   const int h = m.host_of[m.rank];
   m.dissemination(m.leaders, h, epoch, kLeaders,
                   [&](const std::function<void()>& wait) { m.host_barrier_wait(epoch, wait); });
-  if (n > 1) m.coll->direct_fetch_add_signal(leader, kRelease, 1);
+  if (n > 1) detail::Internals::direct_fetch_add_signal(*m.coll, leader, kRelease, 1);
 }
 
 }  // namespace compas::comm

@@ -1,5 +1,5 @@
 // Frame encoding and the bounded, allocation-light parser of the bootstrap protocol.
-#include "compas/comm/wire.hpp"
+#include "wire.hpp"
 
 #include <limits>
 #include <stdexcept>

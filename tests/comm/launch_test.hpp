@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "../common/proc.hpp"
-#include "compas/comm/wire.hpp"
+#include "wire.hpp"
 #include "compas/threads/placement.hpp"
 
 #ifndef COMPAS_RUN_EXE

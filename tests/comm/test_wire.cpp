@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compas/comm/wire.hpp"
+#include "wire.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "compas/comm/wire.hpp"
+#include "wire.hpp"
 
 namespace wire = compas::comm::wire;
 

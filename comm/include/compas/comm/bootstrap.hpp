@@ -14,9 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "compas/comm/wire.hpp"
 
 namespace compas::comm {
+
+// The largest bootstrap frame a job accepts by default (COMPAS_BOOTSTRAP_MAX_FRAME): 16 MiB.
+inline constexpr std::size_t kDefaultMaxFrameBytes = std::size_t{16} << 20;
 
 // A failed job: a rank died, never arrived, timed out, or broke the protocol. Bad configuration
 // (environment values) is reported as std::invalid_argument instead.
@@ -40,7 +42,7 @@ struct TcpOptions {
   std::string token;               // COMPAS_JOB_TOKEN: peers presenting another one are rejected
   double timeout_s = 60;           // COMPAS_TIMEOUT: connect phase, and each collective
   double hello_timeout_s = 5;      // a new connection must present its HELLO within this
-  std::size_t max_frame_bytes = wire::kDefaultMaxPayloadBytes;  // COMPAS_BOOTSTRAP_MAX_FRAME
+  std::size_t max_frame_bytes = kDefaultMaxFrameBytes;  // COMPAS_BOOTSTRAP_MAX_FRAME
   // Rank 0 only: a socket already listening on host:port, handed down by the launcher
   // (COMPAS_RENDEZVOUS_FD); the bootstrap adopts it (and closes it) instead of binding. So one
   // bootstrap (one Runtime) per process under compas-run: a second one from the environment on

@@ -3,7 +3,6 @@
 //  - bootstrap.hpp: Bootstrap (rank, size, allgather, barrier) of kind single (P = 1), tcp (the
 //    rendezvous at rank 0 that compas-run sets up through COMPAS_* variables) or mpi (under
 //    mpirun / srun, when built with COMPAS_WITH_MPI); Bootstrap::from_environment() picks one.
-//  - wire.hpp: the frames of the tcp bootstrap protocol and their bounded parser.
 //  - ucx.hpp: Comm, one process's UCX context, worker and lazily created endpoints; progress,
 //    flush, fence, the process barrier; Request for non-blocking operations.
 //  - window.hpp: Window<T>, symmetric registered memory with put, get, put_signal, atomics and
@@ -16,4 +15,3 @@
 #include "compas/comm/collectives.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
-#include "compas/comm/wire.hpp"

@@ -107,6 +107,10 @@ class WindowBytes {
   void wait_until(std::size_t index, std::uint64_t at_least, int from_rank = -1);
   // Sets this process's signal word (only safe when no peer is signalling it).
   void reset_signal(std::size_t index, std::uint64_t value = 0);
+  struct Impl;  // defined in comm/src (window_impl.hpp): nothing of it is visible here
+
+ private:
+  friend struct detail::Internals;
   // A load/store peer's signal word (direct(rank) must hold; self included): adds and (unless
   // `wake` is false: nobody ever sleeps on that word) wakes its sleepers, returning the value
   // before the add; and waits until it is at least `at_least`, sleeping on it when the wait
@@ -118,10 +122,6 @@ class WindowBytes {
   void direct_wait_until(int rank, std::size_t index, std::uint64_t at_least, const char* what,
                          int from_rank = -1);
 
-  struct Impl;
-
- private:
-  friend struct detail::Internals;
   Impl* impl() { return impl_; }
   Request send_put_signal_am(int rank, std::size_t offset, const void* src, std::size_t n,
                              std::size_t signal, std::uint64_t add);

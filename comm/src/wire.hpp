@@ -11,13 +11,15 @@
 #include <string>
 #include <string_view>
 
+#include "compas/comm/bootstrap.hpp"
+
 namespace compas::comm::wire {
 
 inline constexpr char kMagic[4] = {'C', 'M', 'P', 'S'};
 inline constexpr std::uint16_t kVersion = 2;  // 2: the token is proven, never sent
 inline constexpr std::size_t kHeaderBytes = 16;
 // Default bound on one payload (a rank's allgather blob); COMPAS_BOOTSTRAP_MAX_FRAME changes it.
-inline constexpr std::size_t kDefaultMaxPayloadBytes = std::size_t{16} << 20;
+inline constexpr std::size_t kDefaultMaxPayloadBytes = kDefaultMaxFrameBytes;  // bootstrap.hpp
 // Bound on the payload of a connection's first frame, before it has proven it belongs to the job.
 inline constexpr std::size_t kMaxHelloPayloadBytes = 1024;
 inline constexpr std::size_t kMaxTokenBytes = 256;  // the longest COMPAS_JOB_TOKEN accepted
