@@ -7,7 +7,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -26,6 +25,7 @@
 
 #include "common.hpp"
 #include "compas/base/children.hpp"
+#include "compas/base/spawn.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
 #include "guardian.hpp"
@@ -69,15 +69,16 @@ struct Rank {
                              const sigset_t& old_mask, const cpu_set_t* cpus, std::size_t cpus_size,
                              int stdin_fd, int out_fd, int err_fd, int listen_fd, char* const* argv,
                              char* const* envp) {
-  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  ::signal(SIGPIPE, SIG_DFL);
-  ::setpgid(0, pgid);
-  // Die with compas-run, even when it is killed without a chance to stop the job.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(127);
-  if (stdin_fd >= 0) ::dup2(stdin_fd, STDIN_FILENO);
-  if (out_fd >= 0) ::dup2(out_fd, STDOUT_FILENO);
-  if (err_fd >= 0) ::dup2(err_fd, STDERR_FILENO);
+  // Its group, death with compas-run (even when compas-run is killed without a chance to stop
+  // the job), its descriptors, the signal state compas-run started with.
+  base::ChildSetup setup;
+  setup.pgid = pgid;
+  setup.parent = parent;
+  setup.stdin_fd = stdin_fd;
+  setup.stdout_fd = out_fd;
+  setup.stderr_fd = err_fd;
+  setup.mask = old_mask;
+  if (!base::enter_child(setup)) ::_exit(127);
   if (listen_fd >= 0 && index == 0) ::fcntl(listen_fd, F_SETFD, 0);  // rank 0 inherits it
   if (::sched_setaffinity(0, cpus_size, cpus) != 0) {
     const std::string msg = fmt::format("compas-run: rank {}: cannot bind to its cores: {}\n",
@@ -250,11 +251,7 @@ void Job::make_cpu_sets() {
 
 // Signals arrive through a signalfd; the children get the old mask back before exec.
 bool Job::block_signals() {
-  sigset_t mask;
-  sigemptyset(&mask);
-  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&mask, s);
-  ::sigprocmask(SIG_BLOCK, &mask, &old_mask_);
-  sig_fd_ = ::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+  sig_fd_ = base::signalfd_for({SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}, &old_mask_);
   ::signal(SIGPIPE, SIG_IGN);
   if (sig_fd_ < 0) {
     say(fmt::format("cannot create a signalfd: {}", std::strerror(errno)));

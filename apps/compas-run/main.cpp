@@ -8,7 +8,6 @@
 // socket to rank 0 (COMPAS_RENDEZVOUS_FD) along with its port (COMPAS_RENDEZVOUS). No other
 // process can take the port between choosing it and rank 0 listening, so no retry is needed; a
 // retry would mean restarting every rank of a job that may already have had side effects.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
@@ -22,6 +21,7 @@
 
 #include "common.hpp"
 #include "compas/base/number.hpp"
+#include "compas/base/spawn.hpp"
 #include "compas/threads/placement.hpp"
 
 namespace {
@@ -46,43 +46,14 @@ double parse_seconds(const char* flag, const std::string& text) {
 
 // The program as a path execve() can run: searched in PATH when it has no slash.
 std::string find_program(const std::string& prog) {
-  auto usable = [](const std::string& path, std::string* why) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-      *why = "not found";
-      return false;
-    }
-    if (S_ISDIR(st.st_mode)) {
-      *why = "is a directory";
-      return false;
-    }
-    if (!S_ISREG(st.st_mode) || ::access(path.c_str(), X_OK) != 0) {
-      *why = "is not executable";
-      return false;
-    }
-    return true;
-  };
-  std::string why;
-  if (prog.find('/') != std::string::npos) {
-    if (!usable(prog, &why)) throw std::invalid_argument(fmt::format("program '{}' {}", prog, why));
-    return prog;
-  }
-  const char* path_env = std::getenv("PATH");
-  const std::string path = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
-  std::string first_problem;
-  std::size_t start = 0;
-  for (;;) {
-    const auto colon = path.find(':', start);
-    std::string dir = path.substr(start, colon == std::string::npos ? colon : colon - start);
-    if (dir.empty()) dir = ".";
-    const std::string candidate = dir + "/" + prog;
-    if (usable(candidate, &why)) return candidate;
-    if (why != "not found" && first_problem.empty())
-      first_problem = fmt::format(" ('{}' {})", candidate, why);
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  throw std::invalid_argument(fmt::format("program '{}' not found in PATH{}", prog, first_problem));
+  const compas::base::ProgramPath found = compas::base::find_program(prog);
+  if (!found.path.empty()) return found.path;
+  if (prog.find('/') != std::string::npos)
+    throw std::invalid_argument(fmt::format("program '{}' {}", prog, found.problem));
+  if (found.problem == "not found")
+    throw std::invalid_argument(fmt::format("program '{}' not found in PATH", prog));
+  throw std::invalid_argument(
+      fmt::format("program '{}' not found in PATH ({})", prog, found.problem));
 }
 
 }  // namespace

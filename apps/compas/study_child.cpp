@@ -4,9 +4,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +16,7 @@
 #include <stdexcept>
 
 #include "compas/base/children.hpp"
+#include "compas/base/spawn.hpp"
 
 extern char** environ;
 
@@ -26,35 +25,6 @@ namespace compas::app {
 namespace {
 
 using ChildClock = std::chrono::steady_clock;
-
-sigset_t supervised_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int s : {SIGINT, SIGTERM, SIGCHLD}) sigaddset(&set, s);
-  return set;
-}
-
-bool is_executable_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
-// The path execve needs for `name`, looked up in PATH as execvp would ("" when not found). Done
-// before the fork: the child may only make async-signal-safe calls.
-std::string find_in_path(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* env = std::getenv("PATH");
-  const std::string path = env && *env ? env : "/usr/local/bin:/usr/bin:/bin";
-  std::size_t from = 0;
-  for (;;) {
-    const std::size_t colon = path.find(':', from);
-    const std::string dir = path.substr(from, colon - from);
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (is_executable_file(candidate)) return candidate;
-    if (colon == std::string::npos) return "";
-    from = colon + 1;
-  }
-}
 
 // A descriptor closed when it goes out of scope.
 struct Fd {
@@ -73,25 +43,15 @@ struct Fd {
 struct ExecPlan {
   std::string path;
   std::vector<char*> argv;
-  int log_fd = -1, null_fd = -1, error_fd = -1;
-  pid_t parent = 0;
-  struct sigaction default_action {};
-  sigset_t empty_mask{};
+  int error_fd = -1;
+  base::ChildSetup setup;  // its own group, the log as stdout and stderr, no signal blocked
 };
 
-// The child, between fork and exec: async-signal-safe calls only.
+// The child, between fork and exec: async-signal-safe calls only. It dies with the study even
+// when the study is killed without a chance to stop its run, and starts with a clean signal
+// state, so that the SIGINT and SIGTERM the study sends reach it.
 [[noreturn]] void exec_child(const ExecPlan& p) {
-  ::setpgid(0, 0);
-  // Die with the study even when it is killed without a chance to stop its run.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != p.parent) ::_exit(127);  // the study died before prctl took effect
-  ::dup2(p.null_fd, STDIN_FILENO);
-  ::dup2(p.log_fd, STDOUT_FILENO);
-  ::dup2(p.log_fd, STDERR_FILENO);
-  // A clean signal state, so that the SIGINT and SIGTERM the study sends reach the run.
-  for (int s = 1; s < NSIG; ++s)
-    if (s != SIGKILL && s != SIGSTOP) ::sigaction(s, &p.default_action, nullptr);
-  ::sigprocmask(SIG_SETMASK, &p.empty_mask, nullptr);
+  if (!base::enter_child(p.setup)) ::_exit(127);  // the study died before the fork returned
   ::execve(p.path.c_str(), p.argv.data(), environ);
   const int err = errno;
   [[maybe_unused]] const ssize_t n = ::write(p.error_fd, &err, sizeof err);
@@ -106,7 +66,7 @@ void note_in_log(int log_fd, const std::string& line) {
 // Signals the run's process group; the run itself only when it left the group (a launcher that
 // counts requests, as compas-run does, must get one signal per request).
 void signal_run(pid_t pid, int sig) {
-  if (::kill(-pid, sig) != 0 || ::getpgid(pid) != pid) ::kill(pid, sig);
+  base::signal_group(pid, sig);
 }
 
 // Whether the run has ended. It is left a zombie (WNOWAIT): its pid, which is also its group's
@@ -152,9 +112,11 @@ pid_t start_child(const std::vector<std::string>& argv, const std::filesystem::p
   const Fd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   std::vector<std::string> args = argv;
   ExecPlan plan;
-  plan.path = find_in_path(args.at(0));
+  const base::ProgramPath found = base::find_program(args.at(0));
+  plan.path = found.path;
   if (plan.path.empty()) {
-    out.error = "cannot start '" + args[0] + "': not found in PATH";
+    out.error = "cannot start '" + args[0] + "': " +
+                (found.problem == "not found" ? std::string("not found in PATH") : found.problem);
     note_in_log(log_fd.fd, out.error);
     return -1;
   }
@@ -164,12 +126,12 @@ pid_t start_child(const std::vector<std::string>& argv, const std::filesystem::p
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   Fd error_read(pipe_fds[0]), error_write(pipe_fds[1]);
-  plan.log_fd = log_fd.fd;
-  plan.null_fd = null_fd.fd;
   plan.error_fd = error_write.fd;
-  plan.parent = ::getpid();
-  plan.default_action.sa_handler = SIG_DFL;
-  sigemptyset(&plan.empty_mask);
+  plan.setup.parent = ::getpid();
+  plan.setup.stdin_fd = null_fd.fd;
+  plan.setup.stdout_fd = log_fd.fd;
+  plan.setup.stderr_fd = log_fd.fd;
+  sigemptyset(&plan.setup.mask);
   const pid_t pid = ::fork();
   if (pid == 0) exec_child(plan);
   if (pid < 0) {
@@ -255,11 +217,9 @@ ChildSupervisor::ChildSupervisor() : was_subreaper_(base::is_subreaper()) {
   // What a run leaves behind when its parent ends (a process that left the run's group: a daemon,
   // `setsid cmd &`) becomes the study's child instead of init's, and is ended with the run.
   base::set_subreaper(true);
-  const sigset_t set = supervised_signals();
-  fd_ = ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  fd_ = base::signalfd_for({SIGINT, SIGTERM, SIGCHLD}, &old_mask_);
   if (fd_ < 0)
     throw std::runtime_error(std::string("cannot create a signalfd: ") + std::strerror(errno));
-  ::sigprocmask(SIG_BLOCK, &set, &old_mask_);
   // Blocked signals whose action is "ignore" are discarded instead of held for the signalfd, and
   // an ignored SIGCHLD reaps children before they can be waited for.
   struct sigaction dfl {};

@@ -3,16 +3,10 @@
 // the checks of a report's header and of a CSV file.
 #pragma once
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -23,8 +17,6 @@
 #include <vector>
 
 #include "../common/proc.hpp"
-
-extern char** environ;
 
 namespace cli {
 
@@ -51,75 +43,23 @@ struct Outcome {
   }
 };
 
-using Env = std::vector<std::pair<std::string, std::string>>;
+using Env = compas::testing::Env;
 
-// Runs `compas args...`. The child's environment is ours without any COMPAS_* variable (the
-// flags read them), plus `env`.
+// Runs `exe args...` to its end (an hour at most: then it is killed and the test fails), as a
+// compas_test_proc Proc: its own process group, the environment ours without the variables that
+// select or configure a bootstrap (COMPAS_* ..., which the flags read), plus `env`.
 inline Outcome run_exe(const std::string& exe, const std::vector<std::string>& args,
                        const Env& env) {
-  std::vector<std::string> argv_s = {exe};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  argv.push_back(nullptr);
-
-  std::vector<std::string> env_s;
-  for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "COMPAS_", 7) != 0) env_s.emplace_back(*e);
-  for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& s : env_s) envp.push_back(s.data());
-  envp.push_back(nullptr);
-
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
-    ADD_FAILURE() << "pipe2: " << std::strerror(errno);
-    return {};
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv_s[0].c_str(), &fa, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
+  std::vector<std::string> argv = {exe};
+  argv.insert(argv.end(), args.begin(), args.end());
+  compas::testing::Proc p(argv, env);
   Outcome r;
-  if (rc != 0) {
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    ADD_FAILURE() << "posix_spawn " << argv_s[0] << ": " << std::strerror(rc);
-    return r;
-  }
-  // Drain both pipes together so that neither can fill up and stall the child.
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {&r.out, &r.err};
-  int open_fds = 2;
-  while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      char buf[4096];
-      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) {
-        sinks[i]->append(buf, static_cast<std::size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  if (p.pid() <= 0) return r;
+  if (!p.wait(3600)) ADD_FAILURE() << exe << " did not end within an hour";
+  r.exit_code = p.exit_code;
+  r.signal = p.term_signal;
+  r.out = std::move(p.out);
+  r.err = std::move(p.err);
   return r;
 }
 

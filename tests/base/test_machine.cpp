@@ -9,6 +9,7 @@
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -17,17 +18,30 @@ namespace {
 using namespace std::chrono_literals;
 using compas::base::FutexScope;
 
-// A thread sleeping on a futex word wakes when another changes the word and wakes it.
+// Whether thread `tid` of this process is blocked in the kernel (state S in its stat line).
+bool blocked(pid_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'S';
+}
+
+// A thread sleeping on a futex word wakes when another changes the word and wakes it. The word is
+// changed once the sleeper is seen blocked (in the futex: it does nothing else).
 void expect_wake(FutexScope scope) {
   std::atomic<std::uint32_t> word{0};
-  std::atomic<bool> asleep{false}, woke{false};
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> woke{false};
   std::thread sleeper([&] {
-    asleep.store(true);
+    tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
     while (word.load() == 0) compas::base::futex_wait(word, 0, -1, scope);
     woke.store(true);
   });
-  while (!asleep.load()) compas::base::cpu_relax();
-  std::this_thread::sleep_for(20ms);  // most likely in the futex by now
+  while (tid.load() == 0) compas::base::cpu_relax();
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!blocked(tid.load()) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  EXPECT_TRUE(blocked(tid.load())) << "the sleeper never blocked";
   EXPECT_FALSE(woke.load());
   word.store(1);
   compas::base::futex_wake_all(word, scope);

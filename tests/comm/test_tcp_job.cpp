@@ -413,11 +413,21 @@ TEST(TcpJob, RankLeavingEarlyIsNamed) {
 }
 
 TEST(TcpJob, CollectiveTimeoutNamesTheLateRank) {
+  std::atomic<int> timed_out{0};  // rank 2 arrives once ranks 0 and 1 have given up on it
   const auto errors = run_job(
       3,
-      [](Bootstrap& bs) {
-        if (bs.rank() == 2) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-        bs.barrier();
+      [&](Bootstrap& bs) {
+        if (bs.rank() == 2) {
+          const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+          while (timed_out.load() < 2 && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        try {
+          bs.barrier();
+        } catch (...) {
+          timed_out.fetch_add(1);
+          throw;
+        }
       },
       0.5);
   EXPECT_NE(
