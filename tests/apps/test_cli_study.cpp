@@ -73,8 +73,11 @@ const std::vector<std::string>& full_study_kernels() {
 std::vector<std::string> full_study_args(const std::string& out) {
   std::string kernels;
   for (const auto& k : full_study_kernels()) kernels += (kernels.empty() ? "" : ",") + k;
-  return {"study", "--out",     out, "--budget",  "1",    "--stream-size",
-          "16MiB", "--repeats", "2", "--kernels", kernels};
+  // --run-timeout: what a run may take is the machine's business, not the test's (under
+  // AddressSanitizer on a loaded host the pingpong run passed the default 120 s).
+  return {"study",         "--out",         out,         "--budget", "1",
+          "--stream-size", "16MiB",         "--repeats", "2",        "--kernels",
+          kernels,         "--run-timeout", "3600"};
 }
 
 TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
