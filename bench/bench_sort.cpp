@@ -1,6 +1,6 @@
 // bench_sort: compas's radix sort (kernels/sort.hpp) of 64M uniform 32-bit keys against std::sort
 // on one thread, and its model bandwidth against the STREAM triad bandwidth measured in the same
-// run (perf::run_membw, the `compas membw` probe): the roofline of a memory-bound sort is the
+// run (probes::run_membw, the `compas membw` probe): the roofline of a memory-bound sort is the
 // triad bandwidth, so model GB/s / triad GB/s says how close the passes come to it.
 //
 //   sort/radix11/threads:T      radix sort, 11-bit digits, automatic method (buckets here: a pass
@@ -33,7 +33,7 @@
 
 #include "compas/base/statistics.hpp"
 #include "compas/kernels/sort.hpp"
-#include "compas/perf/membw.hpp"
+#include "compas/probes/membw.hpp"
 #include "compas/threads/team.hpp"
 #include "compas/threads/topology.hpp"
 
@@ -136,15 +136,15 @@ void bm_std(benchmark::State& state) {
 }
 
 void bm_triad(benchmark::State& state, int threads) {
-  compas::perf::MembwOptions o;
+  compas::probes::MembwOptions o;
   o.threads = {threads};
-  o.kernels = {compas::perf::MembwKernel::triad};
+  o.kernels = {compas::probes::MembwKernel::triad};
   o.size_bytes = std::size_t{768} << 20;
   o.repeats = 3;
   o.oversubscribe = threads > host().pus();
   double gbs = 0;
   for (auto _ : state) {
-    const auto r = compas::perf::run_membw(host(), o);
+    const auto r = compas::probes::run_membw(host(), o);
     gbs = r.records.at(0).bandwidth_gbs;
     state.SetIterationTime(r.records.at(0).seconds);
   }

@@ -2,9 +2,11 @@
 # The layout's two rules, checked on the source tree (CTest: repo.layout):
 #  1. No include runs against the layers. A layer includes its own headers and those of the
 #     layers below it, never those above it or of a sibling:
-#       base -> threads, comm -> perf -> runtime -> capi, kernels -> report -> apps
-#     (threads and comm are siblings, as are capi and kernels; report, the tools' JSON, is above
-#     every layer a program links). include/compas/compas.hpp, the
+#       base -> threads, comm -> perf -> runtime, probes -> capi, kernels -> report -> apps
+#       base -> analysis -> report
+#     (threads and comm are siblings, as are runtime and probes, and capi and kernels; perf is the
+#     instrumentation, probes measure the machine, analysis fits models to numbers and needs no
+#     layer; report, the tools' JSON, is above every layer a program links). include/compas/compas.hpp, the
 #     umbrella header, is for programs: no layer includes it (compas.h, beside it, is capi's own).
 #  2. No source file (C, C++, Fortran, headers) is over 600 lines.
 # Prints every breach as FILE:LINE: what; exits 1 when there is one.
@@ -13,7 +15,8 @@ set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
 
-declare -A rank=([base]=0 [threads]=1 [comm]=1 [perf]=2 [runtime]=3 [capi]=4 [kernels]=4 [report]=5)
+declare -A rank=([base]=0 [analysis]=1 [threads]=1 [comm]=1 [perf]=2 [runtime]=3 [probes]=3 [capi]=4
+                 [kernels]=4 [report]=5)
 status=0
 breach() {
   echo "$1"

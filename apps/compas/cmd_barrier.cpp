@@ -33,7 +33,7 @@
 #include "common.hpp"
 #include "compas/comm/bootstrap.hpp"
 #include "compas/comm/ucx.hpp"
-#include "compas/perf/barrier_latency.hpp"
+#include "compas/probes/barrier_latency.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/team.hpp"
@@ -43,10 +43,10 @@ namespace compas::app {
 
 namespace {
 
-using Timing = perf::BarrierTiming;
+using Timing = probes::BarrierTiming;
 
 // The OpenMP side, run inside the child process: pins each OpenMP thread to cpus[tid] and
-// times `#pragma omp barrier` exactly as perf::time_team_barrier times compas barriers.
+// times `#pragma omp barrier` exactly as probes::time_team_barrier times compas barriers.
 Timing time_omp(const std::vector<int>& cpus, int repeats, double target_ms) {
   const int n = static_cast<int>(cpus.size());
   const auto topo = threads::Topology::host();
@@ -64,7 +64,7 @@ Timing time_omp(const std::vector<int>& cpus, int repeats, double target_ms) {
       bind_error = fmt::format("OpenMP thread {} could not be bound to cpu {}", tid,
                                cpus[static_cast<std::size_t>(tid)]);
     }
-    perf::time_barrier(
+    probes::time_barrier(
         tid == 0, timing, repeats, target_ms,
         [] {
 #pragma omp barrier
@@ -208,7 +208,7 @@ int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
     variants.push_back([] { MPI_Barrier(MPI_COMM_WORLD); });
   }
 #endif
-  const auto timings = perf::time_process_barriers(boot, variants, a.repeats, a.target_ms);
+  const auto timings = probes::time_process_barriers(boot, variants, a.repeats, a.target_ms);
   for (std::size_t v = 0; v < variants.size(); ++v)
     record(names[v], names[v] == "mpi" ? "MPI_Barrier" : policy, timings[v]);
   if (!leader) return 0;
@@ -302,7 +302,7 @@ int run_barrier(const BarrierArgs& a) {
         o.wait = w;
         o.allow_oversubscribe = a.oversubscribe;
         bool over = false;
-        const auto tm = perf::time_team_barrier(topo, o, a.repeats, a.target_ms, &over);
+        const auto tm = probes::time_team_barrier(topo, o, a.repeats, a.target_ms, &over);
         record(threads::to_string(algo), threads::to_string(w), t, over, tm);
       }
     const auto placement = threads::place_threads(topo, t, spec, a.oversubscribe);

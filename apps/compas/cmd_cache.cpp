@@ -9,9 +9,9 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "compas/perf/cache_probe.hpp"
-#include "compas/perf/membw.hpp"
 #include "compas/perf/timer.hpp"
+#include "compas/probes/cache_probe.hpp"
+#include "compas/probes/membw.hpp"
 #include "plot.hpp"
 
 namespace compas::app {
@@ -44,35 +44,35 @@ struct CacheArgs {
   OutputFlags out;
 };
 
-// perf::parse_size, with the flag named in the message.
+// base::parse_size, with the flag named in the message.
 std::uint64_t parse_size_flag(const std::string& flag, const std::string& text) {
   try {
-    return perf::parse_size(text);
+    return base::parse_size(text);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(flag + ": " + e.what());
   }
 }
 
-void print_row(const perf::CacheRecord& c, const perf::CacheRecord& s) {
+void print_row(const probes::CacheRecord& c, const probes::CacheRecord& s) {
   const bool disturbed = c.disturbed_repeats + s.disturbed_repeats > 0;
-  fmt::print("{:>10} {:>10.2f} {:>10.1f} {:>15.3f} {:>12.1f}{}\n", perf::format_size(c.size_bytes),
+  fmt::print("{:>10} {:>10.2f} {:>10.1f} {:>15.3f} {:>12.1f}{}\n", base::format_size(c.size_bytes),
              c.ns_per_load, c.cycles_per_load, s.ns_per_load, s.bandwidth_gbs,
              disturbed ? " *" : "");
   std::fflush(stdout);
 }
 
-std::string describe_cache(const perf::CacheTarget& c) {
-  std::string s = c.name() + " " + perf::format_size(c.size_bytes);
+std::string describe_cache(const probes::CacheTarget& c) {
+  std::string s = c.name() + " " + base::format_size(c.size_bytes);
   if (c.cores_sharing > 1)
     s += fmt::format(" shared by {} cores, {} per core", c.cores_sharing,
-                     perf::format_size(c.per_core_bytes));
+                     base::format_size(c.per_core_bytes));
   return s;
 }
 
 // The probe's options from the flags; a bad range, cpu, event or output path fails here, before
 // the TSC calibration and the table header.
-perf::CacheProbeOptions probe_options(const CacheArgs& a, const threads::Topology& topo) {
-  perf::CacheProbeOptions opt;
+probes::CacheProbeOptions probe_options(const CacheArgs& a, const threads::Topology& topo) {
+  probes::CacheProbeOptions opt;
   opt.min_bytes = parse_size_flag("--min", a.min);
   opt.max_bytes = parse_size_flag("--max", a.max);
   opt.steps_per_octave = a.steps_per_octave;
@@ -80,10 +80,10 @@ perf::CacheProbeOptions probe_options(const CacheArgs& a, const threads::Topolog
   opt.repeats = a.repeats;
   opt.repeat_ms = a.repeat_ms;
   if (opt.min_bytes > opt.max_bytes)
-    throw std::invalid_argument("--min '" + a.min + "' (" + perf::format_size(opt.min_bytes) +
+    throw std::invalid_argument("--min '" + a.min + "' (" + base::format_size(opt.min_bytes) +
                                 ") is larger than --max '" + a.max + "' (" +
-                                perf::format_size(opt.max_bytes) + ")");
-  perf::cache_probe_sizes(opt.min_bytes, opt.max_bytes, opt.steps_per_octave);
+                                base::format_size(opt.max_bytes) + ")");
+  probes::cache_probe_sizes(opt.min_bytes, opt.max_bytes, opt.steps_per_octave);
   if (topo.find_pu(opt.cpu) < 0)
     throw std::invalid_argument("--cpu " + std::to_string(opt.cpu) + ": not a cpu this process " +
                                 "may use (" + threads::format_cpu_list([&] {
@@ -99,7 +99,7 @@ perf::CacheProbeOptions probe_options(const CacheArgs& a, const threads::Topolog
 }
 
 // What the columns mean, the table's header, and a row printed per size as it is measured.
-void print_header(perf::CacheProbeOptions& opt) {
+void print_header(probes::CacheProbeOptions& opt) {
   const auto& tsc = perf::tsc();
   fmt::print(
       "cache probe on cpu {}: chase = one dependent load per step around a random cycle of "
@@ -114,7 +114,8 @@ void print_header(perf::CacheProbeOptions& opt) {
   opt.progress = print_row;
 }
 
-report::json report_params(const perf::CacheProbeOptions& opt, const perf::CacheProbeResult& res) {
+report::json report_params(const probes::CacheProbeOptions& opt,
+                           const probes::CacheProbeResult& res) {
   return {
       {"min_bytes", res.sizes.front()},
       {"max_bytes", res.sizes.back()},
@@ -137,8 +138,8 @@ report::json report_params(const perf::CacheProbeOptions& opt, const perf::Cache
       {"hugepages",
        fmt::format("madvise(MADV_HUGEPAGE) on the 2 MiB-aligned buffer{}; {} of {} "
                    "backed by huge pages",
-                   res.hugepage_advised ? "" : " (refused)", perf::format_size(res.hugepage_bytes),
-                   perf::format_size(res.buffer_bytes))},
+                   res.hugepage_advised ? "" : " (refused)", base::format_size(res.hugepage_bytes),
+                   base::format_size(res.buffer_bytes))},
       {"buffer_bytes", res.buffer_bytes},
       {"hugepage_bytes", res.hugepage_bytes},
       {"repeat_rule",
@@ -155,7 +156,7 @@ report::json report_params(const perf::CacheProbeOptions& opt, const perf::Cache
 }
 
 report::Report make_report(const threads::Topology& topo, const report::json& params,
-                           const perf::CacheProbeResult& res) {
+                           const probes::CacheProbeResult& res) {
   report::Report report("cache", report::machine_json(topo), params);
   for (const auto& r : res.records) {
     report::json j = {
@@ -182,7 +183,7 @@ report::Report make_report(const threads::Topology& topo, const report::json& pa
                 {"cache_per_core_bytes", k.cache.per_core_bytes},
                 {"octaves_from_cache",
                  k.cache.level ? report::json(k.octaves_from_cache) : report::json(nullptr)},
-                {"match_limit_octaves", perf::kKneeMatchOctaves},
+                {"match_limit_octaves", probes::kKneeMatchOctaves},
                 {"nearest_cache",
                  k.nearest.level ? report::json(k.nearest.name()) : report::json(nullptr)},
                 {"nearest_cache_per_core_bytes", k.nearest.per_core_bytes},
@@ -192,15 +193,15 @@ report::Report make_report(const threads::Topology& topo, const report::json& pa
 }
 
 // The knees found, each with the hwloc cache matched to it, and the caches no knee matched.
-void print_knees(const perf::CacheProbeResult& res) {
+void print_knees(const probes::CacheProbeResult& res) {
   fmt::print("knees of the chase curve (halfway up each climb of >= 1.5x between plateaus):\n");
   if (res.knees.empty())
-    fmt::print("  none between {} and {}\n", perf::format_size(res.sizes.front()),
-               perf::format_size(res.sizes.back()));
+    fmt::print("  none between {} and {}\n", base::format_size(res.sizes.front()),
+               base::format_size(res.sizes.back()));
   for (const auto& k : res.knees) {
     if (k.cache.level == 0) {
       fmt::print("  knee at {}: an effective size, no hwloc cache within {:g} octave{}\n",
-                 perf::format_size(k.size_bytes), perf::kKneeMatchOctaves,
+                 base::format_size(k.size_bytes), probes::kKneeMatchOctaves,
                  k.nearest.level ? fmt::format(" (nearest left: {}, {:+.1f} octaves)",
                                                describe_cache(k.nearest), k.octaves_from_nearest)
                                  : std::string());
@@ -208,12 +209,12 @@ void print_knees(const perf::CacheProbeResult& res) {
       const double off = std::abs(k.octaves_from_cache);
       std::string note;
       if (off > 1e-9) note = fmt::format(", {:+.2f} octave", k.octaves_from_cache);
-      fmt::print("  knee at {} ↔ {} (hwloc){}\n", perf::format_size(k.size_bytes),
+      fmt::print("  knee at {} ↔ {} (hwloc){}\n", base::format_size(k.size_bytes),
                  describe_cache(k.cache), note);
     }
     fmt::print("      {:.2f} ns up to {}, {:.2f} ns from {} ({:.1f}x)\n", k.ns_before,
-               perf::format_size(k.plateau_end_bytes), k.ns_after,
-               perf::format_size(k.plateau_start_bytes), k.ns_after / k.ns_before);
+               base::format_size(k.plateau_end_bytes), k.ns_after,
+               base::format_size(k.plateau_start_bytes), k.ns_after / k.ns_before);
   }
   for (const auto& c : res.caches) {
     bool seen = false;
@@ -221,15 +222,15 @@ void print_knees(const perf::CacheProbeResult& res) {
       seen = seen || (k.cache.level == c.level && k.cache.type == c.type);
     if (!seen)
       fmt::print("  {} (hwloc): no knee matched to it between {} and {}\n", describe_cache(c),
-                 perf::format_size(res.sizes.front()), perf::format_size(res.sizes.back()));
+                 base::format_size(res.sizes.front()), base::format_size(res.sizes.back()));
   }
 }
 
 int run_cache(const CacheArgs& a) {
   const auto topo = threads::Topology::host();
-  perf::CacheProbeOptions opt = probe_options(a, topo);
+  probes::CacheProbeOptions opt = probe_options(a, topo);
   if (!a.out.quiet) print_header(opt);
-  const auto res = perf::run_cache_probe(topo, opt);
+  const auto res = probes::run_cache_probe(topo, opt);
   const report::json params = report_params(opt, res);
   const report::Report report = make_report(topo, params, res);
   write_outputs(report, a.out);
@@ -239,7 +240,7 @@ int run_cache(const CacheArgs& a) {
 
   if (res.max_bytes_requested > res.sizes.back())
     fmt::print("--max capped to {}: half the available memory\n",
-               perf::format_size(res.sizes.back()));
+               base::format_size(res.sizes.back()));
   int disturbed = 0, total = 0;
   for (const auto& r : res.records) disturbed += r.disturbed_repeats, total += r.repeats;
   if (disturbed)

@@ -1,9 +1,9 @@
 // compas membw: memory bandwidth per thread and in total as threads are added (COMPaS section
 // 2.1, Tables 1-2: four threads share one bus, so each gets about a quarter), for the load, store,
 // copy and triad kernels, with the saturation point and which stores were used. The measurement is
-// perf::run_membw; this file parses the flags, builds the report and prints the table.
+// probes::run_membw; this file parses the flags, builds the report and prints the table.
 // With --loaded-latency it measures instead how a dependent load's latency grows with the
-// bandwidth other threads draw (perf::run_loaded_latency), as its own report "loaded-latency".
+// bandwidth other threads draw (probes::run_loaded_latency), as its own report "loaded-latency".
 // The loaded-latency command, the NUMA matrix and the table beside COMPaS 1998 are in files of
 // their own (cmd_membw_args.hpp names them).
 #include <fmt/core.h>
@@ -20,7 +20,7 @@
 #include "cmd_membw_args.hpp"
 #include "commands.hpp"
 #include "common.hpp"
-#include "compas/perf/membw.hpp"
+#include "compas/probes/membw.hpp"
 #include "compas/threads/domain.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
@@ -41,8 +41,8 @@ std::size_t default_membw_size() {
 
 namespace {
 
-report::json record_json(const perf::MembwRecord& r) {
-  report::json j = {{"kernel", perf::to_string(r.kernel)},
+report::json record_json(const probes::MembwRecord& r) {
+  report::json j = {{"kernel", probes::to_string(r.kernel)},
                     {"threads", r.threads},
                     {"bandwidth_gbs", r.bandwidth_gbs},
                     {"per_thread_gbs", r.per_thread_gbs},
@@ -65,16 +65,16 @@ report::json record_json(const perf::MembwRecord& r) {
   report::json tried = report::json::array();
   for (const auto& v : r.tried)
     tried.push_back({{"isa", base::to_string(v.isa)},
-                     {"stores", !perf::membw_has_stores(r.kernel) ? "none"
-                                : v.non_temporal                  ? "non-temporal"
-                                                                  : "temporal"},
+                     {"stores", !probes::membw_has_stores(r.kernel) ? "none"
+                                : v.non_temporal                    ? "non-temporal"
+                                                                    : "temporal"},
                      {"gbs", v.gbs}});
   j["tried"] = tried;
   return j;
 }
 
-report::json summary_json(const perf::MembwSummary& s) {
-  report::json j = {{"kernel", perf::to_string(s.kernel)},
+report::json summary_json(const probes::MembwSummary& s) {
+  report::json j = {{"kernel", probes::to_string(s.kernel)},
                     {"saturation_threads", nullptr},
                     {"saturated", s.saturation_threads.has_value()},
                     {"saturation_resolved", s.saturation_resolved},
@@ -87,7 +87,7 @@ report::json summary_json(const perf::MembwSummary& s) {
   return j;
 }
 
-std::string saturation_text(const perf::MembwSummary& s) {
+std::string saturation_text(const probes::MembwSummary& s) {
   if (s.saturation_threads)
     return fmt::format("{} thread{}", *s.saturation_threads, *s.saturation_threads == 1 ? "" : "s");
   if (!s.saturation_resolved) return s.saturation_note;
@@ -110,7 +110,7 @@ void refuse_inapplicable(const MembwArgs& a) {
 // by socket), the working set SIZE, thread counts 1..THREADS (default: every PU of the domain),
 // or the --threads given, which must fit the workgroup.
 threads::Workgroup apply_workgroup(const MembwArgs& a, const threads::Topology& topo,
-                                   perf::MembwOptions& o) {
+                                   probes::MembwOptions& o) {
   if (given(a.bind_opt) || !a.size.empty())
     throw std::invalid_argument("--workgroup '" + a.workgroup + "' sets the cpus and the size: " +
                                 "--bind and --size do not go with it");
@@ -141,9 +141,9 @@ threads::Workgroup apply_workgroup(const MembwArgs& a, const threads::Topology& 
 }
 
 // The probe's options from the flags; `wg` is set when a workgroup gives the threads and size.
-perf::MembwOptions membw_options(const MembwArgs& a, const threads::Topology& topo,
-                                 std::optional<threads::Workgroup>& wg) {
-  perf::MembwOptions o;
+probes::MembwOptions membw_options(const MembwArgs& a, const threads::Topology& topo,
+                                   std::optional<threads::Workgroup>& wg) {
+  probes::MembwOptions o;
   o.bind = threads::BindSpec::parse(a.bind);
   if (a.threads.empty()) {
     o.threads.clear();
@@ -157,10 +157,10 @@ perf::MembwOptions membw_options(const MembwArgs& a, const threads::Topology& to
   try {
     o.size_bytes = wg               ? wg->size_bytes
                    : a.size.empty() ? default_membw_size()
-                                    : perf::parse_size(a.size);
-    o.kernels = perf::parse_membw_kernels(a.kernels);
-    o.stores = perf::parse_store_mode(a.stores);
-    o.isa = perf::parse_membw_isa(a.isa);
+                                    : base::parse_size(a.size);
+    o.kernels = probes::parse_membw_kernels(a.kernels);
+    o.stores = probes::parse_store_mode(a.stores);
+    o.isa = probes::parse_membw_isa(a.isa);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--") + e.what());
   }
@@ -180,14 +180,14 @@ perf::MembwOptions membw_options(const MembwArgs& a, const threads::Topology& to
 // The report of a sweep: its parameters, then one record per kernel x thread count and one
 // summary per kernel.
 report::Report membw_report(const MembwArgs& a, const threads::Topology& topo,
-                            const perf::MembwOptions& o, const perf::MembwResult& res,
+                            const probes::MembwOptions& o, const probes::MembwResult& res,
                             const std::optional<threads::Workgroup>& wg,
                             const std::vector<std::string>& kernel_names) {
   report::Report report(
       "membw", report::machine_json(topo),
       {{"threads", res.threads},
        {"size_bytes", o.size_bytes},
-       {"size", perf::format_size(o.size_bytes)},
+       {"size", base::format_size(o.size_bytes)},
        {"size_is", "total working set: all arrays of a kernel, all threads"},
        {"kernels", kernel_names},
        {"bind", o.bind.to_string()},
@@ -195,7 +195,7 @@ report::Report membw_report(const MembwArgs& a, const threads::Topology& topo,
        {"domain", wg ? wg->domain.name() : "none"},
        {"repeats", o.repeats},
        {"min_repeat_ms", o.min_repeat_ms},
-       {"stores", perf::store_mode_name(o.stores)},
+       {"stores", probes::store_mode_name(o.stores)},
        {"isa", o.isa ? base::to_string(*o.isa) : "auto"},
        {"oversubscribe", o.oversubscribe},
        {"huge_pages", o.huge_pages},
@@ -224,10 +224,10 @@ report::Report membw_report(const MembwArgs& a, const threads::Topology& topo,
 }
 
 // Rows = threads, columns = kernels (total and per thread), as COMPaS Table 2, with the paper's
-void print_membw_choices(const perf::MembwResult& res) {
+void print_membw_choices(const probes::MembwResult& res) {
   fmt::print("saturation (the next thread count adds < 10% total bandwidth):\n");
   for (const auto& s : res.summaries)
-    fmt::print("  {:<6} {} (peak {:.2f} GB/s at {} thread{})\n", perf::to_string(s.kernel),
+    fmt::print("  {:<6} {} (peak {:.2f} GB/s at {} thread{})\n", probes::to_string(s.kernel),
                saturation_text(s), s.peak_gbs, s.peak_threads, s.peak_threads == 1 ? "" : "s");
 
   fmt::print("kernel variants used (instruction set, stores):\n");
@@ -243,14 +243,14 @@ void print_membw_choices(const perf::MembwResult& res) {
         detail += " (tried";
         for (const auto& v : r.tried)
           detail += fmt::format(" {}{} {:.2f}", base::to_string(v.isa),
-                                !perf::membw_has_stores(r.kernel) ? ""
-                                : v.non_temporal                  ? "/nt"
-                                                                  : "/t",
+                                !probes::membw_has_stores(r.kernel) ? ""
+                                : v.non_temporal                    ? "/nt"
+                                                                    : "/t",
                                 v.gbs);
         detail += " GB/s)";
       }
     }
-    fmt::print("  {:<6} {}:{}\n", perf::to_string(s.kernel),
+    fmt::print("  {:<6} {}:{}\n", probes::to_string(s.kernel),
                s.stores == "none" ? std::string("no stores") : s.stores + " stores", detail);
   }
   fmt::print(
@@ -266,14 +266,14 @@ int run_membw_command(const MembwArgs& a) {
   if (a.numa_matrix) return run_numa_matrix_command(a);
   const auto topo = threads::Topology::host();
   std::optional<threads::Workgroup> wg;
-  const perf::MembwOptions o = membw_options(a, topo, wg);
+  const probes::MembwOptions o = membw_options(a, topo, wg);
   check_outputs(a.out);
   check_plot_dir(a.plot);
 
-  const auto res = perf::run_membw(topo, o);
+  const auto res = probes::run_membw(topo, o);
 
   std::vector<std::string> kernel_names;
-  for (auto k : o.kernels) kernel_names.push_back(perf::to_string(k));
+  for (auto k : o.kernels) kernel_names.push_back(probes::to_string(k));
   const report::Report report = membw_report(a, topo, o, res, wg, kernel_names);
   write_outputs(report, a.out);
   plot_report(report, a.plot);

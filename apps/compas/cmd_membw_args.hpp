@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common.hpp"
-#include "compas/perf/membw.hpp"
+#include "compas/probes/membw.hpp"
 
 namespace compas::app {
 
@@ -57,7 +57,7 @@ int run_numa_matrix_command(const MembwArgs& a);
 
 // Rows = threads, columns = kernels (total and per thread), as COMPaS Table 2, with the paper's
 // figures beside them (membw_table.cpp).
-void print_membw_table(const perf::MembwOptions& o, const perf::MembwResult& res,
+void print_membw_table(const probes::MembwOptions& o, const probes::MembwResult& res,
                        const std::vector<std::string>& kernel_names);
 
 }  // namespace compas::app

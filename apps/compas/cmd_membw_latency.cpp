@@ -1,5 +1,5 @@
 // compas membw --loaded-latency: how a dependent load's latency grows with the bandwidth other
-// threads draw (perf::run_loaded_latency), as its own report "loaded-latency": its flags, the
+// threads draw (probes::run_loaded_latency), as its own report "loaded-latency": its flags, the
 // report's parameters and records, the knees and the table.
 #include <fmt/core.h>
 
@@ -14,7 +14,7 @@
 
 #include "cmd_membw_args.hpp"
 #include "commands.hpp"
-#include "compas/perf/loaded_latency.hpp"
+#include "compas/probes/loaded_latency.hpp"
 #include "compas/threads/topology.hpp"
 #include "plot.hpp"
 
@@ -43,15 +43,15 @@ int latency_team_size(const std::string& text) {
   return counts[0];
 }
 
-perf::LoadedLatencyOptions latency_options(const MembwArgs& a) {
-  perf::LoadedLatencyOptions o;
-  o.mixes = perf::parse_traffic_mixes(a.mix);
-  o.delays_ns = perf::parse_delays(a.delays);
-  o.traffic_on = perf::parse_traffic_on(a.traffic_on);
+probes::LoadedLatencyOptions latency_options(const MembwArgs& a) {
+  probes::LoadedLatencyOptions o;
+  o.mixes = probes::parse_traffic_mixes(a.mix);
+  o.delays_ns = probes::parse_delays(a.delays);
+  o.traffic_on = probes::parse_traffic_on(a.traffic_on);
   if (!a.threads.empty()) o.traffic_threads = latency_team_size(a.threads) - 1;
   try {
-    if (!a.size.empty()) o.chase_bytes = perf::parse_size(a.size);
-    o.isa = perf::parse_membw_isa(a.isa);
+    if (!a.size.empty()) o.chase_bytes = base::parse_size(a.size);
+    o.isa = probes::parse_membw_isa(a.isa);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--") + e.what());
   }
@@ -61,8 +61,8 @@ perf::LoadedLatencyOptions latency_options(const MembwArgs& a) {
   return o;
 }
 
-report::json point_json(const perf::LoadedLatencyPoint& p, double idle_ns) {
-  return {{"mix", perf::to_string(p.mix)},
+report::json point_json(const probes::LoadedLatencyPoint& p, double idle_ns) {
+  return {{"mix", probes::to_string(p.mix)},
           {"delay_ns", p.delay_ns ? report::json(*p.delay_ns) : report::json(nullptr)},
           {"idle", !p.delay_ns.has_value()},
           {"bandwidth_gbs", p.bandwidth_gbs},
@@ -80,7 +80,7 @@ report::json point_json(const perf::LoadedLatencyPoint& p, double idle_ns) {
           {"bandwidth_gbs_samples", p.bandwidth_samples_gbs}};
 }
 
-std::string knee_text(const perf::LatencyKnee& k, double idle_ns) {
+std::string knee_text(const probes::LatencyKnee& k, double idle_ns) {
   if (k.reached) return fmt::format("{:.2f} GB/s", k.bandwidth_gbs);
   return fmt::format(
       "not reached: at most {:.2f}x idle ({:.1f} ns){}; highest bandwidth {:.2f} GB/s",
@@ -88,7 +88,7 @@ std::string knee_text(const perf::LatencyKnee& k, double idle_ns) {
       k.within_noise ? ", 2x only within the points' spread" : "", k.max_bandwidth_gbs);
 }
 
-report::json knee_json(const perf::LatencyKnee& k, double idle_ns) {
+report::json knee_json(const probes::LatencyKnee& k, double idle_ns) {
   return {{"reached", k.reached},
           {"bandwidth_gbs", k.reached ? report::json(k.bandwidth_gbs) : report::json(nullptr)},
           {"threshold_ns", k.threshold_ns},
@@ -100,27 +100,27 @@ report::json knee_json(const perf::LatencyKnee& k, double idle_ns) {
           {"text", knee_text(k, idle_ns)}};
 }
 
-std::string traffic_where(const perf::LoadedLatencyResult& r, const threads::Topology& topo) {
+std::string traffic_where(const probes::LoadedLatencyResult& r, const threads::Topology& topo) {
   const std::string node = topo.numa_nodes() > 1 ? "NUMA node" : "socket";
-  return r.traffic_on == perf::TrafficOn::same ? "the chaser's " + node : "another " + node;
+  return r.traffic_on == probes::TrafficOn::same ? "the chaser's " + node : "another " + node;
 }
 
-report::json latency_params(const perf::LoadedLatencyResult& r, const threads::Topology& topo,
-                            const perf::LoadedLatencyOptions& o) {
+report::json latency_params(const probes::LoadedLatencyResult& r, const threads::Topology& topo,
+                            const probes::LoadedLatencyOptions& o) {
   std::vector<std::string> mixes;
   report::json knees = report::json::object();
   for (std::size_t i = 0; i < r.mixes.size(); ++i) {
-    mixes.push_back(perf::to_string(r.mixes[i]));
+    mixes.push_back(probes::to_string(r.mixes[i]));
     knees[mixes.back()] = knee_json(r.knees[i], r.idle.latency_ns);
   }
   return {{"mode", "compas membw --loaded-latency"},
           {"chaser_cpu", r.chaser_cpu},
           {"traffic_cpus", threads::format_cpu_list(r.traffic_cpus)},
           {"traffic_threads", r.traffic_cpus.size()},
-          {"traffic_on", perf::to_string(r.traffic_on)},
+          {"traffic_on", probes::to_string(r.traffic_on)},
           {"traffic_where", traffic_where(r, topo)},
           {"size_bytes", r.chase_bytes},
-          {"size", perf::format_size(r.chase_bytes)},
+          {"size", base::format_size(r.chase_bytes)},
           {"size_is",
            "the chase buffer; the traffic streams over as many bytes (all arrays, all "
            "traffic threads), each thread over its own block"},
@@ -163,15 +163,15 @@ report::json latency_params(const perf::LoadedLatencyResult& r, const threads::T
           {"seconds", r.seconds}};
 }
 
-void print_latency_table(const perf::LoadedLatencyResult& r, const threads::Topology& topo,
-                         const perf::LoadedLatencyOptions& o) {
+void print_latency_table(const probes::LoadedLatencyResult& r, const threads::Topology& topo,
+                         const probes::LoadedLatencyOptions& o) {
   fmt::print(
       "loaded latency: chaser on cpu {} (random chase over {}, one dependent load per step), {} "
       "traffic thread{} on cpu {} ({}) over {} in {} chunks, {} kernels; median of {} repeats of "
       ">= {} ms\n",
-      r.chaser_cpu, perf::format_size(r.chase_bytes), r.traffic_cpus.size(),
+      r.chaser_cpu, base::format_size(r.chase_bytes), r.traffic_cpus.size(),
       r.traffic_cpus.size() == 1 ? "" : "s", threads::format_cpu_list(r.traffic_cpus),
-      traffic_where(r, topo), perf::format_size(r.traffic_bytes), perf::format_size(r.chunk_bytes),
+      traffic_where(r, topo), base::format_size(r.traffic_bytes), base::format_size(r.chunk_bytes),
       base::to_string(r.isa), o.repeats, o.repeat_ms);
   fmt::print(
       "bytes counted as membw counts them: read + written, no write-allocate; GB/s = 1e9 B/s\n\n");
@@ -179,7 +179,7 @@ void print_latency_table(const perf::LoadedLatencyResult& r, const threads::Topo
              "latency ns", "min", "max", "x idle");
   for (const auto& p : r.points)
     fmt::print("{:<7} {:>9} {:>12.2f} {:>11.1f} {:>9.1f} {:>9.1f} {:>7.2f}{}\n",
-               perf::to_string(p.mix), p.delay_ns ? std::to_string(*p.delay_ns) : "idle",
+               probes::to_string(p.mix), p.delay_ns ? std::to_string(*p.delay_ns) : "idle",
                p.bandwidth_gbs, p.latency_ns, p.latency_min_ns, p.latency_max_ns,
                p.latency_ns / r.idle.latency_ns, p.disturbed_repeats ? " *" : "");
   fmt::print("\nidle latency {:.1f} ns (min {:.1f}, max {:.1f}: every idle repeat of every mix)\n",
@@ -189,7 +189,7 @@ void print_latency_table(const perf::LoadedLatencyResult& r, const threads::Topo
       "the points' spread:\n",
       2 * r.idle.latency_ns);
   for (std::size_t i = 0; i < r.mixes.size(); ++i)
-    fmt::print("  {:<7} {}\n", perf::to_string(r.mixes[i]),
+    fmt::print("  {:<7} {}\n", probes::to_string(r.mixes[i]),
                knee_text(r.knees[i], r.idle.latency_ns));
   bool disturbed = false;
   for (const auto& p : r.points) disturbed = disturbed || p.disturbed_repeats > 0;
@@ -203,11 +203,11 @@ void print_latency_table(const perf::LoadedLatencyResult& r, const threads::Topo
 
 int run_loaded_latency_command(const MembwArgs& a) {
   const auto topo = threads::Topology::host();
-  const perf::LoadedLatencyOptions o = latency_options(a);
+  const probes::LoadedLatencyOptions o = latency_options(a);
   check_outputs(a.out);
   check_plot_dir(a.plot);
 
-  const auto res = perf::run_loaded_latency(topo, o);
+  const auto res = probes::run_loaded_latency(topo, o);
 
   report::Report report("loaded-latency", report::machine_json(topo), latency_params(res, topo, o));
   for (const auto& p : res.points) report.add(point_json(p, res.idle.latency_ns));

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cmd_membw_args.hpp"
-#include "compas/perf/membw.hpp"
+#include "compas/probes/membw.hpp"
 #include "membw_numa.hpp"
 
 namespace compas::app {
@@ -25,9 +25,9 @@ int run_numa_matrix_command(const MembwArgs& a) {
     n.threads = counts[0];
   }
   try {
-    n.size_bytes = a.size.empty() ? default_membw_size() : perf::parse_size(a.size);
+    n.size_bytes = a.size.empty() ? default_membw_size() : base::parse_size(a.size);
     n.chase_bytes = a.size.empty() ? 0 : n.size_bytes;  // a given size is the chase's too
-    n.kernels = perf::parse_membw_kernels(given(a.kernels_opt) ? a.kernels : "load,copy");
+    n.kernels = probes::parse_membw_kernels(given(a.kernels_opt) ? a.kernels : "load,copy");
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--") + e.what());
   }

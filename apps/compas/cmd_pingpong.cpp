@@ -1,10 +1,10 @@
 // compas pingpong: latency and bandwidth of one-sided operations between ranks 0 and 1 of a job
 // (COMPaS Fig. 2), for message sizes from 8 B up. Run under compas-run -n 2 (or mpirun -np 2).
 //
-//   put, put_signal, get, put_flush, put_bw   measured by compas/perf/pingpong.hpp
+//   put, put_signal, get, put_flush, put_bw   measured by compas/probes/pingpong.hpp
 //   mpi_put_flush, mpi_sendrecv   (built with MPI and launched by mpirun) MPI_Put +
 //               MPI_Win_flush on an MPI_Win_allocate window, and a send/recv ping-pong
-// Each op times something else (perf::pingpong_measure: one way, a round trip, a put until remote
+// Each op times something else (probes::pingpong_measure: one way, a round trip, a put until remote
 // completion, a put in a stream); bandwidth is bytes / that time (MB/s = 1e6 bytes per second).
 #include <fmt/core.h>
 
@@ -19,9 +19,9 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "compas/comm/comm.hpp"
-#include "compas/perf/membw.hpp"
-#include "compas/perf/pingpong.hpp"
 #include "compas/perf/sde.hpp"
+#include "compas/probes/membw.hpp"
+#include "compas/probes/pingpong.hpp"
 #include "compas/threads/topology.hpp"
 
 #ifdef COMPAS_WITH_MPI
@@ -34,9 +34,9 @@ namespace compas::app {
 
 namespace {
 
-// compas's operations (perf::pingpong_ops()) and the MPI baselines.
+// compas's operations (probes::pingpong_ops()) and the MPI baselines.
 std::vector<std::string> all_ops() {
-  auto ops = perf::pingpong_ops();
+  auto ops = probes::pingpong_ops();
   ops.insert(ops.end(), {"mpi_put_flush", "mpi_sendrecv"});
   return ops;
 }
@@ -65,7 +65,7 @@ std::vector<std::string> split(const std::string& s) {
 
 std::uint64_t size_flag(const std::string& flag, const std::string& text) {
   try {
-    return perf::parse_size(text);
+    return base::parse_size(text);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(flag + ": " + e.what());
   }
@@ -187,7 +187,7 @@ int run_pingpong(const PingpongArgs& a) {
   }
 #endif
 
-  perf::Pingpong pp(c, max_bytes);
+  probes::Pingpong pp(c, max_bytes);
   const std::string transport = c.transport(c.rank() == 0 ? 1 : 0);
   const bool direct = pp.direct();
   auto topo = threads::Topology::host();
@@ -205,7 +205,7 @@ int run_pingpong(const PingpongArgs& a) {
     fmt::print("{:<14} {:>10} {:>12} {:>12} {:>12} {:>14}  {}\n", "op", "bytes", "us_per_op",
                "min_us", "max_us", "mbs", "what is timed");
   }
-  perf::PingpongOptions po;
+  probes::PingpongOptions po;
   po.sizes = sizes;
   po.ops = ops;
   po.iters = a.iters;
@@ -224,13 +224,13 @@ int run_pingpong(const PingpongArgs& a) {
                      : "compas was built without MPI (COMPAS_WITH_MPI=OFF)");
     return false;
   };
-  po.on_point = [&](const perf::PingpongPoint& p) {
+  po.on_point = [&](const probes::PingpongPoint& p) {
     if (!leader) return;
     const bool is_mpi = p.op.rfind("mpi_", 0) == 0;
     report.add({{"op", p.op},
                 {"bytes", p.bytes},
-                {"measure", perf::pingpong_measure(p.op).key},
-                {"measure_text", perf::pingpong_measure(p.op).text},
+                {"measure", probes::pingpong_measure(p.op).key},
+                {"measure_text", probes::pingpong_measure(p.op).text},
                 {"latency_us", p.latency_us()},
                 {"min_latency_us", p.min_s * 1e6},
                 {"max_latency_us", p.max_s * 1e6},
@@ -240,11 +240,11 @@ int run_pingpong(const PingpongArgs& a) {
     if (!a.out.quiet) {
       fmt::print("{:<14} {:>10} {:>12.3f} {:>12.3f} {:>12.3f} {:>14.1f}  {}\n", p.op, p.bytes,
                  p.latency_us(), p.min_s * 1e6, p.max_s * 1e6, p.bandwidth_mbs(),
-                 perf::pingpong_measure(p.op).text);
+                 probes::pingpong_measure(p.op).text);
       std::fflush(stdout);
     }
   };
-  perf::measure_pingpong(pp, po);
+  probes::measure_pingpong(pp, po);
 #ifdef COMPAS_WITH_MPI
   if (want_mpi) {
     MPI_Win_unlock_all(win);

@@ -37,8 +37,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "compas/analysis/scaling.hpp"
 #include "compas/base/number.hpp"
-#include "compas/perf/scaling.hpp"
 #include "compas/report/report.hpp"
 #include "compas/threads/topology.hpp"
 #include "plot.hpp"

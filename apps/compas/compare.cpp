@@ -13,7 +13,7 @@
 #include <stdexcept>
 
 #include "common.hpp"
-#include "compas/perf/membw.hpp"
+#include "compas/probes/membw.hpp"
 #include "read_whole.hpp"
 
 namespace compas::app::comparison {

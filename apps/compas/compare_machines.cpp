@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "compare.hpp"
-#include "compas/perf/membw.hpp"
+#include "compas/probes/membw.hpp"
 
 namespace compas::app::comparison {
 
@@ -27,7 +27,7 @@ std::string cache_text(const json& c) {
                      type == "data"          ? "d"
                      : type == "instruction" ? "i"
                                              : "",
-                     perf::format_size(c["size_bytes"].get<std::size_t>()), c["count"].get<int>());
+                     base::format_size(c["size_bytes"].get<std::size_t>()), c["count"].get<int>());
 }
 
 // "L1d 32 KiB x2, L2 1 MiB x2, ...", or the JSON when the list is not what machine_json writes.

@@ -9,8 +9,8 @@
 #include <string>
 #include <utility>
 
-#include "compas/perf/cache_probe.hpp"
-#include "compas/perf/loaded_latency.hpp"
+#include "compas/probes/cache_probe.hpp"
+#include "compas/probes/loaded_latency.hpp"
 #include "compas/report/report.hpp"
 #include "compas/threads/domain.hpp"
 #include "compas/threads/topology.hpp"
@@ -19,8 +19,8 @@ namespace compas::app {
 
 namespace {
 
-report::json cell_json(const threads::NumaCell& c, const perf::MembwRecord& r) {
-  return {{"kernel", perf::to_string(r.kernel)},
+report::json cell_json(const threads::NumaCell& c, const probes::MembwRecord& r) {
+  return {{"kernel", probes::to_string(r.kernel)},
           {"threads_on", fmt::format("M{}", c.threads_on)},
           {"memory_on", fmt::format("M{}", c.memory_on)},
           {"threads", r.threads},
@@ -36,13 +36,13 @@ report::json cell_json(const threads::NumaCell& c, const perf::MembwRecord& r) {
 // beyond the caches) on the cell's memory node.
 report::json latency_json(const threads::Topology& topo, const threads::NumaCell& c,
                           std::uint64_t bytes, int repeats) {
-  perf::CacheProbeOptions o;
+  probes::CacheProbeOptions o;
   o.min_bytes = o.max_bytes = bytes;
   o.cpu = c.pus.front();
   o.repeats = repeats;
   o.memory_numa = c.memory_on;
-  const perf::CacheProbeResult r = perf::run_cache_probe(topo, o);
-  const perf::CacheRecord& chase = r.records.front();
+  const probes::CacheProbeResult r = probes::run_cache_probe(topo, o);
+  const probes::CacheRecord& chase = r.records.front();
   return {{"kernel", "latency"},
           {"threads_on", fmt::format("M{}", c.threads_on)},
           {"memory_on", fmt::format("M{}", c.memory_on)},
@@ -86,7 +86,7 @@ int run_numa_matrix(const NumaMatrixArgs& a) {
   check_outputs(a.out);
   std::vector<report::json> records;
   for (const auto& c : cells) {
-    perf::MembwOptions o;
+    probes::MembwOptions o;
     o.kernels = a.kernels;
     o.size_bytes = a.size_bytes;
     o.repeats = a.repeats;
@@ -94,9 +94,9 @@ int run_numa_matrix(const NumaMatrixArgs& a) {
     o.threads = {static_cast<int>(c.pus.size())};
     o.bind = threads::BindSpec{threads::BindPolicy::list, c.pus};
     o.memory_numa = c.memory_on;
-    for (const auto& r : perf::run_membw(topo, o).records) records.push_back(cell_json(c, r));
+    for (const auto& r : probes::run_membw(topo, o).records) records.push_back(cell_json(c, r));
   }
-  const std::uint64_t chase = a.chase_bytes ? a.chase_bytes : perf::default_chase_bytes(topo);
+  const std::uint64_t chase = a.chase_bytes ? a.chase_bytes : probes::default_chase_bytes(topo);
   for (const auto& c : cells) records.push_back(latency_json(topo, c, chase, a.repeats));
   const int nodes = threads::domain_count(topo, 'M');
   report::Report report(

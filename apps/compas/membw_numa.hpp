@@ -6,12 +6,12 @@
 #include <vector>
 
 #include "common.hpp"
-#include "compas/perf/membw.hpp"
+#include "compas/probes/membw.hpp"
 
 namespace compas::app {
 
 struct NumaMatrixArgs {
-  std::vector<perf::MembwKernel> kernels;
+  std::vector<probes::MembwKernel> kernels;
   std::size_t size_bytes = 0;
   std::size_t chase_bytes = 0;  // the latency's chase buffer; 0: far beyond the caches
   int threads = 0;              // per cell; 0: one per core of the node

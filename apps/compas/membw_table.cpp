@@ -26,14 +26,14 @@ constexpr PaperBcopy kPaperBcopy[] = {
 
 }  // namespace
 
-void print_membw_table(const perf::MembwOptions& o, const perf::MembwResult& res,
+void print_membw_table(const probes::MembwOptions& o, const probes::MembwResult& res,
                        const std::vector<std::string>& kernel_names) {
-  std::map<std::pair<perf::MembwKernel, int>, const perf::MembwRecord*> cell;
+  std::map<std::pair<probes::MembwKernel, int>, const probes::MembwRecord*> cell;
   for (const auto& r : res.records) cell[{r.kernel, r.threads}] = &r;
   fmt::print(
       "memory bandwidth, GB/s (1e9 B/s): working set {} ({} B; all arrays, all threads), "
       "bind {}, median of {} repeats\n",
-      perf::format_size(o.size_bytes), o.size_bytes, o.bind.to_string(), o.repeats);
+      base::format_size(o.size_bytes), o.size_bytes, o.bind.to_string(), o.repeats);
   fmt::print(
       "bytes counted as STREAM and likwid-bench count them: read + written, no write-allocate\n\n");
   fmt::print("{:>8}", "");
@@ -60,10 +60,10 @@ void print_membw_table(const perf::MembwOptions& o, const perf::MembwResult& res
   // The paper's single-thread figures under the matching columns.
   fmt::print("{:>8}", "'98 MB/s");
   for (auto k : o.kernels) {
-    const double v = k == perf::MembwKernel::load    ? kPaperRead
-                     : k == perf::MembwKernel::store ? kPaperWrite
-                     : k == perf::MembwKernel::copy  ? kPaperCopy
-                                                     : 0;
+    const double v = k == probes::MembwKernel::load    ? kPaperRead
+                     : k == probes::MembwKernel::store ? kPaperWrite
+                     : k == probes::MembwKernel::copy  ? kPaperCopy
+                                                       : 0;
     if (v > 0)
       fmt::print(" | {:>8.1f} {:>8}", v, "");
     else

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "compas/perf/extrap.hpp"
-#include "compas/perf/model.hpp"
-#include "compas/perf/scaling.hpp"
+#include "compas/analysis/extrap.hpp"
+#include "compas/analysis/model.hpp"
+#include "compas/analysis/scaling.hpp"
 
 namespace compas::app {
 
@@ -20,7 +20,7 @@ nlohmann::ordered_json number_or_null(double v) {
 // Amdahl's law for strong scaling, Gustafson's for weak; the JSON keys are named after the law.
 void serial_fraction_part(const std::vector<std::pair<double, double>>& speedups, bool weak,
                           ScalingSummary& out) {
-  const auto fit = weak ? perf::fit_gustafson(speedups) : perf::fit_amdahl(speedups);
+  const auto fit = weak ? analysis::fit_gustafson(speedups) : analysis::fit_amdahl(speedups);
   const std::string law = weak ? "Gustafson" : "Amdahl", key = weak ? "gustafson" : "amdahl";
   if (fit.ok())
     out.markdown += fmt::format(
@@ -45,9 +45,9 @@ void model_part(const std::vector<ScalingPoint>& points, ScalingSummary& out) {
     data.push_back({n, p.seconds});
     largest = std::max(largest, n);
   }
-  perf::ModelOptions options;
+  analysis::ModelOptions options;
   options.parameter = "p";
-  const auto model = perf::fit_model(data, options);
+  const auto model = analysis::fit_model(data, options);
   nlohmann::ordered_json j = {{"parameter", "p = processes x threads"}, {"points", model.points}};
   if (!model.ok()) {
     out.markdown += "Performance model of time against p = P x T: none (" + model.reason + ").\n";
@@ -55,7 +55,7 @@ void model_part(const std::vector<ScalingPoint>& points, ScalingSummary& out) {
     out.json["model"] = j;
     return;
   }
-  const auto next = perf::predict(model, 2 * largest);
+  const auto next = analysis::predict(model, 2 * largest);
   out.markdown += fmt::format(
       "Performance model of time against p = P x T (Extra-P's normal form, chosen by "
       "leave-one-out cross-validation over {} hypotheses, {} points): t(p) = {} s; "
@@ -83,9 +83,9 @@ ScalingSummary scaling_summary(const std::vector<std::pair<double, double>>& spe
 }
 
 std::string extrap_export(const std::string& region, const std::vector<ScalingPoint>& points) {
-  perf::ExtrapData data;
+  analysis::ExtrapData data;
   data.parameters = {"processes", "threads"};
-  perf::ExtrapSeries series{region, "time", {}};
+  analysis::ExtrapSeries series{region, "time", {}};
   for (const auto& p : points) {
     if (!(p.seconds > 0) || p.oversubscribed) continue;  // as the model: oversubscription is no p
     data.points.push_back({static_cast<double>(p.procs), static_cast<double>(p.threads)});
@@ -93,7 +93,7 @@ std::string extrap_export(const std::string& region, const std::vector<ScalingPo
   }
   if (data.points.empty()) return {};
   data.series.push_back(std::move(series));
-  return perf::extrap_text(data);
+  return analysis::extrap_text(data);
 }
 
 }  // namespace compas::app

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "compas/perf/pingpong.hpp"
+#include "compas/probes/pingpong.hpp"
 #include "compas/report/report.hpp"
 #include "compas/report/run_info.hpp"
 #include "read_whole.hpp"
@@ -401,7 +401,7 @@ void write_pingpong(ReportContext& c) {
     const std::string op = r.value("op", "");
     std::string what = r.value("measure_text", std::string());
     if (what.empty()) try {
-        what = perf::pingpong_measure(op).text;  // a file from before "measure_text"
+        what = probes::pingpong_measure(op).text;  // a file from before "measure_text"
       } catch (const std::invalid_argument&) {
         what = "?";
       }

@@ -1,6 +1,8 @@
 #include "compas/perf/sde.hpp"
 
+#if COMPAS_WITH_PAPI
 #include <sde_lib.h>
+#endif
 
 #include <deque>
 #include <mutex>
@@ -19,6 +21,8 @@ struct Entry {
 
 std::mutex g_mutex;
 std::deque<Entry> g_entries;  // stable addresses: PAPI holds pointers to them
+
+#if COMPAS_WITH_PAPI
 papi_handle_t g_handle = nullptr;
 
 long long read_entry(void* param) {
@@ -26,23 +30,31 @@ long long read_entry(void* param) {
   return e->read ? e->read() : 0;
 }
 
+// Makes `e` readable as sde:::compas::<name>.
+void export_entry(Entry& e, const std::string& description) {
+  if (!g_handle) g_handle = papi_sde_init("compas");
+  if (papi_sde_register_counter_cb(g_handle, e.name.c_str(), PAPI_SDE_RO | PAPI_SDE_DELTA,
+                                   PAPI_SDE_long_long, read_entry, &e) != SDE_OK)
+    throw std::runtime_error("cannot register SDE counter " + e.name);
+  papi_sde_describe_counter(g_handle, e.name.c_str(), description.c_str());
+}
+#else
+// Without PAPI nothing reads the counters: they are only listed (registered()).
+void export_entry(Entry&, const std::string&) {}
+#endif
+
 }  // namespace
 
 void register_counter(const std::string& name, const std::string& description,
                       std::function<long long()> read) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (!g_handle) g_handle = papi_sde_init("compas");
   for (auto& e : g_entries)
     if (e.name == name) {
       e.read = std::move(read);
       return;
     }
   g_entries.push_back({name, std::move(read)});
-  Entry& e = g_entries.back();
-  if (papi_sde_register_counter_cb(g_handle, e.name.c_str(), PAPI_SDE_RO | PAPI_SDE_DELTA,
-                                   PAPI_SDE_long_long, read_entry, &e) != SDE_OK)
-    throw std::runtime_error("cannot register SDE counter " + name);
-  papi_sde_describe_counter(g_handle, e.name.c_str(), description.c_str());
+  export_entry(g_entries.back(), description);
 }
 
 void export_thread_activity() {

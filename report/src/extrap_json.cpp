@@ -3,8 +3,8 @@
 
 namespace compas::report {
 
-nlohmann::ordered_json extrap_json(const perf::ExtrapData& data) {
-  perf::check_extrap(data);
+nlohmann::ordered_json extrap_json(const analysis::ExtrapData& data) {
+  analysis::check_extrap(data);
   nlohmann::ordered_json j = {{"parameters", data.parameters},
                               {"measurements", nlohmann::ordered_json::object()}};
   for (const auto& s : data.series) {

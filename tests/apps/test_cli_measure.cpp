@@ -28,7 +28,7 @@
 #include <vector>
 #include "../common/proc.hpp"
 #include "cli.hpp"
-#include "compas/perf/extrap.hpp"
+#include "compas/analysis/extrap.hpp"
 #include "compas/threads/domain.hpp"
 
 namespace {

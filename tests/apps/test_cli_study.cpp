@@ -30,7 +30,7 @@
 #include "../common/proc.hpp"
 #include "../common/sanitized.hpp"
 #include "cli.hpp"
-#include "compas/perf/extrap.hpp"
+#include "compas/analysis/extrap.hpp"
 #include "compas/threads/domain.hpp"
 
 namespace {
@@ -137,7 +137,8 @@ TEST_F(Cli, StudyWritesAFullReportThenSkipsWhatIsDone) {
   EXPECT_TRUE(lap["model"].contains("formula") || lap["model"].contains("reason")) << lap.dump();
   // The times in Extra-P's text format, one file per kernel size: a DATA line per P x T that is
   // not oversubscribed (the auto grid's one oversubscribed point measures the oversubscription).
-  const auto extrap = compas::perf::parse_extrap_text(read_file(out + "/extrap/laplace_n640.txt"));
+  const auto extrap =
+      compas::analysis::parse_extrap_text(read_file(out + "/extrap/laplace_n640.txt"));
   EXPECT_EQ(extrap.parameters, (std::vector<std::string>{"processes", "threads"}));
   std::size_t fitting = 0;
   for (const auto& row : lap["rows"]) fitting += row.value("oversubscribed", true) ? 0 : 1;

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "../../apps/compas/study_models.hpp"
-#include "compas/perf/extrap.hpp"
+#include "compas/analysis/extrap.hpp"
 
 namespace {
 
@@ -63,7 +63,7 @@ TEST(StudyModels, ExtraPExportHasADataLinePerPointWithItsRepetitions) {
   const std::vector<ScalingPoint> points = {
       {1, 1, false, 2.0, {}}, {1, 2, false, 1.1, {1.0, 1.1, 1.3}}, {2, 1, true, 1.2, {}}};
   const auto data =
-      compas::perf::parse_extrap_text(compas::app::extrap_export("gemm n=256", points));
+      compas::analysis::parse_extrap_text(compas::app::extrap_export("gemm n=256", points));
   // The oversubscribed 2 x 1 point measures the oversubscription, not the scaling: left out, as
   // compas's own model leaves it out.
   ASSERT_EQ(data.points.size(), 2u);

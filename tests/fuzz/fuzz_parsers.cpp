@@ -19,7 +19,7 @@
 
 #include "compas/base/number.hpp"
 #include "compas/perf/counters.hpp"
-#include "compas/perf/membw.hpp"
+#include "compas/probes/membw.hpp"
 #include "compas/threads/placement.hpp"
 
 #define CHECK(cond)                                                \
@@ -44,9 +44,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const std::invalid_argument&) {
   }
   try {
-    const std::size_t bytes = compas::perf::parse_size(text);
+    const std::size_t bytes = compas::base::parse_size(text);
     CHECK(bytes > 0);
-    const std::size_t again = compas::perf::parse_size(compas::perf::format_size(bytes));
+    const std::size_t again = compas::base::parse_size(compas::base::format_size(bytes));
     const double ratio = static_cast<double>(again) / static_cast<double>(bytes);
     CHECK(ratio > 0.99 && ratio < 1.01);
   } catch (const std::invalid_argument&) {

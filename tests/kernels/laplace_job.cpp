@@ -19,7 +19,7 @@
 #include "compas/base/isa.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/laplace.hpp"
-#include "compas/perf/membw.hpp"
+#include "compas/probes/membw.hpp"
 
 namespace {
 
@@ -154,7 +154,7 @@ TEST(LaplaceJob, AutoStoresCalibrateBeyondTheCachesWithTheSameBits) {
   GTEST_SKIP() << "streaming sweeps exist on x86-64 only";
 #endif
   const std::uint64_t threshold =
-      compas::perf::nt_threshold(g_rt->topology(), g_rt->team().placement());
+      compas::probes::nt_threshold(g_rt->topology(), g_rt->team().placement());
   // Both copies of the process's rows: 2 (n / P + 3) (n + 2) 8 bytes, past the threshold.
   std::size_t n = 64;
   const auto nodes = static_cast<std::size_t>(g_rt->processes());

@@ -1,15 +1,17 @@
 // The PAPI path, exercised for real with the software events this VM offers, the fallback
 // chain for hardware events it lacks, and the runtime's SDE counters read back through PAPI.
 #include <gtest/gtest.h>
+#if COMPAS_TEST_WITH_PAPI
 #include <papi.h>
+#endif
 
 #include <algorithm>
 #include <string>
 
+#include "../common/cpu_events.hpp"
 #include "compas/perf/counters.hpp"
 #include "compas/perf/sde.hpp"
 #include "compas/threads/team.hpp"
-#include "cpu_events.hpp"
 
 namespace cp = compas::perf;
 namespace ct = compas::threads;
@@ -24,10 +26,37 @@ bool hardware_counters_present() {
 
 }  // namespace
 
+#if COMPAS_TEST_WITH_PAPI
 TEST(Counters, PapiInitialises) {
   ASSERT_TRUE(cp::papi_available()) << cp::papi_error();
   EXPECT_FALSE(cp::papi_version().empty());
 }
+#else
+// Built without PAPI (COMPAS_PAPI=OFF): every request is measured as time only, names every
+// event it cannot count and says why, in one line; bad names are still bad input.
+TEST(Counters, WithoutPapiEveryRequestIsTimeOnlyAndSaysWhy) {
+  EXPECT_FALSE(cp::papi_available());
+  EXPECT_NE(cp::papi_error().find("built without PAPI"), std::string::npos) << cp::papi_error();
+  EXPECT_EQ(cp::cpu_events_unavailable(), cp::papi_error());
+  const auto c = cp::choose_events("ipc,perf::TASK-CLOCK");
+  EXPECT_FALSE(c.counting());
+  EXPECT_EQ(c.source, cp::CounterSource::time_only);
+  EXPECT_EQ(c.unavailable,
+            (std::vector<std::string>{"PAPI_TOT_CYC", "PAPI_TOT_INS", "perf::TASK-CLOCK"}));
+  EXPECT_NE(c.notice.find("PAPI_TOT_INS, perf::TASK-CLOCK not countable here"), std::string::npos)
+      << c.notice;
+  EXPECT_NE(c.notice.find("built without PAPI"), std::string::npos) << c.notice;
+  EXPECT_THROW(cp::choose_events("a b"), std::invalid_argument);
+  cp::ThreadCounters counters(c);
+  EXPECT_EQ(counters.size(), 0);
+}
+
+TEST(Sde, WithoutPapiCountersAreListedOnly) {
+  cp::sde::export_thread_activity();
+  const auto names = cp::sde::registered();
+  EXPECT_NE(std::find(names.begin(), names.end(), "barriers"), names.end());
+}
+#endif
 
 TEST(Counters, EmptyRequestCountsNothing) {
   const auto c = cp::choose_events("");
@@ -58,6 +87,7 @@ TEST(Counters, EventRequestsExpandGroupsInOrderWithoutDuplicates) {
   EXPECT_THROW(cp::expand_event_request(std::string(300, 'A')), std::invalid_argument);
 }
 
+#if COMPAS_TEST_WITH_PAPI
 TEST(Counters, UnknownEventNameIsBadInput) {
   try {
     cp::choose_events("PAPI_TOT_CYC,NOT_AN_EVENT_XYZ");
@@ -90,6 +120,7 @@ TEST(Counters, NativeNamesAreNotBadInputWhenPapiCannotCheckThem) {
   EXPECT_NE(c.notice.find("measuring time only"), std::string::npos) << c.notice;
   EXPECT_THROW(cp::choose_events("perf::TASK-CLOCK,NOT_AN_EVENT_XYZ"), std::invalid_argument);
 }
+#endif
 
 TEST(Counters, SoftwareEventsAreCountedByName) {
   SKIP_WITHOUT_CPU_EVENTS();
@@ -172,6 +203,7 @@ TEST(Counters, ThreadCountersReadTaskClockOnEveryThread) {
   }
 }
 
+#if COMPAS_TEST_WITH_PAPI
 TEST(Sde, ThreadActivityIsReadableThroughPapiByName) {
   ASSERT_TRUE(cp::papi_available());
   cp::sde::export_thread_activity();
@@ -200,3 +232,4 @@ TEST(Sde, ThreadActivityIsReadableThroughPapiByName) {
   // Two threads passed kBarriers each while the counter ran.
   EXPECT_EQ(value, 2 * kBarriers);
 }
+#endif

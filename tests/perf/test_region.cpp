@@ -5,10 +5,10 @@
 #include <cmath>
 #include <map>
 
+#include "../common/cpu_events.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/report/report.hpp"
 #include "compas/threads/team.hpp"
-#include "cpu_events.hpp"
 
 namespace cp = compas::perf;
 namespace ct = compas::threads;

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# compas without PAPI: configures the source tree with -DCOMPAS_PAPI=OFF in a scratch directory,
+# checks that the configuration says so, builds the perf tests and the CLI, and runs them (every
+# counter request is then time only and says why; `compas membw --events ipc` still measures).
+# Usage: without_papi.sh SOURCE_DIR MAKE_PROGRAM CXX_COMPILER
+set -euo pipefail
+src=$1 make_program=$2 cxx=$3
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_MAKE_PROGRAM="$make_program" \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release -DCOMPAS_PAPI=OFF \
+  -DCOMPAS_BUILD_BENCH=OFF -DCOMPAS_BUILD_FORTRAN=OFF "${launcher[@]}" >"$dir/configure.log" 2>&1 ||
+  { cat "$dir/configure.log"; fail "configure with COMPAS_PAPI=OFF failed"; }
+if grep -rq "libpapi\|libsde" "$dir/build.ninja"; then
+  fail "a build with COMPAS_PAPI=OFF still links PAPI: $(grep -o '[^ ]*lib\(papi\|sde\)[^ ]*' "$dir/build.ninja" | sort -u | head -3)"
+fi
+cmake --build "$dir" --target test_perf_counters compas >"$dir/build.log" 2>&1 ||
+  { tail -40 "$dir/build.log"; fail "build with COMPAS_PAPI=OFF failed"; }
+"$dir/bin/test_perf_counters" || fail "the perf tests fail without PAPI"
+out=$("$dir/bin/compas" membw --kernels load --threads 1 --size 4M --events ipc 2>&1) ||
+  fail "compas membw --events ipc without PAPI: $out"
+grep -q "built without PAPI" <<<"$out" || fail "no notice that compas was built without PAPI: $out"
+echo "PASS: without PAPI, configured, built, tests pass, counters say why they measure time only"
