@@ -1,13 +1,16 @@
 // halo_overlap: how much of a halo exchange hides behind interior work with
 // DistArray::begin_exchange(). Every rank of a job (compas-run -n P halo_overlap ROWS COLS STEPS
-// REPEATS) sweeps a 5-point Jacobi step over a ROWS x COLS array cut by rows, four ways,
+// REPEATS [BLOCK]) sweeps a 5-point Jacobi step over a ROWS x COLS array cut by rows, five ways,
 // alternating within each repeat (few long rows: the exchange weighs as much as the interior):
 //   exchange    exchange_halos() alone
 //   interior    the rows that need no halo, alone
 //   sequential  exchange_halos(), then the whole sweep
 //   overlapped  begin_exchange(), the interior, wait(), then the two edge rows
-// Rank 0 prints the medians (ms per step) and hidden = (sequential - overlapped) / exchange: 1
-// when the exchange is all hidden, 0 when none of it is. Not a test: a measurement.
+//   tested      as overlapped, the interior in blocks of BLOCK rows (default 8) with
+//               HaloExchange::test() after each
+// Rank 0 prints the medians (ms per step) and hidden = (sequential - overlapped) / exchange (and
+// the same for tested): 1 when the exchange is all hidden, 0 when none of it is. Not a test: a
+// measurement.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -42,12 +45,15 @@ int main(int argc, char** argv) {
   const Index m = argc > 1 ? std::atol(argv[1]) : 4096, n = argc > 2 ? std::atol(argv[2]) : 4096;
   const int steps = argc > 3 ? std::atoi(argv[3]) : 20;
   const int repeats = argc > 4 ? std::atoi(argv[4]) : 7;
-  if (m < 3 * rt.processes() || n < 3 || steps < 1 || repeats < 1) {
+  const Index block = argc > 5 ? std::atol(argv[5]) : 8;
+  if (m < 3 * rt.processes() || n < 3 || steps < 1 || repeats < 1 || block < 1) {
     if (rt.process() == 0)
       std::fprintf(stderr,
-                   "halo_overlap: ROWS %ld COLS %ld STEPS %d REPEATS %d are not allowed: at least "
-                   "3 rows per process, 3 columns, 1 step and 1 repeat\n",
-                   static_cast<long>(m), static_cast<long>(n), steps, repeats);
+                   "halo_overlap: ROWS %ld COLS %ld STEPS %d REPEATS %d BLOCK %ld are not "
+                   "allowed: at least 3 rows per process, 3 columns, 1 step, 1 repeat and a "
+                   "block of 1 row\n",
+                   static_cast<long>(m), static_cast<long>(n), steps, repeats,
+                   static_cast<long>(block));
     return 2;
   }
   compas::DistArray<double, 2> u(rt, m, n), v = u.like();
@@ -67,7 +73,13 @@ int main(int argc, char** argv) {
     (void)rt.allreduce(0, compas::op::sum{});
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / steps;
   };
-  std::vector<double> ex, in, seq, ovl;
+  auto interior_tested = [&](compas::HaloExchange& x) {
+    for (Index b = first + 1; b < last - 1; b += block) {
+      sweep_rows(u, v, b, std::min(b + block, last - 1));
+      (void)x.test();
+    }
+  };
+  std::vector<double> ex, in, seq, ovl, tst;
   for (int r = 0; r < repeats; ++r) {
     ex.push_back(timed([&] { u.exchange_halos(); }));
     in.push_back(timed(interior));
@@ -82,14 +94,23 @@ int main(int argc, char** argv) {
       x.wait();
       edges();
     }));
+    tst.push_back(timed([&] {
+      auto x = u.begin_exchange();
+      interior_tested(x);
+      x.wait();
+      edges();
+    }));
   }
   if (rt.process() == 0) {
-    const double e = median(ex), s = median(seq), o = median(ovl);
+    const double e = median(ex), s = median(seq), o = median(ovl), t = median(tst);
     std::printf(
-        "halo_overlap: %d processes, %ld x %ld, %d steps x %d repeats, medians in ms per step\n"
-        "  exchange %.4f  interior %.4f  sequential %.4f  overlapped %.4f  hidden %.2f\n",
-        rt.processes(), static_cast<long>(m), static_cast<long>(n), steps, repeats, e, median(in),
-        s, o, e > 0 ? (s - o) / e : 0.0);
+        "halo_overlap: %d processes, %ld x %ld, %d steps x %d repeats, test() every %ld rows, "
+        "medians in ms per step\n"
+        "  exchange %.4f  interior %.4f  sequential %.4f  overlapped %.4f  hidden %.2f  tested "
+        "%.4f  hidden %.2f\n",
+        rt.processes(), static_cast<long>(m), static_cast<long>(n), steps, repeats,
+        static_cast<long>(block), e, median(in), s, o, e > 0 ? (s - o) / e : 0.0, t,
+        e > 0 ? (s - t) / e : 0.0);
   }
   return 0;
 }

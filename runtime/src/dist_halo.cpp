@@ -143,7 +143,7 @@ struct Halo::Impl {
   void finish();  // every side's halo in place, every send complete
   // The reverse: every halo block back to its owner, added there into the edge it mirrors.
   void post_halos();
-  void add_arrivals(Halo::AddFn add);
+  void add_arrivals(AddFn add);
   void send_block(std::size_t side, const Block& b);
 };
 
@@ -363,7 +363,7 @@ void Halo::Impl::post_halos() {
     if (exchanges(side)) send_block(side, halo_of(side));
 }
 
-void Halo::Impl::add_arrivals(Halo::AddFn add) {
+void Halo::Impl::add_arrivals(AddFn add) {
   const std::uint64_t parity = epoch % 2;
   for (std::size_t side = 0; side < kSides; ++side) {
     if (!exchanges(side)) continue;
@@ -404,14 +404,12 @@ void Halo::exchange() {
   finish();
 }
 
+bool Halo::test() {
+  return test_exchange_steps(*impl_);
+}
+
 void Halo::accumulate(AddFn add) {
-  Impl& m = *impl_;
-  if (m.pending)
-    throw std::logic_error(
-        "DistArray: accumulate_halos() while an exchange of the array is pending: wait() first");
-  ++m.epoch;
-  m.post_halos();
-  m.add_arrivals(add);
+  accumulate_steps(*impl_, "DistArray", add);
 }
 
 void Halo::accumulate_funneled(AddFn add) {

@@ -119,9 +119,18 @@ struct Halo3::Impl {
   // What goes towards direction s (an edge of the owned cells), and where what comes from it goes.
   Box edge(int s) const;
   Box halo_from(int s) const;
-  void copy_box(const Box& b, std::byte* packed, bool out) const;
+  // f(cell, packed, n) for each row of block b (n elements) and its place in `packed`.
+  template <class F>
+  void rows_of(const Box& b, std::byte* packed, F f) const;
+  void send(int s, const Box& b);  // block b, packed, to the neighbour towards s
+  // f(s, inbox) for each direction's block of this epoch as it arrives, then every send complete.
+  template <class F>
+  void arrivals(F f);
   void post();
   void finish();  // every halo in place, every send complete
+  // The reverse: every halo block back to its owner, added there into the edge it images.
+  void post_halos();
+  void add_arrivals(AddFn add);
 };
 
 void Halo3::Impl::place() {
@@ -221,40 +230,57 @@ void Halo3::Impl::layout() {
     if (exchanges(s)) pack[s].resize(bytes(box[s]));
 }
 
-// Copies block `b` of the field to `packed` (out) or from it (in), rows of b.n[2] elements.
-void Halo3::Impl::copy_box(const Box& b, std::byte* packed, bool out) const {
+template <class F>
+void Halo3::Impl::rows_of(const Box& b, std::byte* packed, F f) const {
   const std::size_t row = bytes(b.n[2]);
   for (index i = 0; i < b.n[0]; ++i)
-    for (index j = 0; j < b.n[1]; ++j) {
-      std::byte* cell = at(b.lo[0] + i, b.lo[1] + j, b.lo[2]);
-      std::byte* p = packed + row * static_cast<std::size_t>(i * b.n[1] + j);
-      if (out)
-        std::memcpy(p, cell, row);
-      else
-        std::memcpy(cell, p, row);
-    }
+    for (index j = 0; j < b.n[1]; ++j)
+      f(at(b.lo[0] + i, b.lo[1] + j, b.lo[2]),
+        packed + row * static_cast<std::size_t>(i * b.n[1] + j), static_cast<std::size_t>(b.n[2]));
 }
 
-void Halo3::Impl::post() {
-  const std::uint64_t parity = epoch % 2;
-  for (int s = 0; s < kDirs; ++s) {
-    if (!exchanges(s)) continue;
-    const Box e = edge(s);
-    copy_box(e, pack[s].data(), true);
-    const int to = opposite(s);  // the neighbour receives it from the opposite direction
-    sent[s] = win->put_signal_nb(nb[s], bytes(box_at[to][parity]), pack[s].data(),
-                                 bytes(e.n[0] * e.n[1] * e.n[2]), static_cast<std::size_t>(to));
-  }
+void Halo3::Impl::send(int s, const Box& b) {
+  std::byte* out = pack[s].data();
+  rows_of(b, out, [&](std::byte* cell, std::byte* p, std::size_t n) {
+    std::memcpy(p, cell, bytes(static_cast<index>(n)));
+  });
+  const int to = opposite(s);  // the neighbour receives it from the opposite direction
+  sent[s] = win->put_signal_nb(nb[s], bytes(box_at[to][epoch % 2]), out,
+                               bytes(b.n[0] * b.n[1] * b.n[2]), static_cast<std::size_t>(to));
 }
 
-void Halo3::Impl::finish() {
+template <class F>
+void Halo3::Impl::arrivals(F f) {
   const std::uint64_t parity = epoch % 2;
   for (int s = 0; s < kDirs; ++s) {
     if (!exchanges(s)) continue;
     win->wait_until(static_cast<std::size_t>(s), epoch, nb[s]);
-    copy_box(halo_from(s), win->local() + bytes(box_at[s][parity]), false);
+    f(s, win->local() + bytes(box_at[s][parity]));
   }
   for (auto& r : sent) r.wait();
+}
+
+void Halo3::Impl::post() {
+  for (int s = 0; s < kDirs; ++s)
+    if (exchanges(s)) send(s, edge(s));
+}
+
+void Halo3::Impl::finish() {
+  arrivals([&](int s, std::byte* in) {
+    rows_of(halo_from(s), in, [&](std::byte* cell, std::byte* p, std::size_t n) {
+      std::memcpy(cell, p, bytes(static_cast<index>(n)));
+    });
+  });
+}
+
+// What arrives from direction s is the neighbour's halo towards us: it images our edge towards s.
+void Halo3::Impl::post_halos() {
+  for (int s = 0; s < kDirs; ++s)
+    if (exchanges(s)) send(s, halo_from(s));
+}
+
+void Halo3::Impl::add_arrivals(AddFn add) {
+  arrivals([&](int s, std::byte* in) { rows_of(edge(s), in, add); });
 }
 
 Halo3::Halo3(Runtime& rt, const DistShape3& shape) : impl_(std::make_unique<Impl>()) {
@@ -299,6 +325,19 @@ void Halo3::finish() {
 void Halo3::exchange() {
   begin();
   finish();
+}
+
+bool Halo3::test() {
+  return test_exchange_steps(*impl_);
+}
+
+void Halo3::accumulate(AddFn add) {
+  accumulate_steps(*impl_, "DistArray<T, 3>", add);
+}
+
+void Halo3::accumulate_funneled(AddFn add) {
+  check_funneled("DistArray<T, 3>::accumulate_halos()");
+  accumulate(add);
 }
 
 void Halo3::check_funneled(const char* call) const {

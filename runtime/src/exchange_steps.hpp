@@ -1,9 +1,14 @@
-// The two halves of a halo exchange as the 2-D and the 3-D machinery (dist_halo.cpp,
-// dist_halo3.cpp) both run them: one pending exchange at a time, numbered by `epoch` (whose
-// parity picks the receive areas). M has `epoch`, `pending`, post() (every edge on its way) and
-// finish() (every halo in place, every send complete).
+// The steps of a halo exchange as the 2-D and the 3-D machinery (dist_halo.cpp, dist_halo3.cpp)
+// both run them: one pending exchange at a time, numbered by `epoch` (whose parity picks the
+// receive areas). M has `epoch`, `pending`, `win` (the window), `nb` (the neighbour on each side,
+// or -1), `sent` (the sends' Requests, one per side), exchanges(side), post() (every edge on its
+// way), finish() (every halo in place, every send complete), and for the reverse post_halos()
+// (every halo block to its owner) and add_arrivals(add) (every arrived block added into the edge
+// it images, every send complete).
 #pragma once
 
+#include <cstddef>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -25,6 +30,33 @@ void finish_exchange_steps(M& m) {
   if (!m.pending) return;
   m.pending = false;
   m.finish();
+}
+
+// Progresses the pending exchange once; true when finish() would not block: every side's block of
+// this epoch has arrived (its signal counts it) and every send is complete. True when none is
+// pending.
+template <class M>
+bool test_exchange_steps(M& m) {
+  if (!m.pending) return true;
+  m.win->comm().progress();
+  for (std::size_t side = 0; side < std::size(m.sent); ++side)
+    if (m.exchanges(side) && m.win->signal(side) < m.epoch) return false;
+  for (auto& r : m.sent)
+    if (!r.test()) return false;
+  return true;
+}
+
+// The reverse of an exchange (accumulate_halos): a collective step of its own, numbered like an
+// exchange (it uses the same receive areas), refused while an exchange is pending.
+template <class M, class Add>
+void accumulate_steps(M& m, const char* array, Add add) {
+  if (m.pending)
+    throw std::logic_error(std::string(array) +
+                           ": accumulate_halos() while an exchange of the array is pending: "
+                           "wait() first");
+  ++m.epoch;
+  m.post_halos();
+  m.add_arrivals(add);
 }
 
 }  // namespace compas::detail

@@ -3,11 +3,17 @@
 // cases. Each fills its owned cells with a function of the global index, marks every halo cell,
 // exchanges, and checks every halo cell against the serial definition: the owner's value (the
 // index wrapped in a periodic dimension), or still the mark beyond a non-periodic boundary.
+// accumulate_halos() is checked against a brute-force serial sum over every process's halo cells,
+// HaloExchange::test() by polling a begun exchange until it is done.
 #include <gtest/gtest.h>
 
 #include <array>
+#include <chrono>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <tuple>
 
 #include "../common/job_main.hpp"
 #include "compas/runtime/dist_array3.hpp"
@@ -114,6 +120,219 @@ TEST(DistArray3, OverlappedAndTeamForms) {
     y.wait(t);
   });
   EXPECT_EQ(wrong_halos(u, o.periodic, 2, &first), 0) << first;
+}
+
+// HaloExchange::test(): polled between blocks of interior work (one plane per poll, a short sleep
+// after each false so that neighbours sharing the cores get to post), it says true within a
+// bounded number of polls; wait() then returns with every halo in place. Funneled and team forms.
+TEST(DistArray3, TestPushesABegunExchangeUntilItIsDone) {
+  constexpr int kPolls = 200000;
+  const int p = rt().processes();
+  for (const std::array<int, 3>& grid :
+       {std::array<int, 3>{p, 1, 1}, std::array<int, 3>{1, 1, p}, std::array<int, 3>{0, 0, 0}}) {
+    const compas::DistOptions3 o{.halo = {1, 2, 1}, .periodic = {true, false, true}, .grid = grid};
+    Array u(rt(), {{0, 2 * p + 2}, {0, 2 * p + 3}, {0, 2 * p + 1}}, o), v = u.like();
+    for (int step = 0; step < 3; ++step) {
+      fill(u, step);
+      auto x = u.begin_exchange();
+      index plane = u.planes().lo;
+      int polls = 1;
+      for (; polls <= kPolls; ++polls) {
+        if (plane < u.planes().hi) {
+          for (index j = u.rows().lo; j < u.rows().hi; ++j)
+            for (index k = u.cols().lo; k < u.cols().hi; ++k) v(plane, j, k) = 2 * u(plane, j, k);
+          ++plane;
+        }
+        if (x.test()) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+      ASSERT_LE(polls, kPolls) << "test() never said true";
+      x.wait();
+      EXPECT_TRUE(x.test()) << "after wait()";
+      std::string first;
+      EXPECT_EQ(wrong_halos(u, o.periodic, step, &first), 0)
+          << "exchange " << step << ": " << first;
+    }
+    fill(u, 5);
+    bool done = false;
+    rt().run([&](compas::ThreadCtx& t) {
+      auto x = u.begin_exchange(t);
+      int n = 0;
+      while (!x.test(t) && ++n < kPolls) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      const bool d = x.test(t);
+      x.wait(t);
+      if (t.is_leader()) done = d;
+    });
+    EXPECT_TRUE(done) << "test(t) never said true";
+    std::string first;
+    EXPECT_EQ(wrong_halos(u, o.periodic, 5, &first), 0) << "from the team: " << first;
+  }
+}
+
+// test() says false while a neighbour has not posted: process 0 begins and tests while the others
+// are held in a barrier that process 0 only then joins, so no block can have arrived yet. Then
+// test() says true within a bounded number of polls and the halos are right.
+TEST(DistArray3, TestSaysFalseUntilTheNeighboursHavePosted) {
+  constexpr int kPolls = 200000;
+  const int p = rt().processes();
+  if (p == 1) GTEST_SKIP() << "needs two processes";
+  const compas::DistOptions3 o{.halo = {1, 1, 1}, .periodic = {true, true, true}};
+  Array u(rt(), 2 * p, 6, 5, o);
+  fill(u, 7);
+  bool early = true, done = false;
+  if (rt().process() == 0) {
+    auto x = u.begin_exchange();
+    early = x.test();
+    rt().barrier();
+    for (int n = 0; n < kPolls && !done; ++n)
+      if (!(done = x.test())) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    x.wait();
+  } else {
+    rt().barrier();
+    auto x = u.begin_exchange();
+    early = false;
+    done = true;
+    x.wait();
+  }
+  EXPECT_FALSE(early) << "test() said true before any neighbour had posted";
+  EXPECT_TRUE(done) << "test() never said true";
+  std::string first;
+  EXPECT_EQ(wrong_halos(u, o.periodic, 7, &first), 0) << first;
+}
+
+// accumulate_halos(): a halo cell (a, b, c) holds mark(a, b, c), an owned cell (i, j, k)
+// own(i, j, k). Afterwards every owned cell must hold own plus the marks of every halo cell, on
+// every process, that images it (wrapped in a periodic dimension; beyond a non-periodic boundary
+// none), and every halo cell still its mark.
+long own(index i, index j, index k) {
+  return 1000000000L + i * 1000000 + j * 1000 + k;
+}
+long mark(index a, index b, index c) {
+  return 1 + (a + 50) * 10000 + (b + 50) * 100 + (c + 50);
+}
+
+using Cell = std::tuple<index, index, index>;
+
+// The serial reference: for every process's part (over `grid`), every halo cell's mark summed at
+// its image.
+std::map<Cell, long> halo_sums(compas::Range3 dom, std::array<int, 3> grid,
+                               const compas::DistOptions3& o) {
+  std::map<Cell, long> sum;
+  for (int q = 0; q < grid[0] * grid[1] * grid[2]; ++q) {
+    const std::array<int, 3> at{q / (grid[1] * grid[2]), q / grid[2] % grid[1], q % grid[2]};
+    compas::Range3 part;
+    for (int d = 0; d < 3; ++d) part.dim(d) = compas::split(dom.dim(d), grid[d], at[d]);
+    for (index a = part.planes.lo - o.halo[0]; a < part.planes.hi + o.halo[0]; ++a)
+      for (index b = part.rows.lo - o.halo[1]; b < part.rows.hi + o.halo[1]; ++b)
+        for (index c = part.cols.lo - o.halo[2]; c < part.cols.hi + o.halo[2]; ++c) {
+          if (part.contains(a, b, c)) continue;
+          std::array<index, 3> g{a, b, c};
+          bool beyond = false;
+          for (int d = 0; d < 3; ++d) {
+            const compas::Range r = dom.dim(d);
+            if (r.contains(g[d])) continue;
+            if (!o.periodic[d]) beyond = true;
+            g[d] = r.lo + ((g[d] - r.lo) % r.size() + r.size()) % r.size();
+          }
+          if (!beyond) sum[{g[0], g[1], g[2]}] += mark(a, b, c);
+        }
+  }
+  return sum;
+}
+
+// Cells of u (over every process) that differ from the reference; the first in `first`.
+long wrong_sums(compas::DistArray<long, 3>& u, const std::map<Cell, long>& sum,
+                std::string* first) {
+  const compas::Range3 w = u.with_halos(), o = u.owned();
+  long bad = 0;
+  for (index i = w.planes.lo; i < w.planes.hi; ++i)
+    for (index j = w.rows.lo; j < w.rows.hi; ++j)
+      for (index k = w.cols.lo; k < w.cols.hi; ++k) {
+        long want = mark(i, j, k);
+        if (o.contains(i, j, k)) {
+          const auto it = sum.find({i, j, k});
+          want = own(i, j, k) + (it == sum.end() ? 0 : it->second);
+        }
+        if (u(i, j, k) == want) continue;
+        if (bad++ == 0)
+          *first = "process " + std::to_string(rt().process()) + ": (" + std::to_string(i) + ", " +
+                   std::to_string(j) + ", " + std::to_string(k) + ") holds " +
+                   std::to_string(u(i, j, k)) + ", not " + std::to_string(want);
+      }
+  return rt().allreduce(bad, compas::op::sum{});
+}
+
+void expect_accumulate(compas::Range3 dom, compas::DistOptions3 o, bool team) {
+  compas::DistArray<long, 3> u(rt(), dom, o);
+  const compas::Range3 w = u.with_halos(), mine = u.owned();
+  for (int round = 0; round < 2; ++round) {  // both receive areas
+    for (index i = w.planes.lo; i < w.planes.hi; ++i)
+      for (index j = w.rows.lo; j < w.rows.hi; ++j)
+        for (index k = w.cols.lo; k < w.cols.hi; ++k)
+          u(i, j, k) = mine.contains(i, j, k) ? own(i, j, k) : mark(i, j, k);
+    if (team)
+      rt().run([&](compas::ThreadCtx& t) { u.accumulate_halos(t); });
+    else
+      u.accumulate_halos();
+    std::string first;
+    EXPECT_EQ(wrong_sums(u, halo_sums(dom, u.grid(), o), &first), 0)
+        << "grid " << u.grid()[0] << " x " << u.grid()[1] << " x " << u.grid()[2] << ", halo "
+        << o.halo[0] << ", " << o.halo[1] << ", " << o.halo[2] << ", periodic " << o.periodic[0]
+        << o.periodic[1] << o.periodic[2] << (team ? ", team" : "") << ", round " << round << ": "
+        << first;
+  }
+}
+
+TEST(DistArray3, AccumulatedHalosAddIntoTheirOwners) {
+  const int p = rt().processes();
+  const compas::Range3 dom{{-3, 2 * p}, {2, 2 * p + 4}, {0, 2 * p + 1}};
+  for (const std::array<int, 3>& grid : {std::array<int, 3>{p, 1, 1}, std::array<int, 3>{1, p, 1},
+                                         std::array<int, 3>{1, 1, p}, std::array<int, 3>{0, 0, 0}})
+    for (const std::array<index, 3>& halo :
+         {std::array<index, 3>{1, 1, 1}, std::array<index, 3>{2, 1, 0}})
+      for (const std::array<bool, 3>& periodic :
+           {std::array<bool, 3>{false, false, false}, std::array<bool, 3>{true, true, true},
+            std::array<bool, 3>{true, false, true}})
+        for (bool team : {false, true})
+          expect_accumulate(dom, {.halo = halo, .periodic = periodic, .grid = grid}, team);
+}
+
+// accumulate_halos() is for arithmetic elements only; a pending exchange refuses it.
+template <class A>
+concept CanAccumulate = requires(A& a) {
+  a.accumulate_halos();
+};
+struct Pair {
+  double a, b;
+};
+static_assert(CanAccumulate<compas::DistArray<double, 3>>);
+static_assert(CanAccumulate<compas::DistArray<int, 3>>);
+static_assert(!CanAccumulate<compas::DistArray<Pair, 3>>);
+
+TEST(DistArray3, AccumulateWhileAnExchangeIsPendingIsRefused) {
+  compas::DistArray<double, 3> u(rt(), 8, 8, 8);
+  auto x = u.begin_exchange();
+  try {
+    u.accumulate_halos();
+    ADD_FAILURE() << "accumulate_halos() ran while an exchange was pending";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("accumulate_halos() while an exchange of the array is "
+                                         "pending"),
+              std::string::npos)
+        << e.what();
+  }
+  // The funneled test() from another thread than the Runtime's is refused, naming the call.
+  std::string refused;
+  std::thread other([&] {
+    try {
+      (void)x.test();
+    } catch (const std::logic_error& e) {
+      refused = e.what();
+    }
+  });
+  other.join();
+  EXPECT_NE(refused.find("HaloExchange::test()"), std::string::npos) << refused;
+  x.wait();
 }
 
 TEST(DistArray3, SwapAndLike) {

@@ -111,15 +111,31 @@ struct DistShape {
 };
 
 // What a pending halo exchange (HaloExchange) completes: the 2-D machinery (Halo) or the 3-D one
-// (Halo3, dist_array3.hpp).
+// (Halo3, dist_array3.hpp). test(): progresses the pending exchange once, true when finish() would
+// not block (true when none is pending).
 class Exchanger {
  public:
   virtual void finish() = 0;
+  virtual bool test() = 0;
   virtual void check_funneled(const char* call) const = 0;
 
  protected:
   ~Exchanger() = default;
 };
+
+// accumulate_halos()'s addition over untyped elements: dst[k] += src[k] for n elements of T.
+using AddFn = void (*)(std::byte* dst, const std::byte* src, std::size_t n);
+
+template <class T>
+void add_elements(std::byte* dst, const std::byte* src, std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k) {
+    T a, b;
+    std::memcpy(&a, dst + k * sizeof(T), sizeof(T));
+    std::memcpy(&b, src + k * sizeof(T), sizeof(T));
+    a += b;
+    std::memcpy(dst + k * sizeof(T), &a, sizeof(T));
+  }
+}
 
 class Halo final : public Exchanger {
  public:
@@ -149,10 +165,10 @@ class Halo final : public Exchanger {
   // every halo in place (nothing when none is pending).
   void begin();
   void finish() override;
+  bool test() override;
   void check_funneled(const char* call) const override;
   // The reverse of exchange(): every halo cell is sent to the process that owns it and added
   // there, `add(dst, src, n)` doing dst[k] += src[k] for n elements. Funneled form checked.
-  using AddFn = void (*)(std::byte* dst, const std::byte* src, std::size_t n);
   void accumulate(AddFn add);
   void accumulate_funneled(AddFn add);
 
@@ -191,7 +207,14 @@ struct DistAccess {
 // A halo exchange under way (DistArray::begin_exchange): wait() puts the halos in place. Until
 // then the array's owned cells are being sent (do not write them) and its halo cells are being
 // filled (do not read them): compute what needs no halo, e.g. the interior, in between. Destroying
-// it unwaited waits.
+// it unwaited waits. test() (like MPI_Test) pushes the exchange on without blocking: call it
+// between blocks of the interior's work so that messages the network needs this process to
+// progress (a rendezvous over tcp) move while it computes:
+//
+//   auto x = u.begin_exchange();
+//   for (auto& block : interior_blocks) { compute(block); (void)x.test(); }
+//   x.wait();                                  // at once when test() has said true
+//   compute(boundary);
 template <class T, int Dims = 1>
 class DistArray;
 
@@ -223,6 +246,21 @@ class HaloExchange {
     if (t.is_leader() && halo_) halo_->finish();
     halo_ = nullptr;
     t.barrier();
+  }
+  // Funneled: progresses the exchange once and returns at once; true when every halo block has
+  // arrived and every send is complete, so wait() would not block (it must still be called: it
+  // copies the halos into place). Halo cells are not in place before wait(). True after wait().
+  [[nodiscard]] bool test() {
+    if (!halo_) return true;
+    halo_->check_funneled("HaloExchange::test()");
+    return halo_->test();
+  }
+  // Inside run(): thread 0 progresses and tests; every thread of the team calls it and gets thread
+  // 0's answer (a team broadcast: the team meets), so the team's loop over blocks stays in step.
+  [[nodiscard]] bool test(threads::ThreadCtx& t) {
+    bool done = true;
+    if (t.is_leader() && halo_) done = halo_->test();
+    return t.broadcast(done);
   }
 
  private:
@@ -262,6 +300,19 @@ class ExchangeForms {
   }
 
  protected:
+  // accumulate_halos() for elements of T, funneled or by every thread of the team (the team meets
+  // before, every halo written, and after, every owned cell summed).
+  template <class T>
+  void accumulate_as() {
+    halo_->accumulate_funneled(&add_elements<T>);
+  }
+  template <class T>
+  void accumulate_as(threads::ThreadCtx& t) {
+    t.barrier();
+    if (t.is_leader()) halo_->accumulate(&add_elements<T>);
+    t.barrier();
+  }
+
   explicit ExchangeForms(std::unique_ptr<H> h) : halo_(std::move(h)) {}
   std::unique_ptr<H> halo_;
 };
@@ -273,28 +324,6 @@ class DistBase : public ExchangeForms<Halo> {
   // 1 x P and P x 1): rank r owns the part in row r / cols, column r % cols of it, each side
   // split as split() does.
   ProcessGrid process_grid() const { return halo_->grid(); }
-
- protected:
-  template <class T>
-  static void add_elements(std::byte* dst, const std::byte* src, std::size_t n) {
-    for (std::size_t k = 0; k < n; ++k) {
-      T a, b;
-      std::memcpy(&a, dst + k * sizeof(T), sizeof(T));
-      std::memcpy(&b, src + k * sizeof(T), sizeof(T));
-      a += b;
-      std::memcpy(dst + k * sizeof(T), &a, sizeof(T));
-    }
-  }
-  template <class T>
-  void accumulate_as() {
-    halo_->accumulate_funneled(&add_elements<T>);
-  }
-  template <class T>
-  void accumulate_as(threads::ThreadCtx& t) {
-    t.barrier();
-    if (t.is_leader()) halo_->accumulate(&add_elements<T>);
-    t.barrier();
-  }
 
  protected:
   DistBase(Runtime& rt, const DistOptions& o, const DistShape& shape)

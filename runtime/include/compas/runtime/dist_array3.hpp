@@ -27,10 +27,11 @@
 // Each neighbour's block is packed, put with a signal into a receive area at the neighbour (two by
 // exchange parity, as in 2-D, so a neighbour one exchange ahead overwrites nothing), and unpacked
 // there once its signal arrives. begin_exchange() / HaloExchange::wait() split the exchange for
-// overlap. Call styles (detail::ExchangeForms, shared with 1-D and 2-D) as in 2-D: funneled (the
-// thread that made the Runtime, outside run(); an OpenMP program outside its parallel regions or
-// under `omp master` with barriers around), or every thread of the team inside run() (the (t)
-// forms).
+// overlap; HaloExchange::test() pushes a begun exchange on between blocks of work.
+// accumulate_halos() is the reverse (each halo cell added into the cell it images, for assembly).
+// Call styles (detail::ExchangeForms, shared with 1-D and 2-D) as in 2-D: funneled (the thread that
+// made the Runtime, outside run(); an OpenMP program outside its parallel regions or under `omp
+// master` with barriers around), or every thread of the team inside run() (the (t) forms).
 //
 // Errors, the same on every process (the processes compare their arrays first): arrays that differ
 // between processes (CollectiveError naming both ranks and arrays), a grid whose sides do not
@@ -41,6 +42,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 #include <typeinfo>
 #include <utility>
 
@@ -84,7 +86,12 @@ class Halo3 final : public Exchanger {
   void exchange();  // thread 0 of the team, between team barriers
   void begin();
   void finish() override;
+  bool test() override;
   void check_funneled(const char* call) const override;
+  // The reverse of exchange(): every halo block (faces, edges, corners) to the process owning the
+  // cells it images, added there by `add`. Funneled form checked.
+  void accumulate(AddFn add);
+  void accumulate_funneled(AddFn add);
 
  private:
   struct Impl;
@@ -135,6 +142,20 @@ class DistArray<T, 3> : public detail::ExchangeForms<detail::Halo3> {
   }
   index pitch() const { return pitch_; }
   index plane() const { return plane_; }
+
+  // The reverse of exchange_halos() (finite-element assembly): every halo cell's value, faces,
+  // edges and corners alike, is added (+=) into the cell it images at the process that owns it (a
+  // periodic dimension wrapping, onto this process itself when it is alone in that dimension);
+  // halo cells beyond a non-periodic boundary are ignored. Halo cells keep their values (zero them
+  // before the next assembly if it adds into them). A collective like exchange_halos(): funneled,
+  // or by every thread of the team inside run() (the team meets before and after). Every process
+  // calls it: one that does not leaves its neighbours waiting for its blocks until COMPAS_TIMEOUT
+  // ends the job, naming the process waited for. Not while a begun exchange is pending
+  // (std::logic_error). Arithmetic T only (other types do not compile).
+  void accumulate_halos() requires std::is_arithmetic_v<T> { accumulate_as<T>(); }
+  void accumulate_halos(threads::ThreadCtx& t) requires std::is_arithmetic_v<T> {
+    accumulate_as<T>(t);
+  }
 
   // Global indices, valid on with_halos(); not bounds-checked (the inner loop).
   T& operator()(index i, index j, index k) {
