@@ -290,7 +290,7 @@ void reduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::span
     if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
     return;
   }
-  // The node step is an allreduce (ceil(log2 P) rounds); only the root keeps its result.
+  // The process step is an allreduce (ceil(log2 P) rounds); only the root keeps its result.
   std::vector<T> partial(in.begin(), in.end());
   ps.collectives().allreduce(std::span<T>(partial), op);
   if (ps.rank() == root) std::copy(partial.begin(), partial.end(), out.begin());

@@ -14,8 +14,8 @@
 // works in run()).
 //
 // Hybrid collectives are called by every thread of every process, in the same order (COMPaS
-// section 4): a team step among the threads, one node step by thread 0 of each process across
-// processes, and a team step that hands the result to every thread. The node step of allreduce
+// section 4): a team step among the threads, one process step by thread 0 of each process across
+// processes, and a team step that hands the result to every thread. The process step of allreduce
 // and exclusive_scan is recursive doubling (comm's ProcessCollectives with a caller's operator):
 // ceil(log2 P) rounds of one exchange of a value, not a gather of P values.
 //
@@ -28,7 +28,7 @@
 //    same bits. The grouping over processes is a tree whose shape depends on P only (the same as
 //    the left fold for P <= 3, not beyond), so a floating-point result may differ in its last bits
 //    from a serial left-to-right loop and from another P x T.
-//  - If op throws on one process, the node step still completes its exchanges: that process
+//  - If op throws on one process, the process step still completes its exchanges: that process
 //    rethrows op's exception, and every other process whose result needed that step throws
 //    std::runtime_error naming the rank (the Runtime stays usable).
 //

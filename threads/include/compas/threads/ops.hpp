@@ -1,4 +1,4 @@
-// Reduction operators shared by team, node and hybrid collectives. Any callable (T, T) -> T
+// Reduction operators shared by team, process and hybrid collectives. Any callable (T, T) -> T
 // works with the collectives; these are the common ones, applied in rank order so results are
 // reproducible for a fixed team size.
 #pragma once
