@@ -28,10 +28,6 @@
 #include "compas/threads/wait.hpp"
 #include "loaded_latency_kernels.hpp"
 
-#if COMPAS_LL_X86
-#include <immintrin.h>
-#endif
-
 namespace compas::probes {
 
 namespace {
@@ -184,9 +180,7 @@ void traffic_loop(TrafficMix mix, base::Isa isa, const TrafficArrays& t, std::ui
     at = at + m == t.n ? 0 : at + m;
     if (delay_ticks) spin_ticks(delay_ticks, exact_ticks);
   }
-#if COMPAS_LL_X86
-  _mm_sfence();  // the streaming stores are done before the thread reports back
-#endif
+  loaded_latency_kernels::fence_streams();  // the streaming stores are done before reporting
   double sum = 0;
   for (double v : acc.v) sum += v;
   g_sink.store(std::bit_cast<std::uint64_t>(sum), std::memory_order_relaxed);

@@ -2,16 +2,14 @@
 // (membw_kernels.cpp) on pinned teams of growing size. See compas/probes/membw.hpp.
 #include "compas/probes/membw.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
 
+#include "compas/base/pages.hpp"
 #include "compas/base/statistics.hpp"
 #include "compas/perf/timer.hpp"
 #include "compas/threads/domain.hpp"
@@ -77,47 +75,12 @@ std::string Saturation::note() const {
 
 namespace {
 
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-constexpr std::size_t kLine = 8;  // doubles per 64-byte cache line
+using base::kHugePage;
+constexpr std::size_t kLine = base::kLine / sizeof(double);  // doubles per cache line
 // Arrays of one kernel start this many bytes apart beyond a 2 MiB boundary, so that the
 // element i of each array does not map to the same 4 KiB offset (4K aliasing between the
 // loads of one array and the stores of another).
-constexpr std::size_t kArrayShift = 5 * 64;
-
-std::size_t round_up(std::size_t x, std::size_t to) {
-  return (x + to - 1) / to * to;
-}
-
-// Anonymous memory for the arrays of one kernel, 2 MiB aligned, transparent huge pages asked
-// for. Untouched until the threads first-touch their blocks.
-class Arena {
- public:
-  Arena(std::size_t bytes, bool huge) : bytes_(bytes + kHugePage) {
-    raw_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw_ == MAP_FAILED)
-      throw std::runtime_error("membw: cannot map " + format_size(bytes_) + ": " +
-                               std::strerror(errno));
-    base_ = reinterpret_cast<char*>(round_up(reinterpret_cast<std::uintptr_t>(raw_), kHugePage));
-#ifdef MADV_HUGEPAGE
-    if (huge) ::madvise(base_, bytes, MADV_HUGEPAGE);
-#else
-    (void)huge;
-#endif
-  }
-  ~Arena() {
-    ::munmap(raw_, bytes_);
-  }
-  Arena(const Arena&) = delete;
-  Arena& operator=(const Arena&) = delete;
-  char* base() const {
-    return base_;
-  }
-
- private:
-  std::size_t bytes_;
-  void* raw_;
-  char* base_;
-};
+constexpr std::size_t kArrayShift = 5 * base::kLine;
 
 // Values the arrays start with: small integers, so every sum and every b + s*c is exact in any
 // order and with or without FMA.
@@ -409,14 +372,15 @@ MembwRecord measure(threads::Team& team, const threads::Topology& topo, MembwKer
   const int arrays = membw_arrays(kernel);
   const std::size_t lines = o.size_bytes / (8 * kLine * static_cast<std::size_t>(arrays));
   const std::size_t n = lines * kLine;
-  const std::size_t stride = round_up(n * 8, kHugePage) + kArrayShift;
-  Arena arena(stride * static_cast<std::size_t>(arrays), o.huge_pages);
+  const std::size_t stride = base::round_up(n * 8, kHugePage, "membw: an array") + kArrayShift;
+  const base::HugePageMapping arena(stride * static_cast<std::size_t>(arrays), o.huge_pages,
+                                    "membw: the arrays");
   if (o.memory_numa)
-    threads::bind_memory_to_numa(topo, arena.base(), stride * static_cast<std::size_t>(arrays),
+    threads::bind_memory_to_numa(topo, arena.data(), stride * static_cast<std::size_t>(arrays),
                                  *o.memory_numa);
   double* arr[3] = {nullptr, nullptr, nullptr};
   for (int j = 0; j < arrays; ++j)
-    arr[j] = reinterpret_cast<double*>(arena.base() + stride * static_cast<std::size_t>(j));
+    arr[j] = reinterpret_cast<double*>(arena.data() + stride * static_cast<std::size_t>(j));
 
   const auto cands = candidates(topo, team, kernel, o);
   Timings tm(team.size(), o.repeats, static_cast<int>(cands.size()));

@@ -35,6 +35,9 @@ struct Avx2 {
 constinit const KernelSet kAvx2 = {&membw_simd::load<Avx2>, &membw_simd::store<Avx2>,
                                    &membw_simd::copy<Avx2>, &membw_simd::triad<Avx2>};
 
+constinit const ChunkSet kAvx2Chunks = {
+    &membw_simd::read_chunk<Avx2>, &membw_simd::copy_chunk<Avx2>, &membw_simd::store_chunk<Avx2>};
+
 }  // namespace compas::probes::membw_kernels
 
 #endif  // __x86_64__

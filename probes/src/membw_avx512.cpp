@@ -35,6 +35,10 @@ struct Avx512 {
 constinit const KernelSet kAvx512 = {&membw_simd::load<Avx512>, &membw_simd::store<Avx512>,
                                      &membw_simd::copy<Avx512>, &membw_simd::triad<Avx512>};
 
+constinit const ChunkSet kAvx512Chunks = {&membw_simd::read_chunk<Avx512>,
+                                          &membw_simd::copy_chunk<Avx512>,
+                                          &membw_simd::store_chunk<Avx512>};
+
 }  // namespace compas::probes::membw_kernels
 
 #endif  // __x86_64__

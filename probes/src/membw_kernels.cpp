@@ -53,9 +53,9 @@ void triad_generic(double* __restrict a, const double* __restrict b, const doubl
 }
 
 #if COMPAS_MEMBW_X86
-// SSE2, the x86-64 baseline, for streaming stores only (the ordinary ones are the generic loops
-// above): the store aligned to 16 bytes, four vectors per iteration for store and copy, two for
-// triad (no FMA: b + s*c is an add of a multiply) and no vector tail after them.
+// SSE2, the x86-64 baseline, for streaming stores and the chunk kernels (the ordinary ones are the
+// generic loops above): the store aligned to 16 bytes, four vectors per iteration for store and
+// copy, two for triad (no FMA: b + s*c is an add of a multiply) and no vector tail after them.
 struct Sse2 {
   using V = __m128d;
   static constexpr std::size_t kWidth = 2;
@@ -64,8 +64,11 @@ struct Sse2 {
   static constexpr std::size_t kTriadUnroll = 2;
   static constexpr bool kTriadVectorTail = false;
   static V set1(double s) { return _mm_set1_pd(s); }
+  static V load(const double* p) { return _mm_load_pd(p); }
   static V loadu(const double* p) { return _mm_loadu_pd(p); }
+  static void store(double* p, V x) { _mm_store_pd(p, x); }
   static void stream(double* p, V x) { _mm_stream_pd(p, x); }
+  static V add(V x, V y) { return _mm_add_pd(x, y); }
   static V fmadd(V s, V c, V b) { return _mm_add_pd(b, _mm_mul_pd(s, c)); }
   static void fence() { _mm_sfence(); }
 };
@@ -79,6 +82,11 @@ const membw_kernels::KernelSet* vector_kernels(base::Isa isa) {
 #endif  // COMPAS_MEMBW_X86
 
 }  // namespace
+
+#if COMPAS_MEMBW_X86
+constinit const membw_kernels::ChunkSet membw_kernels::kSse2Chunks = {
+    &membw_simd::read_chunk<Sse2>, &membw_simd::copy_chunk<Sse2>, &membw_simd::store_chunk<Sse2>};
+#endif
 
 void membw_kernels::require_isa(base::Isa isa) {
   if (!base::cpu_runs(isa))

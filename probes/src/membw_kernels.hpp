@@ -22,9 +22,20 @@ struct KernelSet {
   void (*triad)(double* a, const double* b, const double* c, double s, std::size_t n, bool nt);
 };
 
+// One instruction set's chunk kernels, the loaded-latency probe's traffic (membw_simd.hpp): acc
+// holds 32 doubles, 64-byte aligned; arrays are whole cache lines; streaming stores unfenced.
+struct ChunkSet {
+  void (*read)(double* acc, const double* a, std::size_t n);
+  void (*copy)(double* b, const double* a, std::size_t n);
+  void (*store)(double* a, std::size_t n);
+};
+
 #if defined(__x86_64__)
-extern const KernelSet kAvx2;    // membw_avx2.cpp, run only where AVX2 and FMA are supported
-extern const KernelSet kAvx512;  // membw_avx512.cpp, run only where AVX-512F is supported
+extern const KernelSet kAvx2;         // membw_avx2.cpp, run only where AVX2 and FMA are supported
+extern const KernelSet kAvx512;       // membw_avx512.cpp, run only where AVX-512F is supported
+extern const ChunkSet kSse2Chunks;    // membw_kernels.cpp
+extern const ChunkSet kAvx2Chunks;    // membw_avx2.cpp
+extern const ChunkSet kAvx512Chunks;  // membw_avx512.cpp
 #endif
 
 // Throws std::invalid_argument when this CPU cannot run `isa`'s kernels.

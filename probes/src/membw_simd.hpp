@@ -16,6 +16,15 @@
 // The vector bodies work on whole cache lines from the aligned position; a scalar tail finishes.
 // Non-temporal variants end with the fence, so that the streamed lines are globally visible before
 // the caller's next barrier.
+//
+// The chunk kernels (read_chunk, copy_chunk, store_chunk) are the loaded-latency probe's traffic:
+// one chunk per call of a loop that runs until told to stop, on whole aligned cache lines, four
+// vectors per iteration. The read sums stay in the caller's accumulator across chunks and the
+// streaming stores are not fenced per chunk (the loop fences once when it stops): called per 4 KiB,
+// membw's final reduction and closing sfence cut the bandwidth to about 55% (AMD EPYC guest, 28 ->
+// 15 GB/s). They are noipa (noinline for clang): with the chunk length propagated into it, GCC
+// unrolled the read loop completely and regrouped the loads by accumulator, out of address order,
+// which halved the bandwidth.
 #pragma once
 
 #include <cstddef>
@@ -165,6 +174,37 @@ void triad(double* a, const double* b, const double* c, double s, std::size_t n,
     triad_body<T, true>(a, b, c, s, n);
   else
     triad_body<T, false>(a, b, c, s, n);
+}
+
+// ---- chunks of traffic: a = whole lines, n a multiple of 4 * kWidth --------------------------
+
+#if defined(__clang__)
+#define COMPAS_CHUNK_KERNEL __attribute__((noinline))
+#else
+#define COMPAS_CHUNK_KERNEL __attribute__((noipa))
+#endif
+
+// acc += the lines of a, four vectors of sums kept in acc (4 * kWidth doubles, aligned).
+template <class T>
+COMPAS_CHUNK_KERNEL void read_chunk(double* acc, const double* a, std::size_t n) {
+  typename T::V s[4];
+  for (std::size_t k = 0; k < 4; ++k) s[k] = T::load(acc + k * T::kWidth);
+  for (std::size_t i = 0; i < n; i += 4 * T::kWidth)
+    add_lines<T>(s, a + i, std::make_index_sequence<4>{});
+  for (std::size_t k = 0; k < 4; ++k) T::store(acc + k * T::kWidth, s[k]);
+}
+
+// b = a by streaming stores, not fenced.
+template <class T>
+COMPAS_CHUNK_KERNEL void copy_chunk(double* b, const double* a, std::size_t n) {
+  for (std::size_t i = 0; i < n; i += T::kWidth) T::stream(b + i, T::load(a + i));
+}
+
+// a = 1 by streaming stores, not fenced.
+template <class T>
+COMPAS_CHUNK_KERNEL void store_chunk(double* a, std::size_t n) {
+  const typename T::V v = T::set1(1.0);
+  for (std::size_t i = 0; i < n; i += T::kWidth) T::stream(a + i, v);
 }
 
 }  // namespace
