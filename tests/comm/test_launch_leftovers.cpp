@@ -81,12 +81,16 @@ TEST(LaunchLeftovers, NothingARankStartedWithSetsidOutlivesTheJob) {
 }
 
 // A rank that starts a detached process that ignores SIGTERM, then fails: the job ends with the
-// rank's status, and the detached process is killed after the grace.
+// rank's status, and the detached process is killed after the grace. The rank fails only once the
+// process runs `sleep` in its own session: it ignored SIGTERM before that exec (else compas-run's
+// SIGTERM could end it before the trap, and nothing would be left to kill).
 TEST(LaunchLeftovers, DetachedProcessIgnoringSigtermIsKilled) {
   const Marked m;
   const std::string rank =
       "setsid sh -c \"trap '' TERM; exec sleep 1000\" & p=$!\n"
-      "until [ \"$(cut -d' ' -f6 /proc/$p/stat 2>/dev/null)\" = \"$p\" ]; do sleep 0.01; done\n"
+      "until [ \"$(cut -d' ' -f2,6 /proc/$p/stat 2>/dev/null)\" = \"(sleep) $p\" ]; do\n"
+      "  sleep 0.01\n"
+      "done\n"
       "exit 3";
   auto p = compas_run({"-n", "1", "sh", "-c", rank}, m.env());
   ASSERT_TRUE(p->wait(kHang)) << p->describe();
