@@ -1,4 +1,4 @@
-// What happens to a UCX request whose wait timed out (Comm::Impl::abandon, sever).
+// What happens to a UCX request whose wait timed out (CommImpl::abandon, sever).
 //
 // Cancelling and freeing it is not enough: ucp_request_cancel does nothing for RMA and atomics,
 // and UCX would still write a late reply into the caller's get destination or into an atomic's
@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "internals.hpp"
 #include "ucx_impl.hpp"
 
 namespace compas::comm {
@@ -19,8 +20,8 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kAbandonGrace = std::chrono::seconds(2);
 }  // namespace
 
-void Comm::Impl::abandon(ucs_status_ptr_t sp, int peer, const char* op,
-                         std::unique_ptr<std::uint64_t[]> hold) {
+void CommImpl::abandon(ucs_status_ptr_t sp, int peer, const char* op,
+                       std::unique_ptr<std::uint64_t[]> hold) {
   failed.store(true, std::memory_order_relaxed);
   ucp_request_cancel(worker, sp);
   if (peer >= 0 && peer != rank) sever(peer, "an operation towards it timed out");
@@ -46,7 +47,7 @@ void Comm::Impl::abandon(ucs_status_ptr_t sp, int peer, const char* op,
   abandoned.push_back(std::move(hold));
 }
 
-void Comm::Impl::sever(int r, const std::string& why) {
+void CommImpl::sever(int r, const std::string& why) {
   {
     std::lock_guard lock(reason_mu);
     if (dead_reason[r].empty()) dead_reason[r] = why;

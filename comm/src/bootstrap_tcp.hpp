@@ -11,9 +11,9 @@
 
 #include "bootstrap_impl.hpp"
 #include "compas/comm/bootstrap.hpp"
-#include "wire.hpp"
 #include "net.hpp"
 #include "tcp_admission.hpp"
+#include "wire.hpp"
 
 namespace compas::comm::detail {
 

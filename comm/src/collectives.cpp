@@ -21,6 +21,7 @@
 #include "collectives_channel.hpp"
 #include "compas/base/type_name.hpp"
 #include "compas/comm/window.hpp"
+#include "internals.hpp"
 
 namespace compas::comm {
 
@@ -120,7 +121,7 @@ std::string elements(std::uint64_t bytes, std::uint32_t elem) {
 
 }  // namespace detail
 
-std::string ProcessCollectives::Impl::out_of_step(const detail::Header& h, int src) {
+std::string CollectivesImpl::out_of_step(const detail::Header& h, int src) {
   return "process collectives out of step" + where() + ": " + who(src) + " is in call #" +
          std::to_string(h.seq) + " (" + detail::describe(h.kind, h.elem, h.arg) + ") while " +
          who(me) + " is in call #" + std::to_string(seq) + " (" +
@@ -295,7 +296,7 @@ ProcessCollectives::ProcessCollectives(Comm& comm, std::vector<int> members,
   impl_->setup(comm, std::move(members), options);
 }
 
-void ProcessCollectives::Impl::setup(Comm& c, std::vector<int> group, const CollectivesOptions& o) {
+void CollectivesImpl::setup(Comm& c, std::vector<int> group, const CollectivesOptions& o) {
   comm = &c;
   members = std::move(group);
   p = static_cast<int>(members.size());
@@ -388,7 +389,7 @@ void ProcessCollectives::broadcast_bytes(void* data, std::size_t bytes, int root
 // double, the extras get the result back. Partners combine as op(lower ranks' value, higher ranks'
 // value), so both compute the same bits.
 template <class T>
-void ProcessCollectives::Impl::recursive_doubling(std::span<T> v, Op op) {
+void CollectivesImpl::recursive_doubling(std::span<T> v, Op op) {
   auto* buf = reinterpret_cast<std::byte*>(v.data());
   const std::size_t bytes = v.size_bytes();
   auto absorb = [&](int src, std::uint64_t j, const std::byte* at, bool src_first) {
@@ -423,7 +424,7 @@ void ProcessCollectives::Impl::recursive_doubling(std::span<T> v, Op op) {
 // Block b of the vector is reduced at rank b, combining the P contributions in rank order
 // (x0 op x1 op ... op xP-1, bitwise the serial left fold), then every block goes to everyone.
 template <class T>
-void ProcessCollectives::Impl::reduce_scatter_allgather(std::span<T> v, Op op) {
+void CollectivesImpl::reduce_scatter_allgather(std::span<T> v, Op op) {
   const std::size_t n = v.size();
   const std::size_t q = n / static_cast<std::size_t>(p), extra = n % static_cast<std::size_t>(p);
   auto lo = [&](int b) {
@@ -465,7 +466,7 @@ void ProcessCollectives::Impl::reduce_scatter_allgather(std::span<T> v, Op op) {
   all_pairs(out, in);
 }
 
-void ProcessCollectives::Impl::max_words(std::span<std::uint64_t> v) {
+void CollectivesImpl::max_words(std::span<std::uint64_t> v) {
   begin(Kind::agree_user, sizeof(std::uint64_t), 0);
   recursive_doubling(v, Op::max);
 }

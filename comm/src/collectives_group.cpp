@@ -9,6 +9,7 @@
 
 #include "collectives_channel.hpp"
 #include "compas/comm/bootstrap.hpp"
+#include "internals.hpp"
 
 namespace compas::comm {
 
@@ -100,7 +101,7 @@ std::vector<std::vector<int>> group_hosts(const std::vector<std::vector<int>>& h
 
 }  // namespace detail
 
-std::string ProcessCollectives::Impl::where() const {
+std::string CollectivesImpl::where() const {
   return whole ? std::string() : " in the group of ranks " + list_text(members);
 }
 

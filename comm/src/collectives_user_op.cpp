@@ -31,6 +31,7 @@
 #include "collectives_channel.hpp"
 #include "compas/base/type_name.hpp"
 #include "compas/comm/collectives.hpp"
+#include "internals.hpp"
 
 namespace compas::comm {
 
@@ -71,7 +72,7 @@ void finish(const char* what, const Failure& failure, bool missing) {
 
 // Recursive doubling over detail::Doubling's pairing; `acc` (n values) becomes the result.
 // Returns whether the result is missing (f threw somewhere it depends on).
-bool allreduce_doubling(ProcessCollectives::Impl& m, std::byte* acc, std::size_t n,
+bool allreduce_doubling(CollectivesImpl& m, std::byte* acc, std::size_t n,
                         const detail::ErasedOp& op, Failure& failure) {
   const std::size_t bytes = n * op.size;
   std::vector<std::byte>& in = m.user_in;
@@ -120,8 +121,8 @@ bool allreduce_doubling(ProcessCollectives::Impl& m, std::byte* acc, std::size_t
 // just below this block: it goes in front of the prefix and of the partial; a higher one's goes
 // behind the partial. Returns whether the prefix is missing; `have` says whether `out` was
 // written (false on rank 0).
-bool scan_doubling(ProcessCollectives::Impl& m, const std::byte* value, std::byte* out,
-                   std::size_t n, const detail::ErasedOp& op, Failure& failure, bool& have) {
+bool scan_doubling(CollectivesImpl& m, const std::byte* value, std::byte* out, std::size_t n,
+                   const detail::ErasedOp& op, Failure& failure, bool& have) {
   const std::size_t bytes = n * op.size;
   std::vector<std::byte>&in = m.user_in, &partial = m.user_partial;
   in.resize(bytes);
@@ -198,8 +199,7 @@ std::string difference(const std::vector<CallRecord>& all, std::uint64_t call,
 
 }  // namespace
 
-void ProcessCollectives::Impl::agree_on_call(detail::Kind k, std::size_t n,
-                                             const detail::ErasedOp& op) {
+void CollectivesImpl::agree_on_call(detail::Kind k, std::size_t n, const detail::ErasedOp& op) {
   const CallRecord mine = record_of(k, n, op);
   std::uint64_t v[8];  // each word, then its complement: the max of both is the max and the min
   for (std::size_t i = 0; i < 4; ++i) {

@@ -4,14 +4,20 @@
 
 #include <utility>
 
+#include "compas/comm/collectives.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
 
 namespace compas::comm::detail {
 
 struct Internals {
-  static Comm::Impl& comm(Comm& c) { return c.impl(); }
-  static WindowBytes::Impl* window(WindowBytes& w) { return w.impl(); }
+  // The implementations' names, private to their classes: comm/src names them through these.
+  using CommImpl = Comm::Impl;
+  using WindowImpl = WindowBytes::Impl;
+  using CollectivesImpl = ProcessCollectives::Impl;
+
+  static CommImpl& comm(Comm& c) { return c.impl(); }
+  static WindowImpl* window(WindowBytes& w) { return w.impl(); }
   static std::uint64_t direct_fetch_add_signal(WindowBytes& w, int rank, std::size_t index,
                                                std::uint64_t add, bool wake = true) {
     return w.direct_fetch_add_signal(rank, index, add, wake);
@@ -27,3 +33,9 @@ struct Internals {
 };
 
 }  // namespace compas::comm::detail
+
+namespace compas::comm {
+using CommImpl = detail::Internals::CommImpl;
+using WindowImpl = detail::Internals::WindowImpl;
+using CollectivesImpl = detail::Internals::CollectivesImpl;
+}  // namespace compas::comm

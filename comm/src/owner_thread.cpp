@@ -2,10 +2,11 @@
 
 #include <stdexcept>
 #include <thread>
+#include "internals.hpp"
 
 namespace compas::comm::detail {
 
-void require_owner_thread(const Comm::Impl& m, const char* call) {
+void require_owner_thread(const CommImpl& m, const char* call) {
   if (std::this_thread::get_id() == m.owner) return;
   std::string what = call;
   what += ": called from a thread other than the one that made the Comm (the Runtime's thread; ";

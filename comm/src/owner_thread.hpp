@@ -6,12 +6,13 @@
 
 #include <string>
 
+#include "internals.hpp"
 #include "ucx_impl.hpp"
 
 namespace compas::comm::detail {
 
 // Throws std::logic_error "<call>: called from a thread other than the one that made the Comm
 // ..." unless the calling thread made the Comm.
-void require_owner_thread(const Comm::Impl& m, const char* call);
+void require_owner_thread(const CommImpl& m, const char* call);
 
 }  // namespace compas::comm::detail

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "wire.hpp"
 #include "handshake.hpp"
+#include "wire.hpp"
 
 namespace compas::comm::detail {
 

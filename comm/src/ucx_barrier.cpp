@@ -15,7 +15,7 @@
 
 namespace compas::comm {
 
-void Comm::Impl::choose_process_barrier() {
+void CommImpl::choose_process_barrier() {
   if (size == 1) return;
   if (size >= (1 << 24))  // the dissemination's signals (see Comm::barrier)
     throw CommError("a job of " + std::to_string(size) + " processes: at most 16777215 allowed");
@@ -42,9 +42,9 @@ void Comm::Impl::choose_process_barrier() {
   for (int r = 0; r < size; ++r) everyone[static_cast<std::size_t>(r)] = r;
 }
 
-void Comm::Impl::dissemination(const std::vector<int>& group, int me, std::uint64_t epoch,
-                               std::size_t first_signal,
-                               const std::function<void(const std::function<void()>&)>& guard) {
+void CommImpl::dissemination(const std::vector<int>& group, int me, std::uint64_t epoch,
+                             std::size_t first_signal,
+                             const std::function<void(const std::function<void()>&)>& guard) {
   const int n = static_cast<int>(group.size());
   for (int k = 0, d = 1; d < n; ++k, d <<= 1) {
     const int to = group[static_cast<std::size_t>((me + d) % n)];
@@ -74,7 +74,7 @@ std::string rank_list(const std::vector<int>& ranks) {
 // Each process keeps in the first word of its coll window the number of two-level barriers it
 // has entered (a store to its own memory): which processes of this host have not entered barrier
 // `epoch`, and which could not be looked at.
-Comm::Impl::HostLook Comm::Impl::look_at_host(std::uint64_t epoch) {
+CommImpl::HostLook CommImpl::look_at_host(std::uint64_t epoch) {
   HostLook look;
   for (int r : hosts[static_cast<std::size_t>(host_of[rank])]) {
     std::uint64_t entered = 0;
@@ -91,7 +91,7 @@ Comm::Impl::HostLook Comm::Impl::look_at_host(std::uint64_t epoch) {
 }
 
 // "rank 1 did not arrive, on host 'vm' (ranks 0, 1, 2)", or that all did.
-std::string Comm::Impl::describe_host(const HostLook& look, bool waited_twice) const {
+std::string CommImpl::describe_host(const HostLook& look, bool waited_twice) const {
   const auto& mine = hosts[static_cast<std::size_t>(host_of[rank])];
   const std::string host = "host '" + host_names[static_cast<std::size_t>(host_of[rank])] +
                            "' (ranks " + rank_list(mine) + ")";
@@ -112,7 +112,7 @@ std::string Comm::Impl::describe_host(const HostLook& look, bool waited_twice) c
   return what;
 }
 
-void Comm::Impl::host_barrier_wait(std::uint64_t epoch, const std::function<void()>& wait) {
+void CommImpl::host_barrier_wait(std::uint64_t epoch, const std::function<void()>& wait) {
   const bool was_failed = failed.load();
   for (int attempt = 0;; ++attempt) {
     try {

@@ -15,6 +15,7 @@
 #include "compas/base/machine.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
+#include "internals.hpp"
 #include "ucx_impl.hpp"
 #include "ucx_status.hpp"
 #include "ucx_tls.hpp"
@@ -24,7 +25,7 @@ namespace compas::comm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Impl = Comm::Impl;
+using Impl = CommImpl;
 
 // This process's pid namespace ("pid:[inode]"), so that pids are compared only within one.
 std::string pid_namespace() {
@@ -206,10 +207,10 @@ void learn_peers(Impl& m, const std::vector<std::string>& all) {
 
 // An active message of the flush protocol (a request or an ack): a whole FlushMessage from a
 // rank of the job goes to the Impl's handler On; anything else is dropped.
-template <void (Comm::Impl::*On)(const FlushMessage&)>
+template <void (CommImpl::*On)(const FlushMessage&)>
 ucs_status_t on_flush_am(void* arg, const void* header, size_t header_length, void*, size_t,
                          const ucp_am_recv_param_t*) {
-  auto& impl = *static_cast<Comm::Impl*>(arg);
+  auto& impl = *static_cast<CommImpl*>(arg);
   FlushMessage f;
   if (header_length != sizeof f) return UCS_OK;
   std::memcpy(&f, header, sizeof f);
@@ -352,7 +353,7 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
   }
 }
 
-bool Comm::Impl::may_meet() const {
+bool CommImpl::may_meet() const {
   if (std::uncaught_exceptions() > 0) failed.store(true, std::memory_order_relaxed);
   return !failed.load(std::memory_order_relaxed);
 }

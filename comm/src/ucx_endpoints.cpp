@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "compas/comm/ucx.hpp"
+#include "internals.hpp"
 #include "ucx_impl.hpp"
 #include "ucx_status.hpp"
 
@@ -57,11 +58,11 @@ int Comm::connected_peers() const {
   return impl_->connected.load();
 }
 
-bool Comm::Impl::same_host_as_me(int r) const {
+bool CommImpl::same_host_as_me(int r) const {
   return host_of[r] == host_of[rank];
 }
 
-ucp_ep_h Comm::Impl::ep(int r) {
+ucp_ep_h CommImpl::ep(int r) {
   ucp_ep_h e = eps[r].load(std::memory_order_acquire);
   if (e) {
     if (dead[r].load(std::memory_order_relaxed)) check_alive(r);
@@ -93,7 +94,7 @@ ucp_ep_h Comm::Impl::ep(int r) {
   return e;
 }
 
-void Comm::Impl::check_alive(int r, bool immediately) const {
+void CommImpl::check_alive(int r, bool immediately) const {
   if (r < 0 || r >= size) return;
   if (!dead[r].load(std::memory_order_acquire) && r < static_cast<int>(local_pid.size()) &&
       local_pid[r] > 0) {
@@ -124,7 +125,7 @@ void Comm::Impl::check_alive(int r, bool immediately) const {
   }
 }
 
-void Comm::Impl::fail(int r, const std::string& what, ucs_status_t status) const {
+void CommImpl::fail(int r, const std::string& what, ucs_status_t status) const {
   check_alive(r);
   throw CommError(ucx_error(what + (r >= 0 ? " (rank " + std::to_string(r) + ")" : ""), status), r);
 }
@@ -164,7 +165,7 @@ std::string Comm::transport(int r) {
   return out.empty() ? text : out;
 }
 
-bool Comm::Impl::use_am_for_signals(int r) {
+bool CommImpl::use_am_for_signals(int r) {
   const int known = signal_by_am[r].load(std::memory_order_acquire);
   if (known >= 0) return known == 1;
   bool am = opt.signal_path == SignalPath::am;

@@ -4,12 +4,13 @@
 #include <stdexcept>
 
 #include "compas/comm/ucx.hpp"
+#include "internals.hpp"
 #include "ucx_impl.hpp"
 #include "ucx_status.hpp"
 
 namespace compas::comm {
 
-void Comm::Impl::note_applied(int origin) {
+void CommImpl::note_applied(int origin) {
   am_applied[origin].fetch_add(1, std::memory_order_seq_cst);
   if (acks_pending.load(std::memory_order_seq_cst) == 0) return;
   std::lock_guard lock(acks_mu);
@@ -23,7 +24,7 @@ void Comm::Impl::note_applied(int origin) {
   }
 }
 
-void Comm::Impl::on_flush_request(const FlushMessage& req) {
+void CommImpl::on_flush_request(const FlushMessage& req) {
   std::lock_guard lock(acks_mu);
   if (am_applied[req.rank].load(std::memory_order_seq_cst) >= req.seq)
     acks_due.push_back(req);
@@ -32,14 +33,14 @@ void Comm::Impl::on_flush_request(const FlushMessage& req) {
   acks_pending.store(static_cast<int>(flush_waiting.size() + acks_due.size()));
 }
 
-void Comm::Impl::on_flush_ack(const FlushMessage& ack) {
+void CommImpl::on_flush_ack(const FlushMessage& ack) {
   auto& acked = am_acked[ack.rank];
   std::uint64_t cur = acked.load();
   while (cur < ack.seq && !acked.compare_exchange_weak(cur, ack.seq)) {
   }
 }
 
-void Comm::Impl::send_due_acks() {
+void CommImpl::send_due_acks() {
   if (acks_pending.load(std::memory_order_relaxed) == 0) return;
   std::vector<FlushMessage> due;
   {
@@ -66,7 +67,7 @@ void Comm::Impl::send_due_acks() {
   }
 }
 
-void Comm::Impl::flush_signals(const std::vector<int>& targets) {
+void CommImpl::flush_signals(const std::vector<int>& targets) {
   std::vector<std::pair<int, std::uint64_t>> asked;
   for (int r : targets) {
     const std::uint64_t seq = am_sent[r].load(std::memory_order_seq_cst);

@@ -16,11 +16,12 @@
 
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
+#include "internals.hpp"
 
 namespace compas::comm {
 
 struct EpErrorArg {
-  Comm::Impl* impl;
+  CommImpl* impl;
   int rank;
 };
 
@@ -56,11 +57,11 @@ struct WindowFreedMessage {
   std::int32_t rank = 0;  // the owner
 };
 constexpr unsigned kWindowFreedAm = 4;
-void on_window_freed(Comm::Impl& m, const WindowFreedMessage& msg);  // window.cpp
+void on_window_freed(CommImpl& m, const WindowFreedMessage& msg);  // window.cpp
 
 // Applies a put_signal that arrived as an active message (window_signals.cpp). Runs in progress
 // context.
-ucs_status_t deliver_put_signal(Comm::Impl& m, const PutSignalHeader& h, void* data,
+ucs_status_t deliver_put_signal(CommImpl& m, const PutSignalHeader& h, void* data,
                                 std::size_t length, const ucp_am_recv_param_t* param);
 
 struct Comm::Impl {

@@ -9,6 +9,7 @@
 
 #include "compas/base/machine.hpp"
 #include "compas/comm/ucx.hpp"
+#include "internals.hpp"
 #include "ucx_impl.hpp"
 
 namespace compas::comm {
@@ -33,12 +34,12 @@ bool Comm::progress() {
   return any;
 }
 
-void Comm::Impl::progress_once() {
+void CommImpl::progress_once() {
   ucp_worker_progress(worker);
   send_due_acks();
 }
 
-void Comm::Impl::sleep_on_worker(int timeout_ms) {
+void CommImpl::sleep_on_worker(int timeout_ms) {
   if (efd < 0) {
     ::usleep(static_cast<useconds_t>(timeout_ms) * 1000 / 10);
     return;
@@ -48,8 +49,8 @@ void Comm::Impl::sleep_on_worker(int timeout_ms) {
   ::poll(&pfd, 1, timeout_ms);
 }
 
-void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std::string()>& what,
-                      int peer, const std::function<void()>& block, bool poll_often) {
+void CommImpl::wait(const std::function<bool()>& done, const std::function<std::string()>& what,
+                    int peer, const std::function<void()>& block, bool poll_often) {
   if (done()) return;
   // While a thread waits here it progresses the worker, and the progress thread stands down so
   // that the two do not fight over the worker lock (or, oversubscribed, over a core).
@@ -107,11 +108,11 @@ void Comm::Impl::wait(const std::function<bool()>& done, const std::function<std
   }
 }
 
-void Comm::Impl::enter_wait() {
+void CommImpl::enter_wait() {
   if (progress_thread.joinable()) waiting_threads.fetch_add(1, std::memory_order_seq_cst);
 }
 
-void Comm::Impl::leave_wait() {
+void CommImpl::leave_wait() {
   if (!progress_thread.joinable()) return;
   // No wake-up: the progress thread resumes by itself once waits have stopped for a while (see
   // run_progress_thread), so back-to-back waits never pay for waking it.
@@ -119,8 +120,8 @@ void Comm::Impl::leave_wait() {
   waiting_threads.fetch_sub(1, std::memory_order_seq_cst);
 }
 
-void Comm::Impl::complete(ucs_status_ptr_t sp, int peer, const char* op,
-                          std::unique_ptr<std::uint64_t[]>* hold) {
+void CommImpl::complete(ucs_status_ptr_t sp, int peer, const char* op,
+                        std::unique_ptr<std::uint64_t[]>* hold) {
   if (sp == nullptr) return;
   if (UCS_PTR_IS_ERR(sp)) fail(peer, op, UCS_PTR_STATUS(sp));
   ucs_status_t st = UCS_INPROGRESS;
@@ -135,7 +136,7 @@ void Comm::Impl::complete(ucs_status_ptr_t sp, int peer, const char* op,
   if (st != UCS_OK) fail(peer, op, st);
 }
 
-void Comm::Impl::run_progress_thread() {
+void CommImpl::run_progress_thread() {
   // Application threads progress the worker themselves while they wait; this thread is for the
   // stretches when none does (computing, or not communicating), so that peers' operations on this
   // process's memory still complete. It stands down while a thread waits and until waits have

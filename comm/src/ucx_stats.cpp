@@ -6,16 +6,17 @@
 #include <utility>
 
 #include "compas/comm/ucx.hpp"
+#include "internals.hpp"
 #include "ucx_impl.hpp"
 
 namespace compas::comm {
 
-std::uint64_t Comm::Impl::new_serial() {
+std::uint64_t CommImpl::new_serial() {
   static std::atomic<std::uint64_t> next{1};
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-Comm::Impl::OpCounts& Comm::Impl::counts() {
+CommImpl::OpCounts& CommImpl::counts() {
   struct Cached {
     std::uint64_t serial = 0;
     OpCounts* block = nullptr;

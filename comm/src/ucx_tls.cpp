@@ -1,8 +1,9 @@
-// Reading UCX_TLS for the endpoints' error handling mode (Comm::Impl::ep).
+// Reading UCX_TLS for the endpoints' error handling mode (CommImpl::ep).
 #include "ucx_tls.hpp"
 
 #include <array>
 #include <string>
+#include "internals.hpp"
 
 namespace compas::comm::detail {
 

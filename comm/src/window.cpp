@@ -143,7 +143,7 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
 // its window only at the collective destruction, which this process has not reached), the
 // segment stays attached here whatever becomes of its owner. Unpacked later, after the owner
 // died, UCX 1.13 crashes (not fails) on the segment that is gone. Remote peers stay lazy.
-void WindowBytes::Impl::resolve_same_host_peers(WindowBytes& win) {
+void WindowImpl::resolve_same_host_peers(WindowBytes& win) {
   for (int r = 0; r < comm->size; ++r)
     if (r != comm->rank && win.comm_->same_host(r)) (void)peer(r, win);
 }
@@ -154,7 +154,7 @@ std::atomic<int> freed_messages_in_flight{0};
 
 // Tells every live peer reached through UCX that window `id` is gone (kWindowFreedAm), waiting
 // a bounded time for the messages to leave; a peer that is dead or unreachable is skipped.
-void notify_freed(Comm::Impl& c, std::uint32_t id) {
+void notify_freed(CommImpl& c, std::uint32_t id) {
   for (int r = 0; r < c.size; ++r) {
     if (r == c.rank || c.dead[r].load(std::memory_order_acquire)) continue;
     ucp_ep_h ep = c.eps[r].load(std::memory_order_acquire);
@@ -188,7 +188,7 @@ void notify_freed(Comm::Impl& c, std::uint32_t id) {
 
 WindowBytes::~WindowBytes() {
   Impl& w = *impl_;
-  Comm::Impl& c = *w.comm;
+  CommImpl& c = *w.comm;
   // Nobody may touch this memory once it is unmapped: everyone completes, then meets.
   try {
     comm_->flush_all();
@@ -235,7 +235,7 @@ WindowBytes::~WindowBytes() {
   delete impl_;
 }
 
-void WindowBytes::Impl::throw_freed(int rank) const {
+void WindowImpl::throw_freed(int rank) const {
   comm->failed.store(true, std::memory_order_relaxed);
   if (comm->coll && detail::Internals::window(*comm->coll) ==
                         this)  // the Comm's own window: the whole Comm is gone
@@ -250,15 +250,15 @@ void WindowBytes::Impl::throw_freed(int rank) const {
                   rank);
 }
 
-void on_window_freed(Comm::Impl& m, const WindowFreedMessage& msg) {
+void on_window_freed(CommImpl& m, const WindowFreedMessage& msg) {
   if (msg.rank < 0 || msg.rank >= m.size) return;
   std::lock_guard lock(m.windows_mu);
   if (msg.window >= m.windows.size() || !m.windows[msg.window]) return;
-  WindowBytes::Impl& w = *detail::Internals::window(*m.windows[msg.window]);
+  WindowImpl& w = *detail::Internals::window(*m.windows[msg.window]);
   if (w.peers) w.peers[msg.rank].freed.store(true, std::memory_order_relaxed);
 }
 
-const Layout& WindowBytes::Impl::layout(int rank) const {
+const Layout& WindowImpl::layout(int rank) const {
   if (rank < 0 || rank >= comm->size)
     throw std::out_of_range("rank " + std::to_string(rank) + " is outside the job: ranks are 0.." +
                             std::to_string(comm->size - 1));
@@ -273,7 +273,7 @@ std::size_t WindowBytes::signals(int rank) const {
   return impl_->layout(rank).signals;
 }
 
-Peer& WindowBytes::Impl::peer(int rank, WindowBytes& win) {
+Peer& WindowImpl::peer(int rank, WindowBytes& win) {
   (void)layout(rank);  // checks the rank
   Peer& p = peers[rank];
   if (p.ready.load(std::memory_order_acquire)) {

@@ -81,7 +81,7 @@ void WindowBytes::atomic_update(int rank, std::size_t offset, AtomicOp op, std::
   check_atomic("atomic_update", rank, offset, width, bytes(rank));
   const ucp_atomic_op_t uop = ucx_op(op);
   Peer& p = impl_->peer(rank, *this);
-  Comm::Impl& c = *impl_->comm;
+  CommImpl& c = *impl_->comm;
   c.counts().atomic();
   if (p.direct) {
     if (width == 8)
@@ -104,13 +104,13 @@ void WindowBytes::atomic_update(int rank, std::size_t offset, AtomicOp op, std::
   if (UCS_PTR_IS_PTR(sp)) ucp_request_free(sp);
 }
 
-static Request window_atomic_nb(WindowBytes& win, WindowBytes::Impl& w, Comm& comm,
-                                const char* name, int rank, std::size_t offset, ucp_atomic_op_t op,
+static Request window_atomic_nb(WindowBytes& win, WindowImpl& w, Comm& comm, const char* name,
+                                int rank, std::size_t offset, ucp_atomic_op_t op,
                                 std::uint64_t value, std::uint64_t expected, std::size_t width,
                                 void* result) {
   check_atomic(name, rank, offset, width, win.bytes(rank));
   Peer& p = w.peer(rank, win);
-  Comm::Impl& c = *w.comm;
+  CommImpl& c = *w.comm;
   c.counts().atomic();
   if (p.direct) {
     const std::uint64_t old = local_atomic(p.direct + offset, op, value, expected, width);
@@ -147,10 +147,9 @@ static Request window_atomic_nb(WindowBytes& win, WindowBytes::Impl& w, Comm& co
   return detail::Internals::request(&comm, sp, rank, name, std::move(hold), result, 8, width);
 }
 
-static std::uint64_t window_atomic(WindowBytes& win, WindowBytes::Impl& w, Comm& comm,
-                                   const char* name, int rank, std::size_t offset,
-                                   ucp_atomic_op_t op, std::uint64_t value, std::uint64_t expected,
-                                   std::size_t width) {
+static std::uint64_t window_atomic(WindowBytes& win, WindowImpl& w, Comm& comm, const char* name,
+                                   int rank, std::size_t offset, ucp_atomic_op_t op,
+                                   std::uint64_t value, std::uint64_t expected, std::size_t width) {
   std::uint64_t r64 = 0;
   std::uint32_t r32 = 0;
   void* out = width == 8 ? static_cast<void*>(&r64) : static_cast<void*>(&r32);

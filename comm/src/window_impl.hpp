@@ -1,4 +1,4 @@
-// WindowBytes::Impl and what the window sources share: where a window lies in its registered
+// WindowImpl and what the window sources share: where a window lies in its registered
 // memory (Layout), what is known of each peer's window (Peer), and the range and signal checks.
 #pragma once
 
@@ -16,6 +16,7 @@
 #include "compas/base/pages.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
+#include "internals.hpp"
 
 namespace compas::comm {
 
@@ -113,7 +114,7 @@ void agree_window_memory(Comm& comm, std::size_t total);
 }  // namespace detail
 
 struct WindowBytes::Impl {
-  Comm::Impl* comm = nullptr;
+  CommImpl* comm = nullptr;
   ucp_mem_h memh = nullptr;
   detail::Layout own;  // this process's sizes
   std::unique_ptr<detail::Peer[]> peers;

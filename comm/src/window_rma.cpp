@@ -25,7 +25,7 @@ ucp_request_param_t no_callback() {
 Request WindowBytes::put_nb(int rank, std::size_t offset, const void* src, std::size_t n) {
   check_range("put", rank, offset, n, impl_->layout(rank).bytes);
   Peer& p = impl_->peer(rank, *this);
-  Comm::Impl& c = *impl_->comm;
+  CommImpl& c = *impl_->comm;
   c.counts().put(n);
   if (n == 0) return {};
   if (p.direct) {
@@ -46,7 +46,7 @@ void WindowBytes::put(int rank, std::size_t offset, const void* src, std::size_t
 Request WindowBytes::get_nb(int rank, std::size_t offset, void* dst, std::size_t n) {
   check_range("get", rank, offset, n, impl_->layout(rank).bytes);
   Peer& p = impl_->peer(rank, *this);
-  Comm::Impl& c = *impl_->comm;
+  CommImpl& c = *impl_->comm;
   c.counts().get(n);
   if (n == 0) return {};
   if (p.direct) {

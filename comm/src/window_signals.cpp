@@ -27,7 +27,7 @@ using detail::Peer;
 void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
   check_signal("signal_add", rank, signal, impl_->layout(rank).signals);
   Peer& p = impl_->peer(rank, *this);
-  Comm::Impl& c = *impl_->comm;
+  CommImpl& c = *impl_->comm;
   c.counts().signal();
   if (p.direct) {
     std::uint64_t* word = p.layout.signal(p.direct, signal);
@@ -56,7 +56,7 @@ Request WindowBytes::put_signal_nb(int rank, std::size_t offset, const void* src
   check_range("put_signal", rank, offset, n, target.bytes);
   check_signal("put_signal", rank, signal, target.signals);
   Peer& p = impl_->peer(rank, *this);
-  Comm::Impl& c = *impl_->comm;
+  CommImpl& c = *impl_->comm;
   if (p.direct) {
     c.counts().put(n);
     if (n) std::memcpy(p.direct + offset, src, n);
@@ -83,7 +83,7 @@ void WindowBytes::put_signal(int rank, std::size_t offset, const void* src, std:
 
 Request WindowBytes::send_put_signal_am(int rank, std::size_t offset, const void* src,
                                         std::size_t n, std::size_t signal, std::uint64_t add) {
-  Comm::Impl& c = *impl_->comm;
+  CommImpl& c = *impl_->comm;
   // Puts issued earlier to this peer must be visible when the signal is.
   if (ucs_status_t st = ucp_worker_fence(c.worker); st != UCS_OK)
     c.fail(rank, "fence before a signal", st);
@@ -112,7 +112,7 @@ Request WindowBytes::send_put_signal_am(int rank, std::size_t offset, const void
 namespace {
 
 // Adds to a signal word of this process and wakes its sleepers (see wait_until).
-void apply_signal(WindowBytes::Impl& w, std::uint32_t signal, std::uint64_t add) {
+void apply_signal(WindowImpl& w, std::uint32_t signal, std::uint64_t add) {
   std::uint64_t* word = w.own.signal(w.base, signal);
   std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
   if (std::atomic_ref<std::uint32_t>(*w.own.waiters(w.base)).load(std::memory_order_seq_cst))
@@ -120,7 +120,7 @@ void apply_signal(WindowBytes::Impl& w, std::uint32_t signal, std::uint64_t add)
 }
 
 struct PendingSignal {
-  WindowBytes::Impl* window;
+  WindowImpl* window;
   std::uint32_t signal;
   std::uint64_t add;
   int origin;
@@ -129,7 +129,7 @@ struct PendingSignal {
 
 }  // namespace
 
-ucs_status_t deliver_put_signal(Comm::Impl& m, const PutSignalHeader& h, void* data,
+ucs_status_t deliver_put_signal(CommImpl& m, const PutSignalHeader& h, void* data,
                                 std::size_t length, const ucp_am_recv_param_t* param) {
   WindowBytes* win = nullptr;
   {
@@ -141,7 +141,7 @@ ucs_status_t deliver_put_signal(Comm::Impl& m, const PutSignalHeader& h, void* d
                  m.rank, h.window);
     return UCS_OK;
   }
-  WindowBytes::Impl& w = *detail::Internals::window(*win);
+  WindowImpl& w = *detail::Internals::window(*win);
   if (h.origin < 0 || h.origin >= m.size) {
     std::fprintf(stderr, "compas: rank %d: put_signal from unknown rank %d dropped\n", m.rank,
                  h.origin);

@@ -6,6 +6,7 @@
 
 #include "compas/base/machine.hpp"
 #include "compas/comm/window.hpp"
+#include "internals.hpp"
 #include "ucx_impl.hpp"
 #include "window_impl.hpp"
 
@@ -36,7 +37,7 @@ namespace {
 // Waits until *word >= at_least; a word of the window whose sleepers `waiters` counts (this
 // process's or, mapped, a same-host peer's). `woken`: whoever raises the word wakes sleepers
 // (load/store), so the back-off sleeps long on its futex; otherwise (UCX delivers) briefly.
-void wait_for_word(Comm::Impl& c, std::uint64_t* word, std::uint32_t* waiter_count,
+void wait_for_word(CommImpl& c, std::uint64_t* word, std::uint32_t* waiter_count,
                    std::uint64_t at_least, int from_rank, bool woken,
                    const std::function<std::string()>& what) {
   std::atomic_ref<std::uint64_t> s(*word);

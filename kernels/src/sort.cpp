@@ -247,7 +247,7 @@ using detail::PerThread;
 using detail::scatter;
 
 std::string lsd_stores_reason(const Options& o, std::size_t bytes, std::size_t to_run,
-                              bool timed_here, const Workspace::Impl& w) {
+                              bool timed_here, const WorkspaceImpl& w) {
   if (o.stores != Stores::automatic) return fixed_stores(o.stores);
 #ifndef COMPAS_SORT_HAVE_SSE2
   return "cached: no streaming stores on this CPU";
@@ -263,7 +263,7 @@ std::string lsd_stores_reason(const Options& o, std::size_t bytes, std::size_t t
 
 // This thread's counts and scatter state in the workspace (thread 0 makes room for the team's
 // first).
-PerThread& thread_state(threads::ThreadCtx& t, Workspace::Impl& w) {
+PerThread& thread_state(threads::ThreadCtx& t, WorkspaceImpl& w) {
   const int nt = t.nthreads(), me = t.tid();
   {
     COMPAS_REGION(t, "synchronize");
@@ -277,7 +277,7 @@ PerThread& thread_state(threads::ThreadCtx& t, Workspace::Impl& w) {
 
 // Exclusive scan in (digit, thread) order of pass p's counts: this thread's first position for
 // each of the nd digits (from `base`, the destination's alignment) into mine's start and pos.
-void scan_counts(const Workspace::Impl& w, PerThread& mine, std::size_t p, std::size_t digits,
+void scan_counts(const WorkspaceImpl& w, PerThread& mine, std::size_t p, std::size_t digits,
                  std::size_t nd, int nt, int me, std::size_t base) {
   for (std::size_t d = 0; d < nd; ++d) {
     std::size_t before = 0, total = 0;
@@ -305,7 +305,7 @@ struct LsdStores {
 // The LSD sort on one thread of the team: what its phases share.
 struct Lsd {
   threads::ThreadCtx& t;
-  Workspace::Impl& w;
+  WorkspaceImpl& w;
   PerThread& mine;
   const Options& o;
   const std::size_t n, passes, digits, lo, hi;  // [lo, hi): this thread's block
@@ -488,7 +488,7 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
   const std::size_t passes =
       width == 0 ? 0 : static_cast<std::size_t>((width + o.digit_bits - 1) / o.digit_bits);
   const std::size_t digits = std::size_t{1} << o.digit_bits;
-  Workspace::Impl& w = ws.impl();
+  WorkspaceImpl& w = ws.impl();
   const int nt = t.nthreads(), me = t.tid();
   if (stats && t.is_leader()) *stats = Stats{};
   if (n == 0 || passes == 0) return keys;

@@ -95,7 +95,7 @@ struct TopDigit {
 // sort by the bits below them is the same sort, so the digit moves below them; if not (a range
 // that straddles a power of two), the digit widens until the used buckets are about as many as
 // planned (up to kMaxWideBits; only the used write-combining lines are touched).
-TopDigit choose_top_digit(threads::ThreadCtx& t, std::span<std::uint32_t> keys, Workspace::Impl& w,
+TopDigit choose_top_digit(threads::ThreadCtx& t, std::span<std::uint32_t> keys, WorkspaceImpl& w,
                           PerThread& mine, const Options& o, std::size_t lo, std::size_t hi,
                           std::size_t target, int& reads) {
   const std::size_t n = keys.size();
@@ -154,8 +154,8 @@ TopDigit choose_top_digit(threads::ThreadCtx& t, std::span<std::uint32_t> keys, 
 
 // Where each bucket starts (mine.bucket_begin) and this thread's first position in each (start
 // and pos, shifted by `align`), from every thread's counts; returns the biggest bucket.
-std::size_t bucket_offsets(threads::ThreadCtx& t, Workspace::Impl& w, PerThread& mine,
-                           std::size_t nb, std::size_t align) {
+std::size_t bucket_offsets(threads::ThreadCtx& t, WorkspaceImpl& w, PerThread& mine, std::size_t nb,
+                           std::size_t align) {
   const int nt = t.nthreads(), me = t.tid();
   std::size_t biggest = 0;
   {
@@ -190,7 +190,7 @@ struct BucketStores {
 // still be in the cache when their bucket is sorted, which only a measurement tells (a virtual
 // machine's reported last level may not be there): the first four sorts of the size scatter
 // cached, streaming, streaming, cached (store_trials.hpp), and later ones keep the faster.
-BucketStores bucket_stores(const Workspace::Impl& w, const Options& o, std::size_t n, int nt,
+BucketStores bucket_stores(const WorkspaceImpl& w, const Options& o, std::size_t n, int nt,
                            bool direct) {
   BucketStores s;
   s.size_key = static_cast<std::size_t>(std::bit_width(n));
@@ -212,9 +212,9 @@ BucketStores bucket_stores(const Workspace::Impl& w, const Options& o, std::size
 // The threads take buckets of tmp one at a time and sort each into `result` (keys or tmp, the
 // buffer `d.inner` passes end in); mine.outside counts the keys of buckets over `limit`, x passes.
 void sort_buckets(threads::ThreadCtx& t, std::span<std::uint32_t> keys,
-                  std::span<std::uint32_t> tmp, Workspace::Impl& w, PerThread& mine,
-                  const Options& o, const TopDigit& d, std::uint32_t* const result,
-                  std::uint32_t bits_mask, std::size_t limit) {
+                  std::span<std::uint32_t> tmp, WorkspaceImpl& w, PerThread& mine, const Options& o,
+                  const TopDigit& d, std::uint32_t* const result, std::uint32_t bits_mask,
+                  std::size_t limit) {
   const std::size_t nb = d.nb;
   const int end = d.end, top = d.top, inner = d.inner, inner_bits = d.inner_bits;
   {
@@ -237,7 +237,7 @@ void sort_buckets(threads::ThreadCtx& t, std::span<std::uint32_t> keys,
 }
 
 // What the bucket sort did (thread 0, after the last barrier).
-void bucket_stats(Stats& st, const Workspace::Impl& w, const Options& o, std::size_t n, int nt,
+void bucket_stats(Stats& st, const WorkspaceImpl& w, const Options& o, std::size_t n, int nt,
                   const TopDigit& d, const BucketStores& s, bool direct, int reads) {
   st.method = Method::buckets;
   st.top_bits = d.top;
@@ -267,7 +267,7 @@ void bucket_stats(Stats& st, const Workspace::Impl& w, const Options& o, std::si
 
 std::optional<std::span<std::uint32_t>> sort_in_buckets(
     threads::ThreadCtx& t, std::span<std::uint32_t> keys, std::span<std::uint32_t> tmp,
-    Workspace::Impl& w, PerThread& mine, const Options& o, Stats* stats, std::size_t lo,
+    WorkspaceImpl& w, PerThread& mine, const Options& o, Stats* stats, std::size_t lo,
     std::size_t hi, int& reads) {
   const std::size_t n = keys.size();
   const int nt = t.nthreads(), me = t.tid();

@@ -27,6 +27,13 @@
 #define COMPAS_SORT_HAVE_SSE2 1
 #endif
 
+namespace compas::kernels::detail {
+// The name of Workspace's implementation, private to it: the sort's sources say WorkspaceImpl.
+struct SortInternals {
+  using WorkspaceImpl = sort::Workspace::Impl;
+};
+}  // namespace compas::kernels::detail
+
 namespace compas::kernels::sort {
 
 namespace detail {
@@ -182,6 +189,8 @@ inline std::string beyond_last_level(std::size_t bytes, std::size_t last_level) 
 
 }  // namespace detail
 
+using WorkspaceImpl = kernels::detail::SortInternals::WorkspaceImpl;
+
 struct Workspace::Impl {
   std::vector<std::unique_ptr<detail::PerThread>> threads;
   // Automatic stores between Options::calibrate_bytes and Options::cache_bytes (store_trials.hpp):
@@ -200,7 +209,7 @@ namespace detail {
 std::optional<std::span<std::uint32_t>> sort_in_buckets(threads::ThreadCtx& t,
                                                         std::span<std::uint32_t> keys,
                                                         std::span<std::uint32_t> tmp,
-                                                        Workspace::Impl& w, PerThread& mine,
+                                                        WorkspaceImpl& w, PerThread& mine,
                                                         const Options& o, Stats* stats,
                                                         std::size_t lo, std::size_t hi, int& reads);
 

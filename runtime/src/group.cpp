@@ -56,7 +56,7 @@ std::string list_text(const std::vector<int>& ranks) {
 
 Group make_group(Runtime& rt, std::vector<int> members, const char* call) {
   rt.check_funneled(call, kFunneled);
-  auto impl = std::make_unique<Group::Impl>();
+  auto impl = std::make_unique<GroupInternals::Impl>();
   impl->rt = &rt;
   const std::vector<int> channel = members.empty() ? std::vector<int>{rt.process()} : members;
   try {
@@ -66,7 +66,7 @@ Group make_group(Runtime& rt, std::vector<int> members, const char* call) {
   }
   impl->members = std::move(members);
   if (!impl->members.empty()) impl->rank = impl->coll->rank();
-  return Group(std::move(impl));
+  return GroupInternals::make(std::move(impl));
 }
 
 }  // namespace detail

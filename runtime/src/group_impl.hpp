@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compas/comm/collectives.hpp"
@@ -20,6 +21,12 @@ struct Group::Impl {
 };
 
 namespace detail {
+// Group's implementation and constructor, private to it, for the runtime's sources.
+struct GroupInternals {
+  using Impl = Group::Impl;
+  static Group make(std::unique_ptr<Impl> impl) { return Group(std::move(impl)); }
+};
+
 // The Group of `members` (empty: in no group), checked and made collectively; `call` names the
 // public call in errors ("compas::split").
 Group make_group(Runtime& rt, std::vector<int> members, const char* call);

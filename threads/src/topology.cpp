@@ -16,10 +16,16 @@ struct Topology::Impl {
   }
 };
 
+// The name of Topology's implementation, private to it, for this file's helpers.
+struct detail::TopologyInternals {
+  using Impl = Topology::Impl;
+};
+using TopologyImpl = detail::TopologyInternals::Impl;
+
 namespace {
 
-std::unique_ptr<Topology::Impl> make_impl() {
-  auto impl = std::make_unique<Topology::Impl>();
+std::unique_ptr<TopologyImpl> make_impl() {
+  auto impl = std::make_unique<TopologyImpl>();
   if (hwloc_topology_init(&impl->topo) != 0) throw std::runtime_error("hwloc_topology_init failed");
   return impl;
 }
@@ -49,7 +55,7 @@ Topology::~Topology() = default;
 
 namespace {
 
-std::unique_ptr<Topology::Impl> load_host() {
+std::unique_ptr<TopologyImpl> load_host() {
   auto impl = make_impl();
   // Cache objects are wanted; I/O devices are not.
   hwloc_topology_set_io_types_filter(impl->topo, HWLOC_TYPE_FILTER_KEEP_NONE);

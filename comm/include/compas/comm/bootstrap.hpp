@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-
 namespace compas::comm {
 
 // The largest bootstrap frame a job accepts by default (COMPAS_BOOTSTRAP_MAX_FRAME): 16 MiB.

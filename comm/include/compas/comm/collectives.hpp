@@ -253,9 +253,9 @@ class ProcessCollectives {
                     sizeof(T));
   }
 
-  struct Impl;
-
  private:
+  friend struct detail::Internals;
+  struct Impl;  // comm/src (collectives_channel.hpp)
   template <class T>
   void allreduce_impl(std::span<T> inout, Op op);  // instantiated in collectives.cpp
   void allreduce_user(void* inout, std::size_t n, const detail::ErasedOp& op);

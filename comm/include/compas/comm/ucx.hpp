@@ -156,9 +156,8 @@ class Comm {
   std::string barrier_algorithm() const;
   bool host_barrier_possible() const;
 
-  struct Impl;
-
  private:
+  struct Impl;  // comm/src (ucx_impl.hpp): nothing of UCX is visible here
   friend struct detail::Internals;
   Impl& impl() { return *impl_; }
   void close() noexcept;  // ~Comm's teardown (also when the constructor fails late)

@@ -107,9 +107,9 @@ class WindowBytes {
   void wait_until(std::size_t index, std::uint64_t at_least, int from_rank = -1);
   // Sets this process's signal word (only safe when no peer is signalling it).
   void reset_signal(std::size_t index, std::uint64_t value = 0);
-  struct Impl;  // defined in comm/src (window_impl.hpp): nothing of it is visible here
 
  private:
+  struct Impl;  // defined in comm/src (window_impl.hpp): nothing of it is visible here
   friend struct detail::Internals;
   // A load/store peer's signal word (direct(rank) must hold; self included): adds and (unless
   // `wake` is false: nobody ever sleeps on that word) wakes its sleepers, returning the value

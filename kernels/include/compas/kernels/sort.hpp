@@ -32,6 +32,10 @@
 #include "compas/threads/team.hpp"
 #include "compas/threads/topology.hpp"
 
+namespace compas::kernels::detail {
+struct SortInternals;  // the sort's own access to what Workspace hides (kernels/src/sort_local.hpp)
+}  // namespace compas::kernels::detail
+
 namespace compas::kernels::sort {
 
 // ---- inputs ----------------------------------------------------------------------------------
@@ -159,9 +163,10 @@ class Workspace {
   ~Workspace();
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
-  struct Impl;
 
  private:
+  friend struct kernels::detail::SortInternals;
+  struct Impl;  // kernels/src (sort_local.hpp)
   friend std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> keys,
                                        std::span<std::uint32_t> tmp, Workspace& ws,
                                        const Options& o, Stats* stats);

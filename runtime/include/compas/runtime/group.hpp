@@ -33,6 +33,10 @@
 
 namespace compas {
 
+namespace detail {
+struct GroupInternals;  // runtime/src/group_impl.hpp: how the runtime's sources make a Group
+}  // namespace detail
+
 // The colour of a process in no group (any colour < 0 means the same).
 inline constexpr int undefined = -1;
 
@@ -63,10 +67,10 @@ class Group {
     compas::allreduce<T>(*this, in, out, op);
   }
 
+ private:
+  friend struct detail::GroupInternals;
   struct Impl;  // runtime/src/group_impl.hpp
   explicit Group(std::unique_ptr<Impl> impl);
-
- private:
   std::unique_ptr<Impl> impl_;
 };
 

@@ -10,6 +10,10 @@
 
 namespace compas::threads {
 
+namespace detail {
+struct TopologyInternals;  // threads/src/topology.cpp: the name of Topology's implementation
+}  // namespace detail
+
 struct CacheLevel {
   int level = 0;                 // 1, 2, 3, ...
   std::string type;              // "data", "unified", "instruction"
@@ -68,9 +72,9 @@ class Topology {
   // hwloc's own handle, for the other layers' internal use (hwloc_topology_t).
   void* native_handle() const;
 
-  struct Impl;  // hwloc state, defined in topology.cpp
-
  private:
+  friend struct detail::TopologyInternals;
+  struct Impl;  // hwloc state, defined in topology.cpp
   explicit Topology(std::unique_ptr<Impl> impl, bool synthetic, std::string description);
   void read();
 
