@@ -69,10 +69,11 @@ void check_reduce(std::size_t n, Op op) {
 
 template <class T>
 void check_ops() {
-  // 1 element, one chunk, and more than 16 KiB (reduce-scatter for P > 2), after a long one
-  // (the kept buffer larger than needed).
+  // 1 element, one chunk, more than 16 KiB (allreduce's reduce-scatter for P > 2), several
+  // chunks of the channel's slots (at most 256 KiB), then a short one after a long one (the kept
+  // buffers larger than needed).
   for (const std::size_t n :
-       {std::size_t{1}, std::size_t{300}, std::size_t{5000}, std::size_t{3}}) {
+       {std::size_t{1}, std::size_t{300}, std::size_t{5000}, std::size_t{70000}, std::size_t{3}}) {
     check_reduce<T>(n, compas::op::sum{});
     check_reduce<T>(n, compas::op::prod{});
     check_reduce<T>(n, compas::op::min{});

@@ -123,7 +123,8 @@ inline constexpr bool typed_op_v = comm::is_reducible_v<T> &&
                                    (std::is_same_v<Op, op::sum> || std::is_same_v<Op, op::prod> ||
                                     std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max>);
 template <class Op>
-constexpr comm::Op comm_op() {
+constexpr comm::Op comm_op(Op op) {
+  if constexpr (std::is_same_v<Op, comm::Op>) return op;
   if constexpr (std::is_same_v<Op, op::sum>) return comm::Op::sum;
   if constexpr (std::is_same_v<Op, op::prod>) return comm::Op::prod;
   if constexpr (std::is_same_v<Op, op::min>) return comm::Op::min;
@@ -134,7 +135,7 @@ constexpr comm::Op comm_op() {
 template <class T, class Op>
 void allreduce_in_place(const Processes& ps, std::span<T> data, Op op) {
   if constexpr (typed_op_v<T, Op>)
-    ps.collectives().allreduce(data, comm_op<Op>());
+    ps.collectives().allreduce(data, comm_op(op));
   else
     ps.collectives().allreduce(data, op);
 }
@@ -304,11 +305,12 @@ std::vector<T> gather(Processes ps, const T& value, int root) {
 // op element by element over every process's `in`, into `out` of process `root` (MPI_Reduce):
 // in and out of the same length, the same on every process; `out` may be `in`. op is a
 // comm::Op (sum, min, max, prod on int32/int64/uint32/uint64/float/double) or any associative
-// (T, T) -> T (compas::op::sum{}, a lambda), combined in rank order as Runtime::allreduce does.
-// compas::op::sum / prod / min / max on those six types take comm's typed loop (as the comm::Op
-// would), any other operator or type is applied element by element through a pointer. The root
-// combines in place in `out`; the other processes in a buffer kept by the calling thread between
-// calls (as large as the largest reduce it made), their `out` left as it was.
+// (T, T) -> T (compas::op::sum{}, a lambda). A comm::Op, and compas::op::sum / prod / min / max
+// on those six types, go to comm's reduce: a binomial tree whose chunks are combined by a typed
+// loop as they arrive, straight into the root's `out` (the operands grouped by the tree). Any
+// other operator or type is an allreduce applying the operator element by element through a
+// pointer, in rank order: in place in the root's `out`, elsewhere in a buffer kept by the
+// calling thread between calls. `out` is left as it was on the other processes.
 template <class T, class Op>
 void reduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::span<T> out, Op op,
             int root) {
@@ -320,8 +322,12 @@ void reduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::span
     if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
     return;
   }
-  // The node step is an allreduce (ceil(log2 P) rounds): in place in the root's `out`, in a
-  // buffer kept between calls elsewhere (no allocation once it has grown).
+  if constexpr (detail::typed_op_v<T, Op> || std::is_same_v<Op, comm::Op>) {  // a tree
+    ps.collectives().reduce(std::span<const T>(in), out, detail::comm_op(op), root);
+    return;
+  }
+  // Otherwise an allreduce (ceil(log2 P) rounds): in place in the root's `out`, in a buffer kept
+  // between calls elsewhere (no allocation once it has grown).
   if (ps.rank() == root) {
     if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
     detail::allreduce_in_place(ps, out, op);
