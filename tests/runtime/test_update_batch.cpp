@@ -154,7 +154,7 @@ TEST(UpdateBatchBadInput, AnIndexOutsideTheTableIsNamedWithTheRange) {
   compas::UpdateBatch<std::uint64_t> batch(u);
   EXPECT_THROW(batch.add(kN, 1), std::out_of_range);
   const std::string err = error_of([&] { batch.add(-1, 1); });
-  EXPECT_EQ(err, "compas::UpdateBatch::add: index -1 is outside the array's domain [0, 37)");
+  EXPECT_EQ(err, "UpdateBatch::add: index -1 is outside the array's domain [0, 37)");
   EXPECT_EQ(batch.pending(), 0u);
   batch.flush();  // still usable
 }
