@@ -3,7 +3,7 @@
 // What changed (diff -u prk_random_openmp.cpp prk_random_compas.cpp):
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
 //  2. The table becomes a 1-D DistArray (no halo); this process fills and checks its block.
-//  3. This process runs its part of the streams, up to 1024 steps of each at a time (from
+//  3. This process runs its part of the streams, up to 256 steps of each at a time (from
 //     prk::random_start's jump ahead, both rounds in one loop), and
 //     `#pragma omp atomic table[j] ^= ran` becomes batch.add(j, ran): the updates are bucketed
 //     per owning process, and batch.flush() trades them (as PRK's MPI version does with
@@ -45,11 +45,11 @@ int main(int argc, char** argv) {
 
   rt.barrier();  // (4)
   const double start = omp_get_wtime();
-  for (long k0 = 0; k0 < 2 * steps; k0 += steps < 1024 ? steps : 1024) {  // (3) both rounds
+  for (long k0 = 0; k0 < 2 * steps; k0 += steps < 256 ? steps : 256) {  // (3) both rounds
 #pragma omp parallel for
     for (long s = mine.lo; s < mine.hi; ++s) {
       auto ran = prk::random_start(static_cast<long>(prk::kSeqSeed) + steps * s + k0 % steps);
-      for (long k = 0; k < (steps < 1024 ? steps : 1024); ++k) {
+      for (long k = 0; k < (steps < 256 ? steps : 256); ++k) {
         ran = prk::random_next(ran);
         batch.add(ran & (size - 1), ran);  // (3)
       }
