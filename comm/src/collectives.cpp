@@ -19,13 +19,17 @@
 #include <string>
 
 #include "collectives_channel.hpp"
+#include "collectives_ops.hpp"
 #include "compas/base/type_name.hpp"
 #include "compas/comm/window.hpp"
 
 namespace compas::comm {
 
+using detail::binomial;
+using detail::combine;
 using detail::Kind;
 using detail::Phase;
+using detail::type_code;
 
 namespace {
 
@@ -33,17 +37,6 @@ constexpr std::size_t kAutoScratchBytes = 4u << 20;
 constexpr std::size_t kAutoSlotMin = 4096, kAutoSlotMax = 256 * 1024;
 constexpr std::size_t kMinSlotBytes = 128;
 constexpr std::size_t kMaxSlotBytes = std::size_t{1} << 30;
-
-template <class T>
-constexpr std::uint64_t type_code() {
-  if constexpr (std::is_same_v<T, std::int32_t>) return 1;
-  if constexpr (std::is_same_v<T, std::int64_t>) return 2;
-  if constexpr (std::is_same_v<T, std::uint32_t>) return 3;
-  if constexpr (std::is_same_v<T, std::uint64_t>) return 4;
-  if constexpr (std::is_same_v<T, float>) return 5;
-  if constexpr (std::is_same_v<T, double>) return 6;
-  return 0;
-}
 
 const char* type_name(std::uint64_t code) {
   switch (code) {
@@ -134,76 +127,6 @@ std::string ProcessCollectives::Impl::out_of_step(const detail::Header& h, int s
 
 namespace {
 
-// Integer sums and products wrap instead of overflowing (signed overflow is undefined).
-template <class T>
-T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
-}
-template <class T>
-T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  } else {
-    return a * b;
-  }
-}
-
-// dst[i] = f(src[i], dst[i]) when src_first, f(dst[i], src[i]) otherwise.
-template <class T, class F>
-void combine_with(T* dst, const T* src, std::size_t n, bool src_first, F f) {
-  if (src_first)
-    for (std::size_t i = 0; i < n; ++i) dst[i] = f(src[i], dst[i]);
-  else
-    for (std::size_t i = 0; i < n; ++i) dst[i] = f(dst[i], src[i]);
-}
-
-// dst[i] = f(a[i], b[i]); dst may be a.
-template <class T, class F>
-void combine_into(T* dst, const T* a, const T* b, std::size_t n, F f) {
-  for (std::size_t i = 0; i < n; ++i) dst[i] = f(a[i], b[i]);
-}
-template <class T>
-void combine_into(T* dst, const T* a, const T* b, std::size_t n, Op op) {
-  switch (op) {
-    case Op::sum:
-      combine_into(dst, a, b, n, wrap_add<T>);
-      break;
-    case Op::prod:
-      combine_into(dst, a, b, n, wrap_mul<T>);
-      break;
-    case Op::min:
-      combine_into(dst, a, b, n, [](T x, T y) { return y < x ? y : x; });
-      break;
-    case Op::max:
-      combine_into(dst, a, b, n, [](T x, T y) { return x < y ? y : x; });
-      break;
-  }
-}
-
-template <class T>
-void combine(T* dst, const T* src, std::size_t n, bool src_first, Op op) {
-  switch (op) {
-    case Op::sum:
-      combine_with(dst, src, n, src_first, wrap_add<T>);
-      break;
-    case Op::prod:
-      combine_with(dst, src, n, src_first, wrap_mul<T>);
-      break;
-    case Op::min:
-      combine_with(dst, src, n, src_first, [](T a, T b) { return b < a ? b : a; });
-      break;
-    case Op::max:
-      combine_with(dst, src, n, src_first, [](T a, T b) { return a < b ? b : a; });
-      break;
-  }
-}
-
 std::vector<std::vector<int>> checked_hosts(const std::vector<std::vector<int>>& hosts, int p) {
   std::vector<int> seen(static_cast<std::size_t>(p), 0);
   for (const auto& h : hosts) {
@@ -224,6 +147,10 @@ std::vector<std::vector<int>> checked_hosts(const std::vector<std::vector<int>>&
   return hosts;
 }
 
+}  // namespace
+
+namespace detail {
+
 // Binomial tree over virtual ranks 0..n-1 rooted at 0: the parent of v (or -1) and its children,
 // larger subtrees first.
 void binomial(int v, int n, int& parent, std::vector<int>& children) {
@@ -240,7 +167,7 @@ void binomial(int v, int n, int& parent, std::vector<int>& children) {
     if (v + mask < n) children.push_back(v + mask);
 }
 
-}  // namespace
+}  // namespace detail
 
 const char* to_string(Op op) {
   switch (op) {
@@ -491,38 +418,6 @@ void ProcessCollectives::Impl::reduce_scatter_allgather(std::span<T> v, Op op) {
   all_pairs(out, in);
 }
 
-// Node v of the tree (v = rank - root mod P) combines its own `in` with its children's partials,
-// chunk by chunk as they arrive, and sends the result to its parent; a leaf sends `in` itself.
-template <class T>
-void ProcessCollectives::Impl::tree_reduce(std::span<const T> in, T* out, Op op, int root) {
-  const int v = (me - root + p) % p;
-  int parent = -1;
-  std::vector<int> children;
-  binomial(v, p, parent, children);
-  auto rank = [&](int u) { return (u + root) % p; };
-  const auto* own = reinterpret_cast<const std::byte*>(in.data());
-  const std::size_t bytes = in.size_bytes();
-  if (children.empty()) {
-    send_message(rank(parent), own, bytes);
-    return;
-  }
-  if (!out) partial.resize(bytes);
-  std::byte* acc = out ? reinterpret_cast<std::byte*>(out) : partial.data();
-  for (std::uint64_t j = 0, nc = chunks(bytes); j < nc; ++j) {
-    const std::size_t at = static_cast<std::size_t>(j) * payload;
-    const std::size_t count = chunk_len(bytes, j) / sizeof(T);
-    const std::byte* left = own;
-    for (int c : children) {
-      const std::byte* theirs = receive(rank(c), bytes, j);
-      combine_into(reinterpret_cast<T*>(acc + at), reinterpret_cast<const T*>(left + at),
-                   reinterpret_cast<const T*>(theirs), count, op);
-      left = acc;
-      release(rank(c));
-    }
-    if (parent >= 0) send(rank(parent), acc, bytes, j);
-  }
-}
-
 void ProcessCollectives::Impl::max_words(std::span<std::uint64_t> v) {
   begin(Kind::agree_user, sizeof(std::uint64_t), 0);
   recursive_doubling(v, Op::max);
@@ -548,33 +443,6 @@ void ProcessCollectives::allreduce_impl(std::span<T> inout, Op op) {
       m.recursive_doubling(inout, op);
     else
       m.reduce_scatter_allgather(inout, op);
-  });
-}
-
-template <class T>
-void ProcessCollectives::reduce_impl(std::span<const T> in, std::span<T> out, Op op, int root) {
-  static_assert(is_reducible_v<T>);
-  Impl& m = *impl_;
-  if (op != Op::sum && op != Op::min && op != Op::max && op != Op::prod)
-    throw std::invalid_argument("reduce: operator " + std::to_string(static_cast<int>(op)) +
-                                " is not allowed: sum, min, max or prod");
-  if (root < 0 || root >= m.p)
-    throw std::invalid_argument("reduce: root " + std::to_string(root) +
-                                " is outside the group: ranks are 0.." + std::to_string(m.p - 1));
-  const bool at_root = m.me == root;
-  if (at_root && out.size() != in.size())
-    throw std::invalid_argument("reduce: out holds " + std::to_string(out.size()) +
-                                " elements at the root, in " + std::to_string(in.size()) +
-                                ": the same length is needed");
-  if (m.p == 1) {
-    if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
-    return;
-  }
-  m.run([&] {
-    m.begin(Kind::reduce, sizeof(T),
-            static_cast<std::uint64_t>(op) | type_code<T>() << 8 |
-                static_cast<std::uint64_t>(root) << 16);
-    m.tree_reduce(in, at_root ? out.data() : nullptr, op, root);
   });
 }
 
@@ -661,17 +529,4 @@ template void ProcessCollectives::allreduce_impl<std::uint32_t>(std::span<std::u
 template void ProcessCollectives::allreduce_impl<std::uint64_t>(std::span<std::uint64_t>, Op);
 template void ProcessCollectives::allreduce_impl<float>(std::span<float>, Op);
 template void ProcessCollectives::allreduce_impl<double>(std::span<double>, Op);
-template void ProcessCollectives::reduce_impl<std::int32_t>(std::span<const std::int32_t>,
-                                                            std::span<std::int32_t>, Op, int);
-template void ProcessCollectives::reduce_impl<std::int64_t>(std::span<const std::int64_t>,
-                                                            std::span<std::int64_t>, Op, int);
-template void ProcessCollectives::reduce_impl<std::uint32_t>(std::span<const std::uint32_t>,
-                                                             std::span<std::uint32_t>, Op, int);
-template void ProcessCollectives::reduce_impl<std::uint64_t>(std::span<const std::uint64_t>,
-                                                             std::span<std::uint64_t>, Op, int);
-template void ProcessCollectives::reduce_impl<float>(std::span<const float>, std::span<float>, Op,
-                                                     int);
-template void ProcessCollectives::reduce_impl<double>(std::span<const double>, std::span<double>,
-                                                      Op, int);
-
 }  // namespace compas::comm
