@@ -19,14 +19,18 @@
 #include <string>
 
 #include "collectives_channel.hpp"
+#include "collectives_ops.hpp"
 #include "compas/base/type_name.hpp"
 #include "compas/comm/window.hpp"
 #include "internals.hpp"
 
 namespace compas::comm {
 
+using detail::binomial;
+using detail::combine;
 using detail::Kind;
 using detail::Phase;
+using detail::type_code;
 
 namespace {
 
@@ -34,17 +38,6 @@ constexpr std::size_t kAutoScratchBytes = 4u << 20;
 constexpr std::size_t kAutoSlotMin = 4096, kAutoSlotMax = 256 * 1024;
 constexpr std::size_t kMinSlotBytes = 128;
 constexpr std::size_t kMaxSlotBytes = std::size_t{1} << 30;
-
-template <class T>
-constexpr std::uint64_t type_code() {
-  if constexpr (std::is_same_v<T, std::int32_t>) return 1;
-  if constexpr (std::is_same_v<T, std::int64_t>) return 2;
-  if constexpr (std::is_same_v<T, std::uint32_t>) return 3;
-  if constexpr (std::is_same_v<T, std::uint64_t>) return 4;
-  if constexpr (std::is_same_v<T, float>) return 5;
-  if constexpr (std::is_same_v<T, double>) return 6;
-  return 0;
-}
 
 const char* type_name(std::uint64_t code) {
   switch (code) {
@@ -105,6 +98,9 @@ std::string describe(std::uint32_t kind, std::uint32_t elem, std::uint64_t arg) 
       return "the check that every process passes the same call with a caller's operator";
     case Kind::barrier:
       return "barrier";
+    case Kind::reduce:
+      return std::string("reduce(") + to_string(static_cast<Op>(arg & 0xff)) + ", " +
+             type_name((arg >> 8) & 0xff) + ") to root " + std::to_string(arg >> 16);
   }
   return "an unknown collective (kind " + std::to_string(kind) + ")";
 }
@@ -132,53 +128,6 @@ std::string CollectivesImpl::out_of_step(const detail::Header& h, int src) {
 
 namespace {
 
-// Integer sums and products wrap instead of overflowing (signed overflow is undefined).
-template <class T>
-T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
-}
-template <class T>
-T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  } else {
-    return a * b;
-  }
-}
-
-// dst[i] = f(src[i], dst[i]) when src_first, f(dst[i], src[i]) otherwise.
-template <class T, class F>
-void combine_with(T* dst, const T* src, std::size_t n, bool src_first, F f) {
-  if (src_first)
-    for (std::size_t i = 0; i < n; ++i) dst[i] = f(src[i], dst[i]);
-  else
-    for (std::size_t i = 0; i < n; ++i) dst[i] = f(dst[i], src[i]);
-}
-
-template <class T>
-void combine(T* dst, const T* src, std::size_t n, bool src_first, Op op) {
-  switch (op) {
-    case Op::sum:
-      combine_with(dst, src, n, src_first, wrap_add<T>);
-      break;
-    case Op::prod:
-      combine_with(dst, src, n, src_first, wrap_mul<T>);
-      break;
-    case Op::min:
-      combine_with(dst, src, n, src_first, [](T a, T b) { return b < a ? b : a; });
-      break;
-    case Op::max:
-      combine_with(dst, src, n, src_first, [](T a, T b) { return a < b ? b : a; });
-      break;
-  }
-}
-
 std::vector<std::vector<int>> checked_hosts(const std::vector<std::vector<int>>& hosts, int p) {
   std::vector<int> seen(static_cast<std::size_t>(p), 0);
   for (const auto& h : hosts) {
@@ -199,6 +148,10 @@ std::vector<std::vector<int>> checked_hosts(const std::vector<std::vector<int>>&
   return hosts;
 }
 
+}  // namespace
+
+namespace detail {
+
 // Binomial tree over virtual ranks 0..n-1 rooted at 0: the parent of v (or -1) and its children,
 // larger subtrees first.
 void binomial(int v, int n, int& parent, std::vector<int>& children) {
@@ -215,7 +168,7 @@ void binomial(int v, int n, int& parent, std::vector<int>& children) {
     if (v + mask < n) children.push_back(v + mask);
 }
 
-}  // namespace
+}  // namespace detail
 
 const char* to_string(Op op) {
   switch (op) {
@@ -577,5 +530,4 @@ template void ProcessCollectives::allreduce_impl<std::uint32_t>(std::span<std::u
 template void ProcessCollectives::allreduce_impl<std::uint64_t>(std::span<std::uint64_t>, Op);
 template void ProcessCollectives::allreduce_impl<float>(std::span<float>, Op);
 template void ProcessCollectives::allreduce_impl<double>(std::span<double>, Op);
-
 }  // namespace compas::comm

@@ -32,6 +32,7 @@ enum class Kind : std::uint32_t {
   exclusive_scan_user = 6,
   agree_user = 7,  // the processes' agreement on a call with a caller's operator
   barrier = 8,     // a group's barrier (the whole Comm's is Comm::barrier)
+  reduce = 9,
 };
 
 // allreduce's algorithms and phases, carried in the header so that processes which chose
@@ -103,6 +104,7 @@ struct ProcessCollectives::Impl {
   std::unique_ptr<WindowBytes> win;
   std::vector<std::uint64_t> sent, received;  // chunks, cumulative, per peer
   std::vector<std::byte> stage, tmp;
+  std::vector<std::byte> partial;  // reduce's, on processes with children other than the root
   std::vector<std::byte> user_in, user_partial;  // collectives_user_op.cpp's scratch
 
   // The call in progress.
@@ -276,6 +278,9 @@ struct ProcessCollectives::Impl {
   void recursive_doubling(std::span<T> v, Op op);
   template <class T>
   void reduce_scatter_allgather(std::span<T> v, Op op);
+  // reduce over a binomial tree rooted at `root`; `out` at the root, nullptr elsewhere.
+  template <class T>
+  void tree_reduce(std::span<const T> in, T* out, Op op, int root);
 
   // Runs one collective: one thread at a time, and none after a failure.
   template <class F>

@@ -17,6 +17,7 @@
 #include "compas/runtime/runtime.hpp"
 #include "compas/runtime/summa.hpp"
 #include "compas/runtime/transpose.hpp"
+#include "compas/runtime/update_batch.hpp"
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/ops.hpp"
 #include "compas/threads/placement.hpp"

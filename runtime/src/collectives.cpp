@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -44,6 +46,8 @@ const char* name_of(std::uint32_t call) {
       return "allreduce";
     case CollectiveCall::migrate:
       return "migrate";
+    case CollectiveCall::update_flush:
+      return "UpdateBatch::flush";
   }
   return "an unknown call";
 }
@@ -128,6 +132,21 @@ std::vector<std::size_t> agree(const Processes& ps, const CallArgs& mine) {
   std::vector<std::size_t> counts;
   for (const Wire& x : all) counts.push_back(x.n);
   return counts;
+}
+
+std::byte* reduce_scratch(std::size_t bytes) {
+  struct Free {
+    void operator()(std::byte* p) const { ::operator delete (p, std::align_val_t{64}); }
+  };
+  thread_local std::unique_ptr<std::byte, Free> buffer;
+  thread_local std::size_t have = 0;
+  if (bytes > have) {
+    buffer.reset();
+    have = 0;
+    buffer.reset(static_cast<std::byte*>(::operator new (bytes, std::align_val_t{64})));
+    have = bytes;
+  }
+  return buffer.get();
 }
 
 std::string size_problem(const char* what, std::size_t have, std::size_t need) {

@@ -365,6 +365,20 @@ void Runtime::openmp_allreduce(const void* value, void* result, const ErasedOp& 
 
 namespace compas::detail {
 
-double openmp_wtime() { return omp_get_wtime(); }
+double openmp_wtime() {
+  return omp_get_wtime();
+}
+
+}  // namespace compas::detail
+
+namespace compas::detail {
+
+// update_batch.hpp: the calling thread's bucket set, and how many a batch makes.
+int batch_thread() {
+  return omp_get_thread_num();
+}
+int batch_threads() {
+  return std::max(omp_get_max_threads(), 1);
+}
 
 }  // namespace compas::detail

@@ -3,13 +3,13 @@
 // What changed (diff -u prk_random_openmp.cpp prk_random_compas.cpp):
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
 //  2. The table becomes a 1-D DistArray (no halo); this process fills and checks its block.
-//  3. This process runs its part of the streams, and `#pragma omp atomic table[j] ^= ran` becomes
-//     table.atomic_update(j, xor, ran), wherever j lives: CPU atomics on this host's parts,
-//     posted over the network to other hosts (PRK's MPI version buckets the updates per rank and
-//     trades them with MPI_Alltoall and MPI_Alltoallv instead).
-//  4. The timer starts after rt.barrier() (PRK's MPI_Barrier); rt.barrier() after the updates
-//     puts every one in place; the job's time is the slowest process's; the wrong entries are
-//     summed over the processes; process 0 prints.
+//  3. This process runs its part of the streams, up to 256 steps of each at a time (from
+//     prk::random_start's jump ahead, both rounds in one loop), and
+//     `#pragma omp atomic table[j] ^= ran` becomes batch.add(j, ran): the updates are bucketed
+//     per owning process, and batch.flush() trades them (as PRK's MPI version does with
+//     MPI_Alltoall and MPI_Alltoallv) and has each owner apply them to its block.
+//  4. The timer starts after rt.barrier() (PRK's MPI_Barrier); the job's time is the slowest
+//     process's; the wrong entries are summed over the processes; process 0 prints.
 // Usage: prk_random_compas UPDATE_RATIO LOG2_TABLESIZE
 //        (compas-run -n P -t T, mpirun, srun, or alone)
 #include <omp.h>
@@ -35,27 +35,27 @@ int main(int argc, char** argv) {
         "Number of updates      = %ld\nVector length          = %ld\n",
         rt.processes(), omp_get_max_threads(), size, ratio, updates, streams);
 
-  compas::DistArray<unsigned long> table = prk::or_bad_input([&] {  // (2)
-    return compas::DistArray<unsigned long>(rt, size,
-                                            {.halo = 0, .fill = compas::comm::Fill::none});
+  auto table = prk::or_bad_input([&] {  // (2)
+    return compas::DistArray<unsigned long>(rt, size, {.halo = 0});
   });
 #pragma omp parallel for
   for (long i = table.lo(); i < table.hi(); ++i) table[i] = static_cast<unsigned long>(i);
-  const compas::Range mine = rt.part({0, streams});  // (3)
+  const compas::Range mine = rt.part({0, streams});                                  // (3)
+  compas::UpdateBatch<unsigned long> batch(table, compas::comm::AtomicOp::bit_xor);  // (3)
 
   rt.barrier();  // (4)
   const double start = omp_get_wtime();
-  for (int round = 0; round < 2; ++round) {
+  for (long k0 = 0; k0 < 2 * steps; k0 += steps < 256 ? steps : 256) {  // (3) both rounds
 #pragma omp parallel for
     for (long s = mine.lo; s < mine.hi; ++s) {
-      unsigned long ran = prk::random_start(static_cast<long>(prk::kSeqSeed) + steps * s);
-      for (long k = 0; k < steps; ++k) {
+      auto ran = prk::random_start(static_cast<long>(prk::kSeqSeed) + steps * s + k0 % steps);
+      for (long k = 0; k < (steps < 256 ? steps : 256); ++k) {
         ran = prk::random_next(ran);
-        table.atomic_update(ran & (size - 1), compas::comm::AtomicOp::bit_xor, ran);  // (3)
+        batch.add(ran & (size - 1), ran);  // (3)
       }
     }
+    batch.flush();  // (3)
   }
-  rt.barrier();  // (4)
   const double seconds = rt.allreduce(omp_get_wtime() - start, compas::op::max{});
 
   if (prk::perturbed() && table.owned().contains(size / 2)) table[size / 2] ^= 1;

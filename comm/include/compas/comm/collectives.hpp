@@ -38,6 +38,8 @@
 //    combining the P contributions in rank order) followed by an allgather of the blocks. Either
 //    way every process ends with bitwise identical results: operands are combined in the same
 //    order everywhere.
+//  - reduce: a binomial tree rooted at the root, pipelined chunk by chunk; every process but the
+//    root sends one message (its partial), the root's combines straight into its out.
 //  - allgather, alltoallv: every process sends its block(s) directly to every other, in rotated
 //    order (round k: to rank + k), all messages advancing chunk by chunk together.
 //  - allreduce and exclusive_scan with a caller's operator (any associative f on any trivially
@@ -193,6 +195,19 @@ class ProcessCollectives {
     return value;
   }
 
+  // Element-wise reduction of every process's `in` into `out` of process `root` (MPI_Reduce): a
+  // binomial tree rooted at `root`, each chunk combined as it arrives, at the root straight into
+  // `out` (out may be in). Leaves send `in` itself; the other non-roots combine in a buffer the
+  // object keeps between calls. `out` is not used elsewhere (it may be empty); at the root it
+  // holds in.size() elements. The operands are grouped by the tree (for floating point the bits
+  // depend on P and the root). Sizes and roots must agree (checked as allreduce's).
+  template <class T>
+  void reduce(std::span<const T> in, std::span<T> out, Op op, int root) {
+    static_assert(is_reducible_v<T>,
+                  "reduce takes int32_t, int64_t, uint32_t, uint64_t, float or double");
+    reduce_impl(in, out, op, root);
+  }
+
   // Element by element over every process's `inout` with a caller's associative operator f (any
   // trivially copyable T; the sizes must agree), the result replacing it everywhere. f is applied
   // as f(lower ranks' partial, higher ranks' partial), so the result is the rank-order fold
@@ -258,6 +273,8 @@ class ProcessCollectives {
   struct Impl;  // comm/src (collectives_channel.hpp)
   template <class T>
   void allreduce_impl(std::span<T> inout, Op op);  // instantiated in collectives.cpp
+  template <class T>
+  void reduce_impl(std::span<const T> in, std::span<T> out, Op op, int root);  // likewise
   void allreduce_user(void* inout, std::size_t n, const detail::ErasedOp& op);
   void exclusive_scan_user(const void* in, void* out, std::size_t n, const detail::ErasedOp& op);
   void broadcast_bytes(void* data, std::size_t bytes, int root, std::size_t elem);

@@ -89,7 +89,8 @@ enum class CollectiveCall : std::uint32_t {
   gather,
   reduce,
   allreduce,
-  migrate  // migrate.hpp
+  migrate,      // migrate.hpp
+  update_flush  // update_batch.hpp
 };
 
 // What one process passes to a collective, checked against every other's (runtime/src).
@@ -114,6 +115,33 @@ std::vector<std::size_t> offsets_of(const std::vector<std::size_t>& counts);
 std::vector<std::size_t> exchange_counts(const Processes& ps,
                                          std::span<const std::size_t> send_counts);
 inline const char* const kFunneled = "from the thread that made the Runtime, outside run()";
+
+// compas::op::sum / prod / min / max on an element type comm reduces with a typed loop (one the
+// compiler vectorises, combined chunk by chunk as the data arrives), and its comm::Op.
+template <class T, class Op>
+inline constexpr bool typed_op_v = comm::is_reducible_v<T> &&
+                                   (std::is_same_v<Op, op::sum> || std::is_same_v<Op, op::prod> ||
+                                    std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max>);
+template <class Op>
+constexpr comm::Op comm_op(Op op) {
+  if constexpr (std::is_same_v<Op, comm::Op>) return op;
+  if constexpr (std::is_same_v<Op, op::sum>) return comm::Op::sum;
+  if constexpr (std::is_same_v<Op, op::prod>) return comm::Op::prod;
+  if constexpr (std::is_same_v<Op, op::min>) return comm::Op::min;
+  return comm::Op::max;
+}
+// op over every process's `data`, the result replacing it everywhere (P > 1): the typed loop for
+// typed_op_v, the caller's operator (applied element by element through a pointer) otherwise.
+template <class T, class Op>
+void allreduce_in_place(const Processes& ps, std::span<T> data, Op op) {
+  if constexpr (typed_op_v<T, Op>)
+    ps.collectives().allreduce(data, comm_op(op));
+  else
+    ps.collectives().allreduce(data, op);
+}
+// At least `bytes` aligned to 64, kept by the calling thread between calls and grown when too
+// small: where reduce's processes other than the root combine.
+std::byte* reduce_scratch(std::size_t bytes);
 
 // send_counts[r] elements of `send` to rank r, recv_counts[r] from rank r into `recv`.
 template <class T>
@@ -277,8 +305,12 @@ std::vector<T> gather(Processes ps, const T& value, int root) {
 // op element by element over every process's `in`, into `out` of process `root` (MPI_Reduce):
 // in and out of the same length, the same on every process; `out` may be `in`. op is a
 // comm::Op (sum, min, max, prod on int32/int64/uint32/uint64/float/double) or any associative
-// (T, T) -> T (compas::op::sum{}, a lambda), combined in rank order as Runtime::allreduce does.
-// On the other processes `out` is left as it was.
+// (T, T) -> T (compas::op::sum{}, a lambda). A comm::Op, and compas::op::sum / prod / min / max
+// on those six types, go to comm's reduce: a binomial tree whose chunks are combined by a typed
+// loop as they arrive, straight into the root's `out` (the operands grouped by the tree). Any
+// other operator or type is an allreduce applying the operator element by element through a
+// pointer, in rank order: in place in the root's `out`, elsewhere in a buffer kept by the
+// calling thread between calls. `out` is left as it was on the other processes.
 template <class T, class Op>
 void reduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::span<T> out, Op op,
             int root) {
@@ -290,10 +322,25 @@ void reduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::span
     if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
     return;
   }
-  // The process step is an allreduce (ceil(log2 P) rounds); only the root keeps its result.
-  std::vector<T> partial(in.begin(), in.end());
-  ps.collectives().allreduce(std::span<T>(partial), op);
-  if (ps.rank() == root) std::copy(partial.begin(), partial.end(), out.begin());
+  if constexpr (detail::typed_op_v<T, Op> || std::is_same_v<Op, comm::Op>) {  // a tree
+    ps.collectives().reduce(std::span<const T>(in), out, detail::comm_op(op), root);
+    return;
+  }
+  // Otherwise an allreduce (ceil(log2 P) rounds): in place in the root's `out`, in a buffer kept
+  // between calls elsewhere (no allocation once it has grown).
+  if (ps.rank() == root) {
+    if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
+    detail::allreduce_in_place(ps, out, op);
+    return;
+  }
+  if constexpr (alignof(T) > 64) {
+    std::vector<T> partial(in.begin(), in.end());
+    detail::allreduce_in_place(ps, std::span<T>(partial), op);
+  } else {
+    T* partial = reinterpret_cast<T*>(detail::reduce_scratch(in.size_bytes()));
+    std::copy(in.begin(), in.end(), partial);
+    detail::allreduce_in_place(ps, std::span<T>(partial, in.size()), op);
+  }
 }
 // op over every process's value on process `root`; the others get their own value back.
 template <class T, class Op>
@@ -315,7 +362,7 @@ void allreduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::s
   detail::agree(ps, {detail::CollectiveCall::allreduce, sizeof(T), in.size(), -1, true,
                      detail::size_problem("out", out.size(), in.size())});
   if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
-  if (ps.size() > 1) ps.collectives().allreduce(out, op);
+  if (ps.size() > 1) detail::allreduce_in_place(ps, out, op);
 }
 // op over every process's value, on every process.
 template <class T, class Op>

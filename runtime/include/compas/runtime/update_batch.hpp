@@ -1,0 +1,180 @@
+// An update batch on a 1-D DistArray: (global index, value) updates added by any process, bucketed
+// per owning process, and applied by the owners at flush(), as PRK's MPI RandomAccess trades its
+// buckets with MPI_Alltoall and MPI_Alltoallv (what a port writes instead of one atomic per
+// update, or a GatherPlan made for every batch).
+//
+//   compas::DistArray<std::uint64_t> table(rt, n);
+//   compas::UpdateBatch<std::uint64_t> batch(table, compas::comm::AtomicOp::bit_xor);
+//   for (...) batch.add(j, v);   // table[j] ^= v at flush, wherever j lives
+//   batch.flush();               // collective: every update is in place on return
+//
+// add() checks the index (std::out_of_range naming it and the table's range) and appends to a
+// bucket of the owner; from the threads of one OpenMP team at once (each has its own buckets; not
+// from nested teams). flush() is a collective, funneled like those of collectives.hpp: the thread
+// that made the Runtime, outside OpenMP parallel regions, every process the same calls in the same
+// order. It checks the calls (processes flushing batches of different element types, operators
+// or table sizes, or one process flushing while another makes another collective: the same
+// CollectiveError on every process, naming both processes), exchanges the counts (P per process)
+// and then the updates (one alltoallv); every owner applies what it received and its own updates
+// to its block with plain operations (no atomics: the calling thread applies them), in source
+// rank order. Updates a process makes to its own block move no message.
+//
+// Operators: add on any arithmetic T; bit_xor, bit_or, bit_and on integral T (std::invalid_argument
+// at construction otherwise). The batch keeps its buffers between flushes (no allocation once
+// they have grown). It refers to the table: keep it alive and in place.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+
+#include "compas/comm/window.hpp"
+#include "compas/runtime/collectives.hpp"
+#include "compas/runtime/dist_array.hpp"
+#include "compas/runtime/range.hpp"
+
+namespace compas {
+
+namespace detail {
+
+// This thread's number in its OpenMP team (0 outside one) and the team size a batch plans for.
+int batch_thread();
+int batch_threads();
+// Thread `thread` of a team larger than the `threads` a batch was made for: std::logic_error.
+[[noreturn]] void batch_thread_outside(int thread, std::size_t threads);
+// std::invalid_argument when `op` is not allowed on elements of `type` (integral or not).
+void check_batch_op(comm::AtomicOp op, bool integral, const std::type_info& type);
+// Checks every process's flush (the same call, element type and size, operator and table size:
+// CollectiveError otherwise) and exchanges the counts: returns recv_counts[r], the updates rank r
+// sends here.
+std::vector<std::size_t> flush_counts(const Processes& ps, const std::type_info& type,
+                                      std::size_t elem, comm::AtomicOp op, index size,
+                                      std::span<const std::size_t> send_counts);
+
+}  // namespace detail
+
+template <class T>
+class UpdateBatch {
+  static_assert(std::is_arithmetic_v<T>, "UpdateBatch needs an arithmetic T");
+
+ public:
+  // One update on the wire: its offset in the owner's block, and the value.
+  struct Entry {
+    std::uint64_t at;
+    T value;
+  };
+
+  explicit UpdateBatch(DistArray<T>& table, comm::AtomicOp op = comm::AtomicOp::bit_xor)
+      : table_(&table), op_(op), P_(static_cast<std::size_t>(table.runtime().processes())) {
+    detail::check_batch_op(op, std::is_integral_v<T>, typeid(T));
+    threads_ = static_cast<std::size_t>(detail::batch_threads());
+    buckets_.resize(threads_ * P_);
+    const index n = table.size(), P = static_cast<index>(P_);
+    base_ = n / P;
+    extra_ = n % P;
+    if (extra_ == 0 && base_ > 0 && (base_ & (base_ - 1)) == 0)
+      while ((index{1} << shift_) < base_) ++shift_;
+    else
+      shift_ = -1;
+    for (index r = 0; r < P; ++r) lo_.push_back(split(table.domain(), P, r).lo);
+  }
+
+  // table[i] op= value at the next flush(); i in table.domain().
+  void add(index i, T value) {
+    if (!table_->domain().contains(i)) detail::index_outside("UpdateBatch::add", i, domain());
+    const std::size_t r = owner(i - table_->domain().lo);
+    std::size_t t = 0;
+    if (threads_ > 1) {
+      t = static_cast<std::size_t>(detail::batch_thread());
+      if (t >= threads_) detail::batch_thread_outside(static_cast<int>(t), threads_);
+    }
+    buckets_[t * P_ + r].push_back({static_cast<std::uint64_t>(i - lo_[r]), value});
+  }
+
+  // Collective: every process's updates applied at their owners; the batch is empty after.
+  void flush() {
+    Processes ps(table_->runtime());
+    ps.runtime().check_funneled("compas::UpdateBatch::flush", detail::kFunneled);
+    const auto me = static_cast<std::size_t>(ps.rank());
+    pack(me);
+    const std::vector<std::size_t> recv_counts = detail::flush_counts(
+        ps, typeid(T), sizeof(T), op_, table_->size(), std::span<const std::size_t>(counts_));
+    std::size_t total = 0;
+    for (std::size_t c : recv_counts) total += c;
+    recv_.resize(total);
+    for (std::size_t t = 0; t < threads_; ++t) {
+      apply(buckets_[t * P_ + me]);
+      buckets_[t * P_ + me].clear();
+    }
+    detail::exchange<Entry>(ps, send_, counts_, recv_, recv_counts);
+    apply(recv_);
+  }
+
+  // Updates added since the last flush, on this process.
+  std::size_t pending() const {
+    std::size_t n = 0;
+    for (const auto& b : buckets_) n += b.size();
+    return n;
+  }
+
+ private:
+  Range domain() const { return table_->domain(); }
+  // The process holding offset `off` of the domain (DistArray's block split): a shift when the
+  // blocks are of one power-of-two size, else a division.
+  std::size_t owner(index off) const {
+    if (shift_ >= 0) return static_cast<std::size_t>(off >> shift_);
+    const index wide = extra_ * (base_ + 1);
+    return static_cast<std::size_t>(off < wide ? off / (base_ + 1) : extra_ + (off - wide) / base_);
+  }
+
+  // send_ := the updates for other processes in rank order, counts_ their numbers (0 for `me`).
+  void pack(std::size_t me) {
+    counts_.assign(P_, 0);
+    send_.clear();
+    for (std::size_t r = 0; r < P_; ++r) {
+      if (r == me) continue;
+      for (std::size_t t = 0; t < threads_; ++t) {
+        auto& b = buckets_[t * P_ + r];
+        send_.insert(send_.end(), b.begin(), b.end());
+        counts_[r] += b.size();
+        b.clear();
+      }
+    }
+  }
+
+  void apply(std::span<const Entry> updates) {
+    T* x = table_->local().data();
+    switch (op_) {
+      case comm::AtomicOp::add:
+        for (const Entry& e : updates) x[e.at] += e.value;
+        break;
+      case comm::AtomicOp::bit_xor:
+        if constexpr (std::is_integral_v<T>)
+          for (const Entry& e : updates) x[e.at] ^= e.value;
+        break;
+      case comm::AtomicOp::bit_or:
+        if constexpr (std::is_integral_v<T>)
+          for (const Entry& e : updates) x[e.at] |= e.value;
+        break;
+      case comm::AtomicOp::bit_and:
+        if constexpr (std::is_integral_v<T>)
+          for (const Entry& e : updates) x[e.at] &= e.value;
+        break;
+    }
+  }
+
+  DistArray<T>* table_;
+  comm::AtomicOp op_;
+  std::size_t P_, threads_ = 1;
+  index base_ = 0, extra_ = 0;  // the block split: n / P, n % P
+  int shift_ = 0;               // log2(base_) when every block has base_ = 2^k entries, else -1
+  std::vector<index> lo_;       // every process's first global index
+  std::vector<std::vector<Entry>> buckets_;  // [thread * P + owner]
+  std::vector<Entry> send_, recv_;           // kept between flushes
+  std::vector<std::size_t> counts_;          // send counts of the last flush
+};
+
+}  // namespace compas

@@ -1,0 +1,91 @@
+// UpdateBatch's checks and count exchange (update_batch.hpp): everything not templated on T.
+#include "compas/runtime/update_batch.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "compas/base/type_name.hpp"
+
+namespace compas::detail {
+
+namespace {
+
+const char* op_name(comm::AtomicOp op) {
+  switch (op) {
+    case comm::AtomicOp::add:
+      return "add";
+    case comm::AtomicOp::bit_and:
+      return "bit_and";
+    case comm::AtomicOp::bit_or:
+      return "bit_or";
+    case comm::AtomicOp::bit_xor:
+      return "bit_xor";
+  }
+  return "an unknown operator";
+}
+
+// What each process sends every other before the updates: what it flushes, and how many.
+struct Head {
+  std::uint64_t type = 0;
+  std::uint64_t op = 0;
+  std::uint64_t count = 0;
+};
+
+// The same text on every process (each has every process's head): "" when the batches agree.
+std::string heads_verdict(const Processes& ps, const std::vector<Head>& heads,
+                          const std::type_info& type) {
+  for (std::size_t r = 1; r < heads.size(); ++r) {
+    const std::string who = ps.name(0) + " and " + ps.name(static_cast<int>(r));
+    if (heads[r].type != heads[0].type)
+      return who + " flush batches of different element types (of the same size; " +
+             base::type_name(type) + " here): every process flushes an UpdateBatch<T> of one T";
+    if (heads[r].op != heads[0].op)
+      return ps.name(0) + " applies " + op_name(static_cast<comm::AtomicOp>(heads[0].op)) + ", " +
+             ps.name(static_cast<int>(r)) + " " +
+             op_name(static_cast<comm::AtomicOp>(heads[r].op)) +
+             ": every process's batch has the same operator";
+  }
+  return "";
+}
+
+}  // namespace
+
+void batch_thread_outside(int thread, std::size_t threads) {
+  throw std::logic_error("compas::UpdateBatch::add: called from OpenMP thread " +
+                         std::to_string(thread) + ", the batch was made for teams of up to " +
+                         std::to_string(threads) +
+                         " threads (omp_get_max_threads() when it was made)");
+}
+
+void check_batch_op(comm::AtomicOp op, bool integral, const std::type_info& type) {
+  if (op == comm::AtomicOp::add) return;
+  if (op == comm::AtomicOp::bit_xor || op == comm::AtomicOp::bit_or ||
+      op == comm::AtomicOp::bit_and) {
+    if (integral) return;
+    throw std::invalid_argument(std::string("compas::UpdateBatch: operator ") + op_name(op) +
+                                " on elements of type " + base::type_name(type) +
+                                ": only add is allowed on a floating-point type");
+  }
+  throw std::invalid_argument("compas::UpdateBatch: operator " +
+                              std::to_string(static_cast<int>(op)) +
+                              " is not one of add, bit_xor, bit_or, bit_and");
+}
+
+std::vector<std::size_t> flush_counts(const Processes& ps, const std::type_info& type,
+                                      std::size_t elem, comm::AtomicOp op, index size,
+                                      std::span<const std::size_t> send_counts) {
+  agree(ps, {CollectiveCall::update_flush, elem, static_cast<std::size_t>(size), -1, true});
+  const auto P = static_cast<std::size_t>(ps.size());
+  std::vector<Head> out(P), in(P);
+  for (std::size_t r = 0; r < P; ++r)
+    out[r] = {base::type_id(type), static_cast<std::uint64_t>(op), send_counts[r]};
+  const std::vector<std::size_t> ones(P, 1);
+  exchange<Head>(ps, out, ones, in, ones);
+  if (const std::string msg = heads_verdict(ps, in, type); !msg.empty())
+    throw CollectiveError("compas::UpdateBatch::flush" + ps.where() + ": " + msg, ps.job_rank(0));
+  std::vector<std::size_t> counts(P);
+  for (std::size_t r = 0; r < P; ++r) counts[r] = in[r].count;
+  return counts;
+}
+
+}  // namespace compas::detail

@@ -1,0 +1,190 @@
+// ProcessCollectives::reduce across real processes: every rank of a compas-run job (P = 1..4, and
+// over UCX instead of direct load/store, and over tcp) runs this. Every rank computes every
+// other's contribution from a formula, so the root's result is checked against a serial
+// reference computed locally, and the other ranks' out is checked untouched.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compas/comm/comm.hpp"
+
+namespace {
+
+using namespace compas::comm;
+
+std::unique_ptr<Bootstrap> g_boot;
+std::unique_ptr<Comm> g_comm;
+std::unique_ptr<ProcessCollectives> g_coll;
+
+Comm& comm() {
+  return *g_comm;
+}
+ProcessCollectives& coll() {
+  return *g_coll;
+}
+int rank() {
+  return g_comm->rank();
+}
+int nranks() {
+  return g_comm->size();
+}
+
+// Sizes: empty, one, odd, and large enough (>= 1 MiB of data for 8-byte elements) to go through
+// the slots in many chunks.
+const std::vector<std::size_t> kSizes = {0, 1, 7, 1001, 150001};
+
+// ---- reference arithmetic (integer sums and products wrap) ----
+
+template <class T>
+T ref_op(Op op, T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    if (op == Op::sum) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    if (op == Op::prod) return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    if (op == Op::sum) return a + b;
+    if (op == Op::prod) return a * b;
+  }
+  if (op == Op::min) return b < a ? b : a;
+  return a < b ? b : a;
+}
+
+// What rank r contributes at position i. Floating-point values are small multiples of 1/4 (sums
+// exact in any order) and, for products, small integers (products exact); integer values are
+// large enough for sums and products to wrap.
+template <class T>
+T contribution(Op op, int r, std::size_t i, int salt) {
+  const std::uint64_t h = (static_cast<std::uint64_t>(r) * 7919u + i * 104729u +
+                           static_cast<std::uint64_t>(salt) * 13u) *
+                          0x9E3779B97F4A7C15ull;
+  if (op == Op::prod) {
+    const auto small = static_cast<int>((h >> 40) % 5) - 2;  // -2..2
+    if constexpr (std::is_unsigned_v<T>)
+      return static_cast<T>((h >> 33) | 1);  // odd: products wrap without collapsing to 0
+    else if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(h >> 33) | 1;
+    else
+      return static_cast<T>(small);
+  }
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(h >> 7);
+  } else {
+    return static_cast<T>(static_cast<int>((h >> 40) % 4001) - 2000) / 4;
+  }
+}
+
+template <class T>
+std::vector<T> reference(Op op, std::size_t n, int salt) {
+  std::vector<T> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    T acc = contribution<T>(op, 0, i, salt);
+    for (int r = 1; r < nranks(); ++r) acc = ref_op(op, acc, contribution<T>(op, r, i, salt));
+    out[i] = acc;
+  }
+  return out;
+}
+
+template <class T>
+void check_allreduce(ProcessCollectives& nc, Op op, std::size_t n, int salt) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = contribution<T>(op, rank(), i, salt);
+  nc.allreduce(std::span<T>(v), op);
+  const std::vector<T> want = reference<T>(op, n, salt);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(v[i], want[i]) << "element " << i << " of " << n << ", op " << to_string(op)
+                             << ", salt " << salt;
+}
+
+// Every rank's contribution reduced into `out` of `root`; the others' `out` untouched. In place
+// (out == in) when `in_place`.
+template <class T>
+void check_reduce(ProcessCollectives& nc, Op op, std::size_t n, int root, bool in_place) {
+  std::vector<T> in(n), out(n, T{5});
+  for (std::size_t i = 0; i < n; ++i) in[i] = contribution<T>(op, rank(), i, root);
+  const std::vector<T> mine = in;
+  std::span<T> dst = in_place ? std::span<T>(in) : std::span<T>(out);
+  nc.reduce(std::span<const T>(in), dst, op, root);
+  const std::vector<T> want =
+      rank() == root ? reference<T>(op, n, root) : (in_place ? mine : std::vector<T>(n, T{5}));
+  const std::vector<T>& got = in_place ? in : out;
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], want[i]) << "element " << i << " of " << n << ", op " << to_string(op)
+                               << ", root " << root << (in_place ? ", in place" : "");
+}
+
+TEST(Reduce, EveryOpEverySizeEveryRoot) {
+  for (int root = 0; root < nranks(); ++root)
+    for (Op op : {Op::sum, Op::min, Op::max, Op::prod})
+      for (std::size_t n : kSizes) {
+        check_reduce<double>(coll(), op, n, root, false);
+        check_reduce<std::int32_t>(coll(), op, n, root, root % 2 == 0);
+      }
+}
+
+TEST(Reduce, EveryElementTypeInPlace) {
+  const int root = nranks() - 1;
+  for (std::size_t n : {3ul, 20000ul}) {
+    check_reduce<std::int64_t>(coll(), Op::sum, n, root, true);
+    check_reduce<std::uint32_t>(coll(), Op::prod, n, root, true);
+    check_reduce<std::uint64_t>(coll(), Op::max, n, root, false);
+    check_reduce<float>(coll(), Op::min, n, root, false);
+  }
+}
+
+// Tiny slots: every message many chunks, interior ranks of the tree forwarding chunk by chunk.
+TEST(Reduce, TinySlotsManyChunks) {
+  CollectivesOptions o;
+  o.slot_bytes = 128;
+  ProcessCollectives nc(comm(), o);
+  for (int root = 0; root < nranks(); ++root)
+    for (std::size_t n : {0ul, 9ul, 3001ul}) check_reduce<double>(nc, Op::sum, n, root, false);
+  check_allreduce<std::int32_t>(nc, Op::sum, 5, 9);  // still in step
+}
+
+TEST(Reduce, BadRootOperatorAndSizeAreInvalidArguments) {
+  std::vector<double> d(4), out(4);
+  EXPECT_THROW(coll().reduce(std::span<const double>(d), std::span<double>(out), Op::sum, nranks()),
+               std::invalid_argument);
+  EXPECT_THROW(coll().reduce(std::span<const double>(d), std::span<double>(out), Op::sum, -1),
+               std::invalid_argument);
+  EXPECT_THROW(
+      coll().reduce(std::span<const double>(d), std::span<double>(out), static_cast<Op>(7), 0),
+      std::invalid_argument);
+  try {
+    coll().reduce(std::span<const double>(d), std::span<double>(out), Op::sum, nranks());
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "reduce: root " + std::to_string(nranks()) +
+                                         " is outside the group: ranks are 0.." +
+                                         std::to_string(nranks() - 1));
+  }
+  if (nranks() == 1) {  // a root's own out of the wrong size is checked where it is passed
+    std::vector<double> small(3);
+    EXPECT_THROW(coll().reduce(std::span<const double>(d), std::span<double>(small), Op::sum, 0),
+                 std::invalid_argument);
+  }
+  check_allreduce<std::int32_t>(coll(), Op::sum, 5, 9);  // nothing moved: still in step
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  try {
+    g_boot = Bootstrap::from_environment();
+    g_comm = std::make_unique<Comm>(*g_boot);
+    g_coll = std::make_unique<ProcessCollectives>(*g_comm);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "test_collectives_reduce: cannot form the job: %s\n", e.what());
+    return 1;
+  }
+  const int rc = RUN_ALL_TESTS();
+  g_coll.reset();
+  g_comm.reset();
+  g_boot.reset();
+  return rc;
+}
