@@ -17,13 +17,17 @@
 // CollectiveError on every process, naming both processes), exchanges the counts (P per process)
 // and then the updates (one alltoallv); every owner applies what it received and its own updates
 // to its block with plain operations (no atomics: the calling thread applies them), in source
-// rank order. Updates a process makes to its own block move no message.
+// rank order. Updates a process makes to its own block move no message. A job of one process
+// applies every update at add() instead (atomically when the threads of a team add at once, as
+// an OpenMP code would; plain operations otherwise): nothing is bucketed, and a team's threads
+// share the work. Either way the table's values are defined after flush(), not between.
 //
 // Operators: add on any arithmetic T; bit_xor, bit_or, bit_and on integral T (std::invalid_argument
 // at construction otherwise). The batch keeps its buffers between flushes (no allocation once
 // they have grown). It refers to the table: keep it alive and in place.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -71,6 +75,7 @@ class UpdateBatch {
       : table_(&table), op_(op), P_(static_cast<std::size_t>(table.runtime().processes())) {
     detail::check_batch_op(op, std::is_integral_v<T>, typeid(T));
     threads_ = static_cast<std::size_t>(detail::batch_threads());
+    applied_.assign(threads_ * kPad, 0);
     buckets_.resize(threads_ * P_);
     const index n = table.size(), P = static_cast<index>(P_);
     base_ = n / P;
@@ -90,6 +95,11 @@ class UpdateBatch {
     if (threads_ > 1) {
       t = static_cast<std::size_t>(detail::batch_thread());
       if (t >= threads_) detail::batch_thread_outside(static_cast<int>(t), threads_);
+    }
+    if (P_ == 1) {  // this process owns every index: at once, no bucket
+      apply_now(static_cast<std::size_t>(i - lo_[0]), value);
+      ++applied_[t * kPad];
+      return;
     }
     buckets_[t * P_ + r].push_back({static_cast<std::uint64_t>(i - lo_[r]), value});
   }
@@ -111,12 +121,14 @@ class UpdateBatch {
     }
     detail::exchange<Entry>(ps, send_, counts_, recv_, recv_counts);
     apply(recv_);
+    for (std::size_t t = 0; t < threads_; ++t) applied_[t * kPad] = 0;
   }
 
   // Updates added since the last flush, on this process.
   std::size_t pending() const {
     std::size_t n = 0;
     for (const auto& b : buckets_) n += b.size();
+    for (std::size_t t = 0; t < threads_; ++t) n += applied_[t * kPad];
     return n;
   }
 
@@ -142,6 +154,30 @@ class UpdateBatch {
         counts_[r] += b.size();
         b.clear();
       }
+    }
+  }
+
+  // One update of this process's block, at add(): atomic when a team's threads add at once.
+  void apply_now(std::size_t at, T value) {
+    T& x = table_->local()[at];
+    if (threads_ == 1) {
+      const Entry e{at, value};
+      return apply(std::span<const Entry>(&e, 1));
+    }
+    std::atomic_ref<T> a(x);
+    switch (op_) {
+      case comm::AtomicOp::add:
+        a.fetch_add(value, std::memory_order_relaxed);
+        break;
+      case comm::AtomicOp::bit_xor:
+        if constexpr (std::is_integral_v<T>) a.fetch_xor(value, std::memory_order_relaxed);
+        break;
+      case comm::AtomicOp::bit_or:
+        if constexpr (std::is_integral_v<T>) a.fetch_or(value, std::memory_order_relaxed);
+        break;
+      case comm::AtomicOp::bit_and:
+        if constexpr (std::is_integral_v<T>) a.fetch_and(value, std::memory_order_relaxed);
+        break;
     }
   }
 
@@ -175,6 +211,10 @@ class UpdateBatch {
   std::vector<std::vector<Entry>> buckets_;  // [thread * P + owner]
   std::vector<Entry> send_, recv_;           // kept between flushes
   std::vector<std::size_t> counts_;          // send counts of the last flush
+  // One process: the updates each thread applied at add() since the last flush, a cache line
+  // apart (kPad counters) so that a team's threads do not share one.
+  static constexpr std::size_t kPad = 64 / sizeof(std::size_t);
+  std::vector<std::size_t> applied_;
 };
 
 }  // namespace compas
