@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace compas::base {
 
@@ -65,7 +67,13 @@ LoadMeter::LoadMeter()
       start_time_(std::chrono::steady_clock::now()) {}
 
 MachineLoad LoadMeter::read() const {
-  const auto now = machine_cpu_times();
+  auto now = machine_cpu_times();
+  // /proc/stat moves by clock ticks (10 ms at USER_HZ 100): an interval shorter than one has no
+  // figure yet, so wait (2 ms at a time, at most 50 ms) for the counters to move on.
+  for (int i = 0; i < 25 && start_ && now && now->total <= start_->total; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    now = machine_cpu_times();
+  }
   const double self = process_cpu_seconds() - start_self_;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time_).count();

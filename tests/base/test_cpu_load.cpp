@@ -65,4 +65,16 @@ TEST(CpuLoad, AChildsCpuTimeCountsAsAnotherProcesssLoad) {
   EXPECT_LE(l.other_processes_share, 1.0);
 }
 
+// A command shorter than one clock tick (compas topology: a few ms) still gets its load: read()
+// waits for /proc/stat to move on (at most a few ticks) instead of saying it is not known.
+TEST(CpuLoad, AnIntervalShorterThanATickIsStillMeasured) {
+  if (!compas::base::machine_cpu_times()) GTEST_SKIP() << "/proc/stat cannot be read here";
+  for (int i = 0; i < 20; ++i) {
+    const compas::base::LoadMeter meter;
+    const auto l = meter.read();
+    ASSERT_TRUE(l.known) << "read " << i << " after " << l.seconds << " s";
+    EXPECT_LT(l.seconds, 1.0);
+  }
+}
+
 }  // namespace

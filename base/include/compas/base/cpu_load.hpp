@@ -34,10 +34,11 @@ struct MachineLoad {
   double other_processes_share = 0;
   double steal_share = 0;
   double seconds = 0;  // the interval's wall time
-  bool known = false;  // /proc/stat was readable at both ends
+  bool known = false;  // /proc/stat was readable at both ends and moved on between them
 };
 
-// Samples at construction; read() gives the load from then to now.
+// Samples at construction; read() gives the load from then to now (waiting up to 50 ms for
+// /proc/stat to move on when less than one clock tick has passed).
 class LoadMeter {
  public:
   LoadMeter();
