@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # compas without PAPI: configures the source tree with -DCOMPAS_PAPI=OFF in a scratch directory,
-# checks that the configuration says so, builds the perf tests and the CLI, and runs them (every
+# checks that the configuration says so (nothing links PAPI, no .pc file requires it), builds the perf tests and the CLI, and runs them (every
 # counter request is then time only and says why; `compas membw --events ipc` still measures).
 # Usage: without_papi.sh SOURCE_DIR MAKE_PROGRAM CXX_COMPILER
 set -euo pipefail
@@ -20,6 +20,9 @@ cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_MAKE_PROGRAM="$make_program" \
 if grep -rq "libpapi\|libsde" "$dir/build.ninja"; then
   fail "a build with COMPAS_PAPI=OFF still links PAPI: $(grep -o '[^ ]*lib\(papi\|sde\)[^ ]*' "$dir/build.ninja" | sort -u | head -3)"
 fi
+for pc in compas.pc compas-c.pc; do
+  if grep -q "papi" "$dir/$pc"; then fail "$pc of a build with COMPAS_PAPI=OFF names PAPI: $(grep papi "$dir/$pc")"; fi
+done
 cmake --build "$dir" --target test_perf_counters compas >"$dir/build.log" 2>&1 ||
   { tail -40 "$dir/build.log"; fail "build with COMPAS_PAPI=OFF failed"; }
 "$dir/bin/test_perf_counters" || fail "the perf tests fail without PAPI"
