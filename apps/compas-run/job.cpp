@@ -26,6 +26,7 @@
 #include "common.hpp"
 #include "compas/base/children.hpp"
 #include "compas/base/spawn.hpp"
+#include "compas/base/stop_schedule.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
 #include "guardian.hpp"
@@ -154,9 +155,8 @@ class Job {
   int exit_code_ = 0;
   int forwarded_ = 0;
   int stop_signal_ = SIGTERM;
-  Clock::time_point kill_at_ = Clock::time_point::max();
-  bool killed_ = false;
-  Clock::time_point job_deadline_ = Clock::time_point::max();
+  // The time limit, the grace after a stop, SIGKILL.
+  base::StopSchedule schedule_{std::chrono::duration_cast<std::chrono::milliseconds>(kGrace)};
   // Failures in the order they were seen. The first one is not reported at once: a rank that
   // loses a peer may exit with an error a moment before the peer's own death is reaped, so
   // compas-run waits kSettle for more and then names, of those, one killed by a signal first.
@@ -355,7 +355,7 @@ void Job::stop_job(Stop why) {
   stop_ = why;
   stop_signal_ = why == Stop::signal ? forwarded_ : SIGTERM;
   signal_job(stop_signal_);
-  kill_at_ = Clock::now() + kGrace;
+  schedule_.stop(Clock::now());
 }
 
 // Reaps what has ended. Rank 0 leads the job's process group: it is only looked at (WNOWAIT)
@@ -413,13 +413,13 @@ bool Job::drained(Clock::time_point now) {
 
 // The job's time limit, and SIGKILL once the grace after a stop is over.
 void Job::check_limits(Clock::time_point now) {
-  if (stop_ == Stop::none && now >= job_deadline_) {
+  if (stop_ == Stop::none && schedule_.deadline_passed(now)) {
     say(fmt::format("timed out after {:g} s; stopping {}", o_.timeout_s,
                     plural(running(), "process", "processes")));
     exit_code_ = 124;
     stop_job(Stop::timeout);
   }
-  if (!killed_ && now >= kill_at_) {
+  if (schedule_.kill_due(now)) {
     const int left = running();
     if (left)
       say(fmt::format("{} still running {} s after {}; killing {}",
@@ -429,17 +429,15 @@ void Job::check_limits(Clock::time_point now) {
                           : signal_text(stop_signal_),
                       left == 1 ? "it" : "them"));
     signal_job(SIGKILL);
-    killed_ = true;
   }
 }
 
 // Polls the signalfd, the ranks' pipes and the outlets with output queued, until the next
 // deadline (at most a second), then handles what came.
 void Job::wait_for_events(Clock::time_point now) {
-  const auto wake =
-      std::min({job_deadline_, killed_ ? Clock::time_point::max() : kill_at_, drain_until_,
-                stop_ == Stop::none ? settle_until_ : Clock::time_point::max(),
-                now + std::chrono::seconds(1)});
+  const auto wake = std::min({schedule_.next(), drain_until_,
+                              stop_ == Stop::none ? settle_until_ : Clock::time_point::max(),
+                              now + std::chrono::seconds(1)});
   std::vector<pollfd> pfds;
   pfds.push_back({sig_fd_, POLLIN, 0});
   for (const auto& s : streams_)
@@ -466,10 +464,9 @@ void Job::take_signals() {
                       plural(running(), "process", "processes")));
       exit_code_ = 128 + sig;
       stop_job(Stop::signal);
-    } else if (stop_ != Stop::none && running() > 0 && !killed_) {
+    } else if (stop_ != Stop::none && running() > 0 && schedule_.kill_now()) {
       // A second request to stop: do it now.
       signal_job(SIGKILL);
-      killed_ = true;
     }
   }
 }
@@ -539,9 +536,7 @@ int Job::run() {
   make_cpu_sets();
   if (!block_signals()) return 1;
   start_ranks();
-  if (o_.timeout_s > 0)
-    job_deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(o_.timeout_s));
+  schedule_.set_time_limit(Clock::now(), o_.timeout_s);
   if (started_ < P_) {  // a failure to start is a failure of the job
     exit_code_ = 1;
     stop_ = Stop::failure;

@@ -17,6 +17,7 @@
 
 #include "compas/base/children.hpp"
 #include "compas/base/spawn.hpp"
+#include "compas/base/stop_schedule.hpp"
 
 extern char** environ;
 
@@ -97,11 +98,6 @@ int exec_error(int read_fd) {
   return n == static_cast<ssize_t>(sizeof err) ? err : 0;
 }
 
-ChildClock::time_point after(ChildClock::time_point t, double seconds) {
-  return t +
-         std::chrono::duration_cast<ChildClock::duration>(std::chrono::duration<double>(seconds));
-}
-
 // Forks and execs argv. Returns the child's pid, or -1 with out.error set.
 pid_t start_child(const std::vector<std::string>& argv, const std::filesystem::path& log,
                   ChildOutcome& out) {
@@ -155,48 +151,39 @@ pid_t start_child(const std::vector<std::string>& argv, const std::filesystem::p
 // When a run gets SIGTERM (its timeout) and SIGKILL (the grace after it, or a second stop request).
 class RunClock {
  public:
-  explicit RunClock(double timeout_s)
-      : deadline_(timeout_s > 0 ? after(ChildClock::now(), timeout_s) : kNever) {}
+  explicit RunClock(double timeout_s) { schedule_.set_time_limit(ChildClock::now(), timeout_s); }
 
   void enforce(pid_t pid, ChildOutcome& out) {
     const auto now = ChildClock::now();
-    if (now >= deadline_) {
+    if (schedule_.deadline_passed(now)) {
       out.timed_out = true;
-      deadline_ = kNever;
       signal_run(pid, SIGTERM);
-      kill_at_ = after(now, ChildSupervisor::kGraceSeconds);
+      schedule_.stop(now);
     }
-    if (now >= kill_at_) kill(pid);
+    if (schedule_.kill_due(now)) signal_run(pid, SIGKILL);
   }
 
-  // The first request lets the run stop on its own; one more while stopping ends it at once.
+  // The first request lets the run stop on its own (its time limit still holds); one more ends it
+  // at once.
   void on_stop_request(int number, pid_t pid, ChildOutcome& out) {
     out.interrupted = true;
     if (number == 1)
       signal_run(pid, SIGINT);
-    else
-      kill(pid);
+    else if (schedule_.kill_now())
+      signal_run(pid, SIGKILL);
   }
 
   // Milliseconds until the next thing to do, at most 1000 (1 at least: no busy loop).
   int wait_ms() const {
     const auto now = ChildClock::now();
-    const auto next = std::min({deadline_, kill_at_, now + std::chrono::seconds(1)});
+    const auto next = std::min(schedule_.next(), now + std::chrono::seconds(1));
     const auto ms = std::chrono::ceil<std::chrono::milliseconds>(next - now).count();
     return static_cast<int>(std::clamp<long long>(ms, 1, 1000));
   }
 
  private:
-  void kill(pid_t pid) {
-    kill_at_ = kNever;
-    if (killed_) return;
-    signal_run(pid, SIGKILL);
-    killed_ = true;
-  }
-  static constexpr ChildClock::time_point kNever = ChildClock::time_point::max();
-  ChildClock::time_point deadline_;
-  ChildClock::time_point kill_at_ = kNever;
-  bool killed_ = false;
+  base::StopSchedule schedule_{
+      std::chrono::milliseconds(static_cast<long>(ChildSupervisor::kGraceSeconds * 1000))};
 };
 
 }  // namespace

@@ -11,94 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "collectives_job.hpp"
 #include "compas/comm/comm.hpp"
 
 namespace {
 
-using namespace compas::comm;
-
-std::unique_ptr<Bootstrap> g_boot;
-std::unique_ptr<Comm> g_comm;
-std::unique_ptr<ProcessCollectives> g_coll;
-
-Comm& comm() {
-  return *g_comm;
-}
-ProcessCollectives& coll() {
-  return *g_coll;
-}
-int rank() {
-  return g_comm->rank();
-}
-int nranks() {
-  return g_comm->size();
-}
-
-// Sizes: empty, one, odd, and large enough (>= 1 MiB of data for 8-byte elements) to go through
-// the slots in many chunks.
-const std::vector<std::size_t> kSizes = {0, 1, 7, 1001, 150001};
-
-// ---- reference arithmetic (integer sums and products wrap) ----
-
-template <class T>
-T ref_op(Op op, T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    if (op == Op::sum) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    if (op == Op::prod) return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  } else {
-    if (op == Op::sum) return a + b;
-    if (op == Op::prod) return a * b;
-  }
-  if (op == Op::min) return b < a ? b : a;
-  return a < b ? b : a;
-}
-
-// What rank r contributes at position i. Floating-point values are small multiples of 1/4 (sums
-// exact in any order) and, for products, small integers (products exact); integer values are
-// large enough for sums and products to wrap.
-template <class T>
-T contribution(Op op, int r, std::size_t i, int salt) {
-  const std::uint64_t h = (static_cast<std::uint64_t>(r) * 7919u + i * 104729u +
-                           static_cast<std::uint64_t>(salt) * 13u) *
-                          0x9E3779B97F4A7C15ull;
-  if (op == Op::prod) {
-    const auto small = static_cast<int>((h >> 40) % 5) - 2;  // -2..2
-    if constexpr (std::is_unsigned_v<T>)
-      return static_cast<T>((h >> 33) | 1);  // odd: products wrap without collapsing to 0
-    else if constexpr (std::is_integral_v<T>)
-      return static_cast<T>(h >> 33) | 1;
-    else
-      return static_cast<T>(small);
-  }
-  if constexpr (std::is_integral_v<T>) {
-    return static_cast<T>(h >> 7);
-  } else {
-    return static_cast<T>(static_cast<int>((h >> 40) % 4001) - 2000) / 4;
-  }
-}
-
-template <class T>
-std::vector<T> reference(Op op, std::size_t n, int salt) {
-  std::vector<T> out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    T acc = contribution<T>(op, 0, i, salt);
-    for (int r = 1; r < nranks(); ++r) acc = ref_op(op, acc, contribution<T>(op, r, i, salt));
-    out[i] = acc;
-  }
-  return out;
-}
-
-template <class T>
-void check_allreduce(ProcessCollectives& nc, Op op, std::size_t n, int salt) {
-  std::vector<T> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = contribution<T>(op, rank(), i, salt);
-  nc.allreduce(std::span<T>(v), op);
-  const std::vector<T> want = reference<T>(op, n, salt);
-  for (std::size_t i = 0; i < n; ++i)
-    ASSERT_EQ(v[i], want[i]) << "element " << i << " of " << n << ", op " << to_string(op)
-                             << ", salt " << salt;
-}
+using namespace collectives_job;
 
 // Every rank's contribution reduced into `out` of `root`; the others' `out` untouched. In place
 // (out == in) when `in_place`.
@@ -173,18 +91,5 @@ TEST(Reduce, BadRootOperatorAndSizeAreInvalidArguments) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  try {
-    g_boot = Bootstrap::from_environment();
-    g_comm = std::make_unique<Comm>(*g_boot);
-    g_coll = std::make_unique<ProcessCollectives>(*g_comm);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "test_collectives_reduce: cannot form the job: %s\n", e.what());
-    return 1;
-  }
-  const int rc = RUN_ALL_TESTS();
-  g_coll.reset();
-  g_comm.reset();
-  g_boot.reset();
-  return rc;
+  return collectives_job::run(argc, argv, "test_collectives_reduce");
 }
