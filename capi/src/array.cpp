@@ -1,4 +1,4 @@
-// compas_array_*: creating, querying, exchanging and swapping distributed arrays.
+// compas_array_*: creating, querying, exchanging, accumulating and swapping distributed arrays.
 #include <string>
 #include <utility>
 
@@ -94,22 +94,31 @@ extern "C" int compas_array_data(const compas_array* array, void* data, int64_t*
   });
 }
 
+namespace {
+
+// The live array, with no exchange pending on it.
+compas_array* idle(compas_array* array) {
+  compas_array* a = live(array, "array");
+  if (a->pending != nullptr)
+    throw Error(COMPAS_ERR_STATE, "the array has an exchange pending: wait for it first");
+  return a;
+}
+
+}  // namespace
+
 extern "C" int compas_array_exchange(compas_array* array) {
-  return guard("compas_array_exchange", [&] {
-    compas_array* a = live(array, "array");
-    if (a->pending != nullptr)
-      throw Error(COMPAS_ERR_STATE, "the array has an exchange pending: wait for it first");
-    a->impl->exchange();
-  });
+  return guard("compas_array_exchange", [&] { idle(array)->impl->exchange(); });
+}
+
+extern "C" int compas_array_accumulate_halos(compas_array* array) {
+  return guard("compas_array_accumulate_halos", [&] { idle(array)->impl->accumulate(); });
 }
 
 extern "C" int compas_array_begin_exchange(compas_array* array, compas_exchange** exchange) {
   return guard("compas_array_begin_exchange", [&] {
     need(exchange, "exchange");
     *exchange = nullptr;
-    compas_array* a = live(array, "array");
-    if (a->pending != nullptr)
-      throw Error(COMPAS_ERR_STATE, "the array has an exchange pending: wait for it first");
+    compas_array* a = idle(array);
     auto x = std::make_unique<compas_exchange>(a);
     x->x = a->impl->begin();
     a->pending = track(x.release());
@@ -123,6 +132,14 @@ extern "C" int compas_exchange_wait(compas_exchange** exchange) {
     compas_exchange* x = live(*exchange, "*exchange");
     finish_pending(*x->array);
     *exchange = nullptr;
+  });
+}
+
+extern "C" int compas_exchange_test(compas_exchange* exchange, int* done) {
+  return guard("compas_exchange_test", [&] {
+    compas_exchange* x = live(exchange, "exchange");
+    need(done, "done");
+    *done = x->x.test() ? 1 : 0;
   });
 }
 

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <type_traits>
 
 #include "compas/runtime/dist_array.hpp"
 #include "compas/runtime/dist_array3.hpp"
@@ -59,6 +61,14 @@ class ArrayImpl final : public ArrayBase {
 
   void exchange() override { a_.exchange_halos(); }
   HaloExchange begin() override { return a_.begin_exchange(); }
+  void accumulate() override {
+    if constexpr (std::is_arithmetic_v<T>)
+      a_.accumulate_halos();
+    else
+      throw Error(COMPAS_ERR_ARG,
+                  "type " + std::to_string(type) +
+                      " is not arithmetic: halos cannot be added into their owners");
+  }
 
  private:
   DistArray<T, D> a_;

@@ -53,6 +53,11 @@ extern "C" int compas_exchange_halos(void* data) {
   return a != nullptr ? compas_array_exchange(a) : last_error_code();
 }
 
+extern "C" int compas_accumulate_halos(void* data) {
+  compas_array* a = find("compas_accumulate_halos", data);
+  return a != nullptr ? compas_array_accumulate_halos(a) : last_error_code();
+}
+
 extern "C" int compas_free(void* data) {
   compas_array* a = find("compas_free", data);
   return a != nullptr ? compas_array_destroy(&a) : last_error_code();

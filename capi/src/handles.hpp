@@ -56,6 +56,7 @@ class ArrayBase {
   virtual void* data(std::int64_t* strides) = 0;
   virtual void exchange() = 0;
   virtual HaloExchange begin() = 0;
+  virtual void accumulate() = 0;  // accumulate_halos()
   int type = 0, dims = 0;
 };
 

@@ -40,7 +40,7 @@ module compas_arrays
   end interface
 
   public :: compas_create, compas_swap, compas_destroy, compas_bounds, compas_exchange, &
-            compas_begin_exchange, compas_wait
+            compas_begin_exchange, compas_wait, compas_test, compas_accumulate_halos
 
 contains
 
@@ -158,6 +158,30 @@ contains
     type(compas_exchange_handle), intent(inout) :: exchange
     integer, intent(out), optional :: ierr
     if (failed(c_exchange_wait(exchange%handle), ierr)) return
+  end subroutine
+
+  ! Pushes a begun exchange along and returns at once (MPI_Test): done is .true. once compas_wait
+  ! would not block. The halos are in place only after compas_wait, which must still be called.
+  subroutine compas_test(exchange, done, ierr)
+    type(compas_exchange_handle), intent(in) :: exchange
+    logical, intent(out) :: done
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: flag
+    done = .false.
+    if (failed(c_exchange_test(exchange%handle, flag), ierr)) return
+    done = flag /= 0
+  end subroutine
+
+  ! Collective, the reverse of compas_exchange: every halo cell's value is added into the owned
+  ! cell it mirrors at the process that owns it (periodic dimensions wrap; halo cells past a
+  ! non-periodic boundary are ignored); halo cells keep their values.
+  subroutine compas_accumulate_halos(u, ierr)
+    type(*), dimension(..), target, intent(in) :: u
+    integer, intent(out), optional :: ierr
+    integer :: slot
+    slot = find_array(c_loc(u), rank(u), int(size(u)), 'compas_accumulate_halos', ierr)
+    if (slot == 0) return
+    if (failed(c_array_accumulate_halos(arrays(slot)%handle), ierr)) return
   end subroutine
 
   ! The specifics: array_specifics.inc for each element type and rank.

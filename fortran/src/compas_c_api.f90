@@ -24,9 +24,10 @@ module compas_c_api
   public :: c_last_error, c_init, c_finalize, c_process, c_processes, c_threads, c_barrier, &
             c_abort, c_options_init, c_array_create, c_array_destroy, c_array_bounds, &
             c_array_halo_bounds, c_array_data, c_array_exchange, c_array_begin_exchange, &
-            c_exchange_wait, c_array_swap, c_allreduce, c_broadcast, c_exscan, c_group_split, &
-            c_group_destroy, c_group_rank, c_group_size, c_group_barrier, c_group_allreduce, &
-            c_group_broadcast, c_group_exscan, c_strlen
+            c_exchange_wait, c_exchange_test, c_array_accumulate_halos, c_array_swap, &
+            c_allreduce, c_broadcast, c_exscan, c_group_split, c_group_destroy, c_group_rank, &
+            c_group_size, c_group_barrier, c_group_allreduce, c_group_broadcast, c_group_exscan, &
+            c_strlen
 
   interface
     type(c_ptr) function c_last_error() bind(C, name="compas_last_error")
@@ -117,6 +118,16 @@ module compas_c_api
     integer(c_int) function c_exchange_wait(exchange) bind(C, name="compas_exchange_wait")
       import :: c_int, c_ptr
       type(c_ptr), intent(inout) :: exchange
+    end function
+    integer(c_int) function c_exchange_test(exchange, done) bind(C, name="compas_exchange_test")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: exchange
+      integer(c_int), intent(out) :: done
+    end function
+    integer(c_int) function c_array_accumulate_halos(array) &
+        bind(C, name="compas_array_accumulate_halos")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
     end function
     integer(c_int) function c_array_swap(a, b) bind(C, name="compas_array_swap")
       import :: c_int, c_ptr

@@ -143,6 +143,16 @@ int compas_array_exchange(compas_array* array);
  * wait); wait puts the halos in place and destroys *exchange (set to NULL). */
 int compas_array_begin_exchange(compas_array* array, compas_exchange** exchange);
 int compas_exchange_wait(compas_exchange** exchange);
+/* Pushes a begun exchange along and returns at once (MPI_Test): *done = 1 once
+ * compas_exchange_wait would not block (every halo block arrived, every send complete), 0
+ * otherwise. The exchange stays alive: the halos are in place only after compas_exchange_wait,
+ * which must still be called (it then returns at once). */
+int compas_exchange_test(compas_exchange* exchange, int* done);
+/* Collective, the reverse of compas_array_exchange (finite-element assembly): every halo cell's
+ * value is added into the owned cell it mirrors at the process that owns it (periodic
+ * dimensions wrap; a non-periodic boundary's halo cells are ignored); halo cells keep their
+ * values. COMPAS_ERR_STATE while an exchange of the array is pending. */
+int compas_array_accumulate_halos(compas_array* array);
 /* Collective, O(1): the two arrays (same type and dims) trade their contents and data addresses. */
 int compas_array_swap(compas_array* a, compas_array* b);
 
@@ -176,9 +186,11 @@ void* compas_alloc(compas_runtime* rt, int type, int dims, const int64_t* lo, co
                    const compas_array_options* options);
 /* The array whose local block starts at data; NULL (COMPAS_ERR_HANDLE) when there is none. */
 compas_array* compas_array_of(const void* data);
-/* compas_array_bounds, compas_array_exchange and compas_array_destroy of compas_array_of(data). */
+/* compas_array_bounds, compas_array_exchange, compas_array_accumulate_halos and
+ * compas_array_destroy of compas_array_of(data). */
 int compas_bounds(const void* data, int64_t* lo, int64_t* hi);
 int compas_exchange_halos(void* data);
+int compas_accumulate_halos(void* data);
 int compas_free(void* data);
 
 /* ---- collectives over the job (funneled; every process the same calls) ----
