@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <type_traits>
 
 #include "compas/runtime/dist_array.hpp"
@@ -62,12 +61,8 @@ class ArrayImpl final : public ArrayBase {
   void exchange() override { a_.exchange_halos(); }
   HaloExchange begin() override { return a_.begin_exchange(); }
   void accumulate() override {
-    if constexpr (std::is_arithmetic_v<T>)
-      a_.accumulate_halos();
-    else
-      throw Error(COMPAS_ERR_ARG,
-                  "type " + std::to_string(type) +
-                      " is not arithmetic: halos cannot be added into their owners");
+    static_assert(std::is_arithmetic_v<T>, "every element type of the C API can be added");
+    a_.accumulate_halos();
   }
 
  private:
