@@ -92,6 +92,12 @@ std::string error_of(F&& call) {
   return "";
 }
 
+// What pending() says after `added` updates: all of them wait for the flush, except in a job of
+// one process, which applies each at add().
+std::size_t held(std::size_t added) {
+  return rt().processes() == 1 ? 0 : added;
+}
+
 template <class T>
 void check_op(AtomicOp op) {
   SCOPED_TRACE(testing::Message() << typeid(T).name() << ", op " << static_cast<int>(op));
@@ -100,7 +106,7 @@ void check_op(AtomicOp op) {
   compas::UpdateBatch<T> batch(u, op);
   for (int round = 0; round < 2; ++round) {
     for (const Update& x : updates_of(me(), round)) batch.add(x.at, static_cast<T>(x.value));
-    EXPECT_EQ(batch.pending(), updates_of(me(), round).size());
+    EXPECT_EQ(batch.pending(), held(updates_of(me(), round).size()));
     batch.flush();
     EXPECT_EQ(batch.pending(), 0u);
     expect_table(u, reference<T>(round + 1, op));
@@ -144,7 +150,7 @@ TEST(UpdateBatch, TheThreadsOfATeamAddAtOnce) {
   const auto mine = updates_of(me(), 0);
 #pragma omp parallel for
   for (std::size_t k = 0; k < mine.size(); ++k) batch.add(mine[k].at, mine[k].value);
-  EXPECT_EQ(batch.pending(), mine.size());
+  EXPECT_EQ(batch.pending(), held(mine.size()));
   batch.flush();
   expect_table(u, reference<std::uint64_t>(1, AtomicOp::add));
 }

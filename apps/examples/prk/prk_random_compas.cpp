@@ -3,8 +3,9 @@
 // What changed (diff -u prk_random_openmp.cpp prk_random_compas.cpp):
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
 //  2. The table becomes a 1-D DistArray (no halo); this process fills and checks its block.
-//  3. This process runs its part of the streams, up to 256 steps of each at a time (from
-//     prk::random_start's jump ahead, both rounds in one loop), and
+//  3. This process runs its part of the streams, up to 256 steps of each at a time (each stream's
+//     number kept between them, from prk::random_start's jump ahead at the start of a round; both
+//     rounds in one loop), and
 //     `#pragma omp atomic table[j] ^= ran` becomes batch.add(j, ran): the updates are bucketed
 //     per owning process, and batch.flush() trades them (as PRK's MPI version does with
 //     MPI_Alltoall and MPI_Alltoallv) and has each owner apply them to its block.
@@ -15,6 +16,7 @@
 #include <omp.h>
 
 #include <cstdio>
+#include <vector>
 
 #include "compas/compas.hpp"
 #include "prk_common.hpp"
@@ -43,12 +45,15 @@ int main(int argc, char** argv) {
   const compas::Range mine = rt.part({0, streams});                                  // (3)
   compas::UpdateBatch<unsigned long> batch(table, compas::comm::AtomicOp::bit_xor);  // (3)
 
+  std::vector<unsigned long> rans(static_cast<std::size_t>(mine.size()));  // (3)
+
   rt.barrier();  // (4)
   const double start = omp_get_wtime();
   for (long k0 = 0; k0 < 2 * steps; k0 += steps < 256 ? steps : 256) {  // (3) both rounds
 #pragma omp parallel for
     for (long s = mine.lo; s < mine.hi; ++s) {
-      auto ran = prk::random_start(static_cast<long>(prk::kSeqSeed) + steps * s + k0 % steps);
+      auto& ran = rans[static_cast<std::size_t>(s - mine.lo)];
+      if (k0 % steps == 0) ran = prk::random_start(static_cast<long>(prk::kSeqSeed) + steps * s);
       for (long k = 0; k < (steps < 256 ? steps : 256); ++k) {
         ran = prk::random_next(ran);
         batch.add(ran & (size - 1), ran);  // (3)

@@ -19,8 +19,8 @@
 // to its block with plain operations (no atomics: the calling thread applies them), in source
 // rank order. Updates a process makes to its own block move no message. A job of one process
 // applies every update at add() instead (atomically when the threads of a team add at once, as
-// an OpenMP code would; plain operations otherwise): nothing is bucketed, and a team's threads
-// share the work. Either way the table's values are defined after flush(), not between.
+// an OpenMP code would; plain operations otherwise): nothing is bucketed or counted, and a team's
+// threads share the work. Either way the table's values are defined after flush(), not between.
 //
 // Operators: add on any arithmetic T; bit_xor, bit_or, bit_and on integral T (std::invalid_argument
 // at construction otherwise). The batch keeps its buffers between flushes (no allocation once
@@ -75,9 +75,10 @@ class UpdateBatch {
       : table_(&table), op_(op), P_(static_cast<std::size_t>(table.runtime().processes())) {
     detail::check_batch_op(op, std::is_integral_v<T>, typeid(T));
     threads_ = static_cast<std::size_t>(detail::batch_threads());
-    applied_.assign(threads_ * kPad, 0);
     buckets_.resize(threads_ * P_);
     const index n = table.size(), P = static_cast<index>(P_);
+    first_ = table.domain().lo;
+    size_ = static_cast<std::uint64_t>(n);
     base_ = n / P;
     extra_ = n % P;
     if (extra_ == 0 && base_ > 0 && (base_ & (base_ - 1)) == 0)
@@ -89,18 +90,13 @@ class UpdateBatch {
 
   // table[i] op= value at the next flush(); i in table.domain().
   void add(index i, T value) {
-    if (!table_->domain().contains(i)) detail::index_outside("UpdateBatch::add", i, domain());
-    const std::size_t r = owner(i - table_->domain().lo);
+    const index off = i - first_;
+    if (static_cast<std::uint64_t>(off) >= size_) [[unlikely]]
+      detail::index_outside("UpdateBatch::add", i, domain());
+    if (P_ == 1) return apply_now(off, value);  // this process owns every index: at once
+    const std::size_t r = owner(off);
     std::size_t t = 0;
-    if (threads_ > 1) {
-      t = static_cast<std::size_t>(detail::batch_thread());
-      if (t >= threads_) detail::batch_thread_outside(static_cast<int>(t), threads_);
-    }
-    if (P_ == 1) {  // this process owns every index: at once, no bucket
-      apply_now(static_cast<std::size_t>(i - lo_[0]), value);
-      ++applied_[t * kPad];
-      return;
-    }
+    if (threads_ > 1) t = thread();
     buckets_[t * P_ + r].push_back({static_cast<std::uint64_t>(i - lo_[r]), value});
   }
 
@@ -121,14 +117,13 @@ class UpdateBatch {
     }
     detail::exchange<Entry>(ps, send_, counts_, recv_, recv_counts);
     apply(recv_);
-    for (std::size_t t = 0; t < threads_; ++t) applied_[t * kPad] = 0;
   }
 
-  // Updates added since the last flush, on this process.
+  // The updates this process holds for the next flush (added since the last one, bucketed). A job
+  // of one process holds none: it applies every update at add().
   std::size_t pending() const {
     std::size_t n = 0;
     for (const auto& b : buckets_) n += b.size();
-    for (std::size_t t = 0; t < threads_; ++t) n += applied_[t * kPad];
     return n;
   }
 
@@ -157,13 +152,19 @@ class UpdateBatch {
     }
   }
 
-  // One update of this process's block, at add(): atomic when a team's threads add at once.
-  void apply_now(std::size_t at, T value) {
-    T& x = table_->local()[at];
-    if (threads_ == 1) {
-      const Entry e{at, value};
-      return apply(std::span<const Entry>(&e, 1));
-    }
+  // This thread's number in the team, checked against the team the batch was made for.
+  std::size_t thread() const {
+    const auto t = static_cast<std::size_t>(detail::batch_thread());
+    if (t >= threads_) [[unlikely]]
+      detail::batch_thread_outside(static_cast<int>(t), threads_);
+    return t;
+  }
+
+  // One update of this process's block at offset `off`, at add(): atomic when a team's threads
+  // add at once, plain otherwise.
+  void apply_now(index off, T value) {
+    T& x = table_->local().data()[off];
+    if (threads_ == 1) return apply_one(x, value);
     std::atomic_ref<T> a(x);
     switch (op_) {
       case comm::AtomicOp::add:
@@ -181,40 +182,39 @@ class UpdateBatch {
     }
   }
 
-  void apply(std::span<const Entry> updates) {
-    T* x = table_->local().data();
+  void apply_one(T& x, T value) const {
     switch (op_) {
       case comm::AtomicOp::add:
-        for (const Entry& e : updates) x[e.at] += e.value;
+        x += value;
         break;
       case comm::AtomicOp::bit_xor:
-        if constexpr (std::is_integral_v<T>)
-          for (const Entry& e : updates) x[e.at] ^= e.value;
+        if constexpr (std::is_integral_v<T>) x ^= value;
         break;
       case comm::AtomicOp::bit_or:
-        if constexpr (std::is_integral_v<T>)
-          for (const Entry& e : updates) x[e.at] |= e.value;
+        if constexpr (std::is_integral_v<T>) x |= value;
         break;
       case comm::AtomicOp::bit_and:
-        if constexpr (std::is_integral_v<T>)
-          for (const Entry& e : updates) x[e.at] &= e.value;
+        if constexpr (std::is_integral_v<T>) x &= value;
         break;
     }
+  }
+
+  void apply(std::span<const Entry> updates) {
+    T* x = table_->local().data();
+    for (const Entry& e : updates) apply_one(x[e.at], e.value);
   }
 
   DistArray<T>* table_;
   comm::AtomicOp op_;
   std::size_t P_, threads_ = 1;
+  index first_ = 0;             // the table's first global index
+  std::uint64_t size_ = 0;      // the table's size
   index base_ = 0, extra_ = 0;  // the block split: n / P, n % P
   int shift_ = 0;               // log2(base_) when every block has base_ = 2^k entries, else -1
   std::vector<index> lo_;       // every process's first global index
   std::vector<std::vector<Entry>> buckets_;  // [thread * P + owner]
   std::vector<Entry> send_, recv_;           // kept between flushes
   std::vector<std::size_t> counts_;          // send counts of the last flush
-  // One process: the updates each thread applied at add() since the last flush, a cache line
-  // apart (kPad counters) so that a team's threads do not share one.
-  static constexpr std::size_t kPad = 64 / sizeof(std::size_t);
-  std::vector<std::size_t> applied_;
 };
 
 }  // namespace compas
