@@ -155,6 +155,46 @@ TEST(UpdateBatch, TheThreadsOfATeamAddAtOnce) {
   expect_table(u, reference<std::uint64_t>(1, AtomicOp::add));
 }
 
+// Every thread of the team adds through its own handle (batch.adder()), made inside the parallel
+// region, with each operator the handles apply themselves (atomically in a job of one process).
+template <class T>
+void check_adders(AtomicOp op) {
+  SCOPED_TRACE(testing::Message() << typeid(T).name() << ", op " << static_cast<int>(op));
+  compas::DistArray<T> u(rt(), kN);
+  fill(u);
+  compas::UpdateBatch<T> batch(u, op);
+  for (int round = 0; round < 2; ++round) {
+    const auto mine = updates_of(me(), round);
+#pragma omp parallel
+    {
+      const auto add = batch.adder();
+#pragma omp for
+      for (std::size_t k = 0; k < mine.size(); ++k) add(mine[k].at, static_cast<T>(mine[k].value));
+    }
+    EXPECT_EQ(batch.pending(), held(mine.size()));
+    batch.flush();
+    expect_table(u, reference<T>(round + 1, op));
+  }
+}
+
+TEST(UpdateBatch, EveryThreadsHandleAddsAsAddDoes) {
+  check_adders<std::uint64_t>(AtomicOp::bit_xor);
+  check_adders<std::uint64_t>(AtomicOp::add);
+  check_adders<std::int32_t>(AtomicOp::bit_or);
+  check_adders<std::uint32_t>(AtomicOp::bit_and);
+  check_adders<double>(AtomicOp::add);
+}
+
+TEST(UpdateBatchBadInput, AHandleNamesAnIndexOutsideTheTableAsAddDoes) {
+  compas::DistArray<std::uint64_t> u(rt(), kN);
+  compas::UpdateBatch<std::uint64_t> batch(u);
+  const auto add = batch.adder();
+  EXPECT_EQ(error_of([&] { add(kN, 1); }),
+            "UpdateBatch::add: index 37 is outside the array's domain [0, 37)");
+  EXPECT_EQ(batch.pending(), 0u);
+  batch.flush();  // still usable
+}
+
 TEST(UpdateBatchBadInput, AnIndexOutsideTheTableIsNamedWithTheRange) {
   compas::DistArray<std::uint64_t> u(rt(), kN);
   compas::UpdateBatch<std::uint64_t> batch(u);

@@ -6,7 +6,8 @@
 //  3. This process runs its part of the streams, up to 256 steps of each at a time (each stream's
 //     number kept between them, from prk::random_start's jump ahead at the start of a round; both
 //     rounds in one loop), and
-//     `#pragma omp atomic table[j] ^= ran` becomes batch.add(j, ran): the updates are bucketed
+//     `#pragma omp atomic table[j] ^= ran` becomes add(j, ran) through the thread's handle on an
+//     UpdateBatch (batch.adder(): the batch's constants in registers): the updates are bucketed
 //     per owning process, and batch.flush() trades them (as PRK's MPI version does with
 //     MPI_Alltoall and MPI_Alltoallv) and has each owner apply them to its block.
 //  4. The timer starts after rt.barrier() (PRK's MPI_Barrier); the job's time is the slowest
@@ -52,12 +53,15 @@ int main(int argc, char** argv) {
   for (long k0 = 0; k0 < 2 * steps; k0 += steps < 256 ? steps : 256) {  // (3) both rounds
 #pragma omp parallel for
     for (long s = mine.lo; s < mine.hi; ++s) {
-      auto& ran = rans[static_cast<std::size_t>(s - mine.lo)];
-      if (k0 % steps == 0) ran = prk::random_start(static_cast<long>(prk::kSeqSeed) + steps * s);
+      auto& kept = rans[static_cast<std::size_t>(s - mine.lo)];
+      auto ran =
+          k0 % steps ? kept : prk::random_start(static_cast<long>(prk::kSeqSeed) + steps * s);
+      const auto add = batch.adder();  // (3)
       for (long k = 0; k < (steps < 256 ? steps : 256); ++k) {
         ran = prk::random_next(ran);
-        batch.add(ran & (size - 1), ran);  // (3)
+        add(ran & (size - 1), ran);  // (3)
       }
+      kept = ran;
     }
     batch.flush();  // (3)
   }

@@ -8,6 +8,10 @@
 //   for (...) batch.add(j, v);   // table[j] ^= v at flush, wherever j lives
 //   batch.flush();               // collective: every update is in place on return
 //
+// In a loop of many adds per thread, `const auto add = batch.adder();` (made by the adding thread,
+// inside the parallel region) then `add(j, v)` does the same with the batch's constants held in
+// the handle (registers) rather than read from the batch after every update.
+//
 // add() checks the index (std::out_of_range naming it and the table's range) and appends to a
 // bucket of the owner; from the threads of one OpenMP team at once (each has its own buckets; not
 // from nested teams). flush() is a collective, funneled like those of collectives.hpp: the thread
@@ -93,11 +97,47 @@ class UpdateBatch {
     const index off = i - first_;
     if (static_cast<std::uint64_t>(off) >= size_) [[unlikely]]
       detail::index_outside("UpdateBatch::add", i, domain());
-    if (P_ == 1) return apply_now(off, value);  // this process owns every index: at once
-    const std::size_t r = owner(off);
-    std::size_t t = 0;
-    if (threads_ > 1) t = thread();
-    buckets_[t * P_ + r].push_back({static_cast<std::uint64_t>(i - lo_[r]), value});
+    if (P_ == 1)  // this process owns every index: at once
+      return apply_at(table_->local().data()[off], value, op_, threads_ > 1);
+    bucket(threads_ > 1 ? thread() : 0, i, off, value);
+  }
+
+  // One thread's handle on the batch: adder(i, v) is add(i, v), with what add() reads of the batch
+  // held in the handle, so that a loop of adds keeps it in registers instead of reading the batch
+  // again after every update. Made by the thread that adds through it (inside the parallel
+  // region: once per block of adds); valid until the next flush() or swap of the table.
+  class Adder {
+   public:
+    void operator()(index i, T value) const {
+      const index off = i - first_;
+      if (static_cast<std::uint64_t>(off) >= size_) [[unlikely]]
+        detail::index_outside("UpdateBatch::add", i, batch_->domain());
+      if (data_ != nullptr) return apply_at(data_[off], value, op_, atomic_);
+      batch_->bucket(thread_, i, off, value);
+    }
+
+   private:
+    friend class UpdateBatch;
+    Adder(UpdateBatch* b, T* data, bool atomic, std::size_t thread)
+        : batch_(b),
+          data_(data),
+          first_(b->first_),
+          size_(b->size_),
+          op_(b->op_),
+          atomic_(atomic),
+          thread_(thread) {}
+    UpdateBatch* batch_;
+    T* data_;  // the table's block in a job of one process, else nullptr
+    index first_;
+    std::uint64_t size_;
+    comm::AtomicOp op_;
+    bool atomic_;
+    std::size_t thread_;
+  };
+
+  Adder adder() {
+    if (P_ == 1) return Adder(this, table_->local().data(), threads_ > 1, 0);
+    return Adder(this, nullptr, false, threads_ > 1 ? thread() : 0);
   }
 
   // Collective: every process's updates applied at their owners; the batch is empty after.
@@ -160,13 +200,17 @@ class UpdateBatch {
     return t;
   }
 
-  // One update of this process's block at offset `off`, at add(): atomic when a team's threads
-  // add at once, plain otherwise.
-  void apply_now(index off, T value) {
-    T& x = table_->local().data()[off];
-    if (threads_ == 1) return apply_one(x, value);
+  // Update `i` (offset `off` in the domain), added by thread `t`: into its bucket for the owner.
+  void bucket(std::size_t t, index i, index off, T value) {
+    const std::size_t r = owner(off);
+    buckets_[t * P_ + r].push_back({static_cast<std::uint64_t>(i - lo_[r]), value});
+  }
+
+  // x op= value: atomically when a team's threads update at once, plain otherwise.
+  static void apply_at(T& x, T value, comm::AtomicOp op, bool atomic) {
+    if (!atomic) return apply_one(x, value, op);
     std::atomic_ref<T> a(x);
-    switch (op_) {
+    switch (op) {
       case comm::AtomicOp::add:
         a.fetch_add(value, std::memory_order_relaxed);
         break;
@@ -182,8 +226,8 @@ class UpdateBatch {
     }
   }
 
-  void apply_one(T& x, T value) const {
-    switch (op_) {
+  static void apply_one(T& x, T value, comm::AtomicOp op) {
+    switch (op) {
       case comm::AtomicOp::add:
         x += value;
         break;
@@ -201,7 +245,7 @@ class UpdateBatch {
 
   void apply(std::span<const Entry> updates) {
     T* x = table_->local().data();
-    for (const Entry& e : updates) apply_one(x[e.at], e.value);
+    for (const Entry& e : updates) apply_one(x[e.at], e.value, op_);
   }
 
   DistArray<T>* table_;
