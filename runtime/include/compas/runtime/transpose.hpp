@@ -59,17 +59,23 @@ template <class T, class Op>
 void transpose_block(const TransposeBlock& k, DistArray<T, 2>& b, Op& op) {
   constexpr index kTile = 32;
   const T* src = reinterpret_cast<const T*>(k.data);
-  const index rows = k.rows.size(), cols = k.cols.size();
+  const index rows = k.rows.size(), cols = k.cols.size(), stride = k.stride;
 #ifdef _OPENMP  // (without OpenMP the loop is serial, and no unknown pragma is left to warn)
 #pragma omp parallel for schedule(static)
 #endif
-  for (index i0 = 0; i0 < cols; i0 += kTile)
-    for (index j0 = 0; j0 < rows; j0 += kTile)
-      for (index i = i0; i < std::min(i0 + kTile, cols); ++i) {
+  for (index i0 = 0; i0 < cols; i0 += kTile) {
+    // The tile's bounds as values: std::min's reference into a temporary kept them in memory,
+    // reloaded (and the temporary stored again) for every element.
+    const index i1 = std::min(i0 + kTile, cols);
+    for (index j0 = 0; j0 < rows; j0 += kTile) {
+      const index j1 = std::min(j0 + kTile, rows);
+      for (index i = i0; i < i1; ++i) {
         T* out = &b(k.cols.lo + i, k.rows.lo);
-        for (index j = j0; j < std::min(j0 + kTile, rows); ++j)
-          out[j] = op(out[j], src[j * k.stride + i]);
+        const T* column = src + i;
+        for (index j = j0; j < j1; ++j) out[j] = op(out[j], column[j * stride]);
       }
+    }
+  }
 }
 
 }  // namespace detail
