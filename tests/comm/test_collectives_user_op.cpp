@@ -17,28 +17,12 @@
 
 #include "../common/doubling.hpp"
 #include "../common/word.hpp"
+#include "collectives_job.hpp"
 #include "compas/comm/comm.hpp"
 
 namespace {
 
-using namespace compas::comm;
-
-std::unique_ptr<Bootstrap> g_boot;
-std::unique_ptr<Comm> g_comm;
-std::unique_ptr<ProcessCollectives> g_coll;
-
-Comm& comm() {
-  return *g_comm;
-}
-ProcessCollectives& coll() {
-  return *g_coll;
-}
-int rank() {
-  return g_comm->rank();
-}
-int nranks() {
-  return g_comm->size();
-}
+using namespace collectives_job;
 
 // A string of up to 12 characters in 13 bytes (an odd size: chunk boundaries cut values), with
 // concatenation: associative, not commutative.
@@ -384,18 +368,5 @@ TEST(UserOpErrors, TypesOrOperatorsThatDifferAreNamedEverywhere) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  try {
-    g_boot = Bootstrap::from_environment();
-    g_comm = std::make_unique<Comm>(*g_boot);
-    g_coll = std::make_unique<ProcessCollectives>(*g_comm);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "test_collectives_user_op: cannot form the job: %s\n", e.what());
-    return 1;
-  }
-  const int rc = RUN_ALL_TESTS();
-  g_coll.reset();
-  g_comm.reset();
-  g_boot.reset();
-  return rc;
+  return collectives_job::run(argc, argv, "test_collectives_user_op");
 }
