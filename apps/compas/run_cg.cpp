@@ -87,6 +87,9 @@ KernelRun cg_run(Runtime& rt, const CgArgs& a, const kernels::cg::ClassParams& c
     text += fmt::format("panel sums in {} order\n", order);
   out.summary = [text](const report::json&) { return text; };
   out.timed_seconds = r.seconds;  // NPB's class fixes the iterations: not scalable
+  // NPB's iteration: one solve of kCgIterations CG steps and the eigenvalue update.
+  out.work = {"iteration", static_cast<double>(cp.niter), r.mops * r.seconds / cp.niter,
+              r.bytes_per_iteration * kernels::cg::kCgIterations, r.cpu_seconds};
   return out;
 }
 

@@ -33,6 +33,10 @@ void add_run_flags(CLI::App& cmd, RunFlags& f) {
                  "run more iterations until the timed part lasts at least this long (seconds; "
                  "0: the iterations asked; CG's class fixes its iterations)")
       ->check(CLI::Range(0.0, 3600.0));
+  // The study's --vary-work (its tests): runs of one point made to do different work.
+  cmd.add_option("--work-factor", f.work_factor, "multiply the iterations asked by this")
+      ->check(CLI::Range(1, 1000))
+      ->group("");
   add_output_flags(cmd, f.out);
 }
 
@@ -147,7 +151,7 @@ constexpr int kMinTries = 6;
 
 // Runs the kernel, again with more iterations while its timed part is under --min-seconds.
 KernelRun run_to_minimum(Runtime& rt, const RunFlags& flags, const KernelRunner& run, int& factor) {
-  factor = 1;
+  factor = flags.work_factor;
   KernelRun r = run(rt, factor);
   for (int tries = 1; tries < kMinTries && r.scalable && r.timed_seconds < flags.min_seconds;
        ++tries) {
@@ -156,6 +160,24 @@ KernelRun run_to_minimum(Runtime& rt, const RunFlags& flags, const KernelRunner&
     r = run(rt, factor);
   }
   return r;
+}
+
+// The run's work record (run_common.hpp, Work): what the study and compare read.
+report::json work_json(const std::string& kernel, const KernelRun& r) {
+  const Work& w = r.work;
+  const double s = r.timed_seconds;
+  const KernelSpec* spec = find_kernel(kernel);
+  const auto per = [&](double amount) { return s > 0 ? amount * w.units / s : 0.0; };
+  return {{"unit", w.unit},
+          {"units", w.units},
+          {"seconds", s},
+          {"seconds_per_unit", w.units > 0 ? s / w.units : 0.0},
+          {"rate_field", spec ? spec->rate_field : std::string()},
+          {"rate", per(w.rate_per_unit)},
+          {"rate_per_unit", w.rate_per_unit},
+          {"bytes_per_unit", w.bytes_per_unit},
+          {"gbs", per(w.bytes_per_unit) / 1e9},
+          {"cpu_seconds", w.cpu_seconds}};
 }
 
 }  // namespace
@@ -180,11 +202,12 @@ int run_kernel(const std::string& kernel, const RunFlags& flags,
   report::json record = job_fields(kernel, rt);
   record.update(r.record);
   record["timed_seconds"] = r.timed_seconds;
+  record["work"] = work_json(kernel, r);
   record["min_seconds"] = flags.min_seconds;
   record["iteration_factor"] = factor;
   if (flags.min_seconds > 0 && r.timed_seconds < flags.min_seconds)
-    record["min_seconds_note"] =
-        r.scalable ? "not reached after 3 tries" : "not applied: the kernel's iterations are fixed";
+    record["min_seconds_note"] = r.scalable ? fmt::format("not reached after {} tries", kMinTries)
+                                            : "not applied: the kernel's iterations are fixed";
   record["regions"] = std::move(regions);
   report::Report report("run", report::machine_json(rt.topology()),
                         job_params(rt, std::move(params)));

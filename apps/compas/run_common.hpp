@@ -22,6 +22,7 @@ struct RunFlags {
   bool report_bindings = false;
   std::string events;
   double min_seconds = 0;  // --min-seconds: the timed part lasts at least this (0: as asked)
+  int work_factor = 1;     // hidden --work-factor: the first run's iterations multiplied by it
   OutputFlags out;
 };
 
@@ -41,6 +42,18 @@ report::json job_params(Runtime& rt, report::json params);
 report::json region_json(Runtime& rt, const perf::EventChoice& events, bool print,
                          const std::map<std::string, perf::WorkModel>& models = {});
 
+// What one run did, in the kernel's own unit (a sweep, a multiply, an iteration, a sort): every
+// figure the study and compare derive for a run comes from this record and the timed seconds
+// (README, "What `seconds` means"). The rate field's value over the whole timed part is
+// rate_per_unit x units / timed seconds.
+struct Work {
+  std::string unit;           // singular: "sweep", "multiply", "iteration", "sort"
+  double units = 0;           // how many were timed together
+  double rate_per_unit = 0;   // the rate field's amount in one unit (MLUP per sweep, ...)
+  double bytes_per_unit = 0;  // the kernel's byte model for one unit (0: it has none)
+  double cpu_seconds = 0;     // CPU time of all processes over the timed part
+};
+
 // What a kernel's run gives the harness (run_kernel).
 struct KernelRun {
   bool verified = false;
@@ -59,6 +72,7 @@ struct KernelRun {
   // them).
   double timed_seconds = 0;
   bool scalable = false;
+  Work work;  // what the timed part did, written to the record as "work"
 };
 
 // A kernel's run with its iterations multiplied by `factor` (1: as asked).

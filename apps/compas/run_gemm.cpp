@@ -77,6 +77,8 @@ KernelRun gemm_run(Runtime& rt, const GemmArgs& a) {
   };
   for (double s : r.iter_seconds) out.timed_seconds += s;
   out.scalable = true;
+  out.work = {"multiply", static_cast<double>(r.iter_seconds.size()), r.flops / 1e9, 0.0,
+              r.cpu_seconds};
   return out;
 }
 

@@ -63,6 +63,9 @@ KernelRun laplace_run(Runtime& rt, const LaplaceArgs& a) {
   out.summary = [text](const report::json&) { return text; };
   out.timed_seconds = r.seconds;
   out.scalable = true;
+  const double sweeps = std::max(r.sweeps, 1);
+  out.work = {"sweep", static_cast<double>(r.sweeps), r.flops / 4 / 1e6 / sweeps, r.bytes / sweeps,
+              r.cpu_seconds};
   return out;
 }
 

@@ -80,6 +80,8 @@ KernelRun sort_run(Runtime& rt, const SortArgs& a, const rs::JobParams& params) 
   out.summary = [text](const report::json&) { return text; };
   for (double s : r.iteration_seconds) out.timed_seconds += s;
   out.scalable = true;
+  out.work = {"sort", static_cast<double>(r.iteration_seconds.size()),
+              static_cast<double>(r.keys) / 1e6, r.bytes, r.cpu_seconds};
   return out;
 }
 
