@@ -361,7 +361,8 @@ std::vector<ModelFunction> rivals_of(const std::vector<Scored>& scored, const Sc
 }
 
 std::string number(double v) {
-  return fmt::format("{:.4g}", v);
+  const std::string s = fmt::format("{:.4g}", v);
+  return s == "-0" ? "0" : s;  // -0.0, or a negative that rounds to nothing
 }
 
 std::string power_text(const ModelTerm& t, const std::string& p) {

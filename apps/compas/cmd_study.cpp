@@ -352,6 +352,10 @@ Command setup_study(CLI::App& app) {
   cmd->add_flag("--fresh", a->fresh, "forget earlier runs in --out and start over");
   cmd->add_flag("--dry-run", a->dry_run, "print the plan and its estimated time, run nothing");
   cmd->add_flag("--quiet", a->quiet, "no progress or summary lines");
+  cmd->add_flag("--vary-work", a->vary_work,
+                "run r of every kernel point does r times the iterations (to check that every "
+                "figure holds whatever work each run did)")
+      ->group("");
   return {cmd, [a] { return run_study(*a); }};
 }
 

@@ -25,14 +25,17 @@ const char* const kRules =
     "files of one command (the --json of membw, cache, barrier, pingpong, run KERNEL), each a "
     "regular file of at most 64 MiB (a FIFO, a device or a larger file is refused). Points of "
     "a study: each kernel's rows, by kernel, size and P x T, compared on the kernel's rate (work "
-    "per second: mlups, gflops, mops, keys_per_s), so that runs of different iterations compare "
-    "per unit of work. Points of a command's file: each record, matched by a key made of its "
-    "string, boolean and integer fields except measurements, the bounds of a field X the record "
-    "has (min_X, max_X, X_min, X_max), *_hash, what a run found (verified, verification, "
+    "per second: mlups, gflops, mops, mkeys_per_s) with each run's rate as a repetition, so that "
+    "runs of different work compare per unit of work. Points of a command's file: each record, "
+    "matched by a key made of its string, boolean and integer fields except measurements, the "
+    "bounds of a field X the record has (min_X, max_X, X_min, X_max), *_hash, free text "
+    "(*_reason, *_note), what a run found (verified, verification, "
     "skipped_passes, repeats, stores, isa, cpus, method, streaming_stores, stores_calibrated, "
     "transport, saturated, saturation_threads, peak_threads, digit_bits, official_zeta) and how "
-    "much it did, its work (iters, sweeps, iterations, passes, loads; in membw also bytes); and "
-    "each of its measurements: numbers named as times (*seconds, *_ns, *_us, *_ms, ns_per_*, "
+    "much it did, its work (iters, sweeps, iterations, passes, loads, iteration_factor; in membw "
+    "also bytes); and each of its measurements (a kernel run's also its work record's "
+    "seconds_per_unit, comparable whatever work each run did): numbers named as times (*seconds, "
+    "*_ns, *_us, *_ms, ns_per_*, "
     "us_per_*, cycles_per_*, latency*: lower is better) or rates (*gbs, *_mbs, *_per_s, mlups, "
     "gflops, mops, rate, bandwidth: higher is better); other numbers are neither key nor "
     "compared. A total time (*seconds) is paired only with one of equal work, else the point is "
@@ -74,7 +77,8 @@ const std::set<std::string> kOutcomes = {"verified",
                                          "official_zeta"};
 
 // Fields that say how much a run did: a total time is paired only with one of equal work.
-const std::set<std::string> kWork = {"iters", "sweeps", "iterations", "passes", "loads"};
+const std::set<std::string> kWork = {"iters",  "sweeps", "iterations",
+                                     "passes", "loads",  "iteration_factor"};
 
 [[noreturn]] void refuse(const std::string& label, const std::string& path,
                          const std::string& what) {
@@ -184,10 +188,17 @@ bool is_work_field(const std::string& command, const std::string& name) {
   return kWork.count(name) || (command == "membw" && name == "bytes");
 }
 
+// Free text that explains a choice or a shortfall ("stores_reason", "min_seconds_note") may hold
+// timings of its own: it says why, not which point.
+bool is_free_text(const std::string& name) {
+  return ends_with(name, "_reason") || ends_with(name, "_note") || ends_with(name, "_notes");
+}
+
 bool is_key_field(const std::string& command, const json& rec, const std::string& name) {
   const json& v = rec[name];
   if (!v.is_string() && !v.is_boolean() && !v.is_number_integer()) return false;
   if (direction_of(name) || is_bound(rec, name) || ends_with(name, "_hash")) return false;
+  if (is_free_text(name)) return false;
   return !kOutcomes.count(name) && !is_work_field(command, name);
 }
 
@@ -275,36 +286,36 @@ Value value_of(const json& rec, const std::string& field, const std::string& whe
   return v;
 }
 
-// A study's point is judged on the kernel's rate (work per second: comparable whatever the
-// iterations), on seconds of equal work when the kernel has no rate.
+// A study's point is judged on the kernel's rate (work per second: comparable whatever work each
+// run did), with each run's rate as its samples; a study without rates, on the seconds per unit.
 Point study_point(const std::string& kernel, const std::string& rate_field, const json& row,
                   const std::string& where) {
   if (!row.is_object()) throw std::invalid_argument(where + " is not an object");
   for (const char* f : {"procs", "threads"})
     if (!row.contains(f) || !row[f].is_number_integer())
       throw std::invalid_argument(where + ": no integer \"" + f + "\"");
-  if (!row.contains("seconds") || !row["seconds"].is_number())
-    throw std::invalid_argument(where + ": no number \"seconds\"");
   const bool by_rate = rate_field != "seconds" && row.contains("rate") && row["rate"].is_number();
+  const std::string field = by_rate ? "rate" : "seconds_per_unit";
+  if (!row.contains(field) || !row[field].is_number())
+    throw std::invalid_argument(where + ": no number \"" + field +
+                                "\" (a study of an older compas?)");
   const int procs = row["procs"].get<int>(), threads = row["threads"].get<int>();
   const bool over = row.value("oversubscribed", false);
   Point p;
   p.key = fmt::format("{} | {} x {}{}", kernel, procs, threads, over ? " (over)" : "");
   p.key_fields = {
       {"kernel", kernel}, {"procs", procs}, {"threads", threads}, {"oversubscribed", over}};
-  p.work = row.contains("work") && row["work"].is_object() ? row["work"] : json(nullptr);
-  if (!by_rate) {
-    p.measurement = "seconds";
-    p.better = Better::lower;
-    p.value = value_of(row, "seconds", where);
-    p.needs_equal_work = true;
-    return p;
-  }
-  json rec = row;  // the rate under its own name, so that it borrows the seconds' samples
-  rec[rate_field] = row["rate"];
-  p.measurement = rate_field;
-  p.better = Better::higher;
-  p.value = value_of(rec, rate_field, where);
+  p.work = row.contains("unit") ? json{{"unit", row["unit"]}} : json(nullptr);
+  json rec = {{field, row[field]}};  // the figure under its own name, with its runs' samples
+  for (const char* suffix : {"_samples", "_min", "_max"})
+    if (row.contains(field + suffix)) rec[field + suffix] = row[field + suffix];
+  p.measurement = by_rate ? rate_field : field;
+  p.better = by_rate ? Better::higher : Better::lower;
+  rec[p.measurement] = rec[field];
+  if (by_rate)
+    for (const char* suffix : {"_samples", "_min", "_max"})
+      if (rec.contains(field + suffix)) rec[p.measurement + suffix] = rec[field + suffix];
+  p.value = value_of(rec, p.measurement, where);
   return p;
 }
 
@@ -352,6 +363,11 @@ std::vector<Point> record_points(const Input& in) {
       const bool total = ends_with(it.key(), "seconds");
       out.push_back({key, fields, it.key(), *better, value_of(rec, it.key(), where), work, total});
     }
+    // A kernel run's work record: its time per unit compares whatever work each run did.
+    if (rec.contains("work") && rec["work"].is_object() &&
+        rec["work"].contains("seconds_per_unit") && rec["work"]["seconds_per_unit"].is_number())
+      out.push_back({key, fields, "seconds_per_unit", Better::lower,
+                     value_of(rec["work"], "seconds_per_unit", where + ".work"), work, false});
   }
   return out;
 }

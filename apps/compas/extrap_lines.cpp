@@ -53,6 +53,9 @@ std::string note_of(const std::map<std::string, int>& values) {
 ExtrapLines extrap_lines(const std::string& kernel, const std::vector<ExtrapPoint>& points) {
   ExtrapLines out;
   const std::string size = varying_size(points);
+  std::set<std::string> labels;
+  for (const auto& p : points) labels.insert(p.size);
+  const bool by_callpath = size.empty() && labels.size() > 1;
   std::map<std::string, std::set<double>> seen;
   for (const auto& p : points) {
     if (p.oversubscribed || p.seconds.empty()) continue;
@@ -60,8 +63,10 @@ ExtrapLines extrap_lines(const std::string& kernel, const std::vector<ExtrapPoin
     if (!size.empty()) params[size] = size_parameter(p.size).second;
     for (auto it = params.begin(); it != params.end(); ++it)
       seen[it.key()].insert(it.value().get<double>());
-    const nlohmann::ordered_json line = {
-        {"params", params}, {"callpath", kernel}, {"metric", "time"}, {"value", p.seconds}};
+    const nlohmann::ordered_json line = {{"params", params},
+                                         {"callpath", by_callpath ? kernel + "/" + p.size : kernel},
+                                         {"metric", "time_per_" + p.unit},
+                                         {"value", p.seconds}};
     out.text += line.dump() + "\n";
   }
   for (const auto& [name, v] : seen) out.values[name] = static_cast<int>(v.size());

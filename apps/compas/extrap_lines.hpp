@@ -12,12 +12,13 @@
 namespace compas::app {
 
 // One measured point of a kernel: its size label ("n=640", "keys=4M", "class=W"), placement and
-// times (every repetition).
+// times per unit of work (every run's), and the unit ("sweep").
 struct ExtrapPoint {
   std::string size;
   int procs = 1, threads = 1;
   bool oversubscribed = false;
   std::vector<double> seconds;
+  std::string unit;
 };
 
 // The size label's parameter: {"n", 640}, {"keys", 4194304}; empty name when not a number.
@@ -32,9 +33,10 @@ struct ExtrapLines {
 // Extra-P wants this many distinct values of each parameter for a model.
 constexpr int kExtrapValuesPerParameter = 5;
 
-// `kernel`'s points as Extra-P JSON Lines (callpath the kernel, metric time); the size is a
-// parameter when every point's size is a number and the points have more than one. Empty text
-// when there is nothing to export.
+// `kernel`'s points as Extra-P JSON Lines (metric time_per_UNIT); the size is a parameter when
+// every point's size is a number and the points have more than one; sizes that are not numbers
+// (NPB's classes) are told apart by the callpath ("cg/class=A"), never merged into one point.
+// Empty text when there is nothing to export.
 ExtrapLines extrap_lines(const std::string& kernel, const std::vector<ExtrapPoint>& points);
 
 }  // namespace compas::app

@@ -15,15 +15,17 @@
 #include "kernel_table.hpp"
 #include "study_load.hpp"
 #include "study_models.hpp"
+#include "study_points.hpp"
 #include "study_report_parts.hpp"
 #include "time_units.hpp"
 
 namespace compas::app {
 
 const char* const kStudyCsvHeader =
-    "kernel,size,procs,threads,oversubscribed,seconds,speedup,efficiency,rate_field,rate,"
-    "compute_s,communicate_s,synchronize_s,cpu_seconds,verified,seconds_min,seconds_max,spread,"
-    "speedup_min,speedup_max,runs\n";
+    "kernel,size,procs,threads,oversubscribed,unit,units,seconds_per_unit,seconds_per_unit_min,"
+    "seconds_per_unit_max,spread,speedup,speedup_min,speedup_max,efficiency,rate_field,rate,"
+    "rate_min,rate_max,gbs,compute_s_per_unit,communicate_s_per_unit,synchronize_s_per_unit,"
+    "cpu_per_wall,verified,runs\n";
 
 namespace {
 
@@ -32,96 +34,8 @@ using json = report::json;
 // The finished runs of one point, in plan order.
 struct PointRuns {
   const Step* step = nullptr;  // the first of its runs in the plan
-  std::vector<json> recs;      // each run's result record
+  std::vector<RunResult> runs;
 };
-
-// One point, summarized.
-struct PointStats {
-  const Step* step = nullptr;
-  int runs = 0, verified = 0;
-  std::vector<double> samples;  // each run's seconds, or one run's repetitions
-  Spread seconds, speedup, efficiency, rate, gbs, comm_share;
-  Spread stream;     // the bandwidth of the kernel's matching stream on as many threads
-  Spread bus_share;  // gbs / stream
-  const json* median_run = nullptr;  // regions and CPU time come from it
-  double compute = 0, communicate = 0, synchronize = 0, cpu = 0;
-
-  int p() const { return step->procs * step->threads; }
-};
-
-double seconds_of(const json& r) {
-  return r.value("median_seconds", r.value("seconds", 0.0));
-}
-
-// Each repetition's seconds of a kernel timed several times in one run (GEMM, sort), else none.
-std::vector<double> repetitions_of(const json& r) {
-  for (const char* k : {"iter_seconds", "iteration_seconds"})
-    if (r.contains(k) && r[k].is_array() && r[k].size() > 1) {
-      std::vector<double> v;
-      for (const auto& x : r[k])
-        if (x.is_number()) v.push_back(x.get<double>());
-      return v;
-    }
-  return {};
-}
-
-// How many repetitions one run's region and CPU times cover.
-double repetitions_in(const json& r) {
-  const auto reps = repetitions_of(r);
-  return reps.empty() ? 1.0 : static_cast<double>(reps.size());
-}
-
-// A rate or bandwidth that is (its value x the run's "seconds") / time: its spread follows the
-// point's seconds.
-Spread inverse_of_time(const json& r, const std::string& field, const Spread& seconds) {
-  Spread s;
-  const double work = r.value(field, 0.0) * r.value("seconds", 0.0);
-  if (!(work > 0) || !(seconds.min > 0)) return s;
-  s.n = seconds.n;
-  s.median = work / seconds.median;
-  s.min = work / seconds.max;
-  s.max = work / seconds.min;
-  return s;
-}
-
-// Mean over threads of one region's seconds per repetition (per thread, the three regions add
-// up to its time in the kernel).
-double region_of(const json& r, const char* reg) {
-  if (!r.contains("regions") || !r["regions"].contains(reg)) return 0.0;
-  const json& g = r["regions"][reg];
-  return g.value("mean_seconds", g.value("max_seconds", 0.0)) / repetitions_in(r);
-}
-
-PointStats point_stats(const PointRuns& pr, const std::string& rate_name) {
-  PointStats st;
-  st.step = pr.step;
-  st.runs = static_cast<int>(pr.recs.size());
-  std::vector<double> per_run, shares;
-  for (const auto& r : pr.recs) {
-    per_run.push_back(seconds_of(r));
-    st.verified += r.value("verified", false) ? 1 : 0;
-    const double com = region_of(r, "communicate");
-    const double total = region_of(r, "compute") + com + region_of(r, "synchronize");
-    if (total > 0) shares.push_back(com / total);
-  }
-  st.samples = per_run.size() > 1 ? per_run : repetitions_of(pr.recs.front());
-  st.seconds = st.samples.empty() ? spread_of(per_run) : spread_of(st.samples);
-  // The run closest to the median stands for the point in what is not repeated.
-  std::size_t mid = 0;
-  for (std::size_t i = 1; i < per_run.size(); ++i)
-    if (std::abs(per_run[i] - st.seconds.median) < std::abs(per_run[mid] - st.seconds.median))
-      mid = i;
-  st.median_run = &pr.recs[mid];
-  const json& r = *st.median_run;
-  st.compute = region_of(r, "compute");
-  st.communicate = region_of(r, "communicate");
-  st.synchronize = region_of(r, "synchronize");
-  st.cpu = r.value("cpu_seconds", 0.0) / repetitions_in(r);
-  st.rate = inverse_of_time(r, rate_name, st.seconds);
-  st.gbs = inverse_of_time(r, "model_gbs", st.seconds);
-  st.comm_share = spread_of(shares);
-  return st;
-}
 
 // The points of each kernel size ("laplace n=640"), each with all its finished runs.
 std::map<std::string, std::vector<PointRuns>> gather_points(const ReportContext& c) {
@@ -130,7 +44,8 @@ std::map<std::string, std::vector<PointRuns>> gather_points(const ReportContext&
   for (const auto& s : c.plan) {
     if (s.kind != "kernel") continue;
     auto r = c.raw(s.id);
-    if (!r || !(*r).contains("results") || (*r)["results"].empty()) continue;
+    if (!r || !(*r).contains("results") || !(*r)["results"].is_array() || (*r)["results"].empty())
+      continue;
     const std::string name = s.series.empty() ? s.kernel + " " + s.size : s.series;
     auto& points = by_size[name];
     const auto w = where.find(s.point);
@@ -138,7 +53,7 @@ std::map<std::string, std::vector<PointRuns>> gather_points(const ReportContext&
       where[s.point] = {name, points.size()};
       points.push_back({&s, {}});
     }
-    points[where[s.point].second].recs.push_back((*r)["results"][0]);
+    points[where[s.point].second].runs.push_back({s.id, (*r)["results"][0]});
   }
   return by_size;
 }
@@ -168,23 +83,6 @@ void compare_with_streams(const ReportContext& c, std::vector<PointStats>& point
   }
 }
 
-// Strong scaling: 1 x 1's time over the point's. Weak scaling (the work grows with p): the
-// scaled speedup, the point's rate over 1 x 1's.
-void derive_speedups(std::vector<PointStats>& points, bool weak) {
-  const PointStats* base = nullptr;
-  for (const auto& st : points)
-    if (st.step->procs == 1 && st.step->threads == 1) base = &st;
-  if (!base) return;
-  for (auto& st : points) {
-    if (&st == base) {  // 1 by definition, whatever the spread of its runs
-      st.speedup = st.efficiency = {1, 1, 1, st.seconds.n};
-      continue;
-    }
-    st.speedup = weak ? ratio(st.rate, base->rate) : ratio(base->seconds, st.seconds);
-    st.efficiency = scaled(st.speedup, 1.0 / st.p());
-  }
-}
-
 // "12.3 (45%, 40-50%)": the kernel's bandwidth by its byte model and its share of its stream's.
 std::string bus_cell(const PointStats& st) {
   if (st.gbs.n == 0) return "-";
@@ -196,103 +94,148 @@ std::string bus_cell(const PointStats& st) {
 }
 
 std::string verified_cell(const PointStats& st) {
-  if (st.verified == st.runs) return "yes";
-  return st.runs == 1 ? "NO" : fmt::format("NO ({} of {} failed)", st.runs - st.verified, st.runs);
+  if (st.verified == st.count()) return "yes";
+  return st.count() == 1
+             ? "NO"
+             : fmt::format("NO ({} of {} failed)", st.count() - st.verified, st.count());
+}
+
+// "6000" when every run did as much, else "4000 - 6000".
+std::string units_cell(const PointStats& st) {
+  const Spread u = spread_of(st.units());
+  return u.min == u.max ? fmt::format("{:.15g}", u.min)
+                        : fmt::format("{:.15g} - {:.15g}", u.min, u.max);
+}
+
+// The points that have runs with a work record.
+std::vector<const PointStats*> measured(const std::vector<PointStats>& points) {
+  std::vector<const PointStats*> out;
+  for (const auto& st : points)
+    if (st.count() > 0) out.push_back(&st);
+  return out;
 }
 
 void write_table(ReportContext& c, const std::string& rate_name,
                  const std::vector<PointStats>& points) {
   const bool weak = c.a.scaling == "weak";
+  const auto shown = measured(points);
+  const std::string unit = shown.front()->unit;
   std::vector<double> times;
-  for (const auto& st : points) times.push_back(st.seconds.min);
+  for (const auto* st : shown) times.push_back(st->time.min);
   const TimeUnit u = time_unit_for(times);
-  c.md << "| P x T |" << (weak ? " size |" : "") << " runs | time " << u.name << " | min - max | "
-       << "spread | " << (weak ? "scaled speedup" : "speedup") << " | efficiency | " << rate_name
-       << " | GB/s (of " << stream_for(points.front().step->kernel) << ") | compute " << u.name
-       << " | communicate " << u.name << " | synchronize " << u.name
-       << " | CPU / wall | verified |\n"
-       << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" << (weak ? "---|" : "")
+  c.md << "| P x T |" << (weak ? " size |" : "") << " runs | " << unit << "s per run | time per "
+       << unit << " " << u.name << " | min - max | spread | "
+       << (weak ? "scaled speedup" : "speedup") << " | efficiency | " << rate_name << " | GB/s (of "
+       << stream_for(shown.front()->step->kernel) << ") | compute " << u.name << " | communicate "
+       << u.name << " | synchronize " << u.name << " | CPU / wall | verified |\n"
+       << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" << (weak ? "---|" : "")
        << "\n";
-  for (const auto& st : points) {
-    const Spread& t = st.seconds;
+  for (const auto* stp : shown) {
+    const PointStats& st = *stp;
+    const Spread& t = st.time;
     const bool base = st.speedup.n > 0;
     c.md << fmt::format(
-        "| {} x {}{}{} | {} | {} | {} - {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+        "| {} x {}{}{} | {} | {} | {} | {} - {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} "
+        "|\n",
         st.step->procs, st.step->threads, st.step->oversubscribed ? " (over)" : "",
-        weak ? " | " + st.step->size : std::string(), st.runs, in_unit(t.median, u),
-        in_unit(t.min, u), in_unit(t.max, u), spread_cell(t),
+        weak ? " | " + st.step->size : std::string(), st.count(), units_cell(st),
+        in_unit(t.median, u), in_unit(t.min, u), in_unit(t.max, u), spread_cell(t),
         base ? with_range(st.speedup, 2) : "-", base ? with_range(st.efficiency, 2) : "-",
         significant(st.rate.median), bus_cell(st), in_unit(st.compute, u),
         in_unit(st.communicate, u), in_unit(st.synchronize, u),
-        t.median > 0 ? fmt::format("{:.2f}", st.cpu / t.median) : "-", verified_cell(st));
+        fmt::format("{:.2f}", st.cpu_per_wall), verified_cell(st));
   }
-  bool internal = false;
-  for (const auto& st : points) internal = internal || (st.runs == 1 && st.samples.size() > 1);
-  c.md << "\ntime: the median of the point's runs, in " << u.name << " (4 significant digits)"
-       << (internal ? " (of one run's repetitions where it ran once)" : "")
-       << "; spread: (max - min) / median, **bold** over 10%: such a point is noisy. Speedup "
-          "and efficiency: against 1 x 1's median, in brackets the range the runs allow (1 x "
-          "1's fastest over this point's slowest, to its slowest over this point's fastest)"
+  c.md << "\nEach run reports its work in " << unit
+       << "s and their timed seconds; runs of one point may do different work (each lasts at "
+          "least --min-seconds), so every figure is per "
+       << unit
+       << " or a rate, never a run's total time. Time: the median over the point's runs of each "
+          "run's seconds per "
+       << unit << ", in " << u.name
+       << " (4 significant digits); spread: (max - min) / median, **bold** over 10%: such a "
+          "point is noisy. Speedup and efficiency: against 1 x 1's median, in brackets the range "
+          "the runs allow (1 x 1's fastest over this point's slowest, to its slowest over this "
+          "point's fastest)"
        << (weak ? "; under weak scaling the size grows with P x T (each core keeps 1 x 1's "
                   "share), the scaled speedup is the point's rate over 1 x 1's, and efficiency "
                   "is that over P x T (1: the time stayed that of 1 x 1)"
                 : "")
-       << ". "
-          "GB/s: the kernel's traffic by its byte model, in brackets its share of the compas "
-          "membw stream that moves data the way it does on as many threads. "
-          "Region times are means over threads, and they and CPU / wall (CPU time of all "
-          "processes over wallclock) come from the run closest to the median.\n";
-}
-
-// How much the point's runs did (compas compare pairs total times of equal work only).
-json work_of_run(const json& r) {
-  json w = json::object();
-  for (const char* f : {"iters", "sweeps", "iterations", "passes"})
-    if (r.contains(f) && r[f].is_number()) w[f] = r[f];
-  return w;
+       << ". " << rate_name
+       << ": the median of the runs' rates. "
+          "GB/s: the kernel's traffic by its byte model (median over the runs), in brackets its "
+          "share of the compas membw stream that moves data the way it does on as many threads. "
+          "Region times (per "
+       << unit
+       << ", means over threads) and CPU / wall (CPU time of all processes over the timed "
+          "wallclock) are medians over the same runs.\n";
+  for (const auto& st : points)
+    for (const auto& why : st.left_out)
+      c.md << fmt::format("\nLeft out of {} x {}: {}.\n", st.step->procs, st.step->threads, why);
 }
 
 void record_rows(ReportContext& c, const std::string& name, const std::string& rate_name,
                  const std::vector<PointStats>& points, json& rows) {
-  for (const auto& st : points) {
+  for (const auto* stp : measured(points)) {
+    const PointStats& st = *stp;
     const Step& s = *st.step;
-    const Spread& t = st.seconds;
-    const json speedup_range = st.speedup.n > 0 ? json{st.speedup.min, st.speedup.max} : json{};
+    const Spread& t = st.time;
+    const bool base = st.speedup.n > 0;
+    const json speedup_range = base ? json{st.speedup.min, st.speedup.max} : json{};
+    const bool verified = st.verified == st.count();
     c.study["results"].push_back({{"kernel_size", name},
                                   {"procs", s.procs},
                                   {"threads", s.threads},
                                   {"oversubscribed", s.oversubscribed},
-                                  {"seconds", t.median},
-                                  {"speedup", st.speedup.median},
-                                  {"speedup_min", st.speedup.min},
-                                  {"speedup_max", st.speedup.max},
-                                  {"efficiency", st.efficiency.median},
+                                  {"unit", st.unit},
+                                  {"seconds_per_unit", t.median},
+                                  {"speedup", base ? json(st.speedup.median) : json()},
+                                  {"speedup_min", base ? json(st.speedup.min) : json()},
+                                  {"speedup_max", base ? json(st.speedup.max) : json()},
+                                  {"efficiency", base ? json(st.efficiency.median) : json()},
                                   {"wide_spread", t.wide()}});
+    std::string units;
+    for (double u : st.units()) {
+      if (!units.empty()) units += ';';
+      units += fmt::format("{:.15g}", u);
+    }
     c.csv << fmt::format(
-        "{},{},{},{},{},{:.6g},{:.6g},{:.6g},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.6g},"
-        "{:.6g},{:.4g},{:.6g},{:.6g},{}\n",
-        s.kernel, s.size, s.procs, s.threads, s.oversubscribed ? 1 : 0, t.median, st.speedup.median,
-        st.efficiency.median, rate_name, st.rate.median, st.compute, st.communicate, st.synchronize,
-        st.cpu, st.verified == st.runs ? 1 : 0, t.min, t.max, t.relative(), st.speedup.min,
-        st.speedup.max, st.runs);
-    rows.push_back({{"size", s.size},
-                    {"procs", s.procs},
-                    {"threads", s.threads},
-                    {"oversubscribed", s.oversubscribed},
-                    {"runs", st.runs},
-                    {"seconds", t.median},
-                    {"seconds_min", t.min},
-                    {"seconds_max", t.max},
-                    {"seconds_samples", st.samples},
-                    {"spread", t.relative()},
-                    {"wide_spread", t.wide()},
-                    {"speedup", st.speedup.median},
-                    {"speedup_range", speedup_range},
-                    {"efficiency", st.efficiency.median},
-                    {"rate", st.rate.median},
-                    {"cpu_seconds", st.cpu},
-                    {"work", work_of_run(*st.median_run)},
-                    {"verified", st.verified == st.runs}});
+        "{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.4g},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{},"
+        "{:.6g},{:.6g},{:.6g},{:.4g},{},{}\n",
+        s.kernel, s.size, s.procs, s.threads, s.oversubscribed ? 1 : 0, st.unit, units, t.median,
+        t.min, t.max, t.relative(), base ? fmt::format("{:.6g}", st.speedup.median) : "",
+        base ? fmt::format("{:.6g}", st.speedup.min) : "",
+        base ? fmt::format("{:.6g}", st.speedup.max) : "",
+        base ? fmt::format("{:.6g}", st.efficiency.median) : "", rate_name, st.rate.median,
+        st.rate.min, st.rate.max, st.gbs.n > 0 ? fmt::format("{:.6g}", st.gbs.median) : "",
+        st.compute, st.communicate, st.synchronize, st.cpu_per_wall, verified ? 1 : 0, st.count());
+    json row = {{"size", s.size},
+                {"procs", s.procs},
+                {"threads", s.threads},
+                {"oversubscribed", s.oversubscribed},
+                {"runs", st.count()},
+                {"unit", st.unit},
+                {"units", json(st.units())},
+                {"seconds_per_unit", t.median},
+                {"seconds_per_unit_min", t.min},
+                {"seconds_per_unit_max", t.max},
+                {"seconds_per_unit_samples", json(st.per_unit_samples())},
+                {"spread", t.relative()},
+                {"wide_spread", t.wide()},
+                {"speedup", base ? json(st.speedup.median) : json()},
+                {"speedup_range", speedup_range},
+                {"efficiency", base ? json(st.efficiency.median) : json()},
+                {"rate", st.rate.median},
+                {"rate_min", st.rate.min},
+                {"rate_max", st.rate.max},
+                {"rate_samples", json(st.rate_samples())},
+                {"gbs", st.gbs.n > 0 ? json(st.gbs.median) : json()},
+                {"compute_seconds_per_unit", st.compute},
+                {"communicate_seconds_per_unit", st.communicate},
+                {"synchronize_seconds_per_unit", st.synchronize},
+                {"cpu_per_wall", st.cpu_per_wall},
+                {"verified", verified}};
+    if (!st.left_out.empty()) row["left_out"] = st.left_out;
+    rows.push_back(std::move(row));
   }
 }
 
@@ -329,13 +272,14 @@ std::string not_resolved(const std::string& what, const Spread& s, const std::st
 // communication share, each compared with its threshold only when the spread lets it.
 std::string verdict_of(const ReportContext& c, const std::string& rate_name,
                        const std::vector<PointStats>& points) {
-  const PointStats* fastest = nullptr;  // by bandwidth, not oversubscribed
+  const PointStats* fastest = nullptr;  // by the median of its runs' rates, not oversubscribed
   const PointStats* most_efficient = nullptr;
   double best_rate = 0;
   std::vector<const PointStats*> comm;  // P > 1, by P
-  for (const auto& st : points) {
+  for (const auto* stp : measured(points)) {
+    const PointStats& st = *stp;
     if (st.step->oversubscribed) continue;
-    if (!fastest || st.gbs.median > fastest->gbs.median) fastest = &st;
+    if (!fastest || st.rate.median > fastest->rate.median) fastest = &st;
     if (st.p() > 1 && st.efficiency.n > 0 &&
         (!most_efficient || st.efficiency.median > most_efficient->efficiency.median))
       most_efficient = &st;
@@ -352,7 +296,7 @@ std::string verdict_of(const ReportContext& c, const std::string& rate_name,
     const int on = std::min(fastest->p(), c.streams.at(stream).rbegin()->first);
     against = fmt::format("{}'s bandwidth on {} thread{}", stream, on, on == 1 ? "" : "s");
   }
-  if (fastest && fastest->gbs.median > 0 && sat.n > 0 && sat.median > 0) {
+  if (fastest && fastest->gbs.n > 0 && fastest->gbs.median > 0 && sat.n > 0 && sat.median > 0) {
     const Spread bus = ratio(fastest->gbs, sat);
     const std::string what =
         fmt::format("{:.1f} GB/s by the kernel's byte model is {:.0f}% of {} ({:.1f} GB/s)",
@@ -392,7 +336,7 @@ std::string verdict_of(const ReportContext& c, const std::string& rate_name,
                                     comm.back()->step->procs, comm.front()->step->procs),
                         scaled(hi, 100), "%");
   }
-  if (fastest && fastest->gbs.median > 0)
+  if (fastest && fastest->gbs.n > 0 && fastest->gbs.median > 0)
     return fmt::format(
         "compute-bound: {:.1f} GB/s is {:.0f}% of {}, efficiency stays at or below 1, "
         "communication stays small",
@@ -419,19 +363,21 @@ void write_scaling(ReportContext& c, const std::string& name, const std::vector<
                    json& kernel) {
   std::vector<std::pair<double, double>> speedups;
   std::vector<ScalingPoint> scaling;
-  for (const auto& st : points) {
-    if (!st.step->oversubscribed && st.p() > 1 && st.speedup.median > 0)
+  for (const auto* stp : measured(points)) {
+    const PointStats& st = *stp;
+    if (!st.step->oversubscribed && st.p() > 1 && st.speedup.n > 0)
       speedups.push_back({st.p(), st.speedup.median});
-    scaling.push_back(
-        {st.step->procs, st.step->threads, st.step->oversubscribed, st.seconds.median, st.samples});
-    c.extrap_points[st.step->kernel].push_back(
-        {st.step->size, st.step->procs, st.step->threads, st.step->oversubscribed,
-         st.samples.empty() ? std::vector<double>{st.seconds.median} : st.samples});
+    scaling.push_back({st.step->procs, st.step->threads, st.step->oversubscribed, st.time.median,
+                       st.per_unit_samples()});
+    c.extrap_points[st.step->kernel].push_back({st.step->size, st.step->procs, st.step->threads,
+                                                st.step->oversubscribed, st.per_unit_samples(),
+                                                st.unit});
   }
-  const auto summary = scaling_summary(speedups, scaling, c.a.scaling == "weak");
+  const std::string unit = measured(points).front()->unit;
+  const auto summary = scaling_summary(speedups, scaling, c.a.scaling == "weak", unit);
   c.md << summary.markdown;
   kernel.update(summary.json);
-  if (const auto text = extrap_export(name, scaling); !text.empty())
+  if (const auto text = extrap_export(name, scaling, unit); !text.empty())
     c.extrap_files[file_name_of(name) + ".txt"] = text;
 }
 
@@ -442,14 +388,22 @@ void write_kernel_sections(ReportContext& c) {
     c.md << "## " << name << "\n\n";
     const std::string rate_name = rate_field(runs.front().step->kernel);
     std::vector<PointStats> points;
-    for (const auto& pr : runs) points.push_back(point_stats(pr, rate_name));
+    for (const auto& pr : runs) points.push_back(point_stats(pr.step, pr.runs));
+    if (measured(points).empty()) {
+      c.md << "No run of this kernel size has a work record to report:\n\n";
+      for (const auto& st : points)
+        for (const auto& why : st.left_out) c.md << "- " << why << "\n";
+      c.md << "\n";
+      continue;
+    }
     derive_speedups(points, c.a.scaling == "weak");
     compare_with_streams(c, points);
     record_bus(c, name, points);
     write_table(c, rate_name, points);
     json rows = json::array();
     record_rows(c, name, rate_name, points, rows);
-    json kernel = {{"rows", rows}, {"rate_field", rate_name}};
+    json kernel = {
+        {"rows", rows}, {"rate_field", rate_name}, {"unit", measured(points).front()->unit}};
     write_scaling(c, name, points, kernel);
     std::string verdict = verdict_of(c, rate_name, points);
     if (verdict.find("bandwidth") != std::string::npos)  // judged against a stream

@@ -36,7 +36,8 @@ void serial_fraction_part(const std::vector<std::pair<double, double>>& speedups
   if (!fit.ok()) out.json[key + "_reason"] = fit.reason;
 }
 
-void model_part(const std::vector<ScalingPoint>& points, ScalingSummary& out) {
+void model_part(const std::vector<ScalingPoint>& points, const std::string& unit,
+                ScalingSummary& out) {
   std::vector<std::pair<double, double>> data;
   double largest = 0;
   for (const auto& p : points) {
@@ -48,44 +49,51 @@ void model_part(const std::vector<ScalingPoint>& points, ScalingSummary& out) {
   analysis::ModelOptions options;
   options.parameter = "p";
   const auto model = analysis::fit_model(data, options);
-  nlohmann::ordered_json j = {{"parameter", "p = processes x threads"}, {"points", model.points}};
+  nlohmann::ordered_json j = {{"parameter", "p = processes x threads"},
+                              {"of", "seconds per " + unit},
+                              {"points", model.points},
+                              {"data", data}};
   if (!model.ok()) {
-    out.markdown += "Performance model of time against p = P x T: none (" + model.reason + ").\n";
+    out.markdown += "Performance model of the time per " + unit + " against p = P x T: none (" +
+                    model.reason + ").\n";
     j["reason"] = model.reason;
     out.json["model"] = j;
     return;
   }
   const auto next = analysis::predict(model, 2 * largest);
   out.markdown += fmt::format(
-      "Performance model of time against p = P x T (Extra-P's normal form, chosen by "
+      "Performance model of the time per {} against p = P x T (Extra-P's normal form, chosen by "
       "leave-one-out cross-validation over {} hypotheses, {} points): t(p) = {} s; "
       "cross-validation error {:.1f}% (SMAPE), adjusted R^2 {:.3f}. Predicted for p = {:g}: "
       "{:.4g} s +- {:.2g} s.\n",
-      model.hypotheses, model.points, model.function.formula("p"), model.cv_smape,
+      unit, model.hypotheses, model.points, model.function.formula("p"), model.cv_smape,
       model.adjusted_r2, next.p, next.value, next.uncertainty);
   for (const auto& note : model.notes) out.markdown += "(" + note + ")\n";
   j["formula"] = model.function.formula("p");
   j["cv_smape_percent"] = model.cv_smape;
   j["adjusted_r2"] = model.adjusted_r2;
-  j["prediction"] = {{"p", next.p}, {"seconds", next.value}, {"uncertainty", next.uncertainty}};
+  j["prediction"] = {
+      {"p", next.p}, {"seconds_per_unit", next.value}, {"uncertainty", next.uncertainty}};
   out.json["model"] = j;
 }
 
 }  // namespace
 
 ScalingSummary scaling_summary(const std::vector<std::pair<double, double>>& speedups,
-                               const std::vector<ScalingPoint>& points, bool weak) {
+                               const std::vector<ScalingPoint>& points, bool weak,
+                               const std::string& unit) {
   ScalingSummary out;
   out.json = nlohmann::ordered_json::object();
   serial_fraction_part(speedups, weak, out);
-  model_part(points, out);
+  model_part(points, unit, out);
   return out;
 }
 
-std::string extrap_export(const std::string& region, const std::vector<ScalingPoint>& points) {
+std::string extrap_export(const std::string& region, const std::vector<ScalingPoint>& points,
+                          const std::string& unit) {
   analysis::ExtrapData data;
   data.parameters = {"processes", "threads"};
-  analysis::ExtrapSeries series{region, "time", {}};
+  analysis::ExtrapSeries series{region, "time_per_" + unit, {}};
   for (const auto& p : points) {
     if (!(p.seconds > 0) || p.oversubscribed) continue;  // as the model: oversubscription is no p
     data.points.push_back({static_cast<double>(p.procs), static_cast<double>(p.threads)});

@@ -11,13 +11,13 @@
 
 namespace compas::app {
 
-// One measured point of a kernel size: its time, and each repetition's when it was timed
-// several times.
+// One measured point of a kernel size: its time per unit of work (the median over its runs), and
+// each run's.
 struct ScalingPoint {
   int procs = 1, threads = 1;
   bool oversubscribed = false;
-  double seconds = 0;
-  std::vector<double> repetitions;  // empty: `seconds` is the only value
+  double seconds = 0;               // per unit
+  std::vector<double> repetitions;  // each run's seconds per unit; empty: `seconds` only
 };
 
 struct ScalingSummary {
@@ -27,12 +27,14 @@ struct ScalingSummary {
 
 // `speedups` are the (P x T, speedup) pairs of the points that are not oversubscribed.
 // Under weak scaling (`weak`) the speedups are scaled speedups (rate ratios) and the serial
-// fraction is Gustafson's instead of Amdahl's.
+// fraction is Gustafson's instead of Amdahl's. The model is of the time per `unit` ("sweep").
 ScalingSummary scaling_summary(const std::vector<std::pair<double, double>>& speedups,
-                               const std::vector<ScalingPoint>& points, bool weak = false);
+                               const std::vector<ScalingPoint>& points, bool weak,
+                               const std::string& unit);
 
-// The points' times in Extra-P's text format (parameters processes and threads, region
-// `region`, metric time), or "" when there is nothing to export.
-std::string extrap_export(const std::string& region, const std::vector<ScalingPoint>& points);
+// The points' times per `unit` in Extra-P's text format (parameters processes and threads,
+// region `region`, metric time_per_UNIT), or "" when there is nothing to export.
+std::string extrap_export(const std::string& region, const std::vector<ScalingPoint>& points,
+                          const std::string& unit);
 
 }  // namespace compas::app

@@ -295,10 +295,13 @@ Step kernel_step(const PlanContext& c, const KernelPoint& pt, int rep, int reps)
   // Every point times at least `min_timed` seconds (a point of a millisecond measures the timer
   // and the noise): the kernel runs more iterations to reach it and records them.
   const double min_timed = c.scale >= 0.3 ? 0.25 : 0.1;
-  for (const auto& x :
-       {std::string("--quiet"), std::string("--json"), c.raw(s.id), kReplaceOutputs,
-        std::string("--min-seconds"), fmt::format("{:g}", min_timed)})
+  for (const auto& x : {std::string("--quiet"), std::string("--json"), c.raw(s.id), kReplaceOutputs,
+                        std::string("--min-seconds"), fmt::format("{:g}", min_timed)})
     args.push_back(x);
+  if (c.a.vary_work && rep > 1) {  // runs of one point made to do different work (tests)
+    args.push_back("--work-factor");
+    args.push_back(std::to_string(rep));
+  }
   if (!c.a.launcher.empty()) {
     args.push_back("--threads");
     args.push_back(std::to_string(sh.t));

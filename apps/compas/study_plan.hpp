@@ -26,6 +26,7 @@ struct StudyArgs {
   bool fresh = false;
   bool dry_run = false;
   bool quiet = false;
+  bool vary_work = false;  // hidden --vary-work: run r of a point does r times the work
 };
 
 struct Step {

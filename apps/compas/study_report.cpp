@@ -98,10 +98,12 @@ void write_extrap_files(ReportContext& c) {
   if (c.extrap_files.empty()) return;
   study_subdir(c.dir, "extrap");
   for (const auto& [name, text] : c.extrap_files) write_study_file(c.dir, "extrap/" + name, text);
-  c.md << "\nThe kernels' times are in `extrap/` for Extra-P: in its text format (parameters "
-          "processes and threads, metric time), one file per kernel size, and in its JSON Lines, "
-          "one file per kernel with every repetition, over processes, threads and the size where "
-          "the study varies it (oversubscribed points left out).\n"
+  c.md << "\nThe kernels' times per unit of work (a sweep, a multiply, an iteration, a sort) are "
+          "in `extrap/` for Extra-P: in its text format (parameters processes and threads, metric "
+          "time_per_UNIT), one file per kernel size, and in its JSON Lines, one file per kernel "
+          "with every run's value, over processes, threads and the size where the study varies "
+          "it, sizes that are not numbers (CG's classes) apart by callpath (oversubscribed points "
+          "left out).\n"
        << (notes.empty() ? "" : "\n" + notes);
 }
 

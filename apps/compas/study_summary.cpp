@@ -26,7 +26,8 @@ std::string joined(const json& words) {
   return out;
 }
 
-// One split of the machine's cores: its median time and its runs' times.
+// One split of the machine's cores: the median of its runs' seconds per unit of work, and each
+// run's.
 struct Split {
   int procs = 0, threads = 0;
   double seconds = 0;
@@ -36,13 +37,13 @@ struct Split {
 std::vector<Split> splits_at(const json& rows, int cores) {
   std::vector<Split> out;
   for (const auto& r : rows) {
-    if (r.value("oversubscribed", false) || r.value("seconds", 0.0) <= 0) continue;
+    if (r.value("oversubscribed", false) || r.value("seconds_per_unit", 0.0) <= 0) continue;
     const int p = r.value("procs", 0), t = r.value("threads", 0);
     if (p * t != cores) continue;
-    Split s{p, t, r.value("seconds", 0.0), {}};
-    if (r.contains("seconds_samples") && r["seconds_samples"].is_array())
-      for (const auto& x : r["seconds_samples"])
-        if (x.is_number() && x.get<double>() > 0) s.samples.push_back(x.get<double>());
+    Split s{p, t, r.value("seconds_per_unit", 0.0), {}};
+    const json samples = r.value("seconds_per_unit_samples", json::array());
+    for (const auto& x : samples)
+      if (x.is_number() && x.get<double>() > 0) s.samples.push_back(x.get<double>());
     if (s.samples.empty()) s.samples.push_back(s.seconds);
     out.push_back(std::move(s));
   }
@@ -58,7 +59,7 @@ std::string split_name(const Split& s) {
 // The fastest split against the next, for the table and study.json.
 json best_split(const std::vector<Split>& splits, std::string& cell, std::string& noise) {
   const Split& best = splits[0];
-  json j = {{"procs", best.procs}, {"threads", best.threads}, {"seconds", best.seconds}};
+  json j = {{"procs", best.procs}, {"threads", best.threads}, {"seconds_per_unit", best.seconds}};
   if (splits.size() < 2) {
     cell = split_name(best) + " (the only split measured)";
     noise = "-";
@@ -67,7 +68,8 @@ json best_split(const std::vector<Split>& splits, std::string& cell, std::string
   const Split& next = splits[1];
   const double by = next.seconds / best.seconds;
   const RatioInterval r = ratio_interval(best.samples, next.samples, 0.9);
-  j["next"] = {{"procs", next.procs}, {"threads", next.threads}, {"seconds", next.seconds}};
+  j["next"] = {
+      {"procs", next.procs}, {"threads", next.threads}, {"seconds_per_unit", next.seconds}};
   j["faster_by"] = by;
   cell = fmt::format("{}, {:.2f}x faster than {}", split_name(best), by, split_name(next));
   if (r.bounded) {
@@ -120,7 +122,8 @@ std::string summary_md(json& study, int cores) {
   std::string md = fmt::format(
       "## Summary\n\nPer kernel size: the verdict, and which split P x T of the machine's {} "
       "cores is fastest, by how much over the next fastest, and whether that is beyond the "
-      "noise (the 90% Mann-Whitney interval of the ratio of their runs' times excludes 1).\n\n"
+      "noise (the 90% Mann-Whitney interval of the ratio of their runs' times per unit of work "
+      "excludes 1).\n\n"
       "| kernel size | fastest split at {} cores | beyond the noise | verdict "
       "|\n|---|---|---|---|\n",
       cores, cores);

@@ -62,20 +62,28 @@ inline json machine(const std::string& hostname) {
           {"libraries", {{"hwloc", "2.9.0"}}}};
 }
 
-// A study row: seconds (the median) with the repetitions' samples, or with only a min and a max,
-// or a single run (no samples, no bounds).
-inline json row(int procs, int threads, double seconds, std::vector<double> samples = {}) {
-  json r = {{"procs", procs},        {"threads", threads},     {"oversubscribed", false},
-            {"seconds", seconds},    {"speedup", 1.0},         {"efficiency", 1.0},
-            {"rate", 100 / seconds}, {"cpu_seconds", seconds}, {"verified", true}};
-  if (!samples.empty()) r["samples"] = samples;
+// A study row: seconds per unit (the median) with each run's, or with only a min and a max, or a
+// single run (no samples, no bounds); each run's rate is `work` units per second over its time.
+inline json row(int procs, int threads, double seconds, std::vector<double> samples = {},
+                double work = 100) {
+  json r = {{"procs", procs},    {"threads", threads},          {"oversubscribed", false},
+            {"unit", "sweep"},   {"seconds_per_unit", seconds}, {"speedup", 1.0},
+            {"efficiency", 1.0}, {"rate", work / seconds},      {"verified", true}};
+  if (!samples.empty()) {
+    r["seconds_per_unit_samples"] = samples;
+    json rates = json::array();
+    for (double s : samples) rates.push_back(work / s);
+    r["rate_samples"] = rates;
+  }
   return r;
 }
 
 inline json bounded_row(int procs, int threads, double seconds, double lo, double hi) {
   json r = row(procs, threads, seconds);
-  r["seconds_min"] = lo;
-  r["seconds_max"] = hi;
+  r["seconds_per_unit_min"] = lo;
+  r["seconds_per_unit_max"] = hi;
+  r["rate_min"] = 100 / hi;
+  r["rate_max"] = 100 / lo;
   return r;
 }
 

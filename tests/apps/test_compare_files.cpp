@@ -159,13 +159,14 @@ TEST_F(Compare, BadInputsAreRefusedNamingThePathAndTheProblem) {
   expect_refused({write("nocmd.json", "{\"results\": []}"), good},
                  {path("nocmd.json"), "no \"command\""});
   expect_refused({write("empty.json", ""), good}, {path("empty.json"), "empty"});
-  json no_seconds = study_a();
-  no_seconds["kernels"]["laplace n=640"]["rows"][1].erase("seconds");
-  const std::string bad = write_study("noseconds", no_seconds);
-  expect_refused({good, bad}, {"rows[1]", "\"seconds\"", path("noseconds/study.json")});
+  json no_rate = study_a();
+  no_rate["kernels"]["laplace n=640"]["rows"][1].erase("rate");
+  no_rate["kernels"]["laplace n=640"]["rows"][1].erase("seconds_per_unit");
+  const std::string bad = write_study("norate", no_rate);
+  expect_refused({good, bad}, {"rows[1]", "\"seconds_per_unit\"", path("norate/study.json")});
   json bad_samples = study_a();
-  bad_samples["kernels"]["laplace n=640"]["rows"][0]["samples"] = "fast";
-  expect_refused({write_study("badsamples", bad_samples), good}, {"\"samples\"", "rows[0]"});
+  bad_samples["kernels"]["laplace n=640"]["rows"][0]["rate_samples"] = "fast";
+  expect_refused({write_study("badsamples", bad_samples), good}, {"\"mlups_samples\"", "rows[0]"});
   json wrong_type = study_a();
   wrong_type["kernels"]["laplace n=640"]["rows"][0]["oversubscribed"] = "yes";
   expect_refused({good, write_study("wrongtype", wrong_type)},

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../../apps/compas/study_dir.hpp"
@@ -22,8 +23,11 @@ namespace fs = std::filesystem;
 using json = report::json;
 
 struct PointTimes {
+  PointTimes(int p, int t, std::vector<double> s, std::vector<double> w = {})
+      : procs(p), threads(t), seconds(std::move(s)), sweeps(std::move(w)) {}
   int procs, threads;
   std::vector<double> seconds;  // one per run
+  std::vector<double> sweeps;   // one per run; empty: one sweep each (seconds per sweep = seconds)
 };
 
 class StudyReport : public ::testing::Test {
@@ -59,11 +63,23 @@ class StudyReport : public ::testing::Test {
         s.title = s.id;
         s.rep = rep;
         s.reps = reps;
-        const double sec = p.seconds[rep - 1];
+        const double sweeps = p.sweeps.empty() ? 1.0 : p.sweeps[rep - 1];
+        const double sec = p.seconds[rep - 1] * sweeps;  // the run's total
         // Under weak scaling the work, so the rate, grows with p.
         const double work = args_.scaling == "weak" ? 100.0 * p.procs * p.threads : 100.0;
-        json rec = {{"seconds", sec}, {"mlups", work / sec}, {"verified", true}};
-        if (gbs_at_1s > 0) rec["model_gbs"] = gbs_at_1s / sec;
+        json rec = {{"kernel", "laplace"},
+                    {"sweeps", sweeps},
+                    {"seconds", sec},
+                    {"mlups", work * sweeps / sec},
+                    {"verified", true},
+                    {"work",
+                     {{"unit", "sweep"},
+                      {"units", sweeps},
+                      {"seconds", sec},
+                      {"rate_per_unit", work},
+                      {"bytes_per_unit", gbs_at_1s * 1e9},
+                      {"cpu_seconds", sec}}}};
+        if (gbs_at_1s > 0) rec["model_gbs"] = gbs_at_1s * sweeps / sec;
         done(s, {{"command", "run"}, {"results", json::array({rec})}});
       }
   }
@@ -176,21 +192,43 @@ TEST_F(StudyReport, APointIsTheMedianOfItsRunsWithTheirRangeAndWideOnesAreMarked
   const json& rows = study["kernels"]["laplace n=640"]["rows"];
   ASSERT_EQ(rows.size(), 2u) << rows.dump();
   EXPECT_EQ(rows[0].value("runs", 0), 3);
-  EXPECT_DOUBLE_EQ(rows[0].value("seconds", 0.0), 1.01);
+  EXPECT_DOUBLE_EQ(rows[0].value("seconds_per_unit", 0.0), 1.01);
   EXPECT_FALSE(rows[0].value("wide_spread", true));
-  EXPECT_DOUBLE_EQ(rows[1].value("seconds", 0.0), 0.52);
-  EXPECT_DOUBLE_EQ(rows[1].value("seconds_min", 0.0), 0.50);
-  EXPECT_DOUBLE_EQ(rows[1].value("seconds_max", 0.0), 0.65);
+  EXPECT_DOUBLE_EQ(rows[1].value("seconds_per_unit", 0.0), 0.52);
+  EXPECT_DOUBLE_EQ(rows[1].value("seconds_per_unit_min", 0.0), 0.50);
+  EXPECT_DOUBLE_EQ(rows[1].value("seconds_per_unit_max", 0.0), 0.65);
   EXPECT_TRUE(rows[1].value("wide_spread", false));  // (0.65 - 0.50) / 0.52 = 29%
   // The speedup's range: 1 x 1's fastest over 1 x 2's slowest, its slowest over the fastest.
   EXPECT_NEAR(rows[1]["speedup_range"][0].get<double>(), 1.00 / 0.65, 1e-12);
   EXPECT_NEAR(rows[1]["speedup_range"][1].get<double>(), 1.02 / 0.50, 1e-12);
   const std::string report = md();
   // One unit for the table (ms: its smallest time is 0.5 s), four significant digits.
-  EXPECT_NE(report.find("| P x T | runs | time ms | min - max |"), std::string::npos) << report;
-  EXPECT_NE(report.find("| 1 x 2 | 3 | 520.0 | 500.0 - 650.0 | **29%** |"), std::string::npos)
+  EXPECT_NE(report.find("| P x T | runs | sweeps per run | time per sweep ms | min - max |"),
+            std::string::npos)
       << report;
-  EXPECT_NE(report.find("| 1 x 1 | 3 | 1010 | 1000 - 1020 | 2% |"), std::string::npos) << report;
+  EXPECT_NE(report.find("| 1 x 2 | 3 | 1 | 520.0 | 500.0 - 650.0 | **29%** |"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("| 1 x 1 | 3 | 1 | 1010 | 1000 - 1020 | 2% |"), std::string::npos)
+      << report;
+}
+
+// Runs of one point that did different work (--min-seconds repeats sweeps until a run lasted long
+// enough: 4000, 6000 and 6000 sweeps): every figure is per sweep or a rate, never a total time.
+// Before, 1 x 2 at 2x the rate of 1 x 1 was reported at speedup 0.79 from the totals.
+TEST_F(StudyReport, RunsOfDifferentWorkAreComparedPerUnitNeverByTheirTotals) {
+  add_laplace({{1, 1, {1e-4, 1e-4, 1.1e-4}, {2000, 2000, 2000}},
+               {1, 2, {0.5e-4, 0.52e-4, 0.5e-4}, {4000, 6000, 6000}}});
+  const json study = write();
+  const json& rows = study["kernels"]["laplace n=640"]["rows"];
+  ASSERT_EQ(rows.size(), 2u) << rows.dump();
+  EXPECT_NEAR(rows[1].value("seconds_per_unit", 0.0), 0.5e-4, 1e-15);
+  EXPECT_NEAR(rows[1].value("speedup", 0.0), 2.0, 1e-9);
+  EXPECT_NEAR(rows[1]["speedup_range"][0].get<double>(), 1e-4 / 0.52e-4, 1e-9);
+  EXPECT_NEAR(rows[1]["speedup_range"][1].get<double>(), 1.1e-4 / 0.5e-4, 1e-9);
+  EXPECT_NEAR(rows[1].value("rate", 0.0), 100 / 0.5e-4, 1e-6);  // the median of the runs' rates
+  EXPECT_EQ(rows[1]["units"], json({4000, 6000, 6000}));
+  EXPECT_NE(md().find("| 1 x 2 | 3 | 4000 - 6000 | 50.00 | 50.00 - 52.00 |"), std::string::npos)
+      << md();
 }
 
 // Sub-millisecond points keep four significant digits (fixed decimals left "0.0012 | 0.0011 -
@@ -199,9 +237,10 @@ TEST_F(StudyReport, SubMillisecondTimesKeepTheirDigits) {
   add_laplace({{1, 1, {0.0012346, 0.0011, 0.0012}}, {1, 2, {0.00061, 0.0006, 0.00062}}});
   write();
   const std::string report = md();
-  EXPECT_NE(report.find("| P x T | runs | time us |"), std::string::npos) << report;
-  EXPECT_NE(report.find("| 1 x 1 | 3 | 1200 | 1100 - 1235 |"), std::string::npos) << report;
-  EXPECT_NE(report.find("| 1 x 2 | 3 | 610.0 | 600.0 - 620.0 |"), std::string::npos) << report;
+  EXPECT_NE(report.find("| P x T | runs | sweeps per run | time per sweep us |"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("| 1 x 1 | 3 | 1 | 1200 | 1100 - 1235 |"), std::string::npos) << report;
+  EXPECT_NE(report.find("| 1 x 2 | 3 | 1 | 610.0 | 600.0 - 620.0 |"), std::string::npos) << report;
 }
 
 TEST_F(StudyReport, SuperlinearEfficiencyWithinTheSpreadIsNotConcluded) {
@@ -443,6 +482,24 @@ TEST_F(StudyReport, ASummaryDifferenceWithinTheNoiseSaysSo) {
             std::string::npos)
       << md();
   EXPECT_EQ(study["summary"][0]["fastest"]["beyond_noise"], false);
+}
+
+// The Summary ranks splits by their runs' seconds per unit: 1 x 2 ran three times the sweeps of
+// 2 x 1, so its runs lasted longer, but each sweep took less (before, the totals named 2 x 1).
+TEST_F(StudyReport, TheSummaryRanksSplitsByTimePerUnitWhateverWorkEachRunDid) {
+  Step topo{"topology", "topology", "characterize", {}, 1};
+  done(topo, {{"command", "topology"}, {"machine", {{"cores", 2}}}, {"results", json::array()}});
+  add_laplace({{1, 1, {1e-4, 1e-4, 1e-4}, {2000, 2000, 2000}},
+               {1, 2, {0.5e-4, 0.51e-4, 0.49e-4}, {6000, 6000, 6000}},
+               {2, 1, {0.6e-4, 0.61e-4, 0.59e-4}, {2000, 2000, 2000}}});
+  const json study = write();
+  const json& f = study["summary"][0]["fastest"];
+  EXPECT_EQ(f["procs"], 1) << f.dump();
+  EXPECT_EQ(f["threads"], 2) << f.dump();
+  EXPECT_NEAR(f["faster_by"].get<double>(), 0.6 / 0.5, 1e-9);
+  EXPECT_NE(md().find("| laplace n=640 | 1 x 2, 1.20x faster than 2 x 1 | yes (90% interval"),
+            std::string::npos)
+      << md();
 }
 
 // --no-paper leaves COMPaS 1998's figures out; by default they stand beside ours.
