@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "counts.hpp"
 #include "handles.hpp"
 #include "types.hpp"
 
@@ -12,14 +13,14 @@ namespace compas::capi {
 namespace {
 
 // body(T{}, f, in, out, n) with the C++ type of `type`, the operator of `op`, and in, out checked
-// for `count` elements.
+// for `count` elements (count_of).
 template <class F>
 void typed(int type, int op, const void* in, void* out, std::int64_t count, F body) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
     with_op(op, [&](auto f) {
-      const std::size_t n = count_of(count, in, "in");
-      count_of(count, out, "out");
+      const std::size_t n = count_of(count, sizeof(T), in, "in");
+      count_of(count, sizeof(T), out, "out");
       body(t, f, static_cast<const T*>(in), static_cast<T*>(out), n);
     });
   });
@@ -37,7 +38,7 @@ void allreduce(Processes ps, const void* in, void* out, std::int64_t count, int 
 void broadcast(Processes ps, void* data, std::int64_t count, int type, int root) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    const std::size_t n = count_of(count, data, "data");
+    const std::size_t n = count_of(count, sizeof(T), data, "data");
     compas::broadcast(ps, std::span<T>(static_cast<T*>(data), n), root);
   });
 }

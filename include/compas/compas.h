@@ -194,7 +194,10 @@ int compas_accumulate_halos(void* data);
 int compas_free(void* data);
 
 /* ---- collectives over the job (funneled; every process the same calls) ----
- * in and out hold `count` elements of `type`; out may be in. */
+ * in and out hold `count` elements of `type`; out may be in. Every call of this header that takes
+ * a count of elements (these, the group forms, the channels' send and receive) refuses one below
+ * 0, or of more bytes than this host's memory and swap (count * element size overflowing
+ * included), with COMPAS_ERR_ARG naming the count, before anything moves. */
 int compas_allreduce(compas_runtime* rt, const void* in, void* out, int64_t count, int type,
                      int op);
 /* `count` elements of process `root`'s data into every process's data. */
