@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <span>
-#include <vector>
 
 #include "counts.hpp"
 #include "handles.hpp"
@@ -47,10 +46,12 @@ void exscan(Processes ps, const void* in, void* out, std::int64_t count, int typ
   typed(type, op, in, out, count, [&](auto t, auto f, const auto* i, auto* o, std::size_t n) {
     using T = decltype(t);
     ps.runtime().check_funneled("compas_exscan", "from the thread that called compas_init");
-    const std::vector<T> mine(i, i + n);
-    std::fill(o, o + n, identity_of<T>(f));  // what process 0 keeps
-    if (ps.size() > 1 && n > 0)
-      ps.collectives().exclusive_scan(std::span<const T>(mine), std::span<T>(o, n), f);
+    // Every process's call and count (0 included) before anything is written: a mismatch is the
+    // same CollectiveError on every process, and the caller's buffers stay as they were.
+    compas::detail::agree(ps, {compas::detail::CollectiveCall::exscan, sizeof(T), n, -1, true});
+    if (ps.size() > 1 && n > 0)  // leaves process 0's out as it was
+      ps.collectives().exclusive_scan(std::span<const T>(i, n), std::span<T>(o, n), f);
+    if (ps.rank() == 0) std::fill(o, o + n, identity_of<T>(f));
   });
 }
 

@@ -194,10 +194,14 @@ int compas_accumulate_halos(void* data);
 int compas_free(void* data);
 
 /* ---- collectives over the job (funneled; every process the same calls) ----
- * in and out hold `count` elements of `type`; out may be in. Every call of this header that takes
- * a count of elements (these, the group forms, the channels' send and receive) refuses one below
- * 0, or of more bytes than this host's memory and swap (count * element size overflowing
- * included), with COMPAS_ERR_ARG naming the count, before anything moves. */
+ * in and out hold `count` elements of `type`; out may be in. Each call checks its arguments, then
+ * the processes agree on the call, the type and the count (a count of 0 takes part like any
+ * other), and only then is anything written into a buffer: processes that differ all get
+ * COMPAS_ERR_COLLECTIVE at once, and a call refused by its checks or its agreement leaves the
+ * caller's buffers as they were. Every call of this header that takes a count of elements (these,
+ * the group forms, the channels' send and receive) refuses one below 0, or of more bytes than this
+ * host's memory and swap (count * element size overflowing included), with COMPAS_ERR_ARG naming
+ * the count, before anything moves. */
 int compas_allreduce(compas_runtime* rt, const void* in, void* out, int64_t count, int type,
                      int op);
 /* `count` elements of process `root`'s data into every process's data. */
