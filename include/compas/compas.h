@@ -14,9 +14,11 @@
  * Semantics are those of the C++ layer (the headers of compas/runtime/, docs/PORTING.md): the same
  * distribution, halos, collectives and checks. Every call is made by the thread that called
  * compas_init, outside OpenMP parallel regions (funneled, like MPI_THREAD_FUNNELED), except the
- * queries (rank, bounds, data, ...), which any thread may make. Collective calls (creating and
- * destroying arrays, groups and channels, exchanges, swaps, collectives) are made by every
- * process (every member of a group) in the same order.
+ * queries (rank, bounds, data, ...), which any thread may make: a collective call from another
+ * thread, compas_finalize and the destroys included, is COMPAS_ERR_STATE before it does anything.
+ * Collective calls (creating and destroying arrays, groups and channels, exchanges, swaps,
+ * collectives, compas_finalize) are made by every process (every member of a group) in the same
+ * order.
  *
  * Errors: every call returns COMPAS_OK (0) or one of enum compas_error; nothing is thrown and
  * nothing aborts (unless the program asks for errors that end the job: compas_start,
