@@ -93,21 +93,22 @@ contains
     if (failed(c_group_destroy(group%handle), ierr)) return
   end subroutine
 
+  ! This process's rank in the group (-1 when it is in none); -1 on failure (ierr set: a group
+  ! never made, or destroyed).
   integer function compas_group_rank(group, ierr)
     type(compas_group), intent(in) :: group
     integer, intent(out), optional :: ierr
     integer(c_int) :: r
-    r = -1
-    if (failed(c_group_rank(group%handle, r), ierr)) continue
+    if (failed(c_group_rank(group%handle, r), ierr)) r = -1
     compas_group_rank = r
   end function
 
+  ! The group's number of processes (0 when this process is in none); -1 on failure.
   integer function compas_group_size(group, ierr)
     type(compas_group), intent(in) :: group
     integer, intent(out), optional :: ierr
     integer(c_int) :: s
-    s = 0
-    if (failed(c_group_size(group%handle, s), ierr)) continue
+    if (failed(c_group_size(group%handle, s), ierr)) s = -1
     compas_group_size = s
   end function
 
