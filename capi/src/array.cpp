@@ -147,6 +147,7 @@ extern "C" int compas_array_swap(compas_array* a, compas_array* b) {
   return guard("compas_array_swap", [&] {
     compas_array* x = live(a, "a");
     compas_array* y = live(b, "b");
+    check_collective_thread(*x->rt);
     if (x->impl->type != y->impl->type || x->impl->dims != y->impl->dims)
       throw Error(COMPAS_ERR_ARG, "a is of type " + std::to_string(x->impl->type) + " in " +
                                       std::to_string(x->impl->dims) + " dims, b of type " +

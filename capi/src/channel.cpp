@@ -1,6 +1,7 @@
 // compas_channel_*: point-to-point channels (compas::detail::ChannelBytes, the untyped Channel).
 #include <string>
 
+#include "counts.hpp"
 #include "handles.hpp"
 #include "types.hpp"
 
@@ -22,7 +23,7 @@ extern "C" int compas_channel_create(compas_runtime* rt, int type, int64_t capac
     need(channel, "channel");
     *channel = nullptr;
     compas_runtime* r = live(rt, "rt");
-    const std::size_t elem = with_type(type, [](auto t) { return sizeof(t); });
+    const std::size_t elem = size_of(type);
     *channel = track(new compas_channel(r, type, positive(capacity, "capacity"),
                                         positive(max_count, "max_count"), elem));
   });
@@ -36,7 +37,7 @@ extern "C" int compas_channel_send(compas_channel* channel, int to, const void* 
                                    int64_t count) {
   return guard("compas_channel_send", [&] {
     compas_channel* c = live(channel, "channel");
-    c->bytes.send(to, data, count_of(count, data, "data"));
+    c->bytes.send(to, data, count_of(count, size_of(c->type), data, "data"));
   });
 }
 
@@ -45,7 +46,7 @@ extern "C" int compas_channel_recv(compas_channel* channel, int from, void* data
   return guard("compas_channel_recv", [&] {
     compas_channel* c = live(channel, "channel");
     need(count, "count");
-    const std::size_t n = c->bytes.recv(from, data, count_of(room, data, "data"));
+    const std::size_t n = c->bytes.recv(from, data, count_of(room, size_of(c->type), data, "data"));
     *count = static_cast<std::int64_t>(n);
   });
 }

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <span>
-#include <vector>
 
+#include "counts.hpp"
 #include "handles.hpp"
 #include "types.hpp"
 
@@ -12,14 +12,14 @@ namespace compas::capi {
 namespace {
 
 // body(T{}, f, in, out, n) with the C++ type of `type`, the operator of `op`, and in, out checked
-// for `count` elements.
+// for `count` elements (count_of).
 template <class F>
 void typed(int type, int op, const void* in, void* out, std::int64_t count, F body) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
     with_op(op, [&](auto f) {
-      const std::size_t n = count_of(count, in, "in");
-      count_of(count, out, "out");
+      const std::size_t n = count_of(count, sizeof(T), in, "in");
+      count_of(count, sizeof(T), out, "out");
       body(t, f, static_cast<const T*>(in), static_cast<T*>(out), n);
     });
   });
@@ -37,7 +37,7 @@ void allreduce(Processes ps, const void* in, void* out, std::int64_t count, int 
 void broadcast(Processes ps, void* data, std::int64_t count, int type, int root) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    const std::size_t n = count_of(count, data, "data");
+    const std::size_t n = count_of(count, sizeof(T), data, "data");
     compas::broadcast(ps, std::span<T>(static_cast<T*>(data), n), root);
   });
 }
@@ -46,10 +46,12 @@ void exscan(Processes ps, const void* in, void* out, std::int64_t count, int typ
   typed(type, op, in, out, count, [&](auto t, auto f, const auto* i, auto* o, std::size_t n) {
     using T = decltype(t);
     ps.runtime().check_funneled("compas_exscan", "from the thread that called compas_init");
-    const std::vector<T> mine(i, i + n);
-    std::fill(o, o + n, identity_of<T>(f));  // what process 0 keeps
-    if (ps.size() > 1 && n > 0)
-      ps.collectives().exclusive_scan(std::span<const T>(mine), std::span<T>(o, n), f);
+    // Every process's call and count (0 included) before anything is written: a mismatch is the
+    // same CollectiveError on every process, and the caller's buffers stay as they were.
+    compas::detail::agree(ps, {compas::detail::CollectiveCall::exscan, sizeof(T), n, -1, true});
+    if (ps.size() > 1 && n > 0)  // leaves process 0's out as it was
+      ps.collectives().exclusive_scan(std::span<const T>(i, n), std::span<T>(o, n), f);
+    if (ps.rank() == 0) std::fill(o, o + n, identity_of<T>(f));
   });
 }
 

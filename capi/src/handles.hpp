@@ -124,11 +124,20 @@ compas_runtime* current_runtime() noexcept;
 // Completes an array's pending exchange and releases its handle.
 void finish_pending(compas_array& a);
 
+// Throws std::logic_error (COMPAS_ERR_STATE) unless the calling thread is the one that called
+// compas_init, outside Runtime::run: what every collective call of the C API checks before it
+// does anything, the destroys and compas_finalize included (their C++ destructors cannot refuse).
+inline void check_collective_thread(const compas_runtime& rt) {
+  rt.runtime->check_funneled("a collective call",
+                             "make it from the thread that called compas_init");
+}
+
 // Destroys a child handle (collective for arrays, groups and channels) and clears *slot.
 template <class H>
 void destroy(H** slot, const char* what) {
   need(slot, what);
   H* h = live(*slot, what);
+  check_collective_thread(*h->rt);
   if constexpr (std::is_same_v<H, compas_array>) finish_pending(*h);
   release(h);
   *slot = nullptr;

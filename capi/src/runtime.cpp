@@ -68,6 +68,7 @@ extern "C" int compas_finalize(compas_runtime** rt) {
   return guard("compas_finalize", [&] {
     need(rt, "rt");
     compas_runtime* h = live(*rt, "rt");
+    check_collective_thread(*h);
     while (!h->children.empty()) {  // newest first, as the C++ objects would go
       compas_child* c = h->children.back();
       if (c->tag == Kind::array) finish_pending(*static_cast<compas_array*>(c));

@@ -56,12 +56,9 @@ T identity_of(Op) {
   if constexpr (std::is_same_v<Op, compas::op::max>) return std::numeric_limits<T>::lowest();
 }
 
-// A count of elements: 0 or more, and data for it unless it is 0.
-inline std::size_t count_of(std::int64_t count, const void* data, const char* what) {
-  if (count < 0)
-    throw Error(COMPAS_ERR_ARG, "count " + std::to_string(count) + " is negative: 0 or more");
-  if (count > 0) need(data, what);
-  return static_cast<std::size_t>(count);
+// The bytes of one element of `type` (Error as with_type's for a value outside the enum).
+inline std::size_t size_of(int type) {
+  return with_type(type, [](auto t) { return sizeof(t); });
 }
 
 }  // namespace compas::capi

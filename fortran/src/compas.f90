@@ -19,6 +19,8 @@
 ! Errors: every call takes an optional integer ierr. Present, it receives COMPAS_OK (0) or a code
 ! and compas_error_message() the message. Absent, a failure ends the job: each failing process
 ! prints "compas: process R: MESSAGE" and the job exits with status 2 for COMPAS_ERR_ARG, else 1.
+! The functions (compas_rank, compas_processes, compas_threads, compas_group_rank,
+! compas_group_size) return -1 when they fail with ierr present.
 module compas
   use compas_c_api, only: COMPAS_OK, COMPAS_ERR_ARG, COMPAS_ERR_COLLECTIVE, COMPAS_ERR_HANDLE, &
                           COMPAS_ERR_NOMEM, COMPAS_ERR_COMM, COMPAS_ERR_STATE, &

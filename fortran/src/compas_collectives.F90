@@ -33,31 +33,33 @@ module compas_collectives
 
 contains
 
+  ! The C call of `what` on `count` elements at data. count is 64-bit, as size(x, kind=c_int64_t)
+  ! gives it: a default integer would wrap past 2**31 - 1 elements (2**40 to 0, a call that did
+  ! nothing), where C checks the whole count against what a buffer can hold.
   subroutine collective(what, data, count, contiguous, ctype, arg, group, ierr)
-    integer, intent(in) :: what, count, ctype, arg
+    integer, intent(in) :: what, ctype, arg
+    integer(c_int64_t), intent(in) :: count
     type(c_ptr), intent(in) :: data
     logical, intent(in) :: contiguous
     type(compas_group), intent(in), optional :: group
     integer, intent(out), optional :: ierr
-    integer(c_int64_t) :: n
     integer(c_int) :: t, a, code
     if (.not. contiguous) then
       if (failed(COMPAS_ERR_ARG, ierr, 'compas collective: the array is not contiguous')) return
     end if
-    n = count
     t = int(ctype, c_int)
     a = int(arg, c_int)
     if (present(group)) then
       select case (what)
-      case (ALLREDUCE_CALL); code = c_group_allreduce(group%handle, data, data, n, t, a)
-      case (BROADCAST_CALL); code = c_group_broadcast(group%handle, data, n, t, a)
-      case default; code = c_group_exscan(group%handle, data, data, n, t, a)
+      case (ALLREDUCE_CALL); code = c_group_allreduce(group%handle, data, data, count, t, a)
+      case (BROADCAST_CALL); code = c_group_broadcast(group%handle, data, count, t, a)
+      case default; code = c_group_exscan(group%handle, data, data, count, t, a)
       end select
     else
       select case (what)
-      case (ALLREDUCE_CALL); code = c_allreduce(runtime, data, data, n, t, a)
-      case (BROADCAST_CALL); code = c_broadcast(runtime, data, n, t, a)
-      case default; code = c_exscan(runtime, data, data, n, t, a)
+      case (ALLREDUCE_CALL); code = c_allreduce(runtime, data, data, count, t, a)
+      case (BROADCAST_CALL); code = c_broadcast(runtime, data, count, t, a)
+      case default; code = c_exscan(runtime, data, data, count, t, a)
       end select
     end if
     if (failed(code, ierr)) return
@@ -93,21 +95,22 @@ contains
     if (failed(c_group_destroy(group%handle), ierr)) return
   end subroutine
 
+  ! This process's rank in the group (-1 when it is in none); -1 on failure (ierr set: a group
+  ! never made, or destroyed).
   integer function compas_group_rank(group, ierr)
     type(compas_group), intent(in) :: group
     integer, intent(out), optional :: ierr
     integer(c_int) :: r
-    r = -1
-    if (failed(c_group_rank(group%handle, r), ierr)) continue
+    if (failed(c_group_rank(group%handle, r), ierr)) r = -1
     compas_group_rank = r
   end function
 
+  ! The group's number of processes (0 when this process is in none); -1 on failure.
   integer function compas_group_size(group, ierr)
     type(compas_group), intent(in) :: group
     integer, intent(out), optional :: ierr
     integer(c_int) :: s
-    s = 0
-    if (failed(c_group_size(group%handle, s), ierr)) continue
+    if (failed(c_group_size(group%handle, s), ierr)) s = -1
     compas_group_size = s
   end function
 

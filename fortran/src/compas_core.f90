@@ -174,29 +174,32 @@ contains
     if (allocated(arrays)) deallocate (arrays)
   end subroutine
 
-  ! This process's rank in the job, 0 .. compas_processes() - 1.
+  ! The queries (compas_rank, compas_processes, compas_threads, and compas_group_rank and
+  ! compas_group_size of compas_collectives) return -1 when they fail (ierr set: before
+  ! compas_init, after compas_finalize, a group never made or destroyed). The -1 is set after the C
+  ! call: its result argument is intent(out), undefined when the call fails.
+
+  ! This process's rank in the job, 0 .. compas_processes() - 1; -1 on failure.
   integer function compas_rank(ierr)
     integer, intent(out), optional :: ierr
     integer(c_int) :: r
-    r = -1
-    if (failed(c_process(runtime, r), ierr)) continue
+    if (failed(c_process(runtime, r), ierr)) r = -1
     compas_rank = r
   end function
 
+  ! The job's number of processes; -1 on failure.
   integer function compas_processes(ierr)
     integer, intent(out), optional :: ierr
     integer(c_int) :: p
-    p = 0
-    if (failed(c_processes(runtime, p), ierr)) continue
+    if (failed(c_processes(runtime, p), ierr)) p = -1
     compas_processes = p
   end function
 
-  ! Threads per process (OpenMP's, pinned by compas_init).
+  ! Threads per process (OpenMP's, pinned by compas_init); -1 on failure.
   integer function compas_threads(ierr)
     integer, intent(out), optional :: ierr
     integer(c_int) :: t
-    t = 0
-    if (failed(c_threads(runtime, t), ierr)) continue
+    if (failed(c_threads(runtime, t), ierr)) t = -1
     compas_threads = t
   end function
 

@@ -14,9 +14,11 @@
  * Semantics are those of the C++ layer (the headers of compas/runtime/, docs/PORTING.md): the same
  * distribution, halos, collectives and checks. Every call is made by the thread that called
  * compas_init, outside OpenMP parallel regions (funneled, like MPI_THREAD_FUNNELED), except the
- * queries (rank, bounds, data, ...), which any thread may make. Collective calls (creating and
- * destroying arrays, groups and channels, exchanges, swaps, collectives) are made by every
- * process (every member of a group) in the same order.
+ * queries (rank, bounds, data, ...), which any thread may make: a collective call from another
+ * thread, compas_finalize and the destroys included, is COMPAS_ERR_STATE before it does anything.
+ * Collective calls (creating and destroying arrays, groups and channels, exchanges, swaps,
+ * collectives, compas_finalize) are made by every process (every member of a group) in the same
+ * order.
  *
  * Errors: every call returns COMPAS_OK (0) or one of enum compas_error; nothing is thrown and
  * nothing aborts (unless the program asks for errors that end the job: compas_start,
@@ -194,7 +196,14 @@ int compas_accumulate_halos(void* data);
 int compas_free(void* data);
 
 /* ---- collectives over the job (funneled; every process the same calls) ----
- * in and out hold `count` elements of `type`; out may be in. */
+ * in and out hold `count` elements of `type`; out may be in. Each call checks its arguments, then
+ * the processes agree on the call, the type and the count (a count of 0 takes part like any
+ * other), and only then is anything written into a buffer: processes that differ all get
+ * COMPAS_ERR_COLLECTIVE at once, and a call refused by its checks or its agreement leaves the
+ * caller's buffers as they were. Every call of this header that takes a count of elements (these,
+ * the group forms, the channels' send and receive) refuses one below 0, or of more bytes than this
+ * host's memory and swap (count * element size overflowing included), with COMPAS_ERR_ARG naming
+ * the count, before anything moves. */
 int compas_allreduce(compas_runtime* rt, const void* in, void* out, int64_t count, int type,
                      int op);
 /* `count` elements of process `root`'s data into every process's data. */

@@ -48,6 +48,8 @@ const char* name_of(std::uint32_t call) {
       return "migrate";
     case CollectiveCall::update_flush:
       return "UpdateBatch::flush";
+    case CollectiveCall::exscan:
+      return "exscan";
   }
   return "an unknown call";
 }

@@ -89,8 +89,9 @@ enum class CollectiveCall : std::uint32_t {
   gather,
   reduce,
   allreduce,
-  migrate,      // migrate.hpp
-  update_flush  // update_batch.hpp
+  migrate,       // migrate.hpp
+  update_flush,  // update_batch.hpp
+  exscan         // an exclusive scan (the C API's compas_exscan)
 };
 
 // What one process passes to a collective, checked against every other's (runtime/src).
