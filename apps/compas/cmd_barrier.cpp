@@ -37,6 +37,7 @@
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/team.hpp"
+#include "job_load.hpp"
 #include "plot.hpp"
 
 namespace compas::app {
@@ -211,6 +212,7 @@ int run_process_barrier(const BarrierArgs& a, comm::Bootstrap& boot) {
   const auto timings = probes::time_process_barriers(boot, variants, a.repeats, a.target_ms);
   for (std::size_t v = 0; v < variants.size(); ++v)
     record(names[v], names[v] == "mpi" ? "MPI_Barrier" : policy, timings[v]);
+  count_job_cpu(boot);
   if (!leader) return 0;
   write_outputs(report, a.out);
   plot_report(report, a.plot);

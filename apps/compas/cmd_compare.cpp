@@ -178,6 +178,7 @@ void print_summary(const Summary& s) {
   std::string line =
       fmt::format("\nsummary: {} point{} in both: {} faster, {} slower, {} within noise", s.both,
                   s.both == 1 ? "" : "s", s.faster, s.slower, s.noise);
+  if (s.unknown) line += fmt::format(", {} unknown (single runs, no spread)", s.unknown);
   if (s.not_comparable) line += fmt::format(", {} not comparable", s.not_comparable);
   if (s.different_work) line += fmt::format(", {} of different work", s.different_work);
   line += fmt::format("; {} only in A, {} only in B", s.only_a, s.only_b);
@@ -186,6 +187,11 @@ void print_summary(const Summary& s) {
     if (s.geomean_ratio) line += fmt::format(" (of B/A {:.3f})", *s.geomean_ratio);
   }
   fmt::print("{}\n", line);
+  if (s.tested > 1)
+    fmt::print(
+        "({} points tested at {:.0f}% each: about {:.1f} of them would show a real difference by "
+        "chance alone)\n",
+        s.tested, 100 * kConfidence, s.tested * (1 - kConfidence));
 }
 
 // A CSV row is one level: a side's value as "a", its range as "a_min", "a_max", ...; the key
@@ -212,9 +218,18 @@ void write_comparison(const json& doc, const OutputFlags& out) {
   write_output(out, out.csv, report::to_csv(records));
 }
 
-// Exit 1 with one line per regression beyond --fail-above; 0 when none.
-int judge_regressions(const std::vector<Row>& rows, std::optional<double> factor, bool quiet) {
+// Exit 3 with one line per regression beyond --fail-above; 1 when no point could be judged (a
+// check that looked at nothing has not passed); 0 when none is worse.
+int judge_regressions(const std::vector<Row>& rows, const Summary& s, std::optional<double> factor,
+                      bool quiet) {
   if (!factor) return 0;
+  if (s.ratios == 0) {
+    fmt::print(stderr,
+               "compas compare: --fail-above {}: no point could be judged ({} in both, {} "
+               "comparable): nothing was checked\n",
+               *factor, s.both, s.ratios);
+    return 1;
+  }
   const auto bad = regressions(rows, *factor);
   if (!quiet || !bad.empty())
     fmt::print(stderr, "compas compare: {} regression{} beyond --fail-above {}{}\n", bad.size(),
@@ -222,7 +237,7 @@ int judge_regressions(const std::vector<Row>& rows, std::optional<double> factor
   for (const Row* r : bad)
     fmt::print(stderr, "  {} / {}: B {:.3g}x worse ({})\n", r->point.key, r->point.measurement,
                1 / r->verdict.speedup, r->verdict.note);
-  return bad.empty() ? 0 : 1;
+  return bad.empty() ? 0 : 3;
 }
 
 int run_compare(const CompareArgs& args) {
@@ -244,7 +259,7 @@ int run_compare(const CompareArgs& args) {
     print_points(rows, display_keys(rows, a.kind == "study"));
     print_summary(summary);
   }
-  return judge_regressions(rows, factor, args.out.quiet);
+  return judge_regressions(rows, summary, factor, args.out.quiet);
 }
 
 }  // namespace
@@ -260,8 +275,8 @@ Command setup_compare(CLI::App& app) {
       ->required();
   cmd->add_option("B", args->b, "what is compared with A: of the same kind as A")->required();
   cmd->add_option("--fail-above", args->fail_above,
-                  "exit 1 when a real difference makes B worse than A by more than this factor "
-                  "(e.g. 1.1), for CI");
+                  "exit 3 when a real difference makes B worse than A by more than this factor "
+                  "(e.g. 1.1), for CI; exit 1 when no point could be judged");
   add_output_flags(*cmd, args->out);
   return {cmd, [args] { return comparison::run_compare(*args); }};
 }

@@ -23,6 +23,7 @@
 #include "compas/probes/membw.hpp"
 #include "compas/probes/pingpong.hpp"
 #include "compas/threads/topology.hpp"
+#include "job_load.hpp"
 
 #ifdef COMPAS_WITH_MPI
 #define OMPI_SKIP_MPICXX 1  // the C API only
@@ -251,6 +252,7 @@ int run_pingpong(const PingpongArgs& a) {
     MPI_Win_free(&win);
   }
 #endif
+  count_job_cpu(*boot);
   if (leader) write_outputs(report, a.out);
   return 0;
 }

@@ -45,11 +45,14 @@ const char* const kRules =
     "min) / median. Verdict: with at least 3 repetitions on each side, the 90% confidence "
     "interval of B / A from the pairwise ratios B_j / A_i (Mann-Whitney's, as Hodges-Lehmann's "
     "estimate; no distribution assumed; exact coverage stated): a real difference when it "
-    "excludes 1. With fewer, or with only min and max known: a real difference when the ranges do "
-    "not overlap and |B - A| / max(A, B) exceeds 5% (for single runs: when it exceeds 5%); this "
-    "is no test and the note says so. Swapping A and B keeps every verdict. --fail-above R: exit "
-    "1 when a real difference makes B worse than A by more than R times (B's time over A's, A's "
-    "rate over B's).";
+    "excludes 1 (of N such tests about N / 10 do so by chance alone: the summary says how many "
+    "were made). With fewer, or with only min and max known on a side: a real difference when the "
+    "ranges do not overlap and |B - A| / max(A, B) exceeds 5%; this is no test and the note says "
+    "so. Two single runs (no spread known on either side): unknown, whatever their difference. "
+    "Swapping A and B keeps every verdict. --fail-above R: exit 3 when a real difference makes B "
+    "worse than A by more than R times (B's time over A's, A's rate over B's), exit 1 when no "
+    "point could be judged (none in both, or none comparable); exit 1 is also any other failure "
+    "and 2 bad input.";
 
 namespace {
 
@@ -492,8 +495,13 @@ Summary summarize(const std::vector<Row>& rows) {
       ++s.not_comparable;
       continue;
     }
-    if (!v.real) ++s.noise;
-    if (v.real) ++(v.speedup > 1 ? s.faster : s.slower);
+    if (v.tested) ++s.tested;
+    if (v.unknown)
+      ++s.unknown;
+    else if (!v.real)
+      ++s.noise;
+    else
+      ++(v.speedup > 1 ? s.faster : s.slower);
     ++s.ratios;
     log_speedup += std::log(v.speedup);
     log_ratio += std::log(v.ratio);
@@ -550,6 +558,10 @@ json comparison_json(const Input& a, const Input& b, const std::vector<MachineLi
             {"faster", s.faster},
             {"slower", s.slower},
             {"within_noise", s.noise},
+            {"unknown", s.unknown},
+            {"tested", s.tested},
+            {"tested_confidence", kConfidence},
+            {"expected_false_differences", s.tested * (1 - kConfidence)},
             {"not_comparable", s.not_comparable},
             {"different_work", s.different_work},
             {"only_in_a", s.only_a},

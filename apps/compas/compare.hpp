@@ -69,6 +69,7 @@ struct Verdict {
   double ratio = 0;             // B / A
   double speedup = 0;           // how many times B is faster than A (A / B for times)
   bool real = false;            // "real difference", else "within noise"
+  bool unknown = false;         // no spread known on either side: no verdict (single runs)
   bool tested = false;          // judged by the interval below, else by the ranges (see kRules)
   double ci_lo = 0, ci_hi = 0, confidence = 0;  // of B / A, when tested
   double p_value = 1;                           // Mann-Whitney's, when tested
@@ -94,14 +95,16 @@ struct Row {
 // A's points in A's order, then those only B has.
 std::vector<Row> match(const std::vector<Point>& a, const std::vector<Point>& b);
 
-// "real difference", "within noise", "not comparable", "different work", "only in A",
-// "only in B".
+// "real difference", "within noise", "unknown (no spread)", "not comparable", "different work",
+// "only in A", "only in B".
 std::string verdict_name(const Row& r);
 
 struct Summary {
   int both = 0, faster = 0, slower = 0, noise = 0, not_comparable = 0, only_a = 0, only_b = 0;
   int different_work = 0;
-  int ratios = 0;                       // points in the geometric means
+  int unknown = 0;  // paired, but neither side's spread is known
+  int tested = 0;   // verdicts by the interval: at 90% each, about a tenth of them err by chance
+  int ratios = 0;   // points in the geometric means
   double geomean_speedup = 0;           // of B over A, over the comparable points
   std::optional<double> geomean_ratio;  // of B / A, when every point is of one direction
 };

@@ -48,6 +48,22 @@ void flatten(const std::string& prefix, const json& v,
   out.push_back({prefix, prefix == "caches" && v.is_array() ? caches_text(v) : text_of(v)});
 }
 
+// How busy the machine was besides: a command's own machine_load, or a study's kernel runs' (the
+// median and the most of any run). A whole column of "slower" may be this line.
+std::string load_text(const json& doc) {
+  const auto share = [](const json& o, const char* f) {
+    return o.is_object() && o.contains(f) && o[f].is_number()
+               ? fmt::format("{:.0f}%", 100 * o[f].get<double>())
+               : std::string("-");
+  };
+  if (doc.contains("kernel_runs_load"))
+    return share(doc["kernel_runs_load"], "median") + " (most " +
+           share(doc["kernel_runs_load"], "max") + ")";
+  if (doc.contains("run") && doc["run"].is_object() && doc["run"].contains("machine_load"))
+    return share(doc["run"]["machine_load"], "other_processes_cpu_share");
+  return "-";
+}
+
 std::vector<std::pair<std::string, std::string>> machine_fields(const Input& in) {
   std::vector<std::pair<std::string, std::string>> out = {
       {"compas version", in.doc.contains("version") ? text_of(in.doc["version"]) : "-"}};
@@ -55,6 +71,7 @@ std::vector<std::pair<std::string, std::string>> machine_fields(const Input& in)
     for (const char* f : {"git_commit", "build", "libraries"})
       if (in.doc["run"].contains(f)) flatten(std::string("run.") + f, in.doc["run"][f], out);
   if (in.doc.contains("machine")) flatten("", in.doc["machine"], out);
+  out.push_back({"busy: other processes' share of the CPU time", load_text(in.doc)});
   return out;
 }
 

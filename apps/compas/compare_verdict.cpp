@@ -36,6 +36,14 @@ void judge_by_ranges(const Value& a, const Value& b, Verdict& v) {
   const bool apart = a.hi < b.lo || b.hi < a.lo;
   // Equal to 1 - min(B/A, A/B), computed alike either way round.
   const double difference = std::abs(b.value - a.value) / std::max(a.value, b.value);
+  if (!known && difference > 0) {  // two single runs: how far apart chance puts them is unknown
+    v.unknown = true;
+    v.note = fmt::format(
+        "no spread known (single runs): a difference of {:.1f}% may be noise; repeat the "
+        "measurements (3 runs a side for a test)",
+        100 * difference);
+    return;
+  }
   v.real = apart && difference > kUntestedLimit;
   const std::string why =
       a.samples.size() > 1 && b.samples.size() > 1
@@ -45,8 +53,7 @@ void judge_by_ranges(const Value& a, const Value& b, Verdict& v) {
       : known ? std::string("ranges only, no test")
               : std::string("single runs, no test");
   if (!known)
-    v.note = fmt::format("no spread known (single runs): the difference {:.1f}% {} 5%",
-                         100 * difference, v.real ? "exceeds" : "is within");
+    v.note = "single runs of equal values";
   else if (!apart)
     v.note = "ranges overlap (" + why + ")";
   else
@@ -91,6 +98,7 @@ std::string verdict_name(const Row& r) {
   if (!r.a) return "only in B";
   if (r.verdict.different_work) return "different work";
   if (!r.verdict.comparable) return "not comparable";
+  if (r.verdict.unknown) return "unknown (no spread)";
   return r.verdict.real ? "real difference" : "within noise";
 }
 

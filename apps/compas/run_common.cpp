@@ -9,6 +9,7 @@
 #include "compas/threads/barrier.hpp"
 #include "compas/threads/placement.hpp"
 #include "compas/threads/wait.hpp"
+#include "job_load.hpp"
 
 namespace compas::app {
 
@@ -31,7 +32,8 @@ void add_run_flags(CLI::App& cmd, RunFlags& f) {
   add_events_flag(cmd, f.events);
   cmd.add_option("--min-seconds", f.min_seconds,
                  "run more iterations until the timed part lasts at least this long (seconds; "
-                 "0: the iterations asked; CG's class fixes its iterations)")
+                 "0: the iterations asked; CG, whose class fixes its iterations, repeats the whole "
+                 "benchmark)")
       ->check(CLI::Range(0.0, 3600.0));
   // The study's --vary-work (its tests): runs of one point made to do different work.
   cmd.add_option("--work-factor", f.work_factor, "multiply the iterations asked by this")
@@ -193,6 +195,7 @@ int run_kernel(const std::string& kernel, const RunFlags& flags,
   int factor = 1;
   KernelRun r = run_to_minimum(rt, flags, run, factor);
   report::json regions = region_json(rt, events, leader && !flags.out.quiet);
+  count_job_cpu(rt.bootstrap());
   if (!leader) return r.verified ? 0 : 1;
   add_compute(regions, r.whole_region);
   const std::string summary = !flags.out.quiet && r.summary ? r.summary(regions) : "";

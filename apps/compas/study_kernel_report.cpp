@@ -53,7 +53,7 @@ std::map<std::string, std::vector<PointRuns>> gather_points(const ReportContext&
       where[s.point] = {name, points.size()};
       points.push_back({&s, {}});
     }
-    points[where[s.point].second].runs.push_back({s.id, (*r)["results"][0]});
+    points[where[s.point].second].runs.push_back({s.id, (*r)["results"][0], busy_share(*r)});
   }
   return by_size;
 }
@@ -115,6 +115,20 @@ std::vector<const PointStats*> measured(const std::vector<PointStats>& points) {
   return out;
 }
 
+// "**Busy machine:** ..." naming the points one of whose runs was measured beside other work.
+std::string busy_points_note(const std::vector<const PointStats*>& points) {
+  std::string which;
+  for (const auto* st : points)
+    if (st->busy >= kBusyShare)
+      which += fmt::format("{}{} x {} ({:.0f}%)", which.empty() ? "" : ", ", st->step->procs,
+                           st->step->threads, 100 * st->busy);
+  if (which.empty()) return "";
+  return "\n**Busy machine:** while runs of " + which +
+         " measured, other processes used up to that share of the machine's CPU time (this "
+         "job's own processes not counted): their times may be long, their rates low, and what "
+         "is judged from them with them. Measure again on a quiet machine to cite them.\n";
+}
+
 void write_table(ReportContext& c, const std::string& rate_name,
                  const std::vector<PointStats>& points) {
   const bool weak = c.a.scaling == "weak";
@@ -171,6 +185,7 @@ void write_table(ReportContext& c, const std::string& rate_name,
   for (const auto& st : points)
     for (const auto& why : st.left_out)
       c.md << fmt::format("\nLeft out of {} x {}: {}.\n", st.step->procs, st.step->threads, why);
+  c.md << busy_points_note(shown);
 }
 
 void record_rows(ReportContext& c, const std::string& name, const std::string& rate_name,
@@ -233,6 +248,7 @@ void record_rows(ReportContext& c, const std::string& name, const std::string& r
                 {"communicate_seconds_per_unit", st.communicate},
                 {"synchronize_seconds_per_unit", st.synchronize},
                 {"cpu_per_wall", st.cpu_per_wall},
+                {"busy_share", st.busy},
                 {"verified", verified}};
     if (!st.left_out.empty()) row["left_out"] = st.left_out;
     rows.push_back(std::move(row));
@@ -381,10 +397,23 @@ void write_scaling(ReportContext& c, const std::string& name, const std::vector<
     c.extrap_files[file_name_of(name) + ".txt"] = text;
 }
 
+// The kernel runs' busy shares, median and most, for compare's machine lines.
+void record_load(ReportContext& c, const std::map<std::string, std::vector<PointRuns>>& all) {
+  std::vector<double> shares;
+  for (const auto& [name, points] : all)
+    for (const auto& pr : points)
+      for (const auto& r : pr.runs) shares.push_back(r.busy);
+  if (shares.empty()) return;
+  const Spread s = spread_of(shares);
+  c.study["kernel_runs_load"] = {{"median", s.median}, {"max", s.max}, {"runs", s.n}};
+}
+
 }  // namespace
 
 void write_kernel_sections(ReportContext& c) {
-  for (const auto& [name, runs] : gather_points(c)) {
+  const auto all = gather_points(c);
+  record_load(c, all);
+  for (const auto& [name, runs] : all) {
     c.md << "## " << name << "\n\n";
     const std::string rate_name = rate_field(runs.front().step->kernel);
     std::vector<PointStats> points;

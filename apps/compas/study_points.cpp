@@ -1,6 +1,7 @@
 // A study point's figures from its runs' work records (study_points.hpp).
 #include "study_points.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace compas::app {
@@ -95,7 +96,7 @@ std::vector<double> PointStats::units() const {
 PointStats point_stats(const Step* step, const std::vector<RunResult>& results) {
   PointStats st;
   st.step = step;
-  for (const auto& [id, result] : results) {
+  for (const auto& [id, result, busy] : results) {
     std::string why;
     const auto work = run_work(result, why);
     if (!work) {
@@ -108,6 +109,7 @@ PointStats point_stats(const Step* step, const std::vector<RunResult>& results) 
       continue;
     }
     st.unit = work->unit;
+    st.busy = std::max(st.busy, busy);
     st.runs.push_back(run_figures(result, *work));
     st.verified += st.runs.back().verified ? 1 : 0;
   }

@@ -54,6 +54,7 @@ struct PointStats {
   Spread stream;                 // the bandwidth of the kernel's matching stream on as many threads
   Spread bus_share;              // gbs / stream
   double compute = 0, communicate = 0, synchronize = 0, cpu_per_wall = 0;  // medians over runs
+  double busy = 0;  // the most other processes took of the machine's CPU time in one of its runs
 
   int p() const { return step->procs * step->threads; }
   int count() const { return static_cast<int>(runs.size()); }
@@ -66,6 +67,7 @@ struct PointStats {
 struct RunResult {
   std::string id;
   report::json result;
+  double busy = 0;  // other processes' share of the machine's CPU time while it ran
 };
 
 // The point's figures from its runs' results; speedups are left to derive_speedups.

@@ -242,6 +242,7 @@ void write_loaded_latency(ReportContext& c) {
   const json& params = (*ll)["params"];
   const double idle = params.value("idle_latency_ns", 0.0);
   c.md << "## Loaded latency (the cost side of COMPaS Table 2)\n\n"
+       << busy_note(*ll, "the loaded-latency curve")
        << fmt::format(
               "One thread chases random pointers over {} while {} other thread(s) stream at a "
               "delay swept from idle to none. Idle latency {:.1f} ns ({:.1f}-{:.1f}).\n\n",
@@ -349,7 +350,8 @@ void write_thread_barriers(ReportContext& c) {
         measured(r, "ns_per_barrier", 0);
     ts.insert(r.value("threads", 0));
   }
-  c.md << "## Thread barrier (COMPaS Table 3), ns per barrier\n\n| algorithm / policy |";
+  c.md << "## Thread barrier (COMPaS Table 3), ns per barrier\n\n"
+       << busy_note(*b, "the thread barriers") << "| algorithm / policy |";
   for (int t : ts) c.md << " T=" << t << " |";
   c.md << "\n|---|";
   for (std::size_t i = 0; i < ts.size(); ++i) c.md << "---|";
@@ -372,9 +374,13 @@ void write_process_barriers(ReportContext& c) {
   bool any = false;
   for (int p : {2, 4})
     if (auto b = c.raw("barrier_p" + std::to_string(p))) {
-      if (!any)
-        c.md << "## Process barrier (COMPaS Tables 4-5)\n\n| processes | algorithm | ns "
-                "|\n|---|---|---|\n";
+      if (!any) {
+        c.md << "## Process barrier (COMPaS Tables 4-5)\n\n";
+        for (int q : {2, 4})
+          if (auto raw = c.raw("barrier_p" + std::to_string(q)))
+            c.md << busy_note(*raw, fmt::format("the barrier of {} processes", q));
+        c.md << "| processes | algorithm | ns |\n|---|---|---|\n";
+      }
       any = true;
       for (const auto& r : (*b)["results"])
         c.md << fmt::format("| {} | {}{} | {} |\n", r.value("processes", 0),
@@ -395,7 +401,9 @@ void write_process_barriers(ReportContext& c) {
 void write_pingpong(ReportContext& c) {
   auto pp = c.raw("pingpong");
   if (!pp) return;
-  c.md << "## Put latency and bandwidth (COMPaS Fig. 2)\n\nEach operation times something else: "
+  c.md << "## Put latency and bandwidth (COMPaS Fig. 2)\n\n"
+       << busy_note(*pp, "pingpong")
+       << "Each operation times something else: "
           "the time is per operation as the second column says, and MB/s is the bytes over that "
           "time (put_bw's is the stream's bandwidth, the others' a message's).\n\n"
           "| op | what is timed | bytes | us per op | MB/s |\n|---|---|---|---|---|\n";

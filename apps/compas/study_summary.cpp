@@ -8,6 +8,7 @@
 
 #include "compas/base/memory.hpp"
 #include "ratio_interval.hpp"
+#include "study_load.hpp"
 
 namespace compas::app {
 
@@ -32,6 +33,7 @@ struct Split {
   int procs = 0, threads = 0;
   double seconds = 0;
   std::vector<double> samples;
+  double busy = 0;  // the most other processes took of the CPU time in one of its runs
 };
 
 std::vector<Split> splits_at(const json& rows, int cores) {
@@ -40,7 +42,7 @@ std::vector<Split> splits_at(const json& rows, int cores) {
     if (r.value("oversubscribed", false) || r.value("seconds_per_unit", 0.0) <= 0) continue;
     const int p = r.value("procs", 0), t = r.value("threads", 0);
     if (p * t != cores) continue;
-    Split s{p, t, r.value("seconds_per_unit", 0.0), {}};
+    Split s{p, t, r.value("seconds_per_unit", 0.0), {}, r.value("busy_share", 0.0)};
     const json samples = r.value("seconds_per_unit_samples", json::array());
     for (const auto& x : samples)
       if (x.is_number() && x.get<double>() > 0) s.samples.push_back(x.get<double>());
@@ -72,11 +74,18 @@ json best_split(const std::vector<Split>& splits, std::string& cell, std::string
       {"procs", next.procs}, {"threads", next.threads}, {"seconds_per_unit", next.seconds}};
   j["faster_by"] = by;
   cell = fmt::format("{}, {:.2f}x faster than {}", split_name(best), by, split_name(next));
+  const double busy = std::max(best.busy, next.busy);
+  j["busy_share"] = busy;
   if (r.bounded) {
     j["interval"] = {r.lo, r.hi};
     j["beyond_noise"] = r.lo > 1;
     noise = fmt::format("{} (90% interval of the ratio {:.2f} - {:.2f})", r.lo > 1 ? "yes" : "no",
                         r.lo, r.hi);
+    if (busy >= kBusyShare)
+      noise += fmt::format(
+          "; **busy machine**: other processes used up to {:.0f}% of the CPU time during these "
+          "runs",
+          100 * busy);
   } else {
     j["beyond_noise"] = nullptr;
     noise = fmt::format("not tested ({} and {} runs; 3 each needed)", best.samples.size(),

@@ -66,7 +66,7 @@ LoadMeter::LoadMeter()
       start_self_(process_cpu_seconds()),
       start_time_(std::chrono::steady_clock::now()) {}
 
-MachineLoad LoadMeter::read() const {
+MachineLoad LoadMeter::read(double also_ours) const {
   auto now = machine_cpu_times();
   // /proc/stat moves by clock ticks (10 ms at USER_HZ 100): an interval shorter than one has no
   // figure yet, so wait (2 ms at a time, at most 50 ms) for the counters to move on.
@@ -74,7 +74,7 @@ MachineLoad LoadMeter::read() const {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     now = machine_cpu_times();
   }
-  const double self = process_cpu_seconds() - start_self_;
+  const double self = process_cpu_seconds() - start_self_ + std::max(0.0, also_ours);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time_).count();
   if (!start_ || !now) return MachineLoad{0, 0, seconds, false};

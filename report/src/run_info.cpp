@@ -35,6 +35,7 @@ namespace {
 std::mutex g_mutex;
 std::vector<std::string> g_command_line;
 std::optional<base::LoadMeter> g_load;  // from set_command_line on
+double g_job_cpu = 0;                   // the job's other processes on this host
 
 constexpr const char* kNotExposed = "not exposed";
 
@@ -85,11 +86,17 @@ void set_command_line(int argc, const char* const* argv) {
 // What other processes (and the hypervisor) took of the machine's CPUs since the command began.
 nlohmann::ordered_json machine_load() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  const base::MachineLoad l = g_load ? g_load->read() : base::MachineLoad{};
+  const base::MachineLoad l = g_load ? g_load->read(g_job_cpu) : base::MachineLoad{};
   if (!l.known) return kNotExposed;
   return {{"other_processes_cpu_share", l.other_processes_share},
           {"steal_share", l.steal_share},
-          {"seconds", l.seconds}};
+          {"seconds", l.seconds},
+          {"job_cpu_seconds", g_job_cpu}};
+}
+
+void set_job_cpu_seconds(double others) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_job_cpu = others;
 }
 
 std::string utc_now() {

@@ -54,13 +54,15 @@ TEST_F(Compare, StudiesVerdictsRatiosAndSummary) {
   EXPECT_TRUE(has(points.at("laplace n=640 | 2 x 2 / mlups")["note"], "ranges apart"));
   EXPECT_TRUE(has(points.at("laplace n=640 | 2 x 2 / mlups")["note"], "no test"));
   EXPECT_EQ(points.at("laplace n=640 | 2 x 2 / mlups")["a"]["runs"], 0);  // min-max only
-  expect_point(points, "laplace n=640 | 1 x 2 / mlups", "real difference", 1 / 0.9, "faster");
+  // Two single runs 10% apart: no spread is known, so no verdict (before: "real difference").
+  expect_point(points, "laplace n=640 | 1 x 2 / mlups", "unknown (no spread)", 1 / 0.9, "faster");
   EXPECT_TRUE(has(points.at("laplace n=640 | 1 x 2 / mlups")["note"], "single runs"));
   EXPECT_TRUE(points.at("laplace n=640 | 1 x 2 / mlups")["a"]["spread"].is_null());
-  expect_point(points, "laplace n=1024 | 1 x 1 / mlups", "within noise", 1 / 1.03, "slower");
+  expect_point(points, "laplace n=1024 | 1 x 1 / mlups", "unknown (no spread)", 1 / 1.03, "slower");
   expect_point(points, "laplace n=1024 | 2 x 1 / mlups", "real difference", 1 / 1.5, "slower");
   expect_point(points, "laplace n=1024 | 4 x 1 / mlups", "within noise", 1 / 1.3, "slower");
-  expect_point(points, "laplace n=1024 | 1 x 2 / mlups", "within noise", 1 / 1.052, "slower");
+  expect_point(points, "laplace n=1024 | 1 x 2 / mlups", "unknown (no spread)", 1 / 1.052,
+               "slower");
 
   ASSERT_TRUE(points.count("laplace n=640 | 4 x 1 / mlups"));
   EXPECT_EQ(points.at("laplace n=640 | 4 x 1 / mlups")["verdict"], "only in A");
@@ -71,9 +73,13 @@ TEST_F(Compare, StudiesVerdictsRatiosAndSummary) {
 
   const json& s = doc["summary"];
   EXPECT_EQ(s["points_in_both"], 8);
-  EXPECT_EQ(s["faster"], 2);
+  EXPECT_EQ(s["faster"], 1);
   EXPECT_EQ(s["slower"], 2);
-  EXPECT_EQ(s["within_noise"], 4);
+  EXPECT_EQ(s["within_noise"], 2);
+  EXPECT_EQ(s["unknown"], 3);
+  // Four points tested by their intervals at 90%: 0.4 real differences expected by chance.
+  EXPECT_EQ(s["tested"], 4);
+  EXPECT_NEAR(s["expected_false_differences"].get<double>(), 0.4, 1e-9);
   EXPECT_EQ(s["only_in_a"], 1);
   EXPECT_EQ(s["only_in_b"], 1);
   const double logs = std::log(0.5) + std::log(1.02) + std::log(1.15) + std::log(0.9) +
@@ -95,8 +101,12 @@ TEST_F(Compare, StudiesVerdictsRatiosAndSummary) {
   EXPECT_TRUE(has(ran.out, "real difference: B 2.00x faster")) << ran.out;
   EXPECT_TRUE(has(ran.out, "only in A")) << ran.out;
   EXPECT_TRUE(has(ran.out,
-                  "8 points in both: 2 faster, 2 slower, 4 within noise; 1 only in A, 1 "
-                  "only in B"))
+                  "8 points in both: 1 faster, 2 slower, 2 within noise, 3 unknown (single "
+                  "runs, no spread); 1 only in A, 1 only in B"))
+      << ran.out;
+  EXPECT_TRUE(has(ran.out,
+                  "(4 points tested at 90% each: about 0.4 of them would show a real "
+                  "difference by chance alone)"))
       << ran.out;
 }
 
@@ -239,12 +249,13 @@ TEST_F(Compare, TwoRunsASideAreNotTested) {
   EXPECT_EQ(p["verdict"], "real difference") << "ranges apart and 50% exceeds 5%";
 }
 
-// --fail-above R: exit 1 naming each point where a real difference makes B worse than A by more
-// than R times; 0 when none is; a factor that is not above 1 is refused.
-TEST_F(Compare, FailAboveExitsOneOnARegressionBeyondTheFactor) {
+// --fail-above R: exit 3 naming each point where a real difference makes B worse than A by more
+// than R times (1 is a failure of compare itself, 2 bad input); 0 when none is; a factor that is
+// not above 1 is refused.
+TEST_F(Compare, FailAboveExitsThreeOnARegressionBeyondTheFactor) {
   const std::string a = write_study("a", study_a()), b = write_study("b", study_b());
   const Ran bad = run_compas({"compare", a, b, "--quiet", "--fail-above", "1.4"});
-  EXPECT_EQ(bad.exit_code, 1) << bad.described;
+  EXPECT_EQ(bad.exit_code, 3) << bad.described;
   EXPECT_TRUE(has(bad.err, "1 regression beyond --fail-above 1.4")) << bad.described;
   EXPECT_TRUE(has(bad.err, "laplace n=1024 | 2 x 1 / mlups: B 1.5x worse")) << bad.described;
   const Ran fine = run_compas({"compare", a, b, "--quiet", "--fail-above", "1.6"});
@@ -252,13 +263,36 @@ TEST_F(Compare, FailAboveExitsOneOnARegressionBeyondTheFactor) {
   EXPECT_EQ(fine.err, "") << fine.described;
   // B against A: A's points are the worse ones now, and 2x slower exceeds 1.6.
   const Ran swapped = run_compas({"compare", b, a, "--quiet", "--fail-above", "1.6"});
-  EXPECT_EQ(swapped.exit_code, 1) << swapped.described;
+  EXPECT_EQ(swapped.exit_code, 3) << swapped.described;
   EXPECT_TRUE(has(swapped.err, "laplace n=640 | 1 x 1 / mlups")) << swapped.described;
   for (const char* factor : {"1", "0.9", "abc", "0x2", "-2"}) {
     const Ran r = run_compas({"compare", a, b, "--fail-above", factor});
     EXPECT_EQ(r.exit_code, 2) << factor << "\n" << r.described;
     EXPECT_TRUE(has(r.err, "--fail-above")) << factor << "\n" << r.described;
   }
+}
+
+// A check that looked at nothing has not passed: with no point in both inputs, --fail-above exits
+// 1 saying so (it exited 0 on "0 points in both").
+TEST_F(Compare, FailAboveWithNothingToJudgeFails) {
+  json sa = study("alpha", {{"laplace n=640", {row(1, 1, 1.0, {0.99, 1.0, 1.01})}}});
+  json sb = study("alpha", {{"gemm n=256", {row(1, 1, 1.0, {0.99, 1.0, 1.01})}}});
+  const Ran r = run_compas(
+      {"compare", write_study("a", sa), write_study("b", sb), "--quiet", "--fail-above", "1.01"});
+  EXPECT_EQ(r.exit_code, 1) << r.described;
+  EXPECT_TRUE(has(r.err, "no point could be judged")) << r.described;
+}
+
+// Two `compas run laplace --json` files of one point pair, whatever their free text says: the
+// store choice's reason holds the timings that decided it (before: "0 points in both").
+TEST_F(Compare, RunFilesPairWhateverTheirFreeTextSays) {
+  json fa = laplace_file(100, 1.0), fb = laplace_file(100, 1.0);
+  fa["results"][0]["stores_reason"] = "auto: cached 1.23 ms, streaming 1.31 ms";
+  fb["results"][0]["stores_reason"] = "auto: cached 1.25 ms, streaming 1.30 ms";
+  fb["results"][0]["min_seconds_note"] = "not reached after 6 tries";
+  const json doc = compare_ok(write("a.json", fa.dump()), write("b.json", fb.dump()));
+  EXPECT_GT(doc["summary"]["points_in_both"].get<int>(), 0) << doc.dump();
+  EXPECT_EQ(doc["summary"]["only_in_a"], 0) << doc.dump();
 }
 
 // The builds side by side: commit, build flags and libraries from each input's "run" object.

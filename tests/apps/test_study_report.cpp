@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -80,7 +81,12 @@ class StudyReport : public ::testing::Test {
                       {"bytes_per_unit", gbs_at_1s * 1e9},
                       {"cpu_seconds", sec}}}};
         if (gbs_at_1s > 0) rec["model_gbs"] = gbs_at_1s * sweeps / sec;
-        done(s, {{"command", "run"}, {"results", json::array({rec})}});
+        json raw = {{"command", "run"}, {"results", json::array({rec})}};
+        if (const auto b = busy_.find({p.procs, p.threads}); b != busy_.end())
+          raw["run"] = {
+              {"machine_load",
+               {{"other_processes_cpu_share", b->second}, {"steal_share", 0.0}, {"seconds", sec}}}};
+        done(s, raw);
       }
   }
 
@@ -152,6 +158,7 @@ class StudyReport : public ::testing::Test {
   }
 
   fs::path dir_;
+  std::map<std::pair<int, int>, double> busy_;  // P x T -> other processes' CPU share in its runs
   StudyArgs args_;
   std::vector<Step> plan_;
   RunBook book_;
@@ -500,6 +507,57 @@ TEST_F(StudyReport, TheSummaryRanksSplitsByTimePerUnitWhateverWorkEachRunDid) {
   EXPECT_NE(md().find("| laplace n=640 | 1 x 2, 1.20x faster than 2 x 1 | yes (90% interval"),
             std::string::npos)
       << md();
+}
+
+// Kernel runs measured beside other work are flagged where their figures stand: below the table
+// and in the Summary's "beyond the noise" (before, only membw and the cache curve were); a run at
+// 5% is a quiet machine.
+TEST_F(StudyReport, KernelRunsOnABusyMachineAreFlaggedInTheirTableAndTheSummary) {
+  Step topo{"topology", "topology", "characterize", {}, 1};
+  done(topo, {{"command", "topology"}, {"machine", {{"cores", 2}}}, {"results", json::array()}});
+  busy_ = {{{1, 1}, 0.05}, {{1, 2}, 0.57}, {{2, 1}, 0.91}};
+  add_laplace({{1, 1, {1.0, 1.01, 0.99}}, {1, 2, {0.6, 0.61, 0.59}}, {2, 1, {0.5, 0.51, 0.49}}});
+  const json study = write();
+  const std::string report = md();
+  EXPECT_NE(report.find("**Busy machine:** while runs of 1 x 2 (57%), 2 x 1 (91%) measured"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("1 x 1 (5%)"), std::string::npos) << report;
+  EXPECT_NE(report.find("**busy machine**: other processes used up to 91% of the CPU time"),
+            std::string::npos)
+      << report;
+  EXPECT_NEAR(study["summary"][0]["fastest"]["busy_share"].get<double>(), 0.91, 1e-12);
+  EXPECT_NEAR(study["kernel_runs_load"]["max"].get<double>(), 0.91, 1e-12);
+}
+
+// The probes' sections say so too when their run was measured on a busy machine.
+TEST_F(StudyReport, ProbesOnABusyMachineAreFlagged) {
+  const json load = {
+      {"machine_load", {{"other_processes_cpu_share", 0.6}, {"steal_share", 0.0}, {"seconds", 1}}}};
+  Step p{"pingpong", "pingpong", "characterize", {}, 1};
+  done(p, {{"command", "pingpong"},
+           {"run", load},
+           {"results", json::array({{{"op", "put"}, {"bytes", 8}, {"latency_us", 1.0}}})}});
+  Step b{"barrier_threads", "barrier", "characterize", {}, 1};
+  done(b, {{"command", "barrier"},
+           {"run", load},
+           {"results", json::array({{{"algorithm", "central"},
+                                     {"policy", "spin"},
+                                     {"threads", 2},
+                                     {"ns_per_barrier", 100.0}}})}});
+  Step q{"barrier_p2", "barrier", "characterize", {}, 1};
+  done(q, {{"command", "barrier"},
+           {"run", load},
+           {"results",
+            json::array(
+                {{{"processes", 2}, {"algorithm", "dissemination"}, {"ns_per_barrier", 900.0}}})}});
+  write();
+  const std::string report = md();
+  for (const char* what : {"while pingpong measured", "while the thread barriers measured",
+                           "while the barrier of 2 processes measured"})
+    EXPECT_NE(report.find(std::string("**Busy machine:** ") + what), std::string::npos)
+        << what << "\n"
+        << report;
 }
 
 // --no-paper leaves COMPaS 1998's figures out; by default they stand beside ours.

@@ -38,11 +38,12 @@ struct MachineLoad {
 };
 
 // Samples at construction; read() gives the load from then to now (waiting up to 50 ms for
-// /proc/stat to move on when less than one clock tick has passed).
+// /proc/stat to move on when less than one clock tick has passed). `also_ours`: CPU seconds that
+// other processes of the same job used on this host meanwhile, counted as this process's own.
 class LoadMeter {
  public:
   LoadMeter();
-  MachineLoad read() const;
+  MachineLoad read(double also_ours = 0) const;
 
  private:
   std::optional<CpuTimes> start_;

@@ -15,12 +15,17 @@ void set_command_line(int argc, const char* const* argv);
 // {"date", "command_line", "compas_version", "git_commit", "build": {"type", "compiler",
 // "flags"}, "libraries": {"ucx", "hwloc", "papi", "mpi"}, "memory_bytes", "cpu_frequency":
 // {"governor", "driver", "boost"}, "virtual_machine", "hypervisor", "machine_load":
-// {"other_processes_cpu_share", "steal_share", "seconds"}}. machine_load covers the command from
-// set_command_line on: the share of the machine's CPU time that every process but this one used
-// (0..1; a job's other ranks count as others) and that the hypervisor took, which make a
+// {"other_processes_cpu_share", "steal_share", "seconds", "job_cpu_seconds"}}. machine_load
+// covers the command from set_command_line on: the share of the machine's CPU time that every
+// process but this job's used (0..1; the job's other processes on this host count as the job's
+// once set_job_cpu_seconds said how much they used) and that the hypervisor took, which make a
 // bandwidth or a time measured meanwhile low. Values the machine does not expose are "not
 // exposed" (never guessed).
 nlohmann::ordered_json run_info();
+
+// The CPU seconds the job's other processes on this host have used (their whole lives): what
+// machine_load counts as the job's, not as others'.
+void set_job_cpu_seconds(double others);
 
 // "2026-11-28T06:50:03Z" (UTC, now).
 std::string utc_now();
