@@ -49,6 +49,9 @@ def describe_axes(ax, renderer, legends):
                          if isinstance(c, ErrorbarContainer) and (c.has_yerr or c.has_xerr)),
         "bars": sum(1 for c in ax.containers if isinstance(c, BarContainer)),
         "lines": sum(1 for ln in ax.lines if not ln.get_label().startswith("_")),
+        "xlim": [float(v) for v in ax.get_xlim()], "ylim": [float(v) for v in ax.get_ylim()],
+        "line_x_max": {ln.get_label(): float(max(ln.get_xdata(), default=0))
+                       for ln in ax.lines if not ln.get_label().startswith("_")},
         "legend_labels": [t.get_text() for t in leg.get_texts()] if leg else [],
         "points_under_legends": covered,
         "texts": [t.get_text() for t in ax.texts],

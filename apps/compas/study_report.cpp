@@ -144,8 +144,10 @@ void write_machine(ReportContext& c) {
   const json& m = (*t)["machine"];
   c.study["machine"] = m;
   c.md << "## Machine\n\n";
-  for (const auto& key : {"cpu_model", "packages", "numa_nodes", "cores", "pus", "compiler"})
-    if (m.contains(key)) c.md << "- " << key << ": " << m[key].dump() << "\n";
+  for (const auto& key : {"cpu_model", "sockets", "numa_nodes", "cores", "pus", "compiler"})
+    if (m.contains(key))
+      c.md << "- " << key << ": "
+           << (m[key].is_string() ? m[key].get<std::string>() : m[key].dump()) << "\n";
   if (m.contains("caches"))
     for (const auto& cache : m["caches"])
       c.md << fmt::format("- L{} {}: {} KiB\n", cache.value("level", 0), cache.value("type", ""),
@@ -154,10 +156,11 @@ void write_machine(ReportContext& c) {
   write_topology_picture(c);
 }
 
-// A measurement of a characterize record with its repeats' range, marked when wide.
-std::string measured(const json& rec, const std::string& field, int decimals) {
+// A measurement of a characterize record with its repeats' range (3 significant digits), marked
+// when wide.
+std::string measured(const json& rec, const std::string& field) {
   const Spread s = field_spread(rec, field);
-  return with_range(s, decimals) + (s.wide() ? " **!**" : "");
+  return with_range_significant(s, 3) + (s.wide() ? " **!**" : "");
 }
 
 constexpr const char* kWideNote =
@@ -198,7 +201,7 @@ void write_membw(ReportContext& c) {
   for (const auto& r : (*m)["results"]) {
     if (!r.contains("threads") || !r["threads"].is_number()) continue;
     c.md << fmt::format("| {} | {} | {} | {} |\n", r.value("kernel", ""), r.value("threads", 0),
-                        measured(r, "bandwidth_gbs", 2), f2(r.value("per_thread_gbs", 0.0)));
+                        measured(r, "bandwidth_gbs"), f2(r.value("per_thread_gbs", 0.0)));
     c.streams[r.value("kernel", "")][r.value("threads", 0)] = field_spread(r, "bandwidth_gbs");
     if (r.value("kernel", "") == "triad" &&
         r.value("bandwidth_gbs", 0.0) > c.triad_saturation.median)
@@ -254,7 +257,7 @@ void write_loaded_latency(ReportContext& c) {
     const Spread lat{r.value("latency_ns", 0.0), r.value("latency_min_ns", 0.0),
                      r.value("latency_max_ns", 0.0), r.value("repeats", 1)};
     c.md << fmt::format("| {} | {} | {} | {}{} | {:.2f} |\n", r.value("mix", ""),
-                        r["delay_ns"].dump(), measured(r, "bandwidth_gbs", 2), with_range(lat, 1),
+                        r["delay_ns"].dump(), measured(r, "bandwidth_gbs"), with_range(lat, 1),
                         lat.wide() ? " **!**" : "", r.value("latency_x_idle", 0.0));
   }
   c.md << "\n" << kWideNote;
@@ -327,7 +330,7 @@ void write_cache(ReportContext& c) {
     const std::string pat = r.value("pattern", "");
     if (pat != "chase" && pat != "stream") continue;
     auto& cell = curve[r.value("size_bytes", 0ull)];
-    (pat == "chase" ? cell.first : cell.second) = measured(r, "ns_per_load", 2);
+    (pat == "chase" ? cell.first : cell.second) = measured(r, "ns_per_load");
   }
   for (const auto& [bytes, ns] : curve)
     c.md << fmt::format("| {} | {} | {} |\n", bytes / 1024, ns.first, ns.second);
@@ -347,7 +350,7 @@ void write_thread_barriers(ReportContext& c) {
   std::set<int> ts;
   for (const auto& r : (*b)["results"]) {
     cells[r.value("algorithm", "") + " / " + r.value("policy", "")][r.value("threads", 0)] =
-        measured(r, "ns_per_barrier", 0);
+        measured(r, "ns_per_barrier");
     ts.insert(r.value("threads", 0));
   }
   c.md << "## Thread barrier (COMPaS Table 3), ns per barrier\n\n"
@@ -385,7 +388,7 @@ void write_process_barriers(ReportContext& c) {
       for (const auto& r : (*b)["results"])
         c.md << fmt::format("| {} | {}{} | {} |\n", r.value("processes", 0),
                             r.value("algorithm", ""), r.value("chosen", false) ? " (chosen)" : "",
-                            measured(r, "ns_per_barrier", 0));
+                            measured(r, "ns_per_barrier"));
     }
   if (any)
     c.md << "\n"
@@ -416,7 +419,7 @@ void write_pingpong(ReportContext& c) {
         what = "?";
       }
     c.md << fmt::format("| {} | {} | {} | {} | {:.1f} |\n", op, what, r.value("bytes", 0ull),
-                        measured(r, "latency_us", 3), r.value("bandwidth_mbs", 0.0));
+                        measured(r, "latency_us"), r.value("bandwidth_mbs", 0.0));
   }
   c.md << "\n"
        << kWideNote

@@ -1,6 +1,8 @@
 // The spread of a study's repeated measurements (study_spread.hpp).
 #include "study_spread.hpp"
 
+#include "time_units.hpp"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -76,6 +78,12 @@ std::string with_range(const Spread& s, int decimals) {
   if (!s.known()) return fmt::format("{:.{}f}", s.median, decimals);
   return fmt::format("{:.{}f} ({:.{}f}-{:.{}f})", s.median, decimals, s.min, decimals, s.max,
                      decimals);
+}
+
+std::string with_range_significant(const Spread& s, int digits) {
+  if (!s.known()) return significant(s.median, digits);
+  return significant(s.median, digits) + " (" + significant(s.min, digits) + "-" +
+         significant(s.max, digits) + ")";
 }
 
 std::string spread_cell(const Spread& s) {

@@ -49,6 +49,11 @@ Side side_of(const Spread& s, double threshold);
 // "1.23 (1.20-1.30)" with `decimals` decimals; the value alone when the spread is not known.
 std::string with_range(const Spread& s, int decimals);
 
+// "0.0812 (0.0750-0.0903)": each number with `digits` significant digits (a fixed count of
+// decimals wrote 0.075 to 0.09 as "0.08 (0.08-0.08)"); the value alone when the spread is not
+// known.
+std::string with_range_significant(const Spread& s, int digits);
+
 // "7%", or "**14%**" over kWideSpread; "-" when the spread is not known.
 std::string spread_cell(const Spread& s);
 

@@ -560,6 +560,22 @@ TEST_F(StudyReport, ProbesOnABusyMachineAreFlagged) {
         << report;
 }
 
+// Machine tables keep their digits (fixed decimals wrote 0.075 to 0.0903 as "0.08 (0.08-0.08)
+// **!**", a spread flag on equal bounds), and the Machine section writes text as text, sockets
+// included.
+TEST_F(StudyReport, MachineTablesKeepTheirDigitsAndTheMachineSectionItsText) {
+  add_streams({{"copy", 0.0812, 0.075, 0.0903}});
+  Step topo{"topology", "topology", "characterize", {}, 1};
+  done(topo, {{"command", "topology"},
+              {"machine", {{"cpu_model", "Test CPU"}, {"sockets", 2}, {"cores", 4}}},
+              {"results", json::array()}});
+  write();
+  const std::string report = md();
+  EXPECT_NE(report.find("| 0.0812 (0.0750-0.0903) **!** |"), std::string::npos) << report;
+  EXPECT_NE(report.find("- cpu_model: Test CPU\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("- sockets: 2\n"), std::string::npos) << report;
+}
+
 // --no-paper leaves COMPaS 1998's figures out; by default they stand beside ours.
 TEST_F(StudyReport, NoPaperLeavesTheReferenceFiguresOut) {
   add_triad(16, 15, 17);
