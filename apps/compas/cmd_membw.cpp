@@ -25,6 +25,7 @@
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
 #include "plot.hpp"
+#include "stream_sizes.hpp"
 
 namespace compas::app {
 
@@ -195,6 +196,8 @@ report::Report membw_report(const MembwArgs& a, const threads::Topology& topo,
        {"domain", wg ? wg->domain.name() : "none"},
        {"repeats", o.repeats},
        {"min_repeat_ms", o.min_repeat_ms},
+       {"stream_rule", stream_rule_text(o.size_bytes, last_level_cache(topo.caches()).total,
+                                        last_level_cache(topo.caches()).text)},
        {"stores", probes::store_mode_name(o.stores)},
        {"isa", o.isa ? base::to_string(*o.isa) : "auto"},
        {"oversubscribe", o.oversubscribe},
@@ -269,6 +272,12 @@ int run_membw_command(const MembwArgs& a) {
   const probes::MembwOptions o = membw_options(a, topo, wg);
   check_outputs(a.out);
   check_plot_dir(a.plot);
+  // STREAM's rule, as the study applies it: a working set under 4x the last-level caches is
+  // served in part from them, and the figures are not memory's.
+  const LastLevelCache llc = last_level_cache(topo.caches());
+  if (llc.total > 0 && o.size_bytes < kStreamCacheFactor * llc.total)
+    fmt::print(stderr, "compas membw: warning: {}\n",
+               stream_rule_text(o.size_bytes, llc.total, llc.text));
 
   const auto res = probes::run_membw(topo, o);
 

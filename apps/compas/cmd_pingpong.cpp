@@ -203,8 +203,9 @@ int run_pingpong(const PingpongArgs& a) {
     fmt::print("pingpong between ranks 0 and 1 of {} ({} bootstrap)\n", c.size(), boot->kind());
     fmt::print("UCX lanes to rank 1: {}; same-host load/store: {}\n", transport,
                direct ? "yes" : "no");
+    fmt::print("(MB/s = 1e6 bytes per second: the bytes over the time of what is timed)\n");
     fmt::print("{:<14} {:>10} {:>12} {:>12} {:>12} {:>14}  {}\n", "op", "bytes", "us_per_op",
-               "min_us", "max_us", "mbs", "what is timed");
+               "min_us", "max_us", "MB/s", "what is timed");
   }
   probes::PingpongOptions po;
   po.sizes = sizes;
@@ -265,7 +266,6 @@ Command setup_pingpong(CLI::App& app) {
       "pingpong",
       "put / put_signal / get latency and bandwidth between ranks 0 and 1 (COMPaS Fig. 2); run "
       "under compas-run -n 2 or mpirun -np 2");
-  cmd->group("Commands");
   cmd->add_option("--sizes", args->sizes,
                   "message sizes, e.g. 8,1KiB,1MiB (default: 8 B to --max-size by powers of 4)");
   cmd->add_option("--max-size", args->max_size, "largest message (default 16MiB)");

@@ -109,8 +109,11 @@ class Progress {
   void ended(const Step& s, const ChildOutcome& o) {
     left_s_ = std::max(0.0, left_s_ - s.estimate_s);
     if (!tty_ && !quiet_ && !o.interrupted)
-      fmt::print(stderr, "compas study: [{}/{}] {}: {} in {:.1f} s\n", started_, todo_, s.title,
-                 o.ok() ? "done" : "ended (" + o.reason() + ")", o.seconds);
+      fmt::print(
+          stderr,
+          "compas study: [{}/{}] {}: {} in {:.1f} s (elapsed {:.0f} s, about {:.0f} s left)\n",
+          started_, todo_, s.title, o.ok() ? "done" : "ended (" + o.reason() + ")", o.seconds,
+          std::chrono::duration<double>(Clock::now() - t0_).count(), left_s_);
   }
   // What goes before a line of its own on stderr: the end of the progress line.
   const char* line_break() const { return tty_ ? "\n" : ""; }
@@ -326,6 +329,7 @@ Command setup_study(CLI::App& app) {
                 "with --launcher: also run grid points whose P x T exceeds this host's cores "
                 "(left out by default)");
   cmd->add_option("--budget", a->budget, "minutes the study should take (scales sizes and repeats)")
+      ->capture_default_str()
       ->check(CLI::Range(0.1, 10000.0));
   cmd->add_option("--run-timeout", a->run_timeout_s,
                   "seconds a run may take; then it gets SIGTERM (SIGKILL 3 s later), is recorded "

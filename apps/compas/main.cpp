@@ -15,7 +15,8 @@
 int main(int argc, char** argv) {
   compas::report::set_command_line(argc, argv);
   CLI::App app{"compas: hybrid threads x processes runtime and its measurements", "compas"};
-  app.set_version_flag("--version", compas::report::version());
+  app.set_version_flag("--version", "compas " + compas::report::version() + " (commit " +
+                                        compas::report::git_commit() + ")");
   app.require_subcommand(1);
   app.fallthrough(false);
 

@@ -99,6 +99,10 @@ void set_job_cpu_seconds(double others) {
   g_job_cpu = others;
 }
 
+std::string git_commit() {
+  return COMPAS_GIT_COMMIT;
+}
+
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -116,7 +120,7 @@ nlohmann::ordered_json run_info() {
     j["command_line"] = g_command_line;
   }
   j["compas_version"] = version();
-  j["git_commit"] = COMPAS_GIT_COMMIT;
+  j["git_commit"] = git_commit();
   j["build"] = {
       {"type", COMPAS_BUILD_TYPE}, {"compiler", compiler()}, {"flags", COMPAS_BUILD_FLAGS}};
   const std::string mpi = comm::mpi_version();

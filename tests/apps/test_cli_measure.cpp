@@ -436,6 +436,8 @@ TEST_F(Cli, PingpongUnderLauncherMeasuresEveryOpAndSize) {
   expect_report_header(j, "pingpong");
   EXPECT_EQ(j["params"].value("processes", 0), 2);
   EXPECT_FALSE(j["params"].value("transport", std::string()).empty()) << j["params"].dump();
+  // The table says what its MB/s are (decimal megabytes per second).
+  EXPECT_NE(r.out.find("MB/s = 1e6 bytes per second"), std::string::npos) << r.describe();
   std::set<std::pair<std::string, int>> seen;
   for (const json& rec : j["results"]) {
     const std::string op = rec.value("op", "");

@@ -450,10 +450,46 @@ TEST_F(Cli, ProbeHelpListsEvents) {
   }
 }
 
-TEST_F(Cli, VersionExitsZero) {
+// --version names the version and the commit, as every report's run object does.
+TEST_F(Cli, VersionSaysTheVersionAndTheCommit) {
   const Outcome r = run_compas({"--version"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_NE(r.out.find('.'), std::string::npos) << r.describe();
+  const Outcome t = run_compas({"topology", "--quiet", "--json", path("t.json")});
+  ASSERT_EQ(t.exit_code, 0) << t.describe();
+  const json run = load_json("t.json")["run"];
+  EXPECT_EQ(r.out, "compas " + run.value("compas_version", std::string("?")) + " (commit " +
+                       run.value("git_commit", std::string("?")) + ")\n")
+      << r.describe();
+}
+
+// The help lists every command once, under one heading, and the study's says --budget's default.
+TEST_F(Cli, HelpListsEveryCommandOnceAndTheBudgetsDefault) {
+  const Outcome r = run_compas({"--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  for (const char* command :
+       {"topology", "barrier", "membw", "cache", "pingpong", "run", "study", "compare"}) {
+    const std::regex line(std::string("\n  ") + command + " ");
+    const auto n = std::distance(std::sregex_iterator(r.out.begin(), r.out.end(), line),
+                                 std::sregex_iterator());
+    EXPECT_EQ(n, 1) << command << "\n" << r.out;
+  }
+  EXPECT_EQ(r.out.find("Commands:"), std::string::npos) << "a second heading\n" << r.out;
+  const Outcome s = run_compas({"study", "--help"});
+  EXPECT_NE(s.out.find("=10"), std::string::npos) << s.describe();
+}
+
+// compas membw alone warns, as the study refuses, when its working set is under 4x the
+// last-level caches (STREAM's rule): the caches serve part of it.
+TEST_F(Cli, MembwWarnsWhenTheCachesServePartOfItsWorkingSet) {
+  const Outcome r =
+      run_compas({"membw", "--size", "1MiB", "--threads", "1", "--kernels", "copy", "--repeats",
+                  "1", "--min-repeat-ms", "1", "--quiet", "--json", path("m.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const std::string rule = load_json("m.json")["params"].value("stream_rule", "");
+  if (rule.find("no last-level cache known") != std::string::npos) GTEST_SKIP() << rule;
+  EXPECT_NE(rule.find("below STREAM's rule"), std::string::npos) << rule;
+  EXPECT_NE(r.err.find("compas membw: warning: working set 1 MiB"), std::string::npos)
+      << r.describe();
 }
 
 }  // namespace

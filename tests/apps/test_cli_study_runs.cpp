@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -290,6 +291,10 @@ TEST_F(Cli, StudyPrintsALinePerRunAndStrictExitsOneWhenARunFailed) {
   EXPECT_NE(r.err.find("] laplace n=640 on 2 x 1: ended (exit 3) in "), std::string::npos)
       << r.describe();
   EXPECT_NE(r.err.find("compas study: [4/4] "), std::string::npos) << r.describe();
+  // Without a terminal every line says the time so far and about how much is left.
+  EXPECT_TRUE(
+      std::regex_search(r.err, std::regex(R"(\[1/4\] .* s \(elapsed \d+ s, about \d+ s left\))")))
+      << r.describe();
   fs::remove(refuse);
   const Outcome fixed = run_compas(args);
   EXPECT_EQ(fixed.exit_code, 0) << "--strict with every run done\n" << fixed.describe();

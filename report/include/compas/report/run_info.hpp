@@ -27,6 +27,9 @@ nlohmann::ordered_json run_info();
 // machine_load counts as the job's, not as others'.
 void set_job_cpu_seconds(double others);
 
+// The git commit compas was built from ("unknown" outside a git checkout).
+std::string git_commit();
+
 // "2026-11-28T06:50:03Z" (UTC, now).
 std::string utc_now();
 
