@@ -23,6 +23,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -293,7 +294,8 @@ int run_study(const StudyArgs& a) {
   if (make_plots(a, plan, book, children, interrupted)) write_report(a, plan, book, complete);
   write_html_report(a.out);
   print_summary(a, plan, book, interrupted);
-  if (interrupted) return 130;
+  if (interrupted)
+    return 128 + (children.first_stop_signal() ? children.first_stop_signal() : SIGINT);
   return a.strict && count_in(plan, book.failed) > 0 ? 1 : 0;
 }
 

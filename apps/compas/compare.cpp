@@ -14,6 +14,7 @@
 
 #include "common.hpp"
 #include "compas/probes/membw.hpp"
+#include "printable.hpp"
 #include "read_whole.hpp"
 
 namespace compas::app::comparison {
@@ -406,7 +407,7 @@ json input_json(const Input& in) {
 // ---- public -----------------------------------------------------------------------------------
 
 std::string text_of(const json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
+  return printable(v.is_string() ? v.get<std::string>() : v.dump());
 }
 
 Input load_input(const std::string& label, const std::string& path) {

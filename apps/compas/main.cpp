@@ -11,6 +11,7 @@
 #include "compas/report/report.hpp"
 #include "compas/report/run_info.hpp"
 #include "flag_syntax.hpp"
+#include "printable.hpp"
 
 int main(int argc, char** argv) {
   compas::report::set_command_line(argc, argv);
@@ -69,10 +70,12 @@ int main(int argc, char** argv) {
     try {
       return run();
     } catch (const std::invalid_argument& e) {
-      std::fprintf(stderr, "compas %s: error: %s\n", cmd->get_name().c_str(), e.what());
+      std::fprintf(stderr, "compas %s: error: %s\n", cmd->get_name().c_str(),
+                   compas::app::printable(e.what()).c_str());
       return 2;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "compas %s: failed: %s\n", cmd->get_name().c_str(), e.what());
+      std::fprintf(stderr, "compas %s: failed: %s\n", cmd->get_name().c_str(),
+                   compas::app::printable(e.what()).c_str());
       return 1;
     }
   }

@@ -237,7 +237,10 @@ int ChildSupervisor::read_stop_requests(int ms) {
   int n = 0;
   signalfd_siginfo si;
   while (::read(fd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si))
-    if (si.ssi_signo != SIGCHLD) ++n;  // a child's end is looked at by the caller
+    if (si.ssi_signo != SIGCHLD) {  // a child's end is looked at by the caller
+      ++n;
+      if (first_stop_signal_ == 0) first_stop_signal_ = static_cast<int>(si.ssi_signo);
+    }
   stops_ += n;
   return n;
 }

@@ -51,6 +51,9 @@ class ChildSupervisor {
 
   // SIGINT/SIGTERM received so far, counting those not read yet.
   int stop_requests();
+  // The first stop request's signal (SIGINT or SIGTERM; 0: none yet): the study exits 128 + it,
+  // as a shell reports a command that signal ended.
+  int first_stop_signal() const { return first_stop_signal_; }
 
   // Time a run gets after SIGTERM at its timeout before its group gets SIGKILL.
   static constexpr double kGraceSeconds = 3;
@@ -63,6 +66,7 @@ class ChildSupervisor {
 
   int fd_ = -1;
   int stops_ = 0;
+  int first_stop_signal_ = 0;
   bool was_subreaper_ = false;
   sigset_t old_mask_{};
   struct sigaction old_int_ {

@@ -187,6 +187,28 @@ while :; do wait $!; [ $? -gt 128 ] || exit 0; done
   EXPECT_FALSE(records_by_id(out + "/runs.jsonl").count("laplace_n640_p1t1"));
 }
 
+// SIGTERM (a batch system's stop) ends the study as a shell reports that signal: 143, not
+// Ctrl-C's 130, with its partial report.
+TEST_F(Cli, StudyStoppedBySigtermExits143) {
+  const std::string out = path("study"), slow = slow_rank(dir_);
+  KillLeftovers cleanup{slow};
+  seed_characterization_done(out);
+  const std::string launcher = write_script(dir_, "launch.sh", "trap '' INT\n" + slow + R"( 300 &
+while :; do wait $!; [ $? -gt 128 ] || exit 0; done
+)");
+  compas::testing::Proc study(study_command(out, launcher + " {P}", "1x1"), {});
+  ASSERT_TRUE(eventually([&] { return !compas::testing::processes_with(slow).empty(); }))
+      << "the run did not start\n"
+      << study.describe();
+  study.signal(SIGTERM);
+  EXPECT_FALSE(study.wait(0.5)) << "the study ended on the first SIGTERM\n" << study.describe();
+  study.signal(SIGTERM);
+  ASSERT_TRUE(study.wait(30)) << "the second SIGTERM did not stop the study";
+  EXPECT_EQ(study.exit_code, 143) << study.describe();
+  EXPECT_NE(read_file(out + "/report.md").find("Partial report"), std::string::npos);
+  EXPECT_TRUE(compas::testing::none_left(slow, 10)) << "the run outlived the study";
+}
+
 // SIGKILL gives the study no chance to stop its run: the run (compas-run and its ranks) must die
 // with it all the same.
 TEST_F(Cli, StudyKilledTakesItsRunWithIt) {

@@ -215,4 +215,22 @@ TEST_F(Compare, OutputOverAnInputIsRefused) {
   EXPECT_EQ(load("m.json")["command"], "membw") << "the input was overwritten";
 }
 
+// Nothing of an input reaches the terminal as it is: invalid UTF-8 in a parser's message and an
+// escape sequence in a key (valid JSON: "\u001b") are shown as \xNN (the bytes were echoed).
+TEST_F(Compare, InputBytesReachTheTerminalOnlyEscaped) {
+  const std::string bad =
+      write("bad.json", "{\"command\": \"membw\", \"results\": [{\"k\": \"\xff\"}]}");
+  const Ran r = run_compas({"compare", bad, bad});
+  EXPECT_EQ(r.exit_code, 2) << r.described;
+  EXPECT_EQ(r.err.find('\xff'), std::string::npos) << r.described;
+  EXPECT_NE(r.err.find("\\xFF"), std::string::npos) << r.described;
+  json esc = membw_file(
+      "h", json::array({{{"kernel", "a\x1b[31mred"}, {"threads", 1}, {"bandwidth_gbs", 1.0}}}));
+  const std::string e = write("esc.json", esc.dump());
+  const Ran t = run_compas({"compare", e, e});
+  EXPECT_EQ(t.exit_code, 0) << t.described;
+  EXPECT_EQ(t.out.find('\x1b'), std::string::npos) << t.described;
+  EXPECT_NE(t.out.find("a\\x1B[31mred"), std::string::npos) << t.described;
+}
+
 }  // namespace
