@@ -33,7 +33,8 @@ const char* const kRules =
     "(*_reason, *_note), what a run found (verified, verification, "
     "skipped_passes, repeats, stores, isa, cpus, method, streaming_stores, stores_calibrated, "
     "transport, saturated, saturation_threads, peak_threads, digit_bits, official_zeta) and how "
-    "much it did, its work (iters, sweeps, iterations, passes, loads, iteration_factor; in membw "
+    "much it did, its work (iters, sweeps, iterations, passes, loads, repetitions, "
+    "iteration_factor; in membw "
     "also bytes); and each of its measurements (a kernel run's also its work record's "
     "seconds_per_unit, comparable whatever work each run did): numbers named as times (*seconds, "
     "*_ns, *_us, *_ms, ns_per_*, "
@@ -81,8 +82,8 @@ const std::set<std::string> kOutcomes = {"verified",
                                          "official_zeta"};
 
 // Fields that say how much a run did: a total time is paired only with one of equal work.
-const std::set<std::string> kWork = {"iters",  "sweeps", "iterations",
-                                     "passes", "loads",  "iteration_factor"};
+const std::set<std::string> kWork = {"iters", "sweeps",      "iterations",      "passes",
+                                     "loads", "repetitions", "iteration_factor"};
 
 [[noreturn]] void refuse(const std::string& label, const std::string& path,
                          const std::string& what) {

@@ -2,8 +2,9 @@
 # Soak: JOBS small compas-run jobs in a row (compas-run -n 4 --timeout S compas run KERNEL at a
 # size of a few tenths of a second: laplace, gemm, cg, sort, picked at random), a quarter of them
 # with one rank SIGKILLed at a random moment (a random rank among the launcher's children, after a
-# random delay between 0 and the kernel's typical duration). Two more jobs, at random places among
-# them (when JOBS leaves room beside the kills):
+# random delay between 0 and the kernel's typical duration). Jobs of two more kinds, at random
+# places among them (SOAK_DETACHED and SOAK_STALLED of them, one each by default, when JOBS leaves
+# room beside the kills):
 #   - detached: rank 0 first starts `setsid sleep 1000 &` (a process of its own session, outside
 #     the job's process group) and waits until it has left, then runs the kernel: the job must end
 #     ok, compas-run saying it ended the one process the job left running;
@@ -38,7 +39,8 @@
 #   --timeout and SOAK_GRACE (10) the seconds past it after which a job counts as hung.
 #   SOAK_KILL_PERCENT (25) of the jobs get a rank killed, within SOAK_KILL_MAX_MS of the start when
 #   set (to aim at the job's start-up, when UCX makes its shared memory) instead of the kernel's
-#   typical duration.
+#   typical duration. SOAK_DETACHED (1) and SOAK_STALLED (1) jobs leave a detached process and
+#   have a stalled reader (as many as the jobs without a kill leave room for).
 # Prints one line per job and the counts at the end; exits 0 when every check passed, 1 when one
 # failed, 2 on bad usage.
 set -u
@@ -69,6 +71,12 @@ for exe in "$run" "$compas"; do
     exit 2
   }
 done
+want_detached=${SOAK_DETACHED:-1}
+want_stalled=${SOAK_STALLED:-1}
+[[ $want_detached =~ ^[0-9]+$ && $want_stalled =~ ^[0-9]+$ ]] || {
+  echo "soak: SOAK_DETACHED and SOAK_STALLED must be whole numbers of jobs" >&2
+  exit 2
+}
 timeout_s=${SOAK_TIMEOUT:-20}
 grace_s=${SOAK_GRACE:-10}
 settle_s=${SOAK_SETTLE:-3}
@@ -266,11 +274,15 @@ count_leftovers() {
   done
 }
 
-# The plan: exactly kill_percent of the jobs (rounded) get a rank killed, one job (when there is room
-# beside those) leaves a detached process behind and one has a stalled reader, at random places.
+# The plan: exactly kill_percent of the jobs (rounded) get a rank killed, SOAK_DETACHED jobs (1)
+# leave a detached process behind and SOAK_STALLED (1) have a stalled reader, as many as there is
+# room for beside the kills, at random places.
 n_kill=$(((jobs_total * kill_percent + 50) / 100))
 n_detach=0 n_stall=0
-((jobs_total - n_kill >= 2)) && n_detach=1 n_stall=1
+room=$((jobs_total - n_kill))
+n_detach=$((want_detached < room ? want_detached : room))
+room=$((room - n_detach))
+n_stall=$((want_stalled < room ? want_stalled : room))
 plan=()
 for ((i = 0; i < jobs_total; i++)); do
   if ((i < n_kill)); then
