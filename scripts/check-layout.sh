@@ -1,45 +1,105 @@
 #!/usr/bin/env bash
-# The layout's two rules, checked on the source tree (CTest: repo.layout):
-#  1. No include runs against the layers. A layer includes its own headers and those of the
-#     layers below it, never those above it or of a sibling:
-#       base -> threads, comm -> perf -> runtime, probes -> capi, kernels -> report -> apps
-#       base -> analysis -> report
-#     (threads and comm are siblings, as are runtime and probes, and capi and kernels; perf is the
-#     instrumentation, probes measure the machine, analysis fits models to numbers and needs no
-#     layer; report, the tools' JSON, is above every layer a program links). include/compas/compas.hpp, the
-#     umbrella header, is for programs: no layer includes it (compas.h, beside it, is capi's own).
+# The layout's rules, checked on the source tree (CTest: layout.tree):
+#  1. Every include follows docs/layers.rules (the one statement of what each layer may include):
+#     a folder listed there includes its own public headers and those the file allows; no folder
+#     includes another's internals (LAYER/src/..., by a relative path or not); no layer includes
+#     the umbrella header compas/compas.hpp (apps and bench, the programs, may); compas/compas.h
+#     is capi's.
 #  2. No source file (C, C++, Fortran, headers) is over 600 lines.
-# Prints every breach as FILE:LINE: what; exits 1 when there is one.
-# Usage: check-layout.sh [SOURCE_DIR]   (default: the repository this script is in)
+# Prints every breach as FILE:LINE: what; exits 1 when there is one, 2 when the rules cannot be
+# read.
+# Usage: check-layout.sh [SOURCE_DIR [RULES]]   (default: the repository this script is in, and
+#        its docs/layers.rules)
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+rules=$(realpath -m "${2:-$root/docs/layers.rules}")
 cd "$root" || exit 2
+root=$(pwd -P)
+[[ -r $rules ]] || {
+  echo "check-layout: cannot read the rules file '$rules'" >&2
+  exit 2
+}
 
-declare -A rank=([base]=0 [analysis]=1 [threads]=1 [comm]=1 [perf]=2 [runtime]=3 [probes]=3 [capi]=4
-                 [kernels]=4 [report]=5)
+declare -A allowed=()
+while IFS= read -r line; do
+  line=${line%%#*}
+  [[ $line =~ ^[[:space:]]*$ ]] && continue
+  [[ $line =~ ^[[:space:]]*([a-z_]+):(.*)$ ]] || {
+    echo "check-layout: $rules: not 'LAYER: LAYERS...': $line" >&2
+    exit 2
+  }
+  allowed[${BASH_REMATCH[1]}]=" ${BASH_REMATCH[2]} "
+done <"$rules"
+
 status=0
 breach() {
   echo "$1"
   status=1
 }
 
-# 1. Includes of compas/LAYER/... (and the umbrella headers) from each layer's own files.
-for layer in "${!rank[@]}"; do
+# The folder (a listed layer) that `path` (relative to the root, or absolute under it) is in.
+folder_of() {
+  local p=${1#"$root"/}
+  echo "${p%%/*}"
+}
+
+# check_include FOLDER FILE LINE TEXT
+check_include() {
+  local layer=$1 file=$2 line=$3 text=$4
+  local quoted
+  quoted=$(sed -nE 's@^\s*#\s*include\s*[<"]([^">]+)[">].*@\1@p' <<<"$text")
+  [[ -n $quoted ]] || return 0
+  # Another folder's internals: a path into LAYER/src/, relative to the file or from the root.
+  local resolved=
+  if [[ $quoted == ../* || $quoted == ./* ]]; then
+    resolved=$(realpath -m "$(dirname "$file")/$quoted")
+    resolved=${resolved#"$root"/}
+  elif [[ $quoted == */src/* ]]; then
+    resolved=$quoted
+  fi
+  if [[ $resolved =~ ^([a-z_]+)/src/ ]]; then
+    local owner=${BASH_REMATCH[1]}
+    if [[ -n ${allowed[$owner]+x} && $owner != "$layer" ]]; then
+      breach "$file:$line: $layer includes $owner's internals ($text): include its public headers"
+    fi
+    return 0
+  fi
+  [[ $quoted =~ ^compas/([a-z_]+)(/|\.h) ]] || return 0
+  local target=${BASH_REMATCH[1]}
+  if [[ $target == compas ]]; then
+    if [[ $quoted == compas/compas.h ]]; then
+      target=capi
+    else
+      [[ ${allowed[$layer]} == *" * "* ]] && return 0
+      breach "$file:$line: $layer includes the umbrella header ($text): layers include what they use"
+      return 0
+    fi
+  fi
+  [[ -n ${allowed[$target]+x} ]] || return 0  # not a layer's header
+  [[ $target == "$layer" || ${allowed[$layer]} == *" * "* || ${allowed[$layer]} == *" $target "* ]] \
+    && return 0
+  breach "$file:$line: $layer includes $target ($text): docs/layers.rules allows $layer only${allowed[$layer]:- nothing}"
+}
+
+# 1. Includes from each listed folder's files.
+for layer in "${!allowed[@]}"; do
   [[ -d $layer ]] || continue
   while IFS=: read -r file line text; do
-    target=$(sed -nE 's@.*[<"]compas/([a-z_]+)(/|\.h).*@\1@p' <<<"$text")
-    [[ $target == compas && $text == *compas/compas.h[\"\>]* ]] && target=capi
-    [[ -n $target ]] || continue
-    if [[ $target == compas ]]; then
-      breach "$file:$line: $layer includes the umbrella header ($text): layers include what they use"
-      continue
-    fi
-    [[ -n ${rank[$target]:-} ]] || continue  # not a layer's header (e.g. a test hook)
-    if [[ $target != "$layer" && ${rank[$target]} -ge ${rank[$layer]} ]]; then
-      breach "$file:$line: $layer includes $target ($text): $target is not below $layer"
-    fi
-  done < <(grep -rnE '^\s*#\s*include\s*[<"]compas/' "$layer" --include='*.hpp' --include='*.cpp' \
-             --include='*.h' --include='*.c')
+    check_include "$layer" "$file" "$line" "$text"
+  done < <(grep -rnE '^\s*#\s*include\s*[<"]' "$layer" --include='*.hpp' --include='*.cpp' \
+             --include='*.h' --include='*.c' --include='*.F90')
+done
+
+# 1b. Include directories into another folder's internals, given to a target in CMake.
+for layer in "${!allowed[@]}"; do
+  [[ -d $layer ]] || continue
+  while IFS=: read -r file line text; do
+    while read -r owner; do
+      [[ -n ${allowed[$owner]+x} && $owner != "$layer" ]] &&
+        breach "$file:$line: $layer adds $owner's internals to its include path ($text)"
+    done < <(grep -oE '(PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/[a-z_]+/src' <<<"$text" |
+             sed -E 's@.*\}/([a-z_]+)/src@\1@')
+  done < <(grep -rnE 'include_directories' "$layer" --include='CMakeLists.txt' --include='*.cmake')
 done
 
 # 2. Lengths: of the files git tracks, or (not a checkout) of every source file under the root.
@@ -57,6 +117,6 @@ while read -r count file; do
 done < <(source_files | xargs -r wc -l)
 
 if ((status == 0)); then
-  echo "layout: no include against the layers, no source file over 600 lines"
+  echo "layout: every include as docs/layers.rules allows, no source file over 600 lines"
 fi
 exit $status

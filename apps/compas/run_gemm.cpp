@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/src/test_hooks.hpp"
+#include "compas/kernels/test_hooks.hpp"
 #include "compas/kernels/gemm_job.hpp"
 #include "run_common.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/src/test_hooks.hpp"
+#include "compas/kernels/test_hooks.hpp"
 #include "compas/kernels/laplace.hpp"
 #include "run_common.hpp"
 

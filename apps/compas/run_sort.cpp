@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/src/test_hooks.hpp"
+#include "compas/kernels/test_hooks.hpp"
 #include "compas/kernels/sort_job.hpp"
 #include "run_common.hpp"
 

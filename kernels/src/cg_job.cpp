@@ -19,7 +19,7 @@
 #include "compas/perf/timer.hpp"
 #include "funneled.hpp"
 #include "job_memory.hpp"
-#include "test_hooks.hpp"
+#include "compas/kernels/test_hooks.hpp"
 
 namespace compas::kernels::cg {
 

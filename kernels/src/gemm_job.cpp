@@ -18,7 +18,7 @@
 #include "funneled.hpp"
 #include "gemm_plan.hpp"
 #include "job_memory.hpp"
-#include "test_hooks.hpp"
+#include "compas/kernels/test_hooks.hpp"
 
 namespace compas::kernels::gemm {
 

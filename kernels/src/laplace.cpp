@@ -29,7 +29,7 @@
 #include "job_memory.hpp"
 #include "laplace_rows.hpp"
 #include "store_calibration.hpp"
-#include "test_hooks.hpp"
+#include "compas/kernels/test_hooks.hpp"
 
 namespace compas::kernels::laplace {
 

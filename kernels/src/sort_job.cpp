@@ -16,7 +16,7 @@
 #include "funneled.hpp"
 #include "job_memory.hpp"
 #include "sort_job_state.hpp"
-#include "test_hooks.hpp"
+#include "compas/kernels/test_hooks.hpp"
 
 namespace compas::kernels::sort {
 

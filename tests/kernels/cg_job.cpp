@@ -14,7 +14,7 @@
 #include <stdexcept>
 
 #include "../../kernels/src/cg_internal.hpp"
-#include "../../kernels/src/test_hooks.hpp"
+#include "compas/kernels/test_hooks.hpp"
 #include "../common/job_main.hpp"
 #include "../common/sanitized.hpp"
 #include "compas/compas.hpp"

@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "../../kernels/src/test_hooks.hpp"
+#include "compas/kernels/test_hooks.hpp"
 #include "../common/job_main.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/gemm_job.hpp"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "../../kernels/src/store_calibration.hpp"
-#include "../../kernels/src/test_hooks.hpp"
+#include "compas/kernels/test_hooks.hpp"
 #include "../common/job_main.hpp"
 #include "compas/base/isa.hpp"
 #include "compas/compas.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/src/test_hooks.hpp"
+#include "compas/kernels/test_hooks.hpp"
 #include "../common/job_main.hpp"
 #include "compas/compas.hpp"
 #include "compas/kernels/sort_job.hpp"

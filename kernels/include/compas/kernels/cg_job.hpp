@@ -19,7 +19,7 @@
 #include "compas/runtime/runtime.hpp"
 
 namespace compas::kernels::detail {
-struct TestHooks;  // kernels/src/test_hooks.hpp: not part of the interface
+struct TestHooks;  // compas/kernels/test_hooks.hpp: for tests, not part of the interface
 }  // namespace compas::kernels::detail
 
 namespace compas::kernels::cg {

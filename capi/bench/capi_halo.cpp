@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <vector>
 
+#include "../src/handles.hpp"  // the Runtime behind a compas_runtime
 #include "compas/base/statistics.hpp"
 #include "compas/compas.h"
 #include "compas/runtime/dist_array.hpp"
-#include "handles.hpp"  // capi/src: the Runtime behind a compas_runtime
 
 namespace {
 

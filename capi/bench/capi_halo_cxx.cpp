@@ -4,8 +4,8 @@
 #include <chrono>
 #include <memory>
 
+#include "../src/handles.hpp"  // the Runtime behind a compas_runtime
 #include "compas/runtime/dist_array.hpp"
-#include "handles.hpp"  // capi/src: the Runtime behind a compas_runtime
 
 namespace {
 std::unique_ptr<compas::DistArray<double, 2>> g_array;

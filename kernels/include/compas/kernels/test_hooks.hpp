@@ -1,6 +1,6 @@
-// Faults and delays the tests (and `compas run ... --inject-fault`) inject into a kernel's job:
-// not part of the kernels' interface (not installed; a kernel's parameters point at one, or at
-// none), and free to change. Tests and the compas CLI include it from kernels/src.
+// Faults and delays the tests (and `compas run ... --inject-fault`) inject into a kernel's job: a
+// public header for tests and the compas CLI, not part of the kernels' interface (a kernel's
+// parameters point at one, or at none) and free to change.
 #pragma once
 
 namespace compas::kernels::detail {

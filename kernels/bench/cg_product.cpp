@@ -25,9 +25,9 @@
 #include <utility>
 #include <vector>
 
-#include "../kernels/src/cg_panels.hpp"
-#include "../kernels/src/cg_tree.hpp"
-#include "cg_internal.hpp"
+#include "../src/cg_internal.hpp"
+#include "../src/cg_panels.hpp"
+#include "../src/cg_tree.hpp"
 #include "compas/threads/team.hpp"
 
 namespace {
