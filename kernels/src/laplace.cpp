@@ -154,7 +154,7 @@ class Job {
   const Params& p_;
   const std::size_t n_, width_;
   const double h_;
-  const int me_, nodes_;
+  const int me_, procs_;
   std::size_t row_lo_ = 0, rows_ = 0;
   // The two copies of the field (Jacobi reads one and writes the other): the grid's interior rows
   // and columns 1..n, rows over processes, one halo row above and below (the neighbour's edge row
@@ -198,7 +198,7 @@ Job::Job(Runtime& rt, const Params& p)
       width_(p.n + 2),
       h_(1.0 / static_cast<double>(p.n + 1)),
       me_(rt.process()),
-      nodes_(rt.processes()),
+      procs_(rt.processes()),
       field_{field_copy(rt, p.n), field_copy(rt, p.n)},
       nt_(rt.threads()),
       dynamic_(p.schedule == Schedule::dynamic && rt.threads() > 1),
@@ -387,7 +387,7 @@ bool Job::end_sweep(threads::ThreadCtx& t, int k, bool checking, double local_ch
     COMPAS_REGION(t, "synchronize");
     t.barrier();
   }
-  if (t.is_leader() && nodes_ > 1) {
+  if (t.is_leader() && procs_ > 1) {
     COMPAS_REGION(t, "communicate");
     // My first and last new rows into the neighbours' halos, theirs into mine; the barrier
     // above and the one (or the allreduce) below stand around it.
@@ -397,7 +397,7 @@ bool Job::end_sweep(threads::ThreadCtx& t, int k, bool checking, double local_ch
     COMPAS_REGION(t, "synchronize");
     change = rt_.allreduce(t, local_change, op::max{});
     if (p_.tol > 0 && change <= p_.tol) return true;
-  } else if (nodes_ > 1) {
+  } else if (procs_ > 1) {
     COMPAS_REGION(t, "synchronize");
     t.barrier();
   }

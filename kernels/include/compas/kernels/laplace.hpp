@@ -4,9 +4,10 @@
 // Decomposition: interior rows in blocks over processes (Runtime::process_block), the rows of a
 // block over the threads of the process (by default shared out dynamically within a sweep:
 // Schedule). Each process holds its rows plus one halo row above and below, twice (Jacobi reads one
-// copy and writes the other), in one window. After a sweep, thread 0 of each process writes its
-// first and last new rows straight into the neighbours' halo rows with put_signal (no message
-// buffer, no copy at the receiver) and waits for the neighbours' signals.
+// copy and writes the other): two DistArray<double, 2> of the porting layer. After a sweep the
+// copy just written exchanges its halo rows (DistArray::exchange_halos: thread 0 puts its first
+// and last new rows straight into the neighbours' halo rows with put_signal, no message buffer,
+// no copy at the receiver, and waits for the neighbours' signals).
 //
 // Problem and verification: boundary values of the harmonic polynomial f(x, y) = x^2 - y^2, whose
 // discrete 5-point Laplacian is exactly zero, so f is the discrete solution. The interior starts
