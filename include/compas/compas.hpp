@@ -1,6 +1,7 @@
 // compas: the hybrid threads x processes runtime. One include for user programs.
 #pragma once
 
+#include "compas/base/cxx_version.hpp"  // first: an older standard is said in words
 #include "compas/comm/bootstrap.hpp"
 #include "compas/comm/collectives.hpp"
 #include "compas/comm/ucx.hpp"

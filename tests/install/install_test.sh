@@ -113,8 +113,17 @@ export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 if pc_flags=$(pkg-config --cflags --libs compas); then
   echo "pkg-config --cflags --libs compas: $pc_flags"
   [[ "$pc_flags" == *"$prefix"* ]] || fail "compas.pc does not point into the prefix $prefix (relocated install): $pc_flags"
+  # compas.pc leaves the language standard to its user (it forced -std=c++20 on every
+  # translation unit of theirs); the headers say so when it is older than C++20.
+  [[ " $pc_flags " != *" -std="* ]] || fail "compas.pc sets a language standard: $pc_flags"
+  # shellcheck disable=SC2086
+  if err=$("$cxx" -std=c++17 "$consumer/main.cpp" -o "$tmp/app-17" $pc_flags 2>&1); then
+    fail "the consumer compiled as C++17"
+  elif [[ $err != *"compas needs C++20"* ]]; then
+    fail "compiled as C++17 the consumer fails without saying compas needs C++20: $err"
+  fi
   # shellcheck disable=SC2086  # the flags are meant to be split
-  if "$cxx" "$consumer/main.cpp" -o "$tmp/app-pc" $pc_flags; then
+  if "$cxx" -std=c++20 "$consumer/main.cpp" -o "$tmp/app-pc" $pc_flags; then
     check_loads_from_prefix "$tmp/app-pc"
     if ! "$tmp/app-pc"; then fail "the pkg-config-built consumer failed"; fi
   else

@@ -38,6 +38,8 @@
 // thread of such a region, or from one thread per process outside of one.
 #pragma once
 
+#include "compas/base/cxx_version.hpp"  // first: an older standard is said in words
+
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
