@@ -401,6 +401,15 @@ void write_process_barriers(ReportContext& c) {
             "process barrier, P=" + std::to_string(p));
 }
 
+// What a pingpong operation times, for a file from before "measure_text".
+std::string measure_text_of(const std::string& op) {
+  try {
+    return probes::pingpong_measure(op).text;
+  } catch (const std::invalid_argument&) {
+    return "?";
+  }
+}
+
 void write_pingpong(ReportContext& c) {
   auto pp = c.raw("pingpong");
   if (!pp) return;
@@ -413,11 +422,7 @@ void write_pingpong(ReportContext& c) {
   for (const auto& r : (*pp)["results"]) {
     const std::string op = r.value("op", "");
     std::string what = r.value("measure_text", std::string());
-    if (what.empty()) try {
-        what = probes::pingpong_measure(op).text;  // a file from before "measure_text"
-      } catch (const std::invalid_argument&) {
-        what = "?";
-      }
+    if (what.empty()) what = measure_text_of(op);
     c.md << fmt::format("| {} | {} | {} | {} | {:.1f} |\n", op, what, r.value("bytes", 0ull),
                         measured(r, "latency_us"), r.value("bandwidth_mbs", 0.0));
   }
