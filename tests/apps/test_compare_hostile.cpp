@@ -1,7 +1,9 @@
-// `compas compare` on small inputs made to take memory without bound: many repetitions (all
-// pairwise ratios would be 20,000 x 20,000). Each is compared in bounded memory. Every run is in a
-// memory cgroup of 256 MiB the test makes (what takes more is OOM-killed there, not on the
-// machine): part of test_compare.
+// `compas compare` on small inputs made to take memory or stack without bound: many repetitions
+// (all pairwise ratios would be 20,000 x 20,000), deep nesting, long keys, nested long keys the
+// machine lines would spell out in full, values that take many times their text, a number out
+// of range. Each is compared in bounded memory or refused with exit 2 naming the file and the
+// bound. Every run is in a memory cgroup of 256 MiB the test makes (what takes more is
+// OOM-killed there, not on the machine): part of test_compare.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -55,7 +57,24 @@ std::string run_text(const json& samples, const std::string& extra) {
   return text;
 }
 
-class CompareHostile : public Compare {};
+std::string nested(int levels, const std::string& key) {
+  std::string s;
+  for (int i = 0; i < levels; ++i) s += "{\"" + key + "\":";
+  return s + "1" + std::string(levels, '}');
+}
+
+class CompareHostile : public Compare {
+ protected:
+  std::string base() { return write("base.json", run_text({0.01, 0.011, 0.012}, "")); }
+  void expect_refused_in(const MemoryCgroup& cg, const std::string& bad,
+                         const std::vector<std::string>& parts) {
+    const Ran r = compare_in(cg, {base(), bad, "--json", path("refused.json")});
+    EXPECT_EQ(r.exit_code, 2) << r.described;
+    EXPECT_TRUE(has(r.err, "B '" + bad + "'")) << r.described;
+    for (const auto& p : parts) EXPECT_TRUE(has(r.err, p)) << "no '" << p << "'\n" << r.described;
+    EXPECT_FALSE(fs::exists(path("refused.json")));
+  }
+};
 
 // 20,000 repetitions a side (440 KB): the interval of B / A from 400 million pairwise ratios,
 // never all held (they would take 3.2 GB).
@@ -74,6 +93,66 @@ TEST_F(CompareHostile, ManyRepetitionsAreJudgedInBoundedMemory) {
   EXPECT_LE(p["interval"][0].get<double>(), 1.0) << p.dump();
   EXPECT_GE(p["interval"][1].get<double>(), 1.0) << p.dump();
   EXPECT_TRUE(has(p["note"].get<std::string>(), "20000 and 20000 runs")) << p.dump();
+}
+
+// 200,000 nested objects (1.2 MB): refused at the reader's 64 levels, never a stack overflow.
+TEST_F(CompareHostile, DeepNestingIsRefusedNamingTheFileAndTheBound) {
+  MemoryCgroup cg(kLimit);
+  NEED_CGROUP(cg);
+  const std::string bad = write("deep.json", run_text({0.01}, nested(200000, "a")));
+  expect_refused_in(cg, bad, {"nested more than 64 levels deep"});
+}
+
+// Keys of 2,000 bytes, nested 3,000 deep (6 MB): refused at the first key past 1 KiB.
+TEST_F(CompareHostile, LongKeysAreRefusedNamingTheFileAndTheBound) {
+  MemoryCgroup cg(kLimit);
+  NEED_CGROUP(cg);
+  const std::string bad =
+      write("longkeys.json", run_text({0.01}, nested(3000, std::string(2000, 'k'))));
+  expect_refused_in(cg, bad, {"a key of 2000 bytes", "at most 1024 bytes"});
+}
+
+// Within the reader's bounds (60 levels of 1,000-byte keys over 20,000 fields, 260 KB), the
+// machine lines would spell 60 KB of name for each field (1.2 GB): they stop at 1 MiB of text
+// and count the rest.
+TEST_F(CompareHostile, NestedLongKeysMakeBoundedMachineLines) {
+  MemoryCgroup cg(kLimit);
+  NEED_CGROUP(cg);
+  std::string leaves;
+  for (int i = 0; i < 20000; ++i) leaves += (i ? ",\"" : "\"") + std::to_string(i) + "\":1";
+  std::string deep = "{" + leaves + "}";
+  for (int i = 0; i < 60; ++i) deep = "{\"" + std::string(1000, 'k') + "\":" + deep + "}";
+  const std::string b = write("b.json", run_text({0.01, 0.011, 0.012}, deep));
+  const Ran r = compare_in(cg, {base(), b, "--json", path("out.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.described;
+  bool counted = false;
+  const json doc = load("out.json");
+  for (const auto& line : doc["machines"])
+    if (line["field"] == "(fields left out)") {
+      counted = true;
+      EXPECT_TRUE(has(line["b"].get<std::string>(), "past 1 MiB of text")) << line.dump();
+    }
+  EXPECT_TRUE(counted) << "no line counting the fields left out";
+}
+
+// A list of 1.4 million empty strings (4.2 MB) would take 27 times its size in memory: refused
+// by the reader's bound of 12 times.
+TEST_F(CompareHostile, ValuesTakingManyTimesTheirTextAreRefused) {
+  MemoryCgroup cg(kLimit);
+  NEED_CGROUP(cg);
+  std::string list = "[\"\"";
+  for (int i = 1; i < 1400000; ++i) list += ",\"\"";
+  list += "]";
+  const std::string bad = write("strings.json", run_text({0.01}, list));
+  expect_refused_in(cg, bad, {"would take more than", "12 times its size"});
+}
+
+// A number no double holds: bad input (exit 2) naming the file, not an error of compas (exit 1).
+TEST_F(CompareHostile, ANumberOutOfRangeIsRefusedNamingTheFile) {
+  MemoryCgroup cg(kLimit);
+  NEED_CGROUP(cg);
+  const std::string bad = write("huge.json", run_text({0.01}, "1e400"));
+  expect_refused_in(cg, bad, {"not valid JSON", "1e400"});
 }
 
 }  // namespace
