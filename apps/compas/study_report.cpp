@@ -17,6 +17,7 @@
 #include "compas/probes/pingpong.hpp"
 #include "compas/report/report.hpp"
 #include "compas/report/run_info.hpp"
+#include "read_json.hpp"
 #include "read_whole.hpp"
 #include "report_html.hpp"
 #include "stream_sizes.hpp"
@@ -35,10 +36,11 @@ using json = report::json;
 // ---- the report
 // ----------------------------------------------------------------------------------
 
-// A raw report of the study's: never through a link, never a FIFO or a device.
+// A raw report of the study's: never through a link, never a FIFO or a device, and within the
+// bounded reader's limits (a report past them is damaged: its run ran again).
 std::optional<json> load(const fs::path& p) {
   try {
-    return json::parse(read_whole(p.string(), kStudyFileLimit, Links::refuse));
+    return read_json_file(p.string(), Links::refuse);
   } catch (const std::exception&) {
     return std::nullopt;
   }

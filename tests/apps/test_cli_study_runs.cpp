@@ -403,10 +403,30 @@ TEST_F(Cli, StudyRerunsARunWhoseRawReportIsCutShort) {
         ASSERT_FALSE(json::parse(whole, nullptr, false).is_discarded()) << whole;
         std::ofstream(raw, std::ios::trunc) << whole.substr(0, whole.size() / 2);
       },
-      "is damaged: not whole JSON", "is damaged");
+      "is damaged: not valid JSON", "is damaged");
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_FALSE(runs[2].contains("failed")) << runs[2].dump();
   EXPECT_NE(read_file(out + "/report.md").find("## laplace n=640"), std::string::npos);
+}
+
+// A raw report that is valid JSON nested 200,000 levels deep (1.2 MB): damaged like one that does
+// not parse (it passes the reader's bound on nesting), recorded as failed and run again; never a
+// crash of the study.
+TEST_F(Cli, StudyRerunsARunWhoseRawReportIsNestedTooDeep) {
+  const std::string out = path("study"), raw = out + "/raw/laplace_n640_p1t1.json";
+  const auto runs = rerun_after_damage(
+      out,
+      [&] {
+        const int levels = 200000;
+        std::string deep;
+        for (int i = 0; i < levels; ++i) deep += "{\"a\":";
+        deep += "1" + std::string(levels, '}');
+        std::ofstream(raw, std::ios::trunc)
+            << R"({"command":"run","machine":{"x":)" << deep << R"(},"results":[]})";
+      },
+      "is damaged: nested more than 64 levels deep", "nested more than 64 levels deep");
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_FALSE(runs[2].contains("failed")) << runs[2].dump();
 }
 
 // A finished run whose raw report is gone (deleted by hand, lost with a disk) is not done: the
