@@ -78,10 +78,8 @@ void print_plan(const StudyArgs& a, const std::vector<Step>& plan,
 
 // Makes --out, or readies it for another pass (study_dir.hpp: a new or empty directory, or a
 // study's own). Throws std::invalid_argument when it cannot be used.
-void prepare_out_dir(const StudyArgs& a, const std::vector<Step>& plan) {
-  std::vector<std::string> ids;
-  for (const auto& s : plan) ids.push_back(s.id);
-  claim_study_dir(a.out, ids);
+void prepare_out_dir(const StudyArgs& a) {
+  claim_study_dir(a.out);
   if (!a.fresh) return;
   // Starting over deletes the files the study wrote, and only those.
   remove_study_files(a.out, "", "");
@@ -281,7 +279,7 @@ int run_study(const StudyArgs& a) {
     print_plan(a, plan, left_out);
     return 0;
   }
-  prepare_out_dir(a, plan);
+  prepare_out_dir(a);
   if (!a.quiet)
     for (const auto& line : left_out) fmt::print(stderr, "compas study: {}\n", line);
   RunBook book = read_runs(fs::path(a.out) / "runs.jsonl");

@@ -15,6 +15,7 @@
 #include "common.hpp"
 #include "compas/probes/membw.hpp"
 #include "printable.hpp"
+#include "read_json.hpp"
 #include "read_whole.hpp"
 
 namespace compas::app::comparison {
@@ -24,7 +25,9 @@ namespace fs = std::filesystem;
 const char* const kRules =
     "A and B are two study directories (compas study --out DIR, or their study.json) or two JSON "
     "files of one command (the --json of membw, cache, barrier, pingpong, run KERNEL), each a "
-    "regular file of at most 64 MiB (a FIFO, a device or a larger file is refused). Points of "
+    "regular file of at most 64 MiB (a FIFO, a device or a larger file is refused) of JSON nested "
+    "at most 64 levels deep, with keys of at most 1024 bytes, each key once in its object, and "
+    "values that take at most 12 times the file's size in memory. Points of "
     "a study: each kernel's rows, by kernel, size and P x T, compared on the kernel's rate (work "
     "per second: mlups, gflops, mops, mkeys_per_s) with each run's rate as a repetition, so that "
     "runs of different work compare per unit of work. Points of a command's file: each record, "
@@ -58,8 +61,8 @@ const char* const kRules =
 
 namespace {
 
-// The largest input read (kRules says it): a study.json of a long study is a few MiB.
-constexpr std::uint64_t kInputLimit = 64ull << 20;
+// The largest input read (kRules says it): the bounded reader's.
+constexpr std::uint64_t kInputLimit = kJsonSizeLimit;
 
 // Integer and string fields that say what a run found or how long it tried, not which point it
 // measured: two runs of one point may differ in them, so they stay out of the key.
@@ -114,9 +117,9 @@ json parse_json(const std::string& label, const std::string& file) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     refuse(label, file, "the file is empty, not a compas JSON file");
   try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    refuse(label, file, std::string("not valid JSON: ") + e.what());
+    return parse_bounded_json(text);
+  } catch (const BadJson& e) {
+    refuse(label, file, e.what());
   }
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,14 +39,36 @@ std::string caches_text(const json& caches) {
   return out.empty() ? "none" : out;
 }
 
-void flatten(const std::string& prefix, const json& v,
-             std::vector<std::pair<std::string, std::string>>& out) {
+// One side's fields: at most kMachineText of names and values (a machine description is a few
+// KiB), so that no nesting of long keys, however deep the reader lets it be, multiplies the
+// input's size; the rest is counted.
+constexpr std::size_t kMachineText = 1 << 20;
+
+struct Fields {
+  std::vector<std::pair<std::string, std::string>> lines;
+  std::size_t bytes = 0;
+  std::size_t left_out = 0;
+};
+
+std::size_t leaves(const json& v) {
+  if (!v.is_object()) return 1;
+  std::size_t n = 0;
+  for (const auto& child : v) n += leaves(child);
+  return n;
+}
+
+void flatten(const std::string& prefix, const json& v, Fields& out) {
+  if (out.bytes > kMachineText) {
+    out.left_out += leaves(v);
+    return;
+  }
   if (v.is_object()) {
     for (auto it = v.begin(); it != v.end(); ++it)
       flatten(prefix.empty() ? it.key() : prefix + "." + it.key(), it.value(), out);
     return;
   }
-  out.push_back({prefix, prefix == "caches" && v.is_array() ? caches_text(v) : text_of(v)});
+  out.lines.push_back({prefix, prefix == "caches" && v.is_array() ? caches_text(v) : text_of(v)});
+  out.bytes += out.lines.back().first.size() + out.lines.back().second.size();
 }
 
 // How busy the machine was besides: a command's own machine_load, or a study's kernel runs' (the
@@ -64,29 +87,37 @@ std::string load_text(const json& doc) {
   return "-";
 }
 
-std::vector<std::pair<std::string, std::string>> machine_fields(const Input& in) {
-  std::vector<std::pair<std::string, std::string>> out = {
-      {"compas version", in.doc.contains("version") ? text_of(in.doc["version"]) : "-"}};
+std::map<std::string, std::string> machine_fields(const Input& in,
+                                                  std::vector<std::string>& names) {
+  Fields f;
+  f.lines = {{"compas version", in.doc.contains("version") ? text_of(in.doc["version"]) : "-"}};
   if (in.doc.contains("run") && in.doc["run"].is_object())  // how each side was built
-    for (const char* f : {"git_commit", "build", "libraries"})
-      if (in.doc["run"].contains(f)) flatten(std::string("run.") + f, in.doc["run"][f], out);
-  if (in.doc.contains("machine")) flatten("", in.doc["machine"], out);
-  out.push_back({"busy: other processes' share of the CPU time", load_text(in.doc)});
-  return out;
+    for (const char* field : {"git_commit", "build", "libraries"})
+      if (in.doc["run"].contains(field))
+        flatten(std::string("run.") + field, in.doc["run"][field], f);
+  if (in.doc.contains("machine")) flatten("", in.doc["machine"], f);
+  f.lines.push_back({"busy: other processes' share of the CPU time", load_text(in.doc)});
+  if (f.left_out > 0)
+    f.lines.push_back({"(fields left out)", fmt::format("{} past {} of text", f.left_out,
+                                                        base::format_size(kMachineText))});
+  std::map<std::string, std::string> by_name;
+  for (auto& [name, value] : f.lines)
+    if (by_name.emplace(name, std::move(value)).second) names.push_back(name);
+  return by_name;
 }
 
 }  // namespace
 
 std::vector<MachineLine> machine_lines(const Input& a, const Input& b) {
-  const auto fa = machine_fields(a), fb = machine_fields(b);
-  std::vector<std::string> names;
-  for (const auto* f : {&fa, &fb})
-    for (const auto& [name, value] : *f)
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  std::vector<std::string> names;  // in order of appearance, A's first
+  const auto fa = machine_fields(a, names);
+  std::vector<std::string> names_b;
+  const auto fb = machine_fields(b, names_b);
+  for (const auto& name : names_b)
+    if (!fa.count(name)) names.push_back(name);
   auto find = [](const auto& fields, const std::string& name) -> std::string {
-    for (const auto& [n, v] : fields)
-      if (n == name) return v;
-    return "-";
+    const auto it = fields.find(name);
+    return it == fields.end() ? "-" : it->second;
   };
   std::vector<MachineLine> lines;
   for (const auto& name : names) {

@@ -21,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kMarker = ".compas-study";
+// The marker's first line: "compas study VERSION" (the first marked studies wrote no version).
 constexpr const char* kMarkerHead = "compas study";
 
 // lstat's answer: -1 when nothing is there.
@@ -56,6 +57,11 @@ std::string marker_problem(const fs::path& dir, const std::string& what) {
          ", not a study's marker: refused";
 }
 
+bool is_marker_head(const std::string& line) {
+  const std::string head = kMarkerHead;
+  return line == head || (line.size() > head.size() + 1 && line.rfind(head + " ", 0) == 0);
+}
+
 // The manifest, or nullopt when the directory has no marker.
 std::optional<std::set<std::string>> read_manifest(const fs::path& dir) {
   const fs::path marker = dir / kMarker;
@@ -72,7 +78,7 @@ std::optional<std::set<std::string>> read_manifest(const fs::path& dir) {
   }
   std::istringstream in(text);
   std::string line;
-  if (!std::getline(in, line) || line != kMarkerHead)
+  if (!std::getline(in, line) || !is_marker_head(line))
     throw std::invalid_argument(
         marker_problem(dir, "does not begin with '" + std::string(kMarkerHead) + "'"));
   std::set<std::string> files;
@@ -82,7 +88,7 @@ std::optional<std::set<std::string>> read_manifest(const fs::path& dir) {
 }
 
 void save_manifest(const fs::path& dir, const std::set<std::string>& files) {
-  std::string text = std::string(kMarkerHead) + "\n";
+  std::string text = std::string(kMarkerHead) + " " + report::version() + "\n";
   for (const auto& f : files) text += f + "\n";
   report::replace_file_atomic((dir / kMarker).string(), text);
 }
@@ -91,37 +97,6 @@ std::set<std::string> manifest_of(const fs::path& dir) {
   auto files = read_manifest(dir);
   if (!files) throw std::runtime_error(dir.string() + " has no " + kMarker);
   return *files;
-}
-
-// The run ids runs.jsonl names.
-std::set<std::string> ids_in_runs(const fs::path& dir) {
-  std::set<std::string> ids;
-  std::string text;
-  try {
-    text = read_whole((dir / "runs.jsonl").string(), kStudyFileLimit, Links::refuse);
-  } catch (const UnreadableFile&) {
-    return ids;
-  }
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const auto j = report::json::parse(line, nullptr, false);
-    if (j.is_object() && j.contains("id") && j["id"].is_string())
-      ids.insert(j["id"].get<std::string>());
-  }
-  return ids;
-}
-
-// A study from before the manifest: the files of the names it writes are its own.
-void adopt_earlier_study(const fs::path& dir, const std::vector<std::string>& step_ids) {
-  std::set<std::string> names = {"report.md",   "study.json",     "study.csv",
-                                 "report.html", "logs/plots.log", "runs.jsonl"};
-  std::set<std::string> ids(step_ids.begin(), step_ids.end());
-  ids.merge(ids_in_runs(dir));
-  for (const auto& id : ids) names.insert({"raw/" + id + ".json", "logs/" + id + ".log"});
-  std::set<std::string> files = {"runs.jsonl"};
-  for (const auto& n : names)
-    if (is_study_name(n) && is_regular_at(dir / n)) files.insert(n);
-  save_manifest(dir, files);
 }
 
 // Removes dir/rel without following a link: neither the name itself nor its folder.
@@ -143,9 +118,25 @@ void own_study_file(const fs::path& dir, const std::string& rel) {
   save_manifest(dir, files);
 }
 
+// A directory with files and no marker: a study of a compas from before the marker, or a
+// directory of someone else's that holds files of the names a study writes. Neither is taken.
+[[noreturn]] void refuse_unmarked(const fs::path& dir) {
+  const std::string out = dir.string();
+  if (is_regular_at(dir / "runs.jsonl"))
+    throw std::invalid_argument(
+        "--out '" + out + "' holds runs.jsonl but no " + kMarker +
+        " marker, so no study of this compas wrote it (it may be a study of a compas from before "
+        "the marker, or someone else's files): nothing in it is touched. To run the study, give "
+        "--out a new or empty directory; an older study's files stay readable there (compas "
+        "compare reads its study.json)");
+  throw std::invalid_argument("--out '" + out +
+                              "' is not a compas study directory (it has files and no " + kMarker +
+                              "): a study writes only into a new or empty directory, or its own");
+}
+
 }  // namespace
 
-void claim_study_dir(const std::string& out, const std::vector<std::string>& step_ids) {
+void claim_study_dir(const std::string& out) {
   if (out.empty()) throw std::invalid_argument("--out is empty: give the study's directory");
   const fs::path dir = out;
   std::error_code ec;
@@ -161,16 +152,12 @@ void claim_study_dir(const std::string& out, const std::vector<std::string>& ste
     save_manifest(dir, fresh);
   } else if (!fs::is_directory(dir, ec)) {
     throw std::invalid_argument("--out '" + out + "' is not a directory");
-  } else if (const auto files = read_manifest(dir)) {
-    if (files->empty()) adopt_earlier_study(dir, step_ids);
+  } else if (read_manifest(dir)) {
+    // A study's own: its manifest says which files it wrote, and only those are its.
   } else if (fs::is_empty(dir, ec) && !ec) {
     save_manifest(dir, fresh);
-  } else if (is_regular_at(dir / "runs.jsonl")) {
-    adopt_earlier_study(dir, step_ids);
   } else {
-    throw std::invalid_argument(
-        "--out '" + out + "' is not a compas study directory (it has files and no " + kMarker +
-        "): a study writes only into a new or empty directory, or its own");
+    refuse_unmarked(dir);
   }
   study_subdir(dir, "raw");
   study_subdir(dir, "logs");

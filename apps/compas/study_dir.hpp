@@ -1,6 +1,7 @@
 // compas study's directory (--out): which directory a study may write into, the files it wrote
-// and how it touches them. A study writes only into a new or empty directory, or its own (the
-// .compas-study marker, or the runs.jsonl of a study from before the marker); it deletes only
+// and how it touches them. A study writes only into a new or empty directory, or its own: the
+// .compas-study marker it wrote ("compas study VERSION" on its first line), never a file name it
+// writes (a runs.jsonl of a directory without the marker is someone else's); it deletes only
 // files it wrote, listed in its manifest (the marker's lines after the first, each recorded before
 // the file is written); it never opens a file there through a link, and writes its own files by
 // rename (a link or a device planted under their names is replaced, never written through).
@@ -10,7 +11,6 @@
 #include <filesystem>
 #include <set>
 #include <string>
-#include <vector>
 
 namespace compas::app {
 
@@ -18,12 +18,11 @@ namespace compas::app {
 // report.md, a plot): one limit for every reader of the same files.
 inline constexpr std::uint64_t kStudyFileLimit = 256ull << 20;
 
-// Claims `out` for a study: made when absent; taken when empty or a study's own. Anything else
-// (an empty path, `/`, a file, a non-empty directory that is not a study's, a marker that is a
-// link) throws std::invalid_argument naming it. The files a study from before the manifest wrote
-// (runs.jsonl, the report, raw/ID.json and logs/ID.log of `step_ids` and of the runs runs.jsonl
-// names) go into the manifest. Also makes raw/ and logs/.
-void claim_study_dir(const std::string& out, const std::vector<std::string>& step_ids);
+// Claims `out` for a study: made when absent; taken when empty or a study's own (its marker).
+// Anything else (an empty path, `/`, a file, a non-empty directory without the marker, among
+// them one of a compas from before the marker, a marker that is a link) throws
+// std::invalid_argument naming it and what to do. Also makes raw/ and logs/.
+void claim_study_dir(const std::string& out);
 
 // The relative paths the study in `dir` wrote.
 std::set<std::string> study_files(const std::filesystem::path& dir);

@@ -17,6 +17,7 @@
 #include "compas/probes/pingpong.hpp"
 #include "compas/report/report.hpp"
 #include "compas/report/run_info.hpp"
+#include "read_json.hpp"
 #include "read_whole.hpp"
 #include "report_html.hpp"
 #include "stream_sizes.hpp"
@@ -35,10 +36,11 @@ using json = report::json;
 // ---- the report
 // ----------------------------------------------------------------------------------
 
-// A raw report of the study's: never through a link, never a FIFO or a device.
+// A raw report of the study's: never through a link, never a FIFO or a device, and within the
+// bounded reader's limits (a report past them is damaged: its run ran again).
 std::optional<json> load(const fs::path& p) {
   try {
-    return json::parse(read_whole(p.string(), kStudyFileLimit, Links::refuse));
+    return read_json_file(p.string(), Links::refuse);
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -401,6 +403,15 @@ void write_process_barriers(ReportContext& c) {
             "process barrier, P=" + std::to_string(p));
 }
 
+// What a pingpong operation times, for a file from before "measure_text".
+std::string measure_text_of(const std::string& op) {
+  try {
+    return probes::pingpong_measure(op).text;
+  } catch (const std::invalid_argument&) {
+    return "?";
+  }
+}
+
 void write_pingpong(ReportContext& c) {
   auto pp = c.raw("pingpong");
   if (!pp) return;
@@ -413,11 +424,7 @@ void write_pingpong(ReportContext& c) {
   for (const auto& r : (*pp)["results"]) {
     const std::string op = r.value("op", "");
     std::string what = r.value("measure_text", std::string());
-    if (what.empty()) try {
-        what = probes::pingpong_measure(op).text;  // a file from before "measure_text"
-      } catch (const std::invalid_argument&) {
-        what = "?";
-      }
+    if (what.empty()) what = measure_text_of(op);
     c.md << fmt::format("| {} | {} | {} | {} | {:.1f} |\n", op, what, r.value("bytes", 0ull),
                         measured(r, "latency_us"), r.value("bandwidth_mbs", 0.0));
   }

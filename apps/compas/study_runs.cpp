@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "read_json.hpp"
 #include "read_whole.hpp"
 #include "study_dir.hpp"
 
@@ -43,6 +44,15 @@ bool is_run_record(const json& j) {
          has_field(j, "exit", &json::is_number_integer) &&
          has_field(j, "seconds", &json::is_number) && has_field(j, "json", &json::is_string) &&
          failure_fields_whole(j);
+}
+
+// A line of runs.jsonl, or null when it is not JSON within the reader's bounds.
+json parsed_line(const std::string& line) {
+  try {
+    return parse_bounded_json(line);
+  } catch (const BadJson&) {
+    return nullptr;
+  }
 }
 
 bool is_failure(const json& rec) {
@@ -77,7 +87,7 @@ RunBook read_runs(const std::filesystem::path& file) {
   for (std::string line; std::getline(in, line);) {
     ++number;
     if (line.empty()) continue;
-    const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    const json j = parsed_line(line);
     if (!is_run_record(j)) {
       fmt::print(stderr,
                  "compas study: {} line {} is not a whole run record: that run runs again\n",
@@ -161,12 +171,11 @@ std::string raw_damage(const std::filesystem::path& dir, const std::string& id) 
   if (::lstat(file.c_str(), &st) != 0) return rel + " is missing";
   std::string why;
   try {
-    const json j =
-        json::parse(read_whole(file.string(), kStudyFileLimit, Links::refuse), nullptr, false);
-    if (j.is_discarded())
-      why = "not whole JSON (cut short?)";
-    else if (!j.is_object() || !j.contains("results") || !j["results"].is_array())
+    const json j = read_json_file(file.string(), Links::refuse);
+    if (!j.is_object() || !j.contains("results") || !j["results"].is_array())
       why = "not a compas report (no \"results\" list)";
+  } catch (const BadJson& e) {
+    why = e.what();
   } catch (const UnreadableFile& e) {
     why = e.what();
   }

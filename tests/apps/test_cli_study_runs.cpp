@@ -33,22 +33,29 @@ using namespace cli;
 // as done beforehand, so that only the launcher's runs run. Hanging runs are `slow-rank`, a link
 // to sleep in the test's directory, so that any of them left behind is found by its path.
 
-// Records the characterization runs as done in `out`/runs.jsonl.
-void seed_characterization_done(const std::string& out) {
+const char* const kCharacterization[] = {"topology",   "membw",           "loaded_latency",
+                                         "cache",      "barrier_threads", "barrier_p2",
+                                         "barrier_p4", "pingpong"};
+
+// Records the characterization runs as done in `out`/runs.jsonl, and (`mark`) the study's marker
+// listing the files as the study's, as a study that ran them leaves it.
+void seed_characterization_done(const std::string& out, bool mark = true) {
   fs::create_directories(out);
   std::ofstream f(out + "/runs.jsonl");
-  for (const std::string id : {"topology", "membw", "loaded_latency", "cache", "barrier_threads",
-                               "barrier_p2", "barrier_p4", "pingpong"})
+  std::string manifest = "compas study 0.0.0-test\nruns.jsonl\n";
+  for (const std::string id : kCharacterization) {
     f << json{{"id", id},  {"title", id},    {"kind", "characterize"},
               {"exit", 0}, {"seconds", 0.0}, {"json", "raw/" + id + ".json"}}
              .dump()
       << "\n";
+    manifest += "raw/" + id + ".json\n";
+  }
   // Each with its raw report, as a finished run leaves it (a report with no results).
   fs::create_directories(out + "/raw");
-  for (const std::string id : {"topology", "membw", "loaded_latency", "cache", "barrier_threads",
-                               "barrier_p2", "barrier_p4", "pingpong"})
+  for (const std::string id : kCharacterization)
     std::ofstream(out + "/raw/" + id + ".json") << R"({"command":"run","results":[]})"
                                                 << "\n";
+  if (mark) std::ofstream(out + "/.compas-study") << manifest;
 }
 
 // Shell lines for a launcher that stands in for a run which finishes: the report it writes to
@@ -396,10 +403,30 @@ TEST_F(Cli, StudyRerunsARunWhoseRawReportIsCutShort) {
         ASSERT_FALSE(json::parse(whole, nullptr, false).is_discarded()) << whole;
         std::ofstream(raw, std::ios::trunc) << whole.substr(0, whole.size() / 2);
       },
-      "is damaged: not whole JSON", "is damaged");
+      "is damaged: not valid JSON", "is damaged");
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_FALSE(runs[2].contains("failed")) << runs[2].dump();
   EXPECT_NE(read_file(out + "/report.md").find("## laplace n=640"), std::string::npos);
+}
+
+// A raw report that is valid JSON nested 200,000 levels deep (1.2 MB): damaged like one that does
+// not parse (it passes the reader's bound on nesting), recorded as failed and run again; never a
+// crash of the study.
+TEST_F(Cli, StudyRerunsARunWhoseRawReportIsNestedTooDeep) {
+  const std::string out = path("study"), raw = out + "/raw/laplace_n640_p1t1.json";
+  const auto runs = rerun_after_damage(
+      out,
+      [&] {
+        const int levels = 200000;
+        std::string deep;
+        for (int i = 0; i < levels; ++i) deep += "{\"a\":";
+        deep += "1" + std::string(levels, '}');
+        std::ofstream(raw, std::ios::trunc)
+            << R"({"command":"run","machine":{"x":)" << deep << R"(},"results":[]})";
+      },
+      "is damaged: nested more than 64 levels deep", "nested more than 64 levels deep");
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_FALSE(runs[2].contains("failed")) << runs[2].dump();
 }
 
 // A finished run whose raw report is gone (deleted by hand, lost with a disk) is not done: the
@@ -487,6 +514,32 @@ TEST_F(Cli, StudyRefusesANonEmptyDirectoryThatIsNotAStudys) {
   // there even when its root rule is gone (/ is not empty and has no marker).
 }
 
+// A directory of the user's own that holds a file named runs.jsonl (an experiment tracker's log)
+// beside their report.md and study.json: no study's without the marker a study writes. Refused
+// with exit 2 saying what to do, with --fresh or without; nothing in it written or deleted.
+TEST_F(Cli, StudyRefusesADirectoryWithARunsJsonlButNoMarker) {
+  const std::string out = path("tracker");
+  fs::create_directories(out);
+  const std::map<std::string, std::string> mine = {
+      {"runs.jsonl", "{\"id\":\"exp1\",\"loss\":0.3}\n"},
+      {"report.md", "my own report\n"},
+      {"study.json", "{\"mine\":true}\n"}};
+  for (const auto& [f, text] : mine) std::ofstream(out + "/" + f) << text;
+  for (const bool fresh : {false, true}) {
+    auto args = study_args(out, placing_launcher(dir_) + " {P}", "1x1");
+    if (fresh) args.push_back("--fresh");
+    const Outcome r = run_compas(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_NE(r.err.find("--out '" + out + "' holds runs.jsonl but no .compas-study marker"),
+              std::string::npos)
+        << r.describe();
+    EXPECT_NE(r.err.find("give --out a new or empty directory"), std::string::npos) << r.describe();
+    for (const auto& [f, text] : mine) EXPECT_EQ(read_file(out + "/" + f), text) << f;
+    EXPECT_FALSE(fs::exists(out + "/.compas-study"));
+    EXPECT_FALSE(fs::exists(out + "/raw"));
+  }
+}
+
 // A study directory prepared by someone else, with links under the names the study opens: the
 // study writes through none of them (a planted marker link is refused; a run's log that is a
 // link, or a runs.jsonl hard-linked to another file, stops the study), and the files the links
@@ -496,7 +549,7 @@ TEST_F(Cli, StudyOpensNoPlantedLinkInItsDirectory) {
   std::ofstream(victim) << "precious\n";
   const std::string launcher = placing_launcher(dir_) + " {P}";
   const std::string marked = path("marked");  // .compas-study, a link to a file to be made
-  seed_characterization_done(marked);
+  seed_characterization_done(marked, /*mark=*/false);
   fs::create_symlink(absent, marked + "/.compas-study");
   const Outcome r1 = run_compas(study_args(marked, launcher, "1x1"));
   EXPECT_EQ(r1.exit_code, 2) << r1.describe();
@@ -513,6 +566,7 @@ TEST_F(Cli, StudyOpensNoPlantedLinkInItsDirectory) {
       << r2.describe();
   const std::string linked = path("linked");  // runs.jsonl, a hard link to the victim
   fs::create_directories(linked);
+  std::ofstream(linked + "/.compas-study") << "compas study 0.0.0-test\nruns.jsonl\n";
   fs::create_hard_link(victim, linked + "/runs.jsonl");
   const Outcome r3 = run_compas(study_args(linked, launcher, "1x1"));
   EXPECT_NE(r3.exit_code, 0) << r3.describe();

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "../../apps/compas/ratio_interval.hpp"
@@ -75,6 +77,45 @@ TEST(RatioInterval, LargeSamplesUseTheNormalApproximation) {
   EXPECT_GT(r.hi, 2.0);
   EXPECT_GT(r.lo, 1.0);
   EXPECT_LT(r.p_value, 1e-6);
+}
+
+// The interval and estimate as sorting all m x n ratios gives them: the k-th smallest and largest
+// (k from the tables for 3, 5 and 7 a side; for 40 and 40, and 31 and 47, from the normal
+// approximation: the smallest u with P(U <= u) > 5%, 629 and 567) and the median. The order
+// statistics found without holding the ratios are exactly these, with many ratios tied.
+TEST(RatioInterval, MatchesTheSortedPairwiseRatios) {
+  std::uint64_t state = 42;
+  auto next = [&] {  // a few distinct values, so that ratios tie
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return 1 + double((state >> 33) % 17) / 8;
+  };
+  struct Case {
+    int m, n;
+    std::size_t k;
+  };
+  for (const Case c :
+       {Case{3, 3, 1}, Case{5, 5, 5}, Case{7, 7, 12}, Case{40, 40, 629}, Case{31, 47, 567}}) {
+    std::vector<double> a(c.m), b(c.n);
+    for (double& x : a) x = next();
+    for (double& y : b) y = 1.3 * next();
+    std::vector<double> ratios;
+    for (double x : a)
+      for (double y : b) ratios.push_back(y / x);
+    std::sort(ratios.begin(), ratios.end());
+    const auto r = ratio_interval(a, b, 0.9);
+    ASSERT_TRUE(r.bounded) << c.m << " x " << c.n;
+    EXPECT_EQ(r.lo, ratios[c.k - 1]) << c.m << " x " << c.n;
+    EXPECT_EQ(r.hi, ratios[ratios.size() - c.k]) << c.m << " x " << c.n;
+    const std::size_t h = ratios.size() / 2;
+    EXPECT_EQ(r.estimate, ratios.size() % 2 ? ratios[h] : (ratios[h - 1] + ratios[h]) / 2)
+        << c.m << " x " << c.n;
+  }
+}
+
+// A value that is zero or negative makes no ratio of times or rates: no interval.
+TEST(RatioInterval, NonPositiveValuesGiveNoInterval) {
+  EXPECT_FALSE(ratio_interval({1, 2, 0, 3}, {1, 2, 3}, 0.9).bounded);
+  EXPECT_FALSE(ratio_interval({1, 2, 3}, {1, -2, 3}, 0.9).bounded);
 }
 
 TEST(RatioInterval, BadArgumentsAreRefused) {

@@ -36,7 +36,7 @@ class StudyDir : public compas::testing::TempDirTest {
   // The message of the std::invalid_argument claim_study_dir throws ("" when it throws none).
   static std::string refusal(const std::string& out) {
     try {
-      claim_study_dir(out, {"run_a"});
+      claim_study_dir(out);
     } catch (const std::invalid_argument& e) {
       return e.what();
     }
@@ -60,11 +60,48 @@ TEST_F(StudyDir, OnlyANewEmptyOrStudysDirectoryIsTaken) {
   EXPECT_NE(refusal(path("file")).find("is not a directory"), std::string::npos);
 }
 
+// A directory of the user's own that happens to hold a runs.jsonl (an experiment tracker's log)
+// is no study's: only the marker a study wrote makes it one. It is refused, naming what to do,
+// and nothing in it is touched or marked.
+TEST_F(StudyDir, ARunsJsonlWithoutTheMarkerIsNoStudy) {
+  put("tracker/runs.jsonl", "{\"id\":\"run_a\",\"loss\":0.3}\n");
+  put("tracker/report.md", "my own report");
+  put("tracker/study.json", "{\"mine\":true}");
+  const std::string why = refusal(path("tracker"));
+  EXPECT_NE(why.find("'" + path("tracker") + "' holds runs.jsonl but no .compas-study"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("give --out a new or empty directory"), std::string::npos) << why;
+  EXPECT_FALSE(fs::exists(path("tracker/.compas-study")));
+  EXPECT_FALSE(fs::exists(path("tracker/raw")));
+  EXPECT_EQ(text_of(path("tracker/report.md")), "my own report");
+  EXPECT_EQ(text_of(path("tracker/runs.jsonl")), "{\"id\":\"run_a\",\"loss\":0.3}\n");
+}
+
+// The marker says which compas wrote it; a marker of the first marked studies (no version) is
+// still a study's, and so is one whose manifest the study emptied (--fresh): neither adopts the
+// files of the names a study writes that are not in its manifest.
+TEST_F(StudyDir, TheMarkerNamesItsVersionAndAdoptsNothing) {
+  EXPECT_EQ(refusal(path("new")), "");
+  const std::string head = text_of(path("new/.compas-study")).substr(0, 13);
+  EXPECT_EQ(head, "compas study ");
+  EXPECT_GT(text_of(path("new/.compas-study")).find('\n'), 13u) << "no version after the head";
+  put("old/.compas-study", "compas study\n");
+  put("old/runs.jsonl", "");
+  put("old/report.md", "mine");
+  EXPECT_EQ(refusal(path("old")), "");
+  EXPECT_FALSE(study_files(path("old")).count("report.md"));
+  EXPECT_THROW(write_study_file(path("old"), "report.md", "ours"), std::runtime_error);
+  EXPECT_EQ(text_of(path("old/report.md")), "mine");
+  put("bad/.compas-study", "compas studying\n");
+  EXPECT_NE(refusal(path("bad")).find("does not begin with 'compas study'"), std::string::npos);
+}
+
 // Files others put in a study's directory stay, whatever the study deletes; a name the study did
 // not write is refused, not overwritten.
 TEST_F(StudyDir, DeletesOnlyTheFilesItWrote) {
   const fs::path out = path("study");
-  claim_study_dir(out.string(), {});
+  claim_study_dir(out.string());
   write_study_file(out, "report.md", "# report\n");
   prepare_study_file(out, "raw/run_a.json");
   std::ofstream(out / "raw/run_a.json") << "{}";
@@ -83,7 +120,7 @@ TEST_F(StudyDir, DeletesOnlyTheFilesItWrote) {
 // the same name stays, and the folder goes.
 TEST_F(StudyDir, PlotsDrawnElsewhereAreMovedInWithoutReplacingAUsersPng) {
   const fs::path out = path("study");
-  claim_study_dir(out.string(), {});
+  claim_study_dir(out.string());
   study_subdir(out, "plots");
   put("study/plots/b.png", "mine");
   put("study/drawn/a.png", "ours a");
@@ -108,7 +145,7 @@ TEST_F(StudyDir, AManifestCannotReachOutsideTheDirectory) {
   fs::create_symlink(path("elsewhere"), out / "raw");
   put("study/.compas-study",
       "compas study\n../victim\nraw/../../victim\n" + path("victim") + "\nraw/run.json\n");
-  EXPECT_THROW(claim_study_dir(out.string(), {}), std::invalid_argument) << "raw/ is a link";
+  EXPECT_THROW(claim_study_dir(out.string()), std::invalid_argument) << "raw/ is a link";
   remove_study_files(out, "", "");
   EXPECT_EQ(text_of(path("victim")), "precious");
   EXPECT_EQ(text_of(path("elsewhere/run.json")), "precious");
@@ -118,7 +155,7 @@ TEST_F(StudyDir, AManifestCannotReachOutsideTheDirectory) {
 TEST_F(StudyDir, LinksAreNeverFollowed) {
   const fs::path out = path("study");
   put("victim", "precious");
-  claim_study_dir(out.string(), {});
+  claim_study_dir(out.string());
   prepare_study_file(out, "report.md");
   fs::create_symlink(path("victim"), out / "report.md");  // planted after the study owned it
   write_study_file(out, "report.md", "# report\n");

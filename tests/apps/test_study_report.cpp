@@ -38,7 +38,7 @@ class StudyReport : public ::testing::Test {
            ("compas-study-report-" + std::to_string(::getpid()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
-    claim_study_dir(dir_.string(), {});  // a new study's directory, with raw/ and logs/
+    claim_study_dir(dir_.string());  // a new study's directory, with raw/ and logs/
     args_.out = dir_.string();
     args_.kernels = "laplace";
   }
