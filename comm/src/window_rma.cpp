@@ -1,8 +1,9 @@
-// WindowBytes' put and get: a memcpy where load/store reaches the peer, a UCX operation otherwise.
+// WindowBytes' put and get: a copy where load/store reaches the peer (direct_copy.hpp), a UCX
+// operation otherwise.
 #include <atomic>
-#include <cstring>
 
 #include "compas/comm/window.hpp"
+#include "direct_copy.hpp"
 #include "internals.hpp"
 #include "ucx_impl.hpp"
 #include "window_impl.hpp"
@@ -29,7 +30,7 @@ Request WindowBytes::put_nb(int rank, std::size_t offset, const void* src, std::
   c.counts().put(n);
   if (n == 0) return {};
   if (p.direct) {
-    std::memcpy(p.direct + offset, src, n);
+    detail::copy_direct(p.direct + offset, src, n, detail::Stores::cached);
     return {};
   }
   ucp_request_param_t prm = no_callback();
@@ -51,7 +52,7 @@ Request WindowBytes::get_nb(int rank, std::size_t offset, void* dst, std::size_t
   if (n == 0) return {};
   if (p.direct) {
     std::atomic_thread_fence(std::memory_order_acquire);
-    std::memcpy(dst, p.direct + offset, n);
+    detail::copy_direct(dst, p.direct + offset, n, detail::Stores::cached);
     return {};
   }
   ucp_request_param_t prm = no_callback();

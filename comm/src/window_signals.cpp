@@ -8,8 +8,8 @@
 
 #include "compas/base/machine.hpp"
 #include "compas/comm/window.hpp"
+#include "direct_copy.hpp"
 #include "internals.hpp"
-#include "stream_copy.hpp"
 #include "ucx_impl.hpp"
 #include "window_impl.hpp"
 
@@ -60,7 +60,7 @@ Request WindowBytes::put_signal_nb(int rank, std::size_t offset, const void* src
   CommImpl& c = *impl_->comm;
   if (p.direct) {
     c.counts().put(n);
-    if (n) detail::copy_to_peer(p.direct + offset, src, n);
+    if (n) detail::copy_direct(p.direct + offset, src, n, detail::Stores::streaming);
     signal_add(rank, signal, add);  // release: the data is visible before the signal
     return {};
   }

@@ -72,7 +72,8 @@ def no_legend_over_points(fig):
 # ---- 1. pingpong -------------------------------------------------------------------------------
 
 PINGPONG_OPS = [("put", "one_way", "one way (half a ping-pong round trip)", 1.0),
-                ("get", "round_trip", "round trip (one blocking get)", 2.0),
+                ("get", "round_trip",
+                 "one blocking get (same host: a copy; across hosts: a round trip)", 2.0),
                 ("put_bw", "stream", "per put in a stream (32 in flight, one flush)", 0.3)]
 
 

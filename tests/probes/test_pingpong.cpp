@@ -27,6 +27,21 @@ TEST(PingpongIterations, ByVolumeWithinBoundsUnlessForced) {
   EXPECT_EQ(probes::pingpong_iterations(std::size_t{1} << 24, 7), 7);
 }
 
+// What each op's time is, in words that hold wherever the peer is: a get and a put_flush to a
+// peer on this host are a copy by load/store (no message, so no round trip), across hosts a
+// request and its reply.
+TEST(PingpongMeasure, SaysWhatIsTimedOnTheSameHostAndAcrossHosts) {
+  for (const char* op : {"get", "put_flush"}) {
+    const std::string text = probes::pingpong_measure(op).text;
+    EXPECT_NE(text.find("same host: a copy"), std::string::npos) << op << ": " << text;
+    EXPECT_NE(text.find("across hosts: a round trip"), std::string::npos) << op << ": " << text;
+  }
+  EXPECT_EQ(std::string(probes::pingpong_measure("get").key), "round_trip");
+  EXPECT_EQ(std::string(probes::pingpong_measure("put_flush").key), "remote_completion");
+  EXPECT_EQ(std::string(probes::pingpong_measure("put").text),
+            "one way (half a ping-pong round trip)");
+}
+
 TEST(PingpongPoint, WarmUpDroppedMedianOfTheRest) {
   std::vector<double> given = {100, 3, 1, 2};  // the first is the warm-up
   std::size_t next = 0;

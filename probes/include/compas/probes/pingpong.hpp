@@ -5,8 +5,10 @@
 //               own buffer (as ucx_perftest's ucp_put_lat does); latency = half the round trip
 //   put_signal  ping-pong with put_signal / wait_until (data then signal, ordered): the halo
 //               building block; latency = half the round trip
-//   get         rank 0 gets n bytes from rank 1; latency = one blocking get
-//   put_flush   rank 0 puts n bytes and flushes (remote completion); latency = one put + flush
+//   get         rank 0 gets n bytes from rank 1; latency = one blocking get: a round trip across
+//               hosts, a copy by load/store from a peer on the same host
+//   put_flush   rank 0 puts n bytes and flushes (remote completion); latency = one put + flush:
+//               a round trip across hosts, a copy on the same host
 //   put_bw      rank 0 streams non-blocking puts, then one flush; bandwidth of the stream
 //
 // Every call here is collective over the job: every rank makes the same calls in the same order
@@ -27,9 +29,10 @@ namespace compas::probes {
 const std::vector<std::string>& pingpong_ops();
 
 // What an operation's time per operation is (each op times something else): `key` for JSON
-// ("one_way", "round_trip", "remote_completion", "stream"), `text` for tables. Also for the MPI
-// baselines compas pingpong adds (mpi_put_flush: remote completion, mpi_sendrecv: one way).
-// std::invalid_argument for an unknown op.
+// ("one_way", "round_trip", "remote_completion", "stream"), `text` for tables, which says where
+// the two differ what is timed on the same host (a copy, for get and put_flush) and across hosts.
+// Also for the MPI baselines compas pingpong adds (mpi_put_flush: remote completion, mpi_sendrecv:
+// one way). std::invalid_argument for an unknown op.
 struct PingpongMeasure {
   const char* key;
   const char* text;
