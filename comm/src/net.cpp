@@ -68,12 +68,6 @@ bool resolve_ipv4(const std::string& host, in_addr& out) {
   return true;
 }
 
-std::string format_address(const sockaddr_in& addr) {
-  char ip[INET_ADDRSTRLEN] = "?";
-  ::inet_ntop(AF_INET, &addr.sin_addr, ip, sizeof ip);
-  return std::string(ip) + ":" + std::to_string(ntohs(addr.sin_port));
-}
-
 IoStatus send_all(int fd, std::string_view data, Clock::time_point deadline, std::string* error) {
   std::size_t sent = 0;
   while (sent < data.size()) {

@@ -46,7 +46,6 @@ void set_nodelay(int fd);
 
 // "1.2.3.4" or a host name resolved to IPv4; false when it cannot be resolved.
 bool resolve_ipv4(const std::string& host, in_addr& out);
-std::string format_address(const sockaddr_in& addr);  // "1.2.3.4:5678"
 
 enum class IoStatus {
   ok,       // done

@@ -256,8 +256,4 @@ void Report::write_json(const std::string& path) const {
   if (!path.empty()) write_file_atomic(path, to_json().dump(2) + "\n");
 }
 
-void Report::write_csv(const std::string& path) const {
-  if (!path.empty()) write_file_atomic(path, to_csv(results_));
-}
-
 }  // namespace compas::report

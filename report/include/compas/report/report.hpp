@@ -55,9 +55,8 @@ class Report {
   const std::vector<json>& results() const { return results_; }
   json to_json() const;
 
-  // Each is a no-op for an empty path.
+  // A no-op for an empty path.
   void write_json(const std::string& path) const;
-  void write_csv(const std::string& path) const;
 
  private:
   std::string command_;
