@@ -2,6 +2,7 @@
 #include "compas/runtime/collectives.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -20,8 +21,9 @@ struct Wire {
   std::uint32_t call = 0;
   std::int32_t root = -1;
   std::uint64_t elem = 0, n = 0;
+  std::uint64_t object = 0;  // CallArgs::object
   std::uint32_t same_n = 0;
-  char problem[180] = {};
+  char problem[172] = {};
 };
 static_assert(std::is_trivially_copyable_v<Wire> &&
               sizeof(Wire) == 208);  // collectives.hpp says 208
@@ -48,8 +50,31 @@ const char* name_of(std::uint32_t call) {
       return "migrate";
     case CollectiveCall::update_flush:
       return "UpdateBatch::flush";
+    case CollectiveCall::update_make:
+      return "UpdateBatch::UpdateBatch";
+    case CollectiveCall::halo_exchange:
+      return "DistArray::exchange_halos";
+    case CollectiveCall::halo_accumulate:
+      return "DistArray::accumulate_halos";
   }
   return "an unknown call";
+}
+
+// The kind of object a call is on (CallArgs::object numbers it).
+const char* object_of(std::uint32_t call) {
+  return static_cast<CollectiveCall>(call) == CollectiveCall::update_flush ? "UpdateBatch"
+                                                                           : "DistArray";
+}
+
+// "UpdateBatch::flush on UpdateBatch #3", or the call's name when it is on no object.
+std::string call_text(const Wire& w) {
+  std::string t = name_of(w.call);
+  if (w.object == 0) return t;
+  t += " on ";
+  t += object_of(w.call);
+  t += " #";
+  t += std::to_string(w.object);
+  return t;
 }
 
 bool has_root(std::uint32_t call) {
@@ -64,6 +89,7 @@ Wire to_wire(const CallArgs& a) {
   w.root = a.root;
   w.elem = a.elem;
   w.n = a.n;
+  w.object = a.object;
   w.same_n = a.same_n ? 1 : 0;
   std::memcpy(w.problem, a.problem.data(), std::min(a.problem.size(), sizeof w.problem - 1));
   return w;
@@ -101,8 +127,13 @@ std::string root_verdict(const Processes& ps, const std::vector<Wire>& all) {
 std::string verdict(const Processes& ps, const std::vector<Wire>& all) {
   const auto process = [&](std::size_t r) { return ps.name(static_cast<int>(r)); };
   if (const auto r = differs(all, [](const Wire& w) { return w.call; }))
-    return process(0) + " calls " + name_of(all[0].call) + ", " + process(*r) + " calls " +
-           name_of(all[*r].call) + ": every process makes the same calls in the same order";
+    return process(0) + " calls " + call_text(all[0]) + ", " + process(*r) + " calls " +
+           call_text(all[*r]) + ": every process makes the same calls in the same order";
+  if (const auto r = differs(all, [](const Wire& w) { return w.object; }))
+    return process(0) + " calls " + call_text(all[0]) + ", " + process(*r) + " calls " +
+           call_text(all[*r]) +
+           " (numbered in the order the processes made them): every process makes the same "
+           "calls on the same objects in the same order";
   if (const auto r = differs(all, [](const Wire& w) { return w.elem; }))
     return process(0) + " passes elements of " + std::to_string(all[0].elem) + " bytes, " +
            process(*r) + " of " + std::to_string(all[*r].elem) + " bytes";
@@ -132,6 +163,12 @@ std::vector<std::size_t> agree(const Processes& ps, const CallArgs& mine) {
   std::vector<std::size_t> counts;
   for (const Wire& x : all) counts.push_back(x.n);
   return counts;
+}
+
+std::uint64_t object_number(ObjectKind kind, bool take) {
+  static std::atomic<std::uint64_t> made[2] = {};
+  auto& m = made[kind == ObjectKind::dist_array ? 0 : 1];
+  return 1 + (take ? m.fetch_add(1) : m.load());
 }
 
 std::byte* reduce_scratch(std::size_t bytes) {

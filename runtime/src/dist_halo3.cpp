@@ -96,6 +96,7 @@ struct Halo3::Impl {
   std::unique_ptr<comm::WindowBytes> win;
   std::vector<std::byte> pack[kDirs];
   comm::Request sent[kDirs];
+  std::uint64_t number = 0;  // DistArray #number (ObjectKind::dist_array)
   std::uint64_t epoch = 0;
   bool pending = false;
 
@@ -291,7 +292,7 @@ Halo3::Halo3(Runtime& rt, const DistShape3& shape) : impl_(std::make_unique<Impl
   m.rt = &rt;
   m.shape = shape;
   // First: an array that differs must fail alike everywhere, not hang.
-  agree_on_array(rt, describe(shape));
+  m.number = agree_on_array(rt, describe(shape));
   m.place();
   m.layout();
 }
@@ -312,6 +313,9 @@ index Halo3::plane() const {
 }
 std::byte* Halo3::origin() {
   return impl_->origin;
+}
+std::uint64_t Halo3::number() const {
+  return impl_->number;
 }
 
 void Halo3::begin() {

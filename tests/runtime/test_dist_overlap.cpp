@@ -104,30 +104,4 @@ TEST(DistArray2, TestPushesABegunExchangeUntilItIsDone) {
     }
 }
 
-// test() says false while a neighbour has not posted: process 0 begins and tests while the others
-// are held in a barrier that process 0 only then joins. Then it says true within a bounded number
-// of polls and the halos are right.
-TEST(DistArray2, TestSaysFalseUntilTheNeighboursHavePosted) {
-  const index p = rt().processes();
-  if (p == 1) GTEST_SKIP() << "needs two processes";
-  DistArray<double, 2> u(rt(), {{0, 3 * p}, {0, 7}}, {.halo = 1, .periodic = true});
-  fill_owned(u, 8);
-  bool early = true, done = true;
-  if (rt().process() == 0) {
-    auto x = u.begin_exchange();
-    early = x.test();
-    rt().barrier();
-    done = poll_until_done(x, [] {}) > 0;
-    x.wait();
-  } else {
-    rt().barrier();
-    auto x = u.begin_exchange();
-    early = false;
-    x.wait();
-  }
-  EXPECT_FALSE(early) << "test() said true before any neighbour had posted";
-  EXPECT_TRUE(done) << "test() never said true in " << kTestPolls << " polls";
-  EXPECT_EQ(wrong_halos(u, true, 8), 0);
-}
-
 }  // namespace

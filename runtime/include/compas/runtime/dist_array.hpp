@@ -28,10 +28,11 @@
 // put_signal (one-sided; on one host a plain memcpy), waits for its neighbours' signals, and
 // copies what arrived into its halo cells. A 2-D part has eight neighbours: edges to the four
 // sides and hr x hc corner blocks to the four diagonal ones, all sent at once, so corner cells are
-// right too (9-point stencils). begin_exchange() sends and returns a HaloExchange whose wait()
-// puts the halos in place: compute what needs no halo in between (overlap). The receive areas
-// alternate between two copies by exchange parity, so a fast neighbour can run one exchange ahead
-// without overwriting cells still being read: no extra synchronisation. Two call styles: (a)
+// right too (9-point stencils). begin_exchange() checks the call against every process's (one
+// small allgather: it returns once every process has begun), sends, and returns a HaloExchange
+// whose wait() puts the halos in place: compute what needs no halo in between (overlap). The
+// receive areas alternate between two copies by exchange parity, so a fast neighbour can run one
+// exchange ahead without overwriting cells still being read. Two call styles: (a)
 // exchange_halos(t) by every thread of the team inside Runtime::run (the team meets before and
 // after; thread 0 communicates); (b) exchange_halos() by the thread that made the Runtime, outside
 // run() (funneled, like MPI_THREAD_FUNNELED; around OpenMP loops). Every process calls it the same
@@ -41,7 +42,9 @@
 // Errors (CollectiveError, a std::invalid_argument, the same on every process, at construction;
 // uncaught, one line from process 0 ends the job): shapes, halos, element types or decompositions
 // that differ between processes (naming both ranks and values), a halo wider than the smallest
-// part, a part that would be empty. std::logic_error: making an array
+// part, a part that would be empty; at an exchange or accumulation, processes that make different
+// calls or make them on different arrays (arrays are numbered in the order they were made:
+// number()), before any cell moves. std::logic_error: making an array
 // (a collective) or exchange_halos() from another thread than the Runtime's or from inside run().
 // Indexing is not bounds-checked (it is the inner loop); owned(), with_halos() and contains() say
 // what is valid.
@@ -149,8 +152,9 @@ class Halo final : public Exchanger {
   ProcessGrid grid() const;  // the parts' grid (1-D: 1 x P), rank r at (r / cols, r % cols)
   index halo_rows() const;   // halo depth above and below (0 for 1-D)
   index halo_cols() const;
-  index pitch() const;  // elements from one local row to the next
-  std::byte* origin();  // local element (0, 0): the first halo row's first halo column
+  index pitch() const;           // elements from one local row to the next
+  std::byte* origin();           // local element (0, 0): the first halo row's first halo column
+  std::uint64_t number() const;  // DistArray #number in the errors of its collectives
   // Every process's part (global indices) and the byte offset of its origin in its window (the
   // same layout otherwise: pitch and halos agree); the array's window.
   Range2 part_of(int rank) const;
@@ -279,6 +283,11 @@ namespace detail {
 template <class H>
 class ExchangeForms {
  public:
+  // The array's number in the errors of its collectives ("DistArray #3"): arrays are numbered 1,
+  // 2, ... in the order the processes made them, the same on every process; swap() trades the
+  // numbers with the contents.
+  std::uint64_t number() const { return halo_->number(); }
+
   void exchange_halos() { halo_->exchange_funneled(); }
   void exchange_halos(threads::ThreadCtx& t, TeamSync sync = TeamSync::barriers) {
     if (sync == TeamSync::barriers) t.barrier();

@@ -81,6 +81,7 @@ class Halo3 final : public Exchanger {
   index pitch() const;              // elements from one local row to the next
   index plane() const;              // elements from one local plane to the next
   std::byte* origin();              // the first halo plane's first halo row's first halo column
+  std::uint64_t number() const;     // DistArray #number in the errors of its collectives
 
   void exchange_funneled();
   void exchange();  // thread 0 of the team, between team barriers

@@ -14,11 +14,13 @@
 //
 // add() checks the index (std::out_of_range naming it and the table's range) and appends to a
 // bucket of the owner; from the threads of one OpenMP team at once (each has its own buckets; not
-// from nested teams). flush() is a collective, funneled like those of collectives.hpp: the thread
-// that made the Runtime, outside OpenMP parallel regions, every process the same calls in the same
-// order. It checks the calls (processes flushing batches of different element types, operators
-// or table sizes, or one process flushing while another makes another collective: the same
-// CollectiveError on every process, naming both processes), exchanges the counts (P per process)
+// from nested teams). Making a batch and flush() are collectives, funneled like those of
+// collectives.hpp: the thread that made the Runtime, outside OpenMP parallel regions, every
+// process the same calls in the same order. Making one checks that every process makes it on the
+// same table with the same operator; batches are numbered in the order they were made (number()).
+// flush() checks the calls (processes flushing different batches, or one flushing while another
+// makes another collective: the same CollectiveError on every process, naming both processes and
+// both calls, before any update moves; the batch keeps them), exchanges the counts (P per process)
 // and then the updates (one alltoallv); every owner applies what it received and its own updates
 // to its block with plain operations (no atomics: the calling thread applies them), in source
 // rank order. Updates a process makes to its own block move no message. A job of one process
@@ -55,11 +57,16 @@ int batch_threads();
 [[noreturn]] void batch_thread_outside(int thread, std::size_t threads);
 // std::invalid_argument when `op` is not allowed on elements of `type` (integral or not).
 void check_batch_op(comm::AtomicOp op, bool integral, const std::type_info& type);
-// Checks every process's flush (the same call, element type and size, operator and table size:
-// CollectiveError otherwise) and exchanges the counts: returns recv_counts[r], the updates rank r
-// sends here.
-std::vector<std::size_t> flush_counts(const Processes& ps, const std::type_info& type,
-                                      std::size_t elem, comm::AtomicOp op, index size,
+// Checks that every process makes the same batch (on table DistArray #table, of one element type
+// and operator; CollectiveError otherwise) and returns its number (ObjectKind::update_batch).
+std::uint64_t make_batch(const Processes& ps, std::uint64_t table, const std::type_info& type,
+                         std::size_t elem, comm::AtomicOp op, index size);
+// Checks every process's flush (the same call on the same batch, element type and size, operator
+// and table size: CollectiveError otherwise) and exchanges the counts: returns recv_counts[r],
+// the updates rank r sends here.
+std::vector<std::size_t> flush_counts(const Processes& ps, std::uint64_t batch,
+                                      const std::type_info& type, std::size_t elem,
+                                      comm::AtomicOp op, index size,
                                       std::span<const std::size_t> send_counts);
 
 }  // namespace detail
@@ -75,9 +82,13 @@ class UpdateBatch {
     T value;
   };
 
+  // Collective (funneled, like flush()): every process makes the same batches in the same order,
+  // on the same table, with the same T and operator.
   explicit UpdateBatch(DistArray<T>& table, comm::AtomicOp op = comm::AtomicOp::bit_xor)
       : table_(&table), op_(op), P_(static_cast<std::size_t>(table.runtime().processes())) {
     detail::check_batch_op(op, std::is_integral_v<T>, typeid(T));
+    number_ =
+        detail::make_batch(table.runtime(), table.number(), typeid(T), sizeof(T), op, table.size());
     threads_ = static_cast<std::size_t>(detail::batch_threads());
     buckets_.resize(threads_ * P_);
     const index n = table.size(), P = static_cast<index>(P_);
@@ -91,6 +102,16 @@ class UpdateBatch {
       shift_ = -1;
     for (index r = 0; r < P; ++r) lo_.push_back(split(table.domain(), P, r).lo);
   }
+  // One batch is one object of every process's collectives: not copied (moved, it keeps its
+  // number).
+  UpdateBatch(const UpdateBatch&) = delete;
+  UpdateBatch& operator=(const UpdateBatch&) = delete;
+  UpdateBatch(UpdateBatch&&) noexcept = default;
+  UpdateBatch& operator=(UpdateBatch&&) noexcept = default;
+
+  // The batch's number in the errors of its collectives ("UpdateBatch #2"): batches are numbered
+  // 1, 2, ... in the order the processes made them, the same on every process.
+  std::uint64_t number() const { return number_; }
 
   // table[i] op= value at the next flush(); i in table.domain().
   void add(index i, T value) {
@@ -145,9 +166,11 @@ class UpdateBatch {
     Processes ps(table_->runtime());
     ps.runtime().check_funneled("compas::UpdateBatch::flush", detail::kFunneled);
     const auto me = static_cast<std::size_t>(ps.rank());
+    count(me);  // first checked (nothing is lost when refused), then packed
+    const std::vector<std::size_t> recv_counts =
+        detail::flush_counts(ps, number_, typeid(T), sizeof(T), op_, table_->size(),
+                             std::span<const std::size_t>(counts_));
     pack(me);
-    const std::vector<std::size_t> recv_counts = detail::flush_counts(
-        ps, typeid(T), sizeof(T), op_, table_->size(), std::span<const std::size_t>(counts_));
     std::size_t total = 0;
     for (std::size_t c : recv_counts) total += c;
     recv_.resize(total);
@@ -177,16 +200,22 @@ class UpdateBatch {
     return static_cast<std::size_t>(off < wide ? off / (base_ + 1) : extra_ + (off - wide) / base_);
   }
 
-  // send_ := the updates for other processes in rank order, counts_ their numbers (0 for `me`).
-  void pack(std::size_t me) {
+  // counts_ := how many updates this process holds for each other process (0 for `me`).
+  void count(std::size_t me) {
     counts_.assign(P_, 0);
+    for (std::size_t r = 0; r < P_; ++r)
+      for (std::size_t t = 0; t < threads_ && r != me; ++t)
+        counts_[r] += buckets_[t * P_ + r].size();
+  }
+
+  // send_ := the updates for other processes in rank order (counts_ of each), moved out.
+  void pack(std::size_t me) {
     send_.clear();
     for (std::size_t r = 0; r < P_; ++r) {
       if (r == me) continue;
       for (std::size_t t = 0; t < threads_; ++t) {
         auto& b = buckets_[t * P_ + r];
         send_.insert(send_.end(), b.begin(), b.end());
-        counts_[r] += b.size();
         b.clear();
       }
     }
@@ -249,6 +278,7 @@ class UpdateBatch {
   }
 
   DistArray<T>* table_;
+  std::uint64_t number_ = 0;  // UpdateBatch #number_
   comm::AtomicOp op_;
   std::size_t P_, threads_ = 1;
   index first_ = 0;             // the table's first global index
