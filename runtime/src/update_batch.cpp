@@ -1,6 +1,7 @@
 // UpdateBatch's checks and count exchange (update_batch.hpp): everything not templated on T.
 #include "compas/runtime/update_batch.hpp"
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 
@@ -51,11 +52,9 @@ std::string heads_verdict(const Processes& ps, const std::vector<Head>& heads,
 
 }  // namespace
 
-void batch_thread_outside(int thread, std::size_t threads) {
-  throw std::logic_error("compas::UpdateBatch::add: called from OpenMP thread " +
-                         std::to_string(thread) + ", the batch was made for teams of up to " +
-                         std::to_string(threads) +
-                         " threads (omp_get_max_threads() when it was made)");
+int new_batch_thread() {
+  static std::atomic<int> threads{0};
+  return threads.fetch_add(1, std::memory_order_relaxed);
 }
 
 void check_batch_op(comm::AtomicOp op, bool integral, const std::type_info& type) {
