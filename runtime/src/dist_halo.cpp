@@ -283,7 +283,26 @@ index Halo::Impl::layout_boxes() {
   return end;
 }
 
-Halo::~Halo() = default;
+// A pending exchange is completed first (its neighbours' blocks may still be arriving), and its
+// HaloExchange then finds nothing to do (Exchanger's destructor). An error completing it (a dead
+// neighbour) is left to the job's other waits: a destructor does not throw.
+Halo::~Halo() {
+  if (!impl_ || !impl_->pending) return;
+  try {
+    finish();
+  } catch (...) {
+  }
+}
+
+void throw_assigned_while_pending() {
+  throw std::logic_error(
+      "DistArray: assigned to while an exchange of the array is pending: wait() first (the "
+      "array's halo machinery would go while the exchange still uses it)");
+}
+
+bool Halo::pending() const {
+  return impl_->pending;
+}
 
 Range2 Halo::owned() const {
   return impl_->owned;

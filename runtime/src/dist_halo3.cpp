@@ -297,7 +297,18 @@ Halo3::Halo3(Runtime& rt, const DistShape3& shape) : impl_(std::make_unique<Impl
   m.layout();
 }
 
-Halo3::~Halo3() = default;
+// As Halo's: a pending exchange is completed first.
+Halo3::~Halo3() {
+  if (!impl_ || !impl_->pending) return;
+  try {
+    finish();
+  } catch (...) {
+  }
+}
+
+bool Halo3::pending() const {
+  return impl_->pending;
+}
 
 Range3 Halo3::owned() const {
   return impl_->owned;

@@ -89,6 +89,7 @@ class Halo3 final : public Exchanger {
   void finish() override;
   bool test() override;
   void check_funneled(const char* call) const override;
+  bool pending() const override;
   // The reverse of exchange(): every halo block (faces, edges, corners) to the process owning the
   // cells it images, added there by `add`. Funneled form checked.
   void accumulate(AddFn add);
@@ -124,7 +125,7 @@ class DistArray<T, 3> : public detail::ExchangeForms<detail::Halo3> {
   DistArray(Runtime& rt, index planes, index rows, index cols, DistOptions3 options = {})
       : DistArray(rt, Range3{{0, planes}, {0, rows}, {0, cols}}, options) {}
   DistArray(DistArray&&) noexcept = default;
-  DistArray& operator=(DistArray&&) noexcept = default;
+  DistArray& operator=(DistArray&&) = default;  // refused while an exchange is pending
   // Collective: a new array of the same domain and options.
   DistArray like() const { return DistArray(*rt_, domain_, opts_); }
 
