@@ -1,7 +1,11 @@
 // The checks and count exchanges behind the process-level collectives (collectives.hpp).
 #include "compas/runtime/collectives.hpp"
 
+#include "compas/base/hash.hpp"
+
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -20,8 +24,9 @@ struct Wire {
   std::uint32_t call = 0;
   std::int32_t root = -1;
   std::uint64_t elem = 0, n = 0;
+  std::uint64_t object = 0;  // CallArgs::object
   std::uint32_t same_n = 0;
-  char problem[180] = {};
+  char problem[172] = {};
 };
 static_assert(std::is_trivially_copyable_v<Wire> &&
               sizeof(Wire) == 208);  // collectives.hpp says 208
@@ -50,8 +55,31 @@ const char* name_of(std::uint32_t call) {
       return "UpdateBatch::flush";
     case CollectiveCall::exscan:
       return "exscan";
+    case CollectiveCall::update_make:
+      return "UpdateBatch::UpdateBatch";
+    case CollectiveCall::halo_exchange:
+      return "DistArray::exchange_halos";
+    case CollectiveCall::halo_accumulate:
+      return "DistArray::accumulate_halos";
   }
   return "an unknown call";
+}
+
+// The kind of object a call is on (CallArgs::object numbers it).
+const char* object_of(std::uint32_t call) {
+  return static_cast<CollectiveCall>(call) == CollectiveCall::update_flush ? "UpdateBatch"
+                                                                           : "DistArray";
+}
+
+// "UpdateBatch::flush on UpdateBatch #3", or the call's name when it is on no object.
+std::string call_text(const Wire& w) {
+  std::string t = name_of(w.call);
+  if (w.object == 0) return t;
+  t += " on ";
+  t += object_of(w.call);
+  t += " #";
+  t += std::to_string(w.object);
+  return t;
 }
 
 bool has_root(std::uint32_t call) {
@@ -66,6 +94,7 @@ Wire to_wire(const CallArgs& a) {
   w.root = a.root;
   w.elem = a.elem;
   w.n = a.n;
+  w.object = a.object;
   w.same_n = a.same_n ? 1 : 0;
   std::memcpy(w.problem, a.problem.data(), std::min(a.problem.size(), sizeof w.problem - 1));
   return w;
@@ -103,8 +132,13 @@ std::string root_verdict(const Processes& ps, const std::vector<Wire>& all) {
 std::string verdict(const Processes& ps, const std::vector<Wire>& all) {
   const auto process = [&](std::size_t r) { return ps.name(static_cast<int>(r)); };
   if (const auto r = differs(all, [](const Wire& w) { return w.call; }))
-    return process(0) + " calls " + name_of(all[0].call) + ", " + process(*r) + " calls " +
-           name_of(all[*r].call) + ": every process makes the same calls in the same order";
+    return process(0) + " calls " + call_text(all[0]) + ", " + process(*r) + " calls " +
+           call_text(all[*r]) + ": every process makes the same calls in the same order";
+  if (const auto r = differs(all, [](const Wire& w) { return w.object; }))
+    return process(0) + " calls " + call_text(all[0]) + ", " + process(*r) + " calls " +
+           call_text(all[*r]) +
+           " (numbered in the order the processes made them): every process makes the same "
+           "calls on the same objects in the same order";
   if (const auto r = differs(all, [](const Wire& w) { return w.elem; }))
     return process(0) + " passes elements of " + std::to_string(all[0].elem) + " bytes, " +
            process(*r) + " of " + std::to_string(all[*r].elem) + " bytes";
@@ -121,19 +155,57 @@ std::string verdict(const Processes& ps, const std::vector<Wire>& all) {
 
 }  // namespace
 
+namespace {
+
+// What every process must pass alike, hashed: the call, its object, its element size, its root
+// (calls with one) and its length (calls whose lengths must match).
+std::uint64_t alike_key(const Wire& w) {
+  std::uint64_t h = base::splitmix64_mix(0x636f6d7061730001ull ^ w.call);
+  h = base::splitmix64_mix(h ^ w.object);
+  h = base::splitmix64_mix(h ^ w.elem);
+  if (has_root(w.call)) h = base::splitmix64_mix(h ^ static_cast<std::uint32_t>(w.root));
+  if (w.same_n) h = base::splitmix64_mix(h ^ w.n);
+  return h;
+}
+
+// Whether every process passes what must be alike (and none found its own arguments wrong): one
+// allreduce of a hash and its complement (the largest key and the smallest, both mine when all
+// are alike) and a flag. Every process, whatever call it is in, meets the others here first.
+bool all_alike(const Processes& ps, const Wire& w) {
+  const std::uint64_t key = alike_key(w);
+  const bool wrong = w.problem[0] != 0 || (has_root(w.call) && (w.root < 0 || w.root >= ps.size()));
+  std::array<std::uint64_t, 3> v = {key, ~key, wrong ? 1u : 0u};
+  ps.collectives().allreduce(std::span<std::uint64_t>(v), comm::Op::max);
+  return v[0] == key && v[1] == ~key && v[2] == 0;
+}
+
+}  // namespace
+
 std::vector<std::size_t> agree(const Processes& ps, const CallArgs& mine) {
   const Wire w = to_wire(mine);
   std::vector<Wire> all(static_cast<std::size_t>(ps.size()));
-  if (all.size() == 1)
+  if (all.size() == 1) {
     all[0] = w;
-  else
+  } else {
+    // Alike and of one length: nothing more to learn (O(log P)). Otherwise every process's
+    // record, for the lengths or for the same message on every process.
+    if (w.same_n && all_alike(ps, w))
+      return std::vector<std::size_t>(all.size(), static_cast<std::size_t>(w.n));
+    if (!w.same_n) (void)all_alike(ps, w);  // every call meets the others in the same step first
     ps.collectives().allgather(std::span<const Wire>(&w, 1), std::span<Wire>(all));
+  }
   if (const std::string msg = verdict(ps, all); !msg.empty())
     throw CollectiveError(std::string("compas::") + name_of(all[0].call) + ps.where() + ": " + msg,
                           ps.job_rank(0));
   std::vector<std::size_t> counts;
   for (const Wire& x : all) counts.push_back(x.n);
   return counts;
+}
+
+std::uint64_t object_number(ObjectKind kind, bool take) {
+  static std::atomic<std::uint64_t> made[2] = {};
+  auto& m = made[kind == ObjectKind::dist_array ? 0 : 1];
+  return 1 + (take ? m.fetch_add(1) : m.load());
 }
 
 std::byte* reduce_scratch(std::size_t bytes) {

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "compas/runtime/collectives.hpp"
+
 namespace compas::detail {
 
 std::string range_text(Range r) {
@@ -22,12 +24,15 @@ Disagreement compare_across(Runtime& rt, const std::string& description) {
   return {};
 }
 
-void agree_on_array(Runtime& rt, const std::string& description) {
-  const Disagreement d = compare_across(rt, description);
+std::uint64_t agree_on_array(Runtime& rt, const std::string& description) {
+  const std::uint64_t number = object_number(ObjectKind::dist_array, false);
+  const Disagreement d =
+      compare_across(rt, description + " (DistArray #" + std::to_string(number) + ")");
   if (d.rank != 0)
     throw CollectiveError("DistArray: the processes made different arrays: rank 0 a " + d.first +
                           ", rank " + std::to_string(d.rank) + " a " + d.other +
                           " (every process creates the same arrays in the same order)");
+  return object_number(ObjectKind::dist_array, true);
 }
 
 }  // namespace compas::detail

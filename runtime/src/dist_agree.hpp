@@ -21,9 +21,10 @@ struct Disagreement {
 Disagreement compare_across(Runtime& rt, const std::string& description);
 
 // Every process must have made the same array: `description` (the array's shape, element type
-// and options in words) compared across the job over the bootstrap. Throws the same
+// and options in words) and the array's number (ObjectKind::dist_array: how many arrays this
+// process made before) compared across the job over the bootstrap. Throws the same
 // CollectiveError on every process (each sees every description), naming rank 0's and the first
-// differing rank's arrays.
-void agree_on_array(Runtime& rt, const std::string& description);
+// differing rank's arrays; else takes the number and returns it.
+std::uint64_t agree_on_array(Runtime& rt, const std::string& description);
 
 }  // namespace compas::detail

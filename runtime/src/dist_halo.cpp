@@ -116,6 +116,7 @@ struct Halo::Impl {
   std::unique_ptr<comm::WindowBytes> win;
   std::byte* origin = nullptr;
   std::vector<std::uint64_t> origin_bytes;  // every process's origin - its window's start
+  std::uint64_t number = 0;                 // DistArray #number (ObjectKind::dist_array)
   std::uint64_t epoch = 0;
   bool pending = false;  // begun, not finished
   std::vector<std::byte> pack[kSides];
@@ -198,7 +199,7 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
                                 " dimensions are not allowed: 1 or 2");
   if (shape.dims == 1) m.shape.rows = Range{0, 1};
   // First: a shape that differs must fail alike everywhere, not hang.
-  agree_on_array(rt, describe(m.shape));
+  m.number = agree_on_array(rt, describe(m.shape));
 
   const int p = rt.processes(), me = rt.process();
   // A grid asked for where none is used is refused (choose_grid says why).
@@ -282,7 +283,26 @@ index Halo::Impl::layout_boxes() {
   return end;
 }
 
-Halo::~Halo() = default;
+// A pending exchange is completed first (its neighbours' blocks may still be arriving), and its
+// HaloExchange then finds nothing to do (Exchanger's destructor). An error completing it (a dead
+// neighbour) is left to the job's other waits: a destructor does not throw.
+Halo::~Halo() {
+  if (!impl_ || !impl_->pending) return;
+  try {
+    finish();
+  } catch (...) {
+  }
+}
+
+void throw_assigned_while_pending() {
+  throw std::logic_error(
+      "DistArray: assigned to while an exchange of the array is pending: wait() first (the "
+      "array's halo machinery would go while the exchange still uses it)");
+}
+
+bool Halo::pending() const {
+  return impl_->pending;
+}
 
 Range2 Halo::owned() const {
   return impl_->owned;
@@ -301,6 +321,9 @@ index Halo::pitch() const {
 }
 std::byte* Halo::origin() {
   return impl_->origin;
+}
+std::uint64_t Halo::number() const {
+  return impl_->number;
 }
 
 Range2 Halo::part_of(int rank) const {

@@ -96,6 +96,7 @@ struct Halo3::Impl {
   std::unique_ptr<comm::WindowBytes> win;
   std::vector<std::byte> pack[kDirs];
   comm::Request sent[kDirs];
+  std::uint64_t number = 0;  // DistArray #number (ObjectKind::dist_array)
   std::uint64_t epoch = 0;
   bool pending = false;
 
@@ -291,12 +292,23 @@ Halo3::Halo3(Runtime& rt, const DistShape3& shape) : impl_(std::make_unique<Impl
   m.rt = &rt;
   m.shape = shape;
   // First: an array that differs must fail alike everywhere, not hang.
-  agree_on_array(rt, describe(shape));
+  m.number = agree_on_array(rt, describe(shape));
   m.place();
   m.layout();
 }
 
-Halo3::~Halo3() = default;
+// As Halo's: a pending exchange is completed first.
+Halo3::~Halo3() {
+  if (!impl_ || !impl_->pending) return;
+  try {
+    finish();
+  } catch (...) {
+  }
+}
+
+bool Halo3::pending() const {
+  return impl_->pending;
+}
 
 Range3 Halo3::owned() const {
   return impl_->owned;
@@ -312,6 +324,9 @@ index Halo3::plane() const {
 }
 std::byte* Halo3::origin() {
   return impl_->origin;
+}
+std::uint64_t Halo3::number() const {
+  return impl_->number;
 }
 
 void Halo3::begin() {

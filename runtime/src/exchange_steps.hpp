@@ -4,7 +4,12 @@
 // or -1), `sent` (the sends' Requests, one per side), exchanges(side), post() (every edge on its
 // way), finish() (every halo in place, every send complete), and for the reverse post_halos()
 // (every halo block to its owner) and add_arrivals(add) (every arrived block added into the edge
-// it images, every send complete).
+// it images, every send complete). Before anything is sent, every process checks that the others
+// make the same call on the same array (M's `rt`, `number` and `shape.elem_bytes`): one
+// allreduce of a hash of them (agree, collectives.hpp: O(log P), no process's record held by
+// every process unless they differ), so that an exchange against an accumulation, or
+// exchanges of two arrays begun in a different order, are the same CollectiveError everywhere
+// instead of mixed-up cells.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +17,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "compas/runtime/collectives.hpp"
+
 namespace compas::detail {
+
+// Every process makes `call` on this array, or the same CollectiveError on every process.
+template <class M>
+void agree_on_step(const M& m, CollectiveCall call) {
+  agree(Processes(*m.rt), {call, m.shape.elem_bytes, 0, -1, true, {}, m.number});
+}
 
 template <class M>
 void begin_exchange_steps(M& m, const char* array) {
@@ -20,6 +33,7 @@ void begin_exchange_steps(M& m, const char* array) {
     throw std::logic_error(std::string(array) +
                            ": begin_exchange() while an exchange of the array is pending: wait() "
                            "first");
+  agree_on_step(m, CollectiveCall::halo_exchange);
   ++m.epoch;
   m.pending = true;
   m.post();
@@ -54,6 +68,7 @@ void accumulate_steps(M& m, const char* array, Add add) {
     throw std::logic_error(std::string(array) +
                            ": accumulate_halos() while an exchange of the array is pending: "
                            "wait() first");
+  agree_on_step(m, CollectiveCall::halo_accumulate);
   ++m.epoch;
   m.post_halos();
   m.add_arrivals(add);

@@ -1,5 +1,7 @@
 #include "openmp.hpp"
 
+#include "compas/runtime/batch_slots.hpp"
+
 #include <omp.h>
 #include <sched.h>
 
@@ -373,9 +375,11 @@ double openmp_wtime() {
 
 namespace compas::detail {
 
-// update_batch.hpp: the calling thread's bucket set, and how many a batch makes.
-int batch_thread() {
-  return omp_get_thread_num();
+// update_batch.hpp and batch_slots.hpp: where a thread's updates go at flush, and whether a team
+// adds at once.
+std::uint64_t batch_order(int thread) {
+  if (omp_in_parallel()) return static_cast<std::uint64_t>(omp_get_thread_num());
+  return (std::uint64_t{1} << 32) + static_cast<std::uint64_t>(thread);
 }
 int batch_threads() {
   return std::max(omp_get_max_threads(), 1);

@@ -1,6 +1,7 @@
 // UpdateBatch's checks and count exchange (update_batch.hpp): everything not templated on T.
 #include "compas/runtime/update_batch.hpp"
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 
@@ -24,7 +25,8 @@ const char* op_name(comm::AtomicOp op) {
   return "an unknown operator";
 }
 
-// What each process sends every other before the updates: what it flushes, and how many.
+// What each process sends every other before the updates: what it flushes, and how many (at
+// construction, its batch's number instead).
 struct Head {
   std::uint64_t type = 0;
   std::uint64_t op = 0;
@@ -37,8 +39,8 @@ std::string heads_verdict(const Processes& ps, const std::vector<Head>& heads,
   for (std::size_t r = 1; r < heads.size(); ++r) {
     const std::string who = ps.name(0) + " and " + ps.name(static_cast<int>(r));
     if (heads[r].type != heads[0].type)
-      return who + " flush batches of different element types (of the same size; " +
-             base::type_name(type) + " here): every process flushes an UpdateBatch<T> of one T";
+      return who + " have batches of different element types (of the same size; " +
+             base::type_name(type) + " here): every process has an UpdateBatch<T> of one T";
     if (heads[r].op != heads[0].op)
       return ps.name(0) + " applies " + op_name(static_cast<comm::AtomicOp>(heads[0].op)) + ", " +
              ps.name(static_cast<int>(r)) + " " +
@@ -50,11 +52,9 @@ std::string heads_verdict(const Processes& ps, const std::vector<Head>& heads,
 
 }  // namespace
 
-void batch_thread_outside(int thread, std::size_t threads) {
-  throw std::logic_error("compas::UpdateBatch::add: called from OpenMP thread " +
-                         std::to_string(thread) + ", the batch was made for teams of up to " +
-                         std::to_string(threads) +
-                         " threads (omp_get_max_threads() when it was made)");
+int new_batch_thread() {
+  static std::atomic<int> threads{0};
+  return threads.fetch_add(1, std::memory_order_relaxed);
 }
 
 void check_batch_op(comm::AtomicOp op, bool integral, const std::type_info& type) {
@@ -71,10 +71,37 @@ void check_batch_op(comm::AtomicOp op, bool integral, const std::type_info& type
                               " is not one of add, bit_xor, bit_or, bit_and");
 }
 
-std::vector<std::size_t> flush_counts(const Processes& ps, const std::type_info& type,
-                                      std::size_t elem, comm::AtomicOp op, index size,
+std::uint64_t make_batch(const Processes& ps, std::uint64_t table, const std::type_info& type,
+                         std::size_t elem, comm::AtomicOp op, index size) {
+  ps.runtime().check_funneled("compas::UpdateBatch", kFunneled);
+  agree(ps,
+        {CollectiveCall::update_make, elem, static_cast<std::size_t>(size), -1, true, {}, table});
+  const auto P = static_cast<std::size_t>(ps.size());
+  const std::uint64_t number = object_number(ObjectKind::update_batch, false);
+  std::vector<Head> all(P);
+  const Head mine{base::type_id(type), static_cast<std::uint64_t>(op), number};
+  if (P == 1)
+    all[0] = mine;
+  else
+    ps.collectives().allgather(std::span<const Head>(&mine, 1), std::span<Head>(all));
+  std::string msg = heads_verdict(ps, all, type);
+  for (std::size_t r = 1; r < P && msg.empty(); ++r)
+    if (all[r].count != all[0].count)
+      msg = ps.name(0) + " makes UpdateBatch #" + std::to_string(all[0].count) + ", " +
+            ps.name(static_cast<int>(r)) + " UpdateBatch #" + std::to_string(all[r].count) +
+            ": every process makes the same batches in the same order";
+  if (!msg.empty())
+    throw CollectiveError("compas::UpdateBatch::UpdateBatch" + ps.where() + ": " + msg,
+                          ps.job_rank(0));
+  return object_number(ObjectKind::update_batch, true);
+}
+
+std::vector<std::size_t> flush_counts(const Processes& ps, std::uint64_t batch,
+                                      const std::type_info& type, std::size_t elem,
+                                      comm::AtomicOp op, index size,
                                       std::span<const std::size_t> send_counts) {
-  agree(ps, {CollectiveCall::update_flush, elem, static_cast<std::size_t>(size), -1, true});
+  agree(ps,
+        {CollectiveCall::update_flush, elem, static_cast<std::size_t>(size), -1, true, {}, batch});
   const auto P = static_cast<std::size_t>(ps.size());
   std::vector<Head> out(P), in(P);
   for (std::size_t r = 0; r < P; ++r)

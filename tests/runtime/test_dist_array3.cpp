@@ -169,37 +169,6 @@ TEST(DistArray3, TestPushesABegunExchangeUntilItIsDone) {
   }
 }
 
-// test() says false while a neighbour has not posted: process 0 begins and tests while the others
-// are held in a barrier that process 0 only then joins, so no block can have arrived yet. Then
-// test() says true within a bounded number of polls and the halos are right.
-TEST(DistArray3, TestSaysFalseUntilTheNeighboursHavePosted) {
-  constexpr int kPolls = 200000;
-  const int p = rt().processes();
-  if (p == 1) GTEST_SKIP() << "needs two processes";
-  const compas::DistOptions3 o{.halo = {1, 1, 1}, .periodic = {true, true, true}};
-  Array u(rt(), 2 * p, 6, 5, o);
-  fill(u, 7);
-  bool early = true, done = false;
-  if (rt().process() == 0) {
-    auto x = u.begin_exchange();
-    early = x.test();
-    rt().barrier();
-    for (int n = 0; n < kPolls && !done; ++n)
-      if (!(done = x.test())) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    x.wait();
-  } else {
-    rt().barrier();
-    auto x = u.begin_exchange();
-    early = false;
-    done = true;
-    x.wait();
-  }
-  EXPECT_FALSE(early) << "test() said true before any neighbour had posted";
-  EXPECT_TRUE(done) << "test() never said true";
-  std::string first;
-  EXPECT_EQ(wrong_halos(u, o.periodic, 7, &first), 0) << first;
-}
-
 // accumulate_halos(): a halo cell (a, b, c) holds mark(a, b, c), an owned cell (i, j, k)
 // own(i, j, k). Afterwards every owned cell must hold own plus the marks of every halo cell, on
 // every process, that images it (wrapped in a periodic dimension; beyond a non-periodic boundary

@@ -9,11 +9,13 @@
 
 #include <cstdint>
 #include <random>
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "../common/job_main.hpp"
+#include "alike_errors.hpp"
 #include "compas/compas.hpp"
 
 namespace {
@@ -223,45 +225,90 @@ TEST(UpdateBatchBadInput, AFlushOnSomeRanksOnlyIsNamedEverywhere) {
     else
       batch.flush();
   });
-  EXPECT_EQ(err,
-            "compas::UpdateBatch::flush: process 0 calls UpdateBatch::flush, process 1 calls "
-            "allgather: every process makes the same calls in the same order");
+  EXPECT_EQ(err, "compas::UpdateBatch::flush: process 0 calls UpdateBatch::flush on UpdateBatch #" +
+                     std::to_string(batch.number()) +
+                     ", process 1 calls allgather: every process makes the same calls in the same "
+                     "order");
+  alike::expect_everywhere(err);
   batch.flush();  // every rank again: works
 }
 
-TEST(UpdateBatchBadInput, DifferentElementTypesAreNamedEverywhere) {
+// Making a batch is collective: batches made on different tables (of other element types, or
+// sizes), or with different operators, are refused at construction, the same error everywhere
+// naming both; the next batch made alike works.
+TEST(UpdateBatchBadInput, BatchesMadeDifferentlyAreNamedEverywhere) {
   if (P() < 2) GTEST_SKIP() << "needs two processes";
   const int odd = P() - 1;
   compas::DistArray<std::int64_t> a(rt(), kN);
   compas::DistArray<double> b(rt(), kN);
-  compas::DistArray<std::int32_t> c(rt(), kN);
-  compas::UpdateBatch<std::int64_t> ints(a, AtomicOp::add);
-  compas::UpdateBatch<double> doubles(b, AtomicOp::add);
-  compas::UpdateBatch<std::int32_t> narrow(c, AtomicOp::add);
-  // The same size, another type.
-  std::string err = error_of([&] { me() == odd ? doubles.flush() : ints.flush(); });
-  EXPECT_EQ(err.rfind("compas::UpdateBatch::flush: process 0 and process " + std::to_string(odd) +
-                          " flush batches of different element types",
-                      0),
-            0u)
-      << err;
-  // Another size.
-  err = error_of([&] { me() == odd ? narrow.flush() : ints.flush(); });
-  EXPECT_EQ(err, "compas::UpdateBatch::flush: process 0 passes elements of 8 bytes, process " +
-                     std::to_string(odd) + " of 4 bytes");
+  compas::DistArray<std::int32_t> c(rt(), 2 * kN);
+  const auto on = [&](const auto& table) {
+    return " on DistArray #" + std::to_string(table.number());
+  };
+  const std::string tables =
+      " (numbered in the order the processes made them): every process makes the same calls on "
+      "the same objects in the same order";
+  std::string err = error_of([&] {
+    if (me() == odd) return (void)compas::UpdateBatch<double>(b, AtomicOp::add);
+    compas::UpdateBatch<std::int64_t> x(a, AtomicOp::add);
+  });
+  EXPECT_EQ(err, "compas::UpdateBatch::UpdateBatch: process 0 calls UpdateBatch::UpdateBatch" +
+                     on(a) + ", process " + std::to_string(odd) +
+                     " calls UpdateBatch::UpdateBatch" + on(b) + tables);
+  alike::expect_everywhere(err);
+  err = error_of([&] {
+    if (me() == odd) return (void)compas::UpdateBatch<std::int32_t>(c, AtomicOp::add);
+    compas::UpdateBatch<std::int64_t> x(a, AtomicOp::add);
+  });
+  EXPECT_EQ(err, "compas::UpdateBatch::UpdateBatch: process 0 calls UpdateBatch::UpdateBatch" +
+                     on(a) + ", process " + std::to_string(odd) +
+                     " calls UpdateBatch::UpdateBatch" + on(c) + tables);
+  err = error_of([&] {
+    compas::UpdateBatch<std::int64_t> x(a, me() == odd ? AtomicOp::add : AtomicOp::bit_xor);
+  });
+  EXPECT_EQ(err, "compas::UpdateBatch::UpdateBatch: process 0 applies bit_xor, process " +
+                     std::to_string(odd) + " add: every process's batch has the same operator");
+  alike::expect_everywhere(err);
+  compas::UpdateBatch<std::int64_t> ok(a, AtomicOp::add);
+  ok.add(0, 1);
+  ok.flush();
+  if (a.owned().contains(0)) {
+    EXPECT_EQ(a[0], P());
+  }
 }
 
-TEST(UpdateBatchBadInput, DifferentOperatorsAndTablesAreNamedEverywhere) {
+// Two batches of one shape (element type, operator, table size) flushed in a different order on
+// one process: the first flush is refused on every process with the same error, naming both
+// batches, and moves nothing; flushed in the same order after, each table gets its own updates
+// (the crossed flush used to return normally and give each table the other's updates).
+TEST(UpdateBatchBadInput, BatchesFlushedInADifferentOrderAreNamedEverywhere) {
   if (P() < 2) GTEST_SKIP() << "needs two processes";
   const int odd = P() - 1;
-  compas::DistArray<std::uint64_t> u(rt(), kN), w(rt(), 2 * kN);
-  compas::UpdateBatch<std::uint64_t> x(u, AtomicOp::bit_xor), s(u, AtomicOp::add), big(w);
-  std::string err = error_of([&] { me() == odd ? s.flush() : x.flush(); });
-  EXPECT_EQ(err, "compas::UpdateBatch::flush: process 0 applies bit_xor, process " +
-                     std::to_string(odd) + " add: every process's batch has the same operator");
-  err = error_of([&] { me() == odd ? big.flush() : x.flush(); });
-  EXPECT_EQ(err, "compas::UpdateBatch::flush: process 0 passes 37 elements, process " +
-                     std::to_string(odd) + " passes 74: every process passes the same length");
+  compas::DistArray<std::int64_t> a(rt(), kN), b(rt(), kN);
+  compas::UpdateBatch<std::int64_t> to_a(a, AtomicOp::add), to_b(b, AtomicOp::add);
+  for (index i = 0; i < kN; ++i) {
+    to_a.add(i, 1);
+    to_b.add(i, 100);
+  }
+  const std::string err = alike::error_of([&] { me() == odd ? to_b.flush() : to_a.flush(); });
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(
+      err, m,
+      std::regex("compas::UpdateBatch::flush: process 0 calls UpdateBatch::flush on UpdateBatch "
+                 "#([0-9]+), process " +
+                 std::to_string(odd) +
+                 " calls UpdateBatch::flush on UpdateBatch #([0-9]+) \\(numbered in the order "
+                 "the processes made them\\): every process makes the same calls on the same "
+                 "objects in the same order")))
+      << err;
+  EXPECT_EQ(std::stoul(m[2]), std::stoul(m[1]) + 1) << err;  // made one after the other
+  alike::expect_everywhere(err);
+  to_a.flush();
+  to_b.flush();
+  for (index i = a.lo(); i < a.hi(); ++i) {
+    EXPECT_EQ(a[i], P()) << "index " << i;
+    EXPECT_EQ(b[i], 100 * P()) << "index " << i;
+  }
 }
 
 }  // namespace

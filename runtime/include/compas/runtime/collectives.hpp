@@ -19,10 +19,12 @@
 // before anything collective; Runtime::check_funneled). Elements are any trivially copyable T.
 //
 // Arguments are checked on every process alike. Before any data moves, each call gathers a few
-// words from every process (which call, the element size, its length, its root, and what is
-// wrong with its own arguments, such as a receive span of the wrong size): one allgather of 208
-// bytes per process. Then every process throws the same CollectiveError (a std::invalid_argument)
-// when the calls differ, when one process's own arguments are wrong (naming it), when a root is
+// words from every process (which call, the element size, its length, its root, the object a
+// method is on, and what is wrong with its own arguments, such as a receive span of the wrong
+// size): one allgather of 208 bytes per process; the collective methods of the porting layer's
+// objects (UpdateBatch::flush, DistArray's halo exchanges) begin with the same step. Then every
+// process throws the same CollectiveError (a std::invalid_argument) when the calls or their
+// objects differ, when one process's own arguments are wrong (naming it), when a root is
 // outside 0..P-1 (naming the value and the range; on a Group, P is its size and processes are
 // named by group rank and job rank), when the roots differ or when lengths that
 // must agree differ (naming both processes and both values): never a hang, never data from the
@@ -89,10 +91,19 @@ enum class CollectiveCall : std::uint32_t {
   gather,
   reduce,
   allreduce,
-  migrate,       // migrate.hpp
-  update_flush,  // update_batch.hpp
-  exscan         // an exclusive scan (the C API's compas_exscan)
+  migrate,          // migrate.hpp
+  update_flush,     // update_batch.hpp: a batch's flush, on the batch
+  exscan,           // an exclusive scan (the C API's compas_exscan)
+  update_make,      // making a batch, on its table
+  halo_exchange,    // DistArray's exchange_halos / begin_exchange, on the array
+  halo_accumulate,  // DistArray's accumulate_halos, on the array
 };
+
+// The porting layer's objects whose collectives name them: each kind numbered 1, 2, ... in the
+// order this process made its objects (collectively, so the same numbers on every process).
+enum class ObjectKind { dist_array, update_batch };
+// The number the next object of `kind` made here takes (`take`: counted; else only looked at).
+std::uint64_t object_number(ObjectKind kind, bool take);
 
 // What one process passes to a collective, checked against every other's (runtime/src).
 struct CallArgs {
@@ -102,9 +113,13 @@ struct CallArgs {
   int root = -1;             // -1: the call has no root
   bool same_n = false;       // n must be the same on every process
   std::string problem = {};  // what is wrong with this process's own arguments; "" when nothing
+  std::uint64_t object = 0;  // the number of the object the call is on (ObjectKind); 0: none
 };
 // Checks `mine` against every process's: throws the same CollectiveError everywhere on a
-// mismatch; returns every process's n in rank order.
+// mismatch; returns every process's n in rank order. First one allreduce of 24 bytes (a hash of
+// what must be alike, and whether some process found its own arguments wrong): O(log P), and all
+// of it when the lengths must be alike and are; every process's record (an allgather) only when
+// the lengths may differ (they are returned) or something differs (the same message everywhere).
 std::vector<std::size_t> agree(const Processes& ps, const CallArgs& mine);
 // "" when `have` == `need`, else what is wrong ("recv holds 5 elements, 6 are needed").
 std::string size_problem(const char* what, std::size_t have, std::size_t need);

@@ -28,10 +28,11 @@
 // put_signal (one-sided; on one host a plain memcpy), waits for its neighbours' signals, and
 // copies what arrived into its halo cells. A 2-D part has eight neighbours: edges to the four
 // sides and hr x hc corner blocks to the four diagonal ones, all sent at once, so corner cells are
-// right too (9-point stencils). begin_exchange() sends and returns a HaloExchange whose wait()
-// puts the halos in place: compute what needs no halo in between (overlap). The receive areas
-// alternate between two copies by exchange parity, so a fast neighbour can run one exchange ahead
-// without overwriting cells still being read: no extra synchronisation. Two call styles: (a)
+// right too (9-point stencils). begin_exchange() checks the call against every process's (one
+// small allgather: it returns once every process has begun), sends, and returns a HaloExchange
+// whose wait() puts the halos in place: compute what needs no halo in between (overlap). The
+// receive areas alternate between two copies by exchange parity, so a fast neighbour can run one
+// exchange ahead without overwriting cells still being read. Two call styles: (a)
 // exchange_halos(t) by every thread of the team inside Runtime::run (the team meets before and
 // after; thread 0 communicates); (b) exchange_halos() by the thread that made the Runtime, outside
 // run() (funneled, like MPI_THREAD_FUNNELED; around OpenMP loops). Every process calls it the same
@@ -41,7 +42,9 @@
 // Errors (CollectiveError, a std::invalid_argument, the same on every process, at construction;
 // uncaught, one line from process 0 ends the job): shapes, halos, element types or decompositions
 // that differ between processes (naming both ranks and values), a halo wider than the smallest
-// part, a part that would be empty. std::logic_error: making an array
+// part, a part that would be empty; at an exchange or accumulation, processes that make different
+// calls or make them on different arrays (arrays are numbered in the order they were made:
+// number()), before any cell moves. std::logic_error: making an array
 // (a collective) or exchange_halos() from another thread than the Runtime's or from inside run().
 // Indexing is not bounds-checked (it is the inner loop); owned(), with_halos() and contains() say
 // what is valid.
@@ -118,10 +121,25 @@ class Exchanger {
   virtual void finish() = 0;
   virtual bool test() = 0;
   virtual void check_funneled(const char* call) const = 0;
+  virtual bool pending() const = 0;  // an exchange begun, not finished
+  // What a HaloExchange holds: this machinery while it lives, nullptr once it is destroyed (which
+  // completes a pending exchange first), so that a handle outliving its array finds nothing to do.
+  std::shared_ptr<Exchanger*> handle() {
+    if (!handle_) handle_ = std::make_shared<Exchanger*>(this);
+    return handle_;
+  }
 
  protected:
-  ~Exchanger() = default;
+  ~Exchanger() {
+    if (handle_) *handle_ = nullptr;
+  }
+
+ private:
+  std::shared_ptr<Exchanger*> handle_;
 };
+
+// DistArray's move assignment onto an array whose exchange is pending: std::logic_error.
+[[noreturn]] void throw_assigned_while_pending();
 
 // accumulate_halos()'s addition over untyped elements: dst[k] += src[k] for n elements of T.
 using AddFn = void (*)(std::byte* dst, const std::byte* src, std::size_t n);
@@ -149,8 +167,9 @@ class Halo final : public Exchanger {
   ProcessGrid grid() const;  // the parts' grid (1-D: 1 x P), rank r at (r / cols, r % cols)
   index halo_rows() const;   // halo depth above and below (0 for 1-D)
   index halo_cols() const;
-  index pitch() const;  // elements from one local row to the next
-  std::byte* origin();  // local element (0, 0): the first halo row's first halo column
+  index pitch() const;           // elements from one local row to the next
+  std::byte* origin();           // local element (0, 0): the first halo row's first halo column
+  std::uint64_t number() const;  // DistArray #number in the errors of its collectives
   // Every process's part (global indices) and the byte offset of its origin in its window (the
   // same layout otherwise: pitch and halos agree); the array's window.
   Range2 part_of(int rank) const;
@@ -167,6 +186,7 @@ class Halo final : public Exchanger {
   void finish() override;
   bool test() override;
   void check_funneled(const char* call) const override;
+  bool pending() const override;
   // The reverse of exchange(): every halo cell is sent to the process that owns it and added
   // there, `add(dst, src, n)` doing dst[k] += src[k] for n elements. Funneled form checked.
   void accumulate(AddFn add);
@@ -207,9 +227,11 @@ struct DistAccess {
 // A halo exchange under way (DistArray::begin_exchange): wait() puts the halos in place. Until
 // then the array's owned cells are being sent (do not write them) and its halo cells are being
 // filled (do not read them): compute what needs no halo, e.g. the interior, in between. Destroying
-// it unwaited waits. test() (like MPI_Test) pushes the exchange on without blocking: call it
-// between blocks of the interior's work so that messages the network needs this process to
-// progress (a rendezvous over tcp) move while it computes:
+// it unwaited waits. An array whose exchange is pending cannot be assigned to (std::logic_error);
+// moved or swapped, its exchange goes with it; destroyed, it completes the exchange first, and
+// wait() and test() then do nothing. test() (like MPI_Test) pushes the exchange on without
+// blocking: call it between blocks of the interior's work so that messages the network needs this
+// process to progress (a rendezvous over tcp) move while it computes:
 //
 //   auto x = u.begin_exchange();
 //   for (auto& block : interior_blocks) { compute(block); (void)x.test(); }
@@ -226,48 +248,52 @@ class ExchangeForms;
 class HaloExchange {
  public:
   HaloExchange() = default;
-  HaloExchange(HaloExchange&& o) noexcept : halo_(std::exchange(o.halo_, nullptr)) {}
+  HaloExchange(HaloExchange&& o) noexcept = default;
   HaloExchange& operator=(HaloExchange&& o) noexcept {
     std::swap(halo_, o.halo_);
     return *this;
   }
   ~HaloExchange() noexcept(false) {
-    if (halo_ && std::uncaught_exceptions() == 0) wait();
+    if (target() && std::uncaught_exceptions() == 0) wait();
   }
   // Funneled form (the exchange was begun outside run()).
   void wait() {
-    if (!halo_) return;
-    halo_->check_funneled("HaloExchange::wait()");
-    std::exchange(halo_, nullptr)->finish();
+    detail::Exchanger* h = target();
+    halo_.reset();
+    if (!h) return;
+    h->check_funneled("HaloExchange::wait()");
+    h->finish();
   }
   // Inside run(): every thread of the team calls it; thread 0 completes the exchange, then the
   // team meets (every halo in place for every thread).
   void wait(threads::ThreadCtx& t) {
-    if (t.is_leader() && halo_) halo_->finish();
-    halo_ = nullptr;
+    if (detail::Exchanger* h = target(); t.is_leader() && h) h->finish();
+    halo_.reset();
     t.barrier();
   }
   // Funneled: progresses the exchange once and returns at once; true when every halo block has
   // arrived and every send is complete, so wait() would not block (it must still be called: it
   // copies the halos into place). Halo cells are not in place before wait(). True after wait().
   [[nodiscard]] bool test() {
-    if (!halo_) return true;
-    halo_->check_funneled("HaloExchange::test()");
-    return halo_->test();
+    detail::Exchanger* h = target();
+    if (!h) return true;
+    h->check_funneled("HaloExchange::test()");
+    return h->test();
   }
   // Inside run(): thread 0 progresses and tests; every thread of the team calls it and gets thread
   // 0's answer (a team broadcast: the team meets), so the team's loop over blocks stays in step.
   [[nodiscard]] bool test(threads::ThreadCtx& t) {
     bool done = true;
-    if (t.is_leader() && halo_) done = halo_->test();
+    if (detail::Exchanger* h = target(); t.is_leader() && h) done = h->test();
     return t.broadcast(done);
   }
 
  private:
   template <class>
   friend class detail::ExchangeForms;
-  explicit HaloExchange(detail::Exchanger* h) : halo_(h) {}
-  detail::Exchanger* halo_ = nullptr;
+  explicit HaloExchange(std::shared_ptr<detail::Exchanger*> h) : halo_(std::move(h)) {}
+  detail::Exchanger* target() const { return halo_ ? *halo_ : nullptr; }
+  std::shared_ptr<detail::Exchanger*> halo_;  // nullptr inside once the array is gone
 };
 
 namespace detail {
@@ -279,6 +305,11 @@ namespace detail {
 template <class H>
 class ExchangeForms {
  public:
+  // The array's number in the errors of its collectives ("DistArray #3"): arrays are numbered 1,
+  // 2, ... in the order the processes made them, the same on every process; swap() trades the
+  // numbers with the contents.
+  std::uint64_t number() const { return halo_->number(); }
+
   void exchange_halos() { halo_->exchange_funneled(); }
   void exchange_halos(threads::ThreadCtx& t, TeamSync sync = TeamSync::barriers) {
     if (sync == TeamSync::barriers) t.barrier();
@@ -291,12 +322,12 @@ class ExchangeForms {
   [[nodiscard]] HaloExchange begin_exchange() {
     halo_->check_funneled("DistArray::begin_exchange()");
     halo_->begin();
-    return HaloExchange(halo_.get());
+    return HaloExchange(halo_->handle());
   }
   [[nodiscard]] HaloExchange begin_exchange(threads::ThreadCtx& t) {
     t.barrier();
     if (t.is_leader()) halo_->begin();
-    return HaloExchange(halo_.get());
+    return HaloExchange(halo_->handle());
   }
 
  protected:
@@ -314,6 +345,15 @@ class ExchangeForms {
   }
 
   explicit ExchangeForms(std::unique_ptr<H> h) : halo_(std::move(h)) {}
+  ExchangeForms(ExchangeForms&&) noexcept = default;
+  // Refused while this array's exchange is pending (std::logic_error, both arrays as they were):
+  // its machinery, which the exchange's handle and the neighbours' blocks still use, would go.
+  ExchangeForms& operator=(ExchangeForms&& o) {
+    if (halo_ && halo_->pending()) throw_assigned_while_pending();
+    halo_ = std::move(o.halo_);
+    return *this;
+  }
+  ~ExchangeForms() = default;
   std::unique_ptr<H> halo_;
 };
 
@@ -384,7 +424,7 @@ class DistArray<T, 1> : public detail::DistBase {
   }
   DistArray(Runtime& rt, index n, DistOptions options = {}) : DistArray(rt, Range{0, n}, options) {}
   DistArray(DistArray&&) noexcept = default;
-  DistArray& operator=(DistArray&&) noexcept = default;
+  DistArray& operator=(DistArray&&) = default;  // refused while an exchange is pending
   // Collective: a new array of the same domain and options (its contents as options.fill says).
   DistArray like() const { return DistArray(*rt_, domain_, opts_); }
 
@@ -474,7 +514,7 @@ class DistArray<T, 2> : public detail::DistBase {
   DistArray(Runtime& rt, index rows, index cols, DistOptions options = {})
       : DistArray(rt, Range2{{0, rows}, {0, cols}}, options) {}
   DistArray(DistArray&&) noexcept = default;
-  DistArray& operator=(DistArray&&) noexcept = default;
+  DistArray& operator=(DistArray&&) = default;  // refused while an exchange is pending
   // Collective: a new array of the same domain and options (its contents as options.fill says).
   DistArray like() const { return DistArray(*rt_, domain_, opts_); }
 

@@ -81,6 +81,7 @@ class Halo3 final : public Exchanger {
   index pitch() const;              // elements from one local row to the next
   index plane() const;              // elements from one local plane to the next
   std::byte* origin();              // the first halo plane's first halo row's first halo column
+  std::uint64_t number() const;     // DistArray #number in the errors of its collectives
 
   void exchange_funneled();
   void exchange();  // thread 0 of the team, between team barriers
@@ -88,6 +89,7 @@ class Halo3 final : public Exchanger {
   void finish() override;
   bool test() override;
   void check_funneled(const char* call) const override;
+  bool pending() const override;
   // The reverse of exchange(): every halo block (faces, edges, corners) to the process owning the
   // cells it images, added there by `add`. Funneled form checked.
   void accumulate(AddFn add);
@@ -123,7 +125,7 @@ class DistArray<T, 3> : public detail::ExchangeForms<detail::Halo3> {
   DistArray(Runtime& rt, index planes, index rows, index cols, DistOptions3 options = {})
       : DistArray(rt, Range3{{0, planes}, {0, rows}, {0, cols}}, options) {}
   DistArray(DistArray&&) noexcept = default;
-  DistArray& operator=(DistArray&&) noexcept = default;
+  DistArray& operator=(DistArray&&) = default;  // refused while an exchange is pending
   // Collective: a new array of the same domain and options.
   DistArray like() const { return DistArray(*rt_, domain_, opts_); }
 

@@ -13,18 +13,25 @@
 // the handle (registers) rather than read from the batch after every update.
 //
 // add() checks the index (std::out_of_range naming it and the table's range) and appends to a
-// bucket of the owner; from the threads of one OpenMP team at once (each has its own buckets; not
-// from nested teams). flush() is a collective, funneled like those of collectives.hpp: the thread
-// that made the Runtime, outside OpenMP parallel regions, every process the same calls in the same
-// order. It checks the calls (processes flushing batches of different element types, operators
-// or table sizes, or one process flushing while another makes another collective: the same
-// CollectiveError on every process, naming both processes), exchanges the counts (P per process)
+// bucket of the owner; from any threads at once (an OpenMP team of any size, Runtime::run's
+// threads, the program's own): each adding thread has its own buckets, found through a
+// thread_local number (batch_slots.hpp) and made at its first add. At flush a process sends its
+// threads' updates in order of their OpenMP thread numbers (threads outside OpenMP regions after,
+// in the order they first added). Making a batch and flush() are collectives, funneled like those
+// of collectives.hpp: the thread that made the Runtime, outside OpenMP parallel regions, every
+// process the same calls in the same order. Making one checks that every process makes it on the
+// same table with the same operator; batches are numbered in the order they were made (number()).
+// flush() checks the calls (processes flushing different batches, or one flushing while another
+// makes another collective: the same CollectiveError on every process, naming both processes and
+// both calls, before any update moves; the batch keeps them), exchanges the counts (P per process)
 // and then the updates (one alltoallv); every owner applies what it received and its own updates
 // to its block with plain operations (no atomics: the calling thread applies them), in source
 // rank order. Updates a process makes to its own block move no message. A job of one process
-// applies every update at add() instead (atomically when the threads of a team add at once, as
-// an OpenMP code would; plain operations otherwise): nothing is bucketed or counted, and a team's
-// threads share the work. Either way the table's values are defined after flush(), not between.
+// applies every update at add() instead (atomically when omp_get_max_threads() was over 1 when
+// the batch was made, as an OpenMP code would, from any thread then; plain operations otherwise,
+// by the thread that made the batch, while other threads' updates wait in their buckets for the
+// flush): a team's threads share the work. Either way the table's values are defined after
+// flush(), not between.
 //
 // Operators: add on any arithmetic T; bit_xor, bit_or, bit_and on integral T (std::invalid_argument
 // at construction otherwise). The batch keeps its buffers between flushes (no allocation once
@@ -34,12 +41,14 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <type_traits>
 #include <typeinfo>
 #include <vector>
 
 #include "compas/comm/window.hpp"
+#include "compas/runtime/batch_slots.hpp"
 #include "compas/runtime/collectives.hpp"
 #include "compas/runtime/dist_array.hpp"
 #include "compas/runtime/range.hpp"
@@ -48,18 +57,21 @@ namespace compas {
 
 namespace detail {
 
-// This thread's number in its OpenMP team (0 outside one) and the team size a batch plans for.
-int batch_thread();
+// The OpenMP team size at this point (omp_get_max_threads()): whether a batch of a job of one
+// process applies its updates atomically.
 int batch_threads();
-// Thread `thread` of a team larger than the `threads` a batch was made for: std::logic_error.
-[[noreturn]] void batch_thread_outside(int thread, std::size_t threads);
 // std::invalid_argument when `op` is not allowed on elements of `type` (integral or not).
 void check_batch_op(comm::AtomicOp op, bool integral, const std::type_info& type);
-// Checks every process's flush (the same call, element type and size, operator and table size:
-// CollectiveError otherwise) and exchanges the counts: returns recv_counts[r], the updates rank r
-// sends here.
-std::vector<std::size_t> flush_counts(const Processes& ps, const std::type_info& type,
-                                      std::size_t elem, comm::AtomicOp op, index size,
+// Checks that every process makes the same batch (on table DistArray #table, of one element type
+// and operator; CollectiveError otherwise) and returns its number (ObjectKind::update_batch).
+std::uint64_t make_batch(const Processes& ps, std::uint64_t table, const std::type_info& type,
+                         std::size_t elem, comm::AtomicOp op, index size);
+// Checks every process's flush (the same call on the same batch, element type and size, operator
+// and table size: CollectiveError otherwise) and exchanges the counts: returns recv_counts[r],
+// the updates rank r sends here.
+std::vector<std::size_t> flush_counts(const Processes& ps, std::uint64_t batch,
+                                      const std::type_info& type, std::size_t elem,
+                                      comm::AtomicOp op, index size,
                                       std::span<const std::size_t> send_counts);
 
 }  // namespace detail
@@ -74,12 +86,21 @@ class UpdateBatch {
     std::uint64_t at;
     T value;
   };
+  // One adding thread's buckets, by owning process.
+  struct Slot {
+    std::vector<std::vector<Entry>> to;
+  };
 
+  // Collective (funneled, like flush()): every process makes the same batches in the same order,
+  // on the same table, with the same T and operator.
   explicit UpdateBatch(DistArray<T>& table, comm::AtomicOp op = comm::AtomicOp::bit_xor)
       : table_(&table), op_(op), P_(static_cast<std::size_t>(table.runtime().processes())) {
     detail::check_batch_op(op, std::is_integral_v<T>, typeid(T));
-    threads_ = static_cast<std::size_t>(detail::batch_threads());
-    buckets_.resize(threads_ * P_);
+    number_ =
+        detail::make_batch(table.runtime(), table.number(), typeid(T), sizeof(T), op, table.size());
+    atomic_ = detail::batch_threads() > 1;
+    maker_ = detail::batch_thread();
+    own_ = &slot();
     const index n = table.size(), P = static_cast<index>(P_);
     first_ = table.domain().lo;
     size_ = static_cast<std::uint64_t>(n);
@@ -91,15 +112,26 @@ class UpdateBatch {
       shift_ = -1;
     for (index r = 0; r < P; ++r) lo_.push_back(split(table.domain(), P, r).lo);
   }
+  // One batch is one object of every process's collectives: not copied (moved, it keeps its
+  // number).
+  UpdateBatch(const UpdateBatch&) = delete;
+  UpdateBatch& operator=(const UpdateBatch&) = delete;
+  UpdateBatch(UpdateBatch&&) noexcept = default;
+  UpdateBatch& operator=(UpdateBatch&&) noexcept = default;
+
+  // The batch's number in the errors of its collectives ("UpdateBatch #2"): batches are numbered
+  // 1, 2, ... in the order the processes made them, the same on every process.
+  std::uint64_t number() const { return number_; }
 
   // table[i] op= value at the next flush(); i in table.domain().
   void add(index i, T value) {
     const index off = i - first_;
     if (static_cast<std::uint64_t>(off) >= size_) [[unlikely]]
       detail::index_outside("UpdateBatch::add", i, domain());
-    if (P_ == 1)  // this process owns every index: at once
-      return apply_at(table_->local().data()[off], value, op_, threads_ > 1);
-    bucket(threads_ > 1 ? thread() : 0, i, off, value);
+    const bool maker = detail::batch_thread() == maker_;
+    if (P_ == 1 && (maker || atomic_))  // this process owns every index: at once
+      return apply_at(table_->local().data()[off], value, op_, atomic_);
+    bucket(maker ? *own_ : slot(), i, off, value);
   }
 
   // One thread's handle on the batch: adder(i, v) is add(i, v), with what add() reads of the batch
@@ -113,31 +145,31 @@ class UpdateBatch {
       if (static_cast<std::uint64_t>(off) >= size_) [[unlikely]]
         detail::index_outside("UpdateBatch::add", i, batch_->domain());
       if (data_ != nullptr) return apply_at(data_[off], value, op_, atomic_);
-      batch_->bucket(thread_, i, off, value);
+      batch_->bucket(*slot_, i, off, value);
     }
 
    private:
     friend class UpdateBatch;
-    Adder(UpdateBatch* b, T* data, bool atomic, std::size_t thread)
+    Adder(UpdateBatch* b, T* data, bool atomic, Slot* slot)
         : batch_(b),
           data_(data),
           first_(b->first_),
           size_(b->size_),
           op_(b->op_),
           atomic_(atomic),
-          thread_(thread) {}
+          slot_(slot) {}
     UpdateBatch* batch_;
-    T* data_;  // the table's block in a job of one process, else nullptr
+    T* data_;  // the table's block when updates apply at once (one process), else nullptr
     index first_;
     std::uint64_t size_;
     comm::AtomicOp op_;
     bool atomic_;
-    std::size_t thread_;
+    Slot* slot_;  // the making thread's buckets, else nullptr
   };
 
   Adder adder() {
-    if (P_ == 1) return Adder(this, table_->local().data(), threads_ > 1, 0);
-    return Adder(this, nullptr, false, threads_ > 1 ? thread() : 0);
+    if (P_ == 1 && applies_here()) return Adder(this, table_->local().data(), atomic_, nullptr);
+    return Adder(this, nullptr, false, &slot());
   }
 
   // Collective: every process's updates applied at their owners; the batch is empty after.
@@ -145,25 +177,29 @@ class UpdateBatch {
     Processes ps(table_->runtime());
     ps.runtime().check_funneled("compas::UpdateBatch::flush", detail::kFunneled);
     const auto me = static_cast<std::size_t>(ps.rank());
+    count(me);  // first checked (nothing is lost when refused), then packed
+    const std::vector<std::size_t> recv_counts =
+        detail::flush_counts(ps, number_, typeid(T), sizeof(T), op_, table_->size(),
+                             std::span<const std::size_t>(counts_));
     pack(me);
-    const std::vector<std::size_t> recv_counts = detail::flush_counts(
-        ps, typeid(T), sizeof(T), op_, table_->size(), std::span<const std::size_t>(counts_));
     std::size_t total = 0;
     for (std::size_t c : recv_counts) total += c;
     recv_.resize(total);
-    for (std::size_t t = 0; t < threads_; ++t) {
-      apply(buckets_[t * P_ + me]);
-      buckets_[t * P_ + me].clear();
+    for (Slot* s : slots_->ordered()) {
+      apply(s->to[me]);
+      s->to[me].clear();
     }
     detail::exchange<Entry>(ps, send_, counts_, recv_, recv_counts);
     apply(recv_);
   }
 
   // The updates this process holds for the next flush (added since the last one, bucketed). A job
-  // of one process holds none: it applies every update at add().
+  // of one process holds none (it applies every update at add()), but those of threads other than
+  // the one that made a batch for one thread.
   std::size_t pending() const {
     std::size_t n = 0;
-    for (const auto& b : buckets_) n += b.size();
+    for (Slot* s : slots_->ordered())
+      for (const auto& b : s->to) n += b.size();
     return n;
   }
 
@@ -177,33 +213,46 @@ class UpdateBatch {
     return static_cast<std::size_t>(off < wide ? off / (base_ + 1) : extra_ + (off - wide) / base_);
   }
 
-  // send_ := the updates for other processes in rank order, counts_ their numbers (0 for `me`).
-  void pack(std::size_t me) {
+  // counts_ := how many updates this process holds for each other process (0 for `me`).
+  void count(std::size_t me) {
     counts_.assign(P_, 0);
+    for (Slot* s : slots_->ordered())
+      for (std::size_t r = 0; r < P_; ++r)
+        if (r != me) counts_[r] += s->to[r].size();
+  }
+
+  // send_ := the updates for other processes in rank order (counts_ of each), moved out; each
+  // process's from every thread in slot order.
+  void pack(std::size_t me) {
     send_.clear();
     for (std::size_t r = 0; r < P_; ++r) {
       if (r == me) continue;
-      for (std::size_t t = 0; t < threads_; ++t) {
-        auto& b = buckets_[t * P_ + r];
+      for (Slot* s : slots_->ordered()) {
+        auto& b = s->to[r];
         send_.insert(send_.end(), b.begin(), b.end());
-        counts_[r] += b.size();
         b.clear();
       }
     }
   }
 
-  // This thread's number in the team, checked against the team the batch was made for.
-  std::size_t thread() const {
-    const auto t = static_cast<std::size_t>(detail::batch_thread());
-    if (t >= threads_) [[unlikely]]
-      detail::batch_thread_outside(static_cast<int>(t), threads_);
-    return t;
+  // Whether this thread applies its updates at once in a job of one process: any thread when the
+  // batch applies them atomically, else the thread that made it only (the others' go into their
+  // buckets until flush(), so that no plain update meets another thread's).
+  bool applies_here() const { return atomic_ || detail::batch_thread() == maker_; }
+
+  // The calling thread's buckets (made at its first add).
+  Slot& slot() {
+    return slots_->mine([this] {
+      auto s = std::make_unique<Slot>();
+      s->to.resize(P_);
+      return s;
+    });
   }
 
-  // Update `i` (offset `off` in the domain), added by thread `t`: into its bucket for the owner.
-  void bucket(std::size_t t, index i, index off, T value) {
+  // Update `i` (offset `off` in the domain) into slot s's bucket for its owner.
+  void bucket(Slot& s, index i, index off, T value) {
     const std::size_t r = owner(off);
-    buckets_[t * P_ + r].push_back({static_cast<std::uint64_t>(i - lo_[r]), value});
+    s.to[r].push_back({static_cast<std::uint64_t>(i - lo_[r]), value});
   }
 
   // x op= value: atomically when a team's threads update at once, plain otherwise.
@@ -249,16 +298,21 @@ class UpdateBatch {
   }
 
   DistArray<T>* table_;
+  std::uint64_t number_ = 0;  // UpdateBatch #number_
   comm::AtomicOp op_;
-  std::size_t P_, threads_ = 1;
+  std::size_t P_;
+  bool atomic_ = false;         // one process: updates applied atomically (a team adds at once)
+  int maker_ = 0;               // the batch number (batch_thread()) of the thread that made it
+  Slot* own_ = nullptr;         // its slot (found without the lookup)
   index first_ = 0;             // the table's first global index
   std::uint64_t size_ = 0;      // the table's size
   index base_ = 0, extra_ = 0;  // the block split: n / P, n % P
   int shift_ = 0;               // log2(base_) when every block has base_ = 2^k entries, else -1
   std::vector<index> lo_;       // every process's first global index
-  std::vector<std::vector<Entry>> buckets_;  // [thread * P + owner]
-  std::vector<Entry> send_, recv_;           // kept between flushes
-  std::vector<std::size_t> counts_;          // send counts of the last flush
+  std::unique_ptr<detail::ThreadSlots<Slot>> slots_ =
+      std::make_unique<detail::ThreadSlots<Slot>>();  // every adding thread's buckets
+  std::vector<Entry> send_, recv_;                    // kept between flushes
+  std::vector<std::size_t> counts_;                   // send counts of the last flush
 };
 
 }  // namespace compas
