@@ -276,6 +276,7 @@ int run_study(const StudyArgs& a) {
   const auto plan = make_plan(a, topo);
   const auto left_out = left_out_points(a, host_cores(topo));
   if (a.dry_run) {
+    check_study_dir(a.out);  // as the real run would refuse it: exit 2, nothing made
     print_plan(a, plan, left_out);
     return 0;
   }

@@ -134,15 +134,43 @@ void own_study_file(const fs::path& dir, const std::string& rel) {
                               "): a study writes only into a new or empty directory, or its own");
 }
 
+// The directory the study would write into, or the nearest existing one above it (where it
+// would be created), must take new files: a read-only file system or a directory of someone
+// else's is bad input, said before anything runs.
+void refuse_unwritable(const fs::path& dir) {
+  std::error_code ec;
+  fs::path at = fs::absolute(dir, ec);
+  while (!at.empty() && !fs::exists(at, ec) && at != at.parent_path()) at = at.parent_path();
+  if (::access(at.c_str(), W_OK | X_OK) == 0) return;
+  const int err = errno;
+  throw std::invalid_argument("--out '" + dir.string() + "': " +
+                              (at == fs::absolute(dir, ec)
+                                   ? std::string("the directory")
+                                   : "'" + at.string() + "', where it would be made,") +
+                              " takes no new files (" + std::strerror(err) + ")");
+}
+
 }  // namespace
 
-void claim_study_dir(const std::string& out) {
+void check_study_dir(const std::string& out) {
   if (out.empty()) throw std::invalid_argument("--out is empty: give the study's directory");
   const fs::path dir = out;
   std::error_code ec;
   if (fs::weakly_canonical(dir, ec) == "/")
     throw std::invalid_argument("--out '" + out +
                                 "' is the root directory: a study needs a directory of its own");
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec))
+      throw std::invalid_argument("--out '" + out + "' is not a directory");
+    if (!read_manifest(dir) && !(fs::is_empty(dir, ec) && !ec)) refuse_unmarked(dir);
+  }
+  refuse_unwritable(dir);
+}
+
+void claim_study_dir(const std::string& out) {
+  check_study_dir(out);
+  const fs::path dir = out;
+  std::error_code ec;
   const std::set<std::string> fresh = {"runs.jsonl"};
   if (!fs::exists(dir, ec)) {
     fs::create_directories(dir, ec);

@@ -24,6 +24,11 @@ inline constexpr std::uint64_t kStudyFileLimit = 256ull << 20;
 // std::invalid_argument naming it and what to do. Also makes raw/ and logs/.
 void claim_study_dir(const std::string& out);
 
+// What claim_study_dir would refuse, refused without making or writing anything (--dry-run):
+// the same std::invalid_argument, and also a directory that takes no new files (a read-only
+// file system, no write permission), which claim_study_dir refuses first.
+void check_study_dir(const std::string& out);
+
 // The relative paths the study in `dir` wrote.
 std::set<std::string> study_files(const std::filesystem::path& dir);
 

@@ -425,6 +425,46 @@ TEST_F(Cli, StudyDryRunPrintsThePlanAndRunsNothing) {
   EXPECT_FALSE(fs::exists(out)) << "a dry run created " << out;
 }
 
+// A dry run refuses an --out the real run would refuse, with the same status (2): a file, a
+// user's directory (it exited 0 and printed the plan); nothing is made or changed.
+TEST_F(Cli, StudyDryRunRefusesWhatTheRealRunRefuses) {
+  const std::string file = path("a-file");
+  std::ofstream(file) << "mine\n";
+  const std::string mine = path("mine");
+  fs::create_directories(mine);
+  std::ofstream(mine + "/notes.txt") << "mine\n";
+  for (const std::string& out : {file, mine}) {
+    const Outcome dry = run_compas({"study", "--out", out, "--dry-run"});
+    const Outcome real = run_compas({"study", "--out", out, "--budget", "0.1"});
+    EXPECT_EQ(dry.exit_code, 2) << dry.describe();
+    EXPECT_EQ(real.exit_code, 2) << real.describe();
+    EXPECT_NE(dry.err.find("--out '" + out + "'"), std::string::npos) << dry.describe();
+  }
+  EXPECT_EQ(read_file(file), "mine\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(mine), fs::directory_iterator()), 1);
+}
+
+// --out on a read-only file system is bad input (exit 2 naming it), for the real run as for the
+// dry run (the real run exited 1 when it failed to write there). A tmpfs mounted read-only in a
+// mount namespace of the test's own (root only: skipped otherwise).
+TEST_F(Cli, StudyOutOnAReadOnlyFileSystemIsBadInput) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mounting needs root";
+  if (std::system("command -v unshare >/dev/null 2>&1") != 0) GTEST_SKIP() << "no unshare";
+  const std::string ro = path("ro");
+  fs::create_directories(ro);
+  for (const char* extra : {"--dry-run", "--quiet"}) {
+    const std::string cmd = "unshare -m sh -c 'mount -t tmpfs -o ro tmpfs " + ro + " && " +
+                            COMPAS_EXE + " study --out " + ro + "/s --budget 0.1 " + extra + "' >" +
+                            path("ro.out") + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    const std::string said = read_file(path("ro.out"));
+    if (said.find("mount:") != std::string::npos) GTEST_SKIP() << said;
+    ASSERT_TRUE(WIFEXITED(status)) << said;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << extra << "\n" << said;
+    EXPECT_NE(said.find("takes no new files (Read-only file system)"), std::string::npos) << said;
+  }
+}
+
 TEST_F(Cli, HelpExitsZero) {
   const Outcome r = run_compas({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
