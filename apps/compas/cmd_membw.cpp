@@ -25,7 +25,7 @@
 #include "compas/threads/placement.hpp"
 #include "compas/threads/topology.hpp"
 #include "plot.hpp"
-#include "stream_sizes.hpp"
+#include "study/stream_sizes.hpp"
 
 namespace compas::app {
 

@@ -43,11 +43,11 @@
 #include "compas/report/report.hpp"
 #include "compas/threads/topology.hpp"
 #include "plot.hpp"
-#include "study_child.hpp"
-#include "study_dir.hpp"
-#include "study_plan.hpp"
-#include "study_report.hpp"
-#include "study_runs.hpp"
+#include "study/study_child.hpp"
+#include "study/study_dir.hpp"
+#include "study/study_plan.hpp"
+#include "study/study_report.hpp"
+#include "study/study_runs.hpp"
 
 namespace compas::app {
 

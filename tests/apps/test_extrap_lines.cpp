@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../../apps/compas/extrap_lines.hpp"
+#include "../../apps/compas/study/extrap_lines.hpp"
 
 namespace compas::app {
 namespace {

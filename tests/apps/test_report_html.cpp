@@ -1,4 +1,4 @@
-// report.html from the study's Markdown (apps/compas/report_html.cpp): each block kind becomes
+// report.html from the study's Markdown (apps/compas/study/report_html.cpp): each block kind becomes
 // its HTML element, text is escaped, images are inline data: URIs, and base64 matches RFC 4648.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "../../apps/compas/report_html.hpp"
+#include "../../apps/compas/study/report_html.hpp"
 
 namespace compas::app {
 namespace {

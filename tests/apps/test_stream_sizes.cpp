@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "../../apps/compas/stream_sizes.hpp"
-#include "../../apps/compas/study_plan.hpp"
+#include "../../apps/compas/study/stream_sizes.hpp"
+#include "../../apps/compas/study/study_plan.hpp"
 
 namespace compas::app {
 namespace {

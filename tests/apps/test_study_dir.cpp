@@ -1,4 +1,4 @@
-// compas study's directory rules (apps/compas/study_dir.cpp, study_runs.cpp): which directory a
+// compas study's directory rules (apps/compas/study/study_dir.cpp, study_runs.cpp): which directory a
 // study takes, that it deletes only the files it wrote, and that it opens nothing there through a
 // link. The functions are called directly, on directories made here.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "../../apps/compas/study_dir.hpp"
-#include "../../apps/compas/study_runs.hpp"
+#include "../../apps/compas/study/study_dir.hpp"
+#include "../../apps/compas/study/study_runs.hpp"
 #include "../common/proc.hpp"
 
 namespace compas::app {

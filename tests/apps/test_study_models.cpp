@@ -1,11 +1,11 @@
-// The study's scaling conclusions for one kernel size (apps/compas/study_models.cpp): no Amdahl
+// The study's scaling conclusions for one kernel size (apps/compas/study/study_models.cpp): no Amdahl
 // fraction and no model below 3 points, each saying why; on points of known form the model and
 // its prediction; the Extra-P export of the points.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "../../apps/compas/study_models.hpp"
+#include "../../apps/compas/study/study_models.hpp"
 #include "compas/analysis/extrap.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// The study's report on synthetic runs of known spread (apps/compas/study_report.cpp and
+// The study's report on synthetic runs of known spread (apps/compas/study/study_report.cpp and
 // study_kernel_report.cpp): every point is the median of its runs with their range, a point whose
 // spread exceeds 10% is marked, and a verdict whose threshold lies within the spread says it is
 // not resolved instead of concluding.
@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "../../apps/compas/study_dir.hpp"
-#include "../../apps/compas/study_report.hpp"
+#include "../../apps/compas/study/study_dir.hpp"
+#include "../../apps/compas/study/study_report.hpp"
 #include "compas/report/report.hpp"
 
 namespace compas::app {

@@ -1,6 +1,6 @@
 // The spread of the study's repeated points: medians, ranges of ratios, and where a verdict's
 // threshold lies against a range.
-#include "../../apps/compas/study_spread.hpp"
+#include "../../apps/compas/study/study_spread.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // compas study's plan (study_plan.hpp).
 #include "study_plan.hpp"
 
-#include "kernel_table.hpp"
+#include "../kernel_table.hpp"
 #include "stream_sizes.hpp"
 
 #include <fmt/core.h>

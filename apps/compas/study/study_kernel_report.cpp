@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernel_table.hpp"
+#include "../kernel_table.hpp"
 #include "study_load.hpp"
 #include "study_models.hpp"
 #include "study_points.hpp"

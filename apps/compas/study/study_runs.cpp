@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "read_json.hpp"
-#include "read_whole.hpp"
+#include "../read_json.hpp"
+#include "../read_whole.hpp"
 #include "study_dir.hpp"
 
 namespace compas::app {

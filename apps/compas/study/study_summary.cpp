@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "compas/base/memory.hpp"
-#include "ratio_interval.hpp"
+#include "../ratio_interval.hpp"
 #include "study_load.hpp"
 
 namespace compas::app {

@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "compas/report/report.hpp"
-#include "read_whole.hpp"
+#include "../read_whole.hpp"
 
 namespace compas::app {
 
