@@ -128,6 +128,14 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
   me.ready.store(true);
   try {
     w.resolve_same_host_peers(*this);
+    // No process leaves the creation before every process has attached its same-host peers'
+    // segments: a process that then fails at once (bad input found right after, the same on
+    // every process) unwinds without the collective destruction and frees its segment, and a
+    // peer still unpacking its key would find it gone, which UCX 1.13 answers with a crash.
+    // (Every process alike: the job has a host of several processes or none.)
+    bool shared = false;
+    for (const auto& host : comm.hosts()) shared = shared || host.size() > 1;
+    if (shared) comm.bootstrap().barrier();
   } catch (...) {
     for (int r = 0; r < comm.size(); ++r)
       if (w.peers[r].rkey) ucp_rkey_destroy(w.peers[r].rkey);
@@ -139,8 +147,8 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
 }
 
 // A same-host peer's key names its shared-memory segment, which lives only as long as someone
-// holds it: unpacked now, while every owner is still in this collective creation (an owner frees
-// its window only at the collective destruction, which this process has not reached), the
+// holds it: unpacked now, while every owner is still in this collective creation (it leaves the
+// creation only once every process has unpacked, and frees its window only after), the
 // segment stays attached here whatever becomes of its owner. Unpacked later, after the owner
 // died, UCX 1.13 crashes (not fails) on the segment that is gone. Remote peers stay lazy.
 void WindowImpl::resolve_same_host_peers(WindowBytes& win) {
