@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "bootstrap_impl.hpp"
+#include "compas/base/abort_notice.hpp"
 #include "compas/base/env.hpp"
 #include "compas/comm/bootstrap.hpp"
 #include "handshake.hpp"
@@ -55,6 +56,7 @@ std::atomic<int> g_adopted_listener{-1};
 }  // namespace
 
 void Bootstrap::abort_job(int code) {
+  base::tell_launcher_of_abort(rank(), code);  // before its peers can see it gone
   std::_Exit(code);
 }
 
@@ -169,7 +171,11 @@ BootstrapChoice choose_bootstrap() {
 
 std::unique_ptr<Bootstrap> Bootstrap::from_environment() {
   const auto choice = choose_bootstrap();
-  if (choice.kind == "tcp") return tcp(TcpOptions::from_environment());
+  if (choice.kind == "tcp") {
+    auto options = TcpOptions::from_environment();
+    base::adopt_abort_pipe();
+    return tcp(options);
+  }
   if (choice.kind == "mpi") {
     if (!mpi_supported())
       throw BootstrapError("bootstrap: this process runs under an MPI launcher (" + choice.reason +

@@ -74,7 +74,10 @@ class Bootstrap {
   // Ends this process with exit status `code` so that the whole job ends (MPI_Abort's part):
   // under mpirun / srun it calls MPI_Abort, which ends every process; otherwise this process
   // exits at once (std::_Exit), and its launcher (compas-run) ends the others, which the exit of a
-  // rank with a status other than 0 makes it do. From any thread; nothing is flushed or unwound.
+  // rank with a status other than 0 makes it do. Under compas-run the rank first tells it, through
+  // the pipe of COMPAS_ABORT_FD (base/abort_notice.hpp), so that compas-run names this rank and
+  // exits with `code` even when the peers that lose it end first. From any thread; nothing is
+  // flushed or unwound.
   [[noreturn]] virtual void abort_job(int code);
 
   // The bootstrap the environment asks for: tcp when COMPAS_RANK or COMPAS_SIZE is set (compas-run
