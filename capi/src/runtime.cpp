@@ -16,6 +16,10 @@ std::atomic<compas_runtime*> g_current{nullptr};
 int init(const char* call, int* argc, char*** argv, compas_runtime** rt) {
   return guard(call, [&] {
     need(rt, "rt");
+    if (g_current.load() != nullptr)  // *rt may be that runtime's handle: left as it is
+      throw Error(COMPAS_ERR_STATE,
+                  "this process's runtime is alive (compas_init was called, compas_finalize not "
+                  "yet): one runtime per process");
     *rt = nullptr;
     if ((argc == nullptr) != (argv == nullptr))
       throw Error(COMPAS_ERR_ARG, "argc and argv are both given or both NULL");

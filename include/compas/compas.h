@@ -98,7 +98,12 @@ const char* compas_error_name(int code);
 /* ---- the runtime ---- */
 /* Joins the job and pins this process's threads, OpenMP's included. compas's own flags
  * (--threads N, --bind B, --wait W, --openmp M, ...) are removed from argv and *argc updated;
- * argc and argv may both be NULL (the environment only: COMPAS_THREADS, OMP_NUM_THREADS, ...). */
+ * argc and argv may both be NULL (the environment only: COMPAS_THREADS, OMP_NUM_THREADS, ...).
+ * One runtime per process: a compas_init while this process's runtime is alive is
+ * COMPAS_ERR_STATE and leaves *rt as it was; in a job of several processes a process joins once,
+ * so a compas_init after compas_finalize (under compas-run; under mpirun / srun once MPI was
+ * finalized) is COMPAS_ERR_STATE too, on every process at once (*rt NULL). Alone a process may
+ * call compas_init again after compas_finalize. */
 int compas_init(int* argc, char*** argv, compas_runtime** rt);
 /* Collective: destroys the arrays, groups and channels still alive (newest first), then the
  * runtime; *rt becomes NULL. */
