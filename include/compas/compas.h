@@ -48,7 +48,10 @@ enum compas_error {
   COMPAS_OK = 0,
   COMPAS_ERR_ARG = 1,        /* a bad argument: a value out of range, a NULL pointer, a type */
   COMPAS_ERR_COLLECTIVE = 2, /* a collective's arguments, as every process sees them: they differ
-                                between processes, or a halo is wider than a part */
+                                between processes (the call, the element type, the operator, a
+                                count, a root, an array's or a channel's shape), or a halo is
+                                wider than a part (1-D, 2-D and 3-D alike); every process of the
+                                call gets it at once */
   COMPAS_ERR_HANDLE = 3,     /* a NULL, destroyed or wrong kind of handle */
   COMPAS_ERR_NOMEM = 4,      /* out of memory */
   COMPAS_ERR_COMM = 5,       /* communication failed: a process died, COMPAS_TIMEOUT passed */
@@ -202,8 +205,8 @@ int compas_free(void* data);
 
 /* ---- collectives over the job (funneled; every process the same calls) ----
  * in and out hold `count` elements of `type`; out may be in. Each call checks its arguments, then
- * the processes agree on the call, the type and the count (a count of 0 takes part like any
- * other), and only then is anything written into a buffer: processes that differ all get
+ * the processes agree on the call, the type, the operator and the count (a count of 0 takes part
+ * like any other), and only then is anything written into a buffer: processes that differ all get
  * COMPAS_ERR_COLLECTIVE at once, and a call refused by its checks or its agreement leaves the
  * caller's buffers as they were. Every call of this header that takes a count of elements (these,
  * the group forms, the channels' send and receive) refuses one below 0, or of more bytes than this

@@ -33,7 +33,7 @@ struct ChannelShape {
   std::uint64_t capacity, max_count, elem_bytes;
 };
 
-// Throws std::invalid_argument, on every process alike, when the shapes differ.
+// Throws CollectiveError, on every process alike, when the shapes differ.
 void check_agreement(Runtime& rt, const ChannelShape& mine) {
   if (rt.processes() == 1) return;
   std::vector<ChannelShape> all(static_cast<std::size_t>(rt.processes()));
@@ -47,9 +47,9 @@ void check_agreement(Runtime& rt, const ChannelShape& mine) {
       return "capacity " + std::to_string(s.capacity) + ", max_count " +
              std::to_string(s.max_count) + ", " + std::to_string(s.elem_bytes) + "-byte elements";
     };
-    throw std::invalid_argument("Channel: process 0 made it with " + text(a) + ", process " +
-                                std::to_string(r) + " with " + text(b) +
-                                ": every process must make it alike");
+    throw CollectiveError("Channel: process 0 made it with " + text(a) + ", process " +
+                          std::to_string(r) + " with " + text(b) +
+                          ": every process must make it alike");
   }
 }
 

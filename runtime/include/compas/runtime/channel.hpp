@@ -25,10 +25,10 @@
 // or COMPAS_TIMEOUT passes.
 //
 // Errors: construction is collective and funneled; capacity, max_count or the element size that
-// differ between processes throw std::invalid_argument on every process naming both processes
-// and values. A rank outside 0..P-1, more than max_count values, or a receive span smaller than
-// the message throw std::invalid_argument naming the value and what is allowed (a message too
-// long for the span stays to be received).
+// differ between processes throw CollectiveError (a std::invalid_argument) on every process
+// naming both processes and values. A rank outside 0..P-1, more than max_count values, or a receive
+// span smaller than the message throw std::invalid_argument naming the value and what is allowed (a
+// message too long for the span stays to be received).
 #pragma once
 
 #include <cstddef>
