@@ -19,7 +19,8 @@ std::atomic<bool> fatal{false};
 int code_of(const std::exception& e) {
   if (const auto* c = dynamic_cast<const Error*>(&e)) return c->code();
   if (dynamic_cast<const CollectiveError*>(&e)) return COMPAS_ERR_COLLECTIVE;
-  if (dynamic_cast<const comm::CommError*>(&e)) return COMPAS_ERR_COMM;
+  if (dynamic_cast<const comm::CommError*>(&e) || dynamic_cast<const comm::BootstrapError*>(&e))
+    return COMPAS_ERR_COMM;
   if (dynamic_cast<const std::bad_alloc*>(&e)) return COMPAS_ERR_NOMEM;
   if (dynamic_cast<const std::invalid_argument*>(&e) ||
       dynamic_cast<const std::out_of_range*>(&e) || dynamic_cast<const std::length_error*>(&e) ||

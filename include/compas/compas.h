@@ -54,7 +54,8 @@ enum compas_error {
                                 call gets it at once */
   COMPAS_ERR_HANDLE = 3,     /* a NULL, destroyed or wrong kind of handle */
   COMPAS_ERR_NOMEM = 4,      /* out of memory */
-  COMPAS_ERR_COMM = 5,       /* communication failed: a process died, COMPAS_TIMEOUT passed */
+  COMPAS_ERR_COMM = 5,       /* communication failed: a process died, COMPAS_TIMEOUT passed (the
+                                job's forming in compas_init included) */
   COMPAS_ERR_STATE = 6,      /* the wrong thread, inside a parallel region, a pending exchange */
   COMPAS_ERR_INTERNAL = 7    /* anything else */
 };
