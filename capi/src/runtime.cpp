@@ -73,15 +73,19 @@ extern "C" int compas_finalize(compas_runtime** rt) {
     need(rt, "rt");
     compas_runtime* h = live(*rt, "rt");
     check_collective_thread(*h);
-    while (!h->children.empty()) {  // newest first, as the C++ objects would go
+    h->runtime->comm().take_teardown_failure();  // not this call's
+    while (!h->children.empty()) {               // newest first, as the C++ objects would go
       compas_child* c = h->children.back();
       if (c->tag == Kind::array) finish_pending(*static_cast<compas_array*>(c));
       release(c);
     }
+    const std::string failure = h->runtime->comm().take_teardown_failure();
     compas_runtime* current = h;
     g_current.compare_exchange_strong(current, nullptr);
     release(h);
     *rt = nullptr;
+    if (!failure.empty())  // the runtime is gone all the same
+      throw compas::comm::CommError("what it destroyed could not meet every process: " + failure);
   });
 }
 

@@ -110,7 +110,9 @@ const char* compas_error_name(int code);
  * call compas_init again after compas_finalize. */
 int compas_init(int* argc, char*** argv, compas_runtime** rt);
 /* Collective: destroys the arrays, groups and channels still alive (newest first), then the
- * runtime; *rt becomes NULL. */
+ * runtime; *rt becomes NULL. Like the destroys, it returns COMPAS_ERR_COMM when what it destroyed
+ * could not meet the other processes (a peer that does not come within COMPAS_TIMEOUT, a dead
+ * one): the runtime is gone all the same. */
 int compas_finalize(compas_runtime** rt);
 int compas_process(const compas_runtime* rt, int* rank);
 int compas_processes(const compas_runtime* rt, int* count);
@@ -135,7 +137,10 @@ int compas_array_options_init(compas_array_options* options);
 int compas_array_create(compas_runtime* rt, int type, int dims, const int64_t* lo,
                         const int64_t* hi, const compas_array_options* options,
                         compas_array** array);
-/* Collective; *array becomes NULL. A pending exchange is completed first. */
+/* Collective; *array becomes NULL. A pending exchange is completed first. The destroys of arrays,
+ * groups and channels meet the other processes (the memory may be reused only once nobody can
+ * reach it): when they cannot (COMPAS_TIMEOUT, a dead peer) the handle is destroyed all the same
+ * and the call returns COMPAS_ERR_COMM naming the failure. */
 int compas_array_destroy(compas_array** array);
 int compas_array_type(const compas_array* array, int* type, int* dims);
 /* This process's part in global indices: lo[d] <= i < hi[d] (hi exclusive), dims entries each. */
