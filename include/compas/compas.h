@@ -56,7 +56,11 @@ enum compas_error {
   COMPAS_ERR_NOMEM = 4,      /* out of memory */
   COMPAS_ERR_COMM = 5,       /* communication failed: a process died, COMPAS_TIMEOUT passed (the
                                 job's forming in compas_init included) */
-  COMPAS_ERR_STATE = 6,      /* the wrong thread, inside a parallel region, a pending exchange */
+  COMPAS_ERR_STATE = 6,      /* the wrong thread, inside a parallel region, a pending exchange, a
+                                second compas_init; and every collective of the job (or of a
+                                group) after one of its collectives failed on this process (a
+                                dead peer, a timeout: that one returned COMPAS_ERR_COMM), whose
+                                message says they are unusable and names that failure */
   COMPAS_ERR_INTERNAL = 7    /* anything else */
 };
 
