@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "compas/compas.h"
@@ -104,8 +105,10 @@ struct compas_group : compas_child {
 struct compas_channel : compas_child {
   static constexpr compas::capi::Kind kind = compas::capi::Kind::channel;
   compas_channel(compas_runtime* owner, int t, std::size_t capacity, std::size_t max_count,
-                 std::size_t elem)
-      : compas_child(kind, owner), type(t), bytes(*owner->runtime, capacity, max_count, elem) {}
+                 std::size_t elem, const std::type_info& elem_type)
+      : compas_child(kind, owner),
+        type(t),
+        bytes(*owner->runtime, capacity, max_count, elem, elem_type) {}
   int type;
   compas::detail::ChannelBytes bytes;
 };

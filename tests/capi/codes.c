@@ -3,7 +3,8 @@
  * arguments that every process sees alike are COMPAS_ERR_COLLECTIVE on every process at once,
  * 3-D arrays as 1-D and 2-D ones (a halo wider than a part, a dimension with fewer cells than
  * processes); collectives whose processes pass another element type of the same size (int32 and
- * float) or another operator, in the job and in a group; channels made differently. After each,
+ * float) or another operator, in the job and in a group; channels made differently (double and
+ * int64 included). After each,
  * the job's collectives still work. */
 #include <stdint.h>
 
@@ -53,6 +54,10 @@ static void channels(compas_runtime* rt, int np) {
   EXPECT_CODE(compas_channel_create(rt, COMPAS_DOUBLE, last ? 5 : 4, 8, &c), want, "capacity");
   if (c) EXPECT_OK(compas_channel_destroy(&c));
   EXPECT_CODE(compas_channel_create(rt, COMPAS_DOUBLE, 4, last ? 9 : 8, &c), want, "max_count");
+  if (c) EXPECT_OK(compas_channel_destroy(&c));
+  /* double and int64: the same size, another type */
+  EXPECT_CODE(compas_channel_create(rt, last ? COMPAS_INT64 : COMPAS_DOUBLE, 4, 8, &c), want,
+              "type");
   if (c) EXPECT_OK(compas_channel_destroy(&c));
 }
 
