@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "abort_notices.hpp"
 #include "common.hpp"
 #include "compas/base/children.hpp"
 #include "compas/base/spawn.hpp"
@@ -68,8 +69,8 @@ struct Rank {
 // The child, between fork and exec: only system calls on data prepared before the fork.
 [[noreturn]] void exec_child(const Options& o, int index, pid_t pgid, pid_t parent,
                              const sigset_t& old_mask, const cpu_set_t* cpus, std::size_t cpus_size,
-                             int stdin_fd, int out_fd, int err_fd, int listen_fd, char* const* argv,
-                             char* const* envp) {
+                             int stdin_fd, int out_fd, int err_fd, int listen_fd, int abort_fd,
+                             char* const* argv, char* const* envp) {
   // Its group, death with compas-run (even when compas-run is killed without a chance to stop
   // the job), its descriptors, the signal state compas-run started with.
   base::ChildSetup setup;
@@ -81,6 +82,7 @@ struct Rank {
   setup.mask = old_mask;
   if (!base::enter_child(setup)) ::_exit(127);
   if (listen_fd >= 0 && index == 0) ::fcntl(listen_fd, F_SETFD, 0);  // rank 0 inherits it
+  if (abort_fd >= 0) ::fcntl(abort_fd, F_SETFD, 0);                  // every rank inherits it
   if (::sched_setaffinity(0, cpus_size, cpus) != 0) {
     const std::string msg = fmt::format("compas-run: rank {}: cannot bind to its cores: {}\n",
                                         index, std::strerror(errno));
@@ -136,6 +138,7 @@ class Job {
   std::string token_;
   Guardian guardian_;
   JobShm shm_;
+  AbortNotices notices_;
   // Environments, argv and cpu sets, all built before the first fork.
   std::vector<std::vector<std::string>> env_s_;
   std::vector<std::vector<char*>> envp_;
@@ -159,8 +162,10 @@ class Job {
   base::StopSchedule schedule_{std::chrono::duration_cast<std::chrono::milliseconds>(kGrace)};
   // Failures in the order they were seen. The first one is not reported at once: a rank that
   // loses a peer may exit with an error a moment before the peer's own death is reaped, so
-  // compas-run waits kSettle for more and then names, of those, one killed by a signal first.
+  // compas-run waits kSettle for more and then names, of those, one killed by a signal first,
+  // then a rank that told of its abort (name_the_failure).
   std::vector<int> failures_;
+  std::size_t before_notice_ = 0;  // how many of them ended before any abort notice came
   Clock::time_point settle_until_ = Clock::time_point::max();
   Clock::time_point drain_until_ = Clock::time_point::max();
 };
@@ -202,10 +207,10 @@ bool Job::open_rendezvous() {
 }
 
 void Job::build_environments() {
-  std::set<std::string> ours = {"COMPAS_RANK",          "COMPAS_SIZE",       "COMPAS_RENDEZVOUS",
-                                "COMPAS_RENDEZVOUS_FD", "COMPAS_JOB_TOKEN",  "COMPAS_THREADS",
-                                "COMPAS_CPUS",          "COMPAS_LOCAL_RANK", "COMPAS_LOCAL_SIZE",
-                                "COMPAS_OVERSUBSCRIBED"};
+  std::set<std::string> ours = {"COMPAS_RANK",           "COMPAS_SIZE",       "COMPAS_RENDEZVOUS",
+                                "COMPAS_RENDEZVOUS_FD",  "COMPAS_JOB_TOKEN",  "COMPAS_THREADS",
+                                "COMPAS_CPUS",           "COMPAS_LOCAL_RANK", "COMPAS_LOCAL_SIZE",
+                                "COMPAS_OVERSUBSCRIBED", "COMPAS_ABORT_FD"};
   if (!o_.bind.empty()) ours.insert("COMPAS_BIND");
   std::vector<std::string> base_env;
   for (char** e = environ; *e; ++e) {
@@ -227,6 +232,8 @@ void Job::build_environments() {
     if (oversubscribed_ || o_.oversubscribe) e.push_back("COMPAS_OVERSUBSCRIBED=1");
     if (P_ > 1) e.push_back(fmt::format("COMPAS_RENDEZVOUS=127.0.0.1:{}", port_));
     if (i == 0 && listen_fd_ >= 0) e.push_back(fmt::format("COMPAS_RENDEZVOUS_FD={}", listen_fd_));
+    if (notices_.writing_end() >= 0)
+      e.push_back(fmt::format("COMPAS_ABORT_FD={}", notices_.writing_end()));
     for (auto& s : e) envp_[static_cast<std::size_t>(i)].push_back(s.data());
     envp_[static_cast<std::size_t>(i)].push_back(nullptr);
   }
@@ -276,8 +283,8 @@ void Job::start_ranks() {
     const pid_t pid = ::fork();
     if (pid == 0)
       exec_child(o_, i, pgid_, parent, old_mask_, cpu_sets_[static_cast<std::size_t>(i)],
-                 cpus_size_, stdin_fd, out_pipe[1], err_pipe[1], listen_fd_, argv_.data(),
-                 envp_[static_cast<std::size_t>(i)].data());
+                 cpus_size_, stdin_fd, out_pipe[1], err_pipe[1], listen_fd_, notices_.writing_end(),
+                 argv_.data(), envp_[static_cast<std::size_t>(i)].data());
     if (pid < 0) {
       say(fmt::format("cannot start rank {}: {}", i, std::strerror(errno)));
       break;
@@ -298,6 +305,7 @@ void Job::start_ranks() {
     }
   }
   if (listen_fd_ >= 0) ::close(listen_fd_);
+  notices_.close_writing_end();
   if (devnull >= 0) ::close(devnull);
   for (auto* set : cpu_sets_) CPU_FREE(set);
   cpu_sets_.clear();
@@ -377,23 +385,34 @@ void Job::reap() {
       failures_.push_back(i);
     }
   }
+  // Read after the reaping: a failure reaped while no notice has come ended before any rank
+  // aborted.
+  if (!notices_.first(P_)) before_notice_ = failures_.size();
   base::other_children(kept());  // reaps what the job left behind and has ended
   name_the_failure();
 }
 
-// Once the failures have settled: the one that ends the job, said, and the others stopped.
+// Once the failures have settled: the one that ends the job, said, and the others stopped. A rank
+// killed by a signal first; else a rank that told of its abort, unless a rank had ended before
+// its notice came (the notice is written before the aborting rank exits, so the peers that lose
+// it end after it is in the pipe); else the first that ended.
 void Job::name_the_failure() {
   if (failures_.empty() || stop_ != Stop::none) return;
   if (Clock::now() < settle_until_ && running() > 0) return;
   auto first = std::find_if(failures_.begin(), failures_.end(),
                             [&](int i) { return ranks_[static_cast<std::size_t>(i)].signal; });
-  const int culprit = first != failures_.end() ? *first : failures_.front();
+  auto told = notices_.first(P_);
+  if (first != failures_.end() || before_notice_ > 0) told.reset();
+  const int culprit = told ? told->rank : first != failures_.end() ? *first : failures_.front();
   const auto& r = ranks_[static_cast<std::size_t>(culprit)];
-  exit_code_ = r.signal ? 128 + r.signal : r.exit_code;
-  const int others = running();
-  say(others ? fmt::format("{}; stopping the other {}", r.describe(culprit),
-                           plural(others, "process", "processes"))
-             : r.describe(culprit));
+  exit_code_ = told ? told->status : r.signal ? 128 + r.signal : r.exit_code;
+  // A rank that told is at its exit: said as it will end, and not among those stopped.
+  const std::string what = told ? fmt::format("rank {} exited with status {}", culprit, exit_code_)
+                                : r.describe(culprit);
+  const int others = running() - (told && !r.done ? 1 : 0);
+  say(others
+          ? fmt::format("{}; stopping the other {}", what, plural(others, "process", "processes"))
+          : what);
   stop_job(Stop::failure);
 }
 
@@ -531,6 +550,8 @@ int Job::run() {
   guardian_.start("COMPAS_JOB_TOKEN=" + token_);
   plan_slices();
   if (!open_rendezvous()) return 1;
+  if (!notices_.open())
+    say(fmt::format("cannot open the pipe of abort notices: {}", std::strerror(errno)));
   build_environments();
   build_argv();
   make_cpu_sets();

@@ -2,23 +2,35 @@
 #include "job_shm.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 namespace compas::run {
 
 namespace {
 
+// The file's contents, as far as they can be read: a process's /proc files fail (ESRCH) when it
+// ends while they are read, which std::ifstream turned into an exception that ended compas-run.
 std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    text.append(buf, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return text;
 }
 
 bool not_before(const timespec& t, const timespec& start) {

@@ -176,6 +176,11 @@ const EnvVar rendezvous_fd{
     .expected =
         "the descriptor of a socket listening on the rendezvous address, as compas-run "
         "hands it to rank 0 (unset it otherwise)"};
+const EnvVar abort_fd{
+    .name = "COMPAS_ABORT_FD",
+    .expected =
+        "the descriptor of a pipe open for writing, as compas-run hands it to every rank "
+        "(unset it otherwise)"};
 const EnvVar bootstrap_max_frame{.name = "COMPAS_BOOTSTRAP_MAX_FRAME",
                                  .kind = K::integer,
                                  .min = 4096,

@@ -1,5 +1,6 @@
 // compas_channel_*: point-to-point channels (compas::detail::ChannelBytes, the untyped Channel).
 #include <string>
+#include <typeinfo>
 
 #include "counts.hpp"
 #include "handles.hpp"
@@ -23,9 +24,11 @@ extern "C" int compas_channel_create(compas_runtime* rt, int type, int64_t capac
     need(channel, "channel");
     *channel = nullptr;
     compas_runtime* r = live(rt, "rt");
-    const std::size_t elem = size_of(type);
-    *channel = track(new compas_channel(r, type, positive(capacity, "capacity"),
-                                        positive(max_count, "max_count"), elem));
+    with_type(type, [&](auto t) {
+      using T = decltype(t);
+      *channel = track(new compas_channel(r, type, positive(capacity, "capacity"),
+                                          positive(max_count, "max_count"), sizeof(T), typeid(T)));
+    });
   });
 }
 

@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 
+#include "compas/comm/collectives.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/runtime/runtime.hpp"
 
@@ -18,8 +19,11 @@ std::atomic<bool> fatal{false};
 
 int code_of(const std::exception& e) {
   if (const auto* c = dynamic_cast<const Error*>(&e)) return c->code();
-  if (dynamic_cast<const CollectiveError*>(&e)) return COMPAS_ERR_COLLECTIVE;
-  if (dynamic_cast<const comm::CommError*>(&e)) return COMPAS_ERR_COMM;
+  if (dynamic_cast<const CollectiveError*>(&e) || dynamic_cast<const comm::MismatchError*>(&e))
+    return COMPAS_ERR_COLLECTIVE;
+  if (dynamic_cast<const comm::UnusableError*>(&e)) return COMPAS_ERR_STATE;  // before CommError
+  if (dynamic_cast<const comm::CommError*>(&e) || dynamic_cast<const comm::BootstrapError*>(&e))
+    return COMPAS_ERR_COMM;
   if (dynamic_cast<const std::bad_alloc*>(&e)) return COMPAS_ERR_NOMEM;
   if (dynamic_cast<const std::invalid_argument*>(&e) ||
       dynamic_cast<const std::out_of_range*>(&e) || dynamic_cast<const std::length_error*>(&e) ||

@@ -54,6 +54,12 @@ void finish_pending(compas_array& a) {
   release(x);
 }
 
+void check_teardown(compas_runtime& rt, const char* what) {
+  const std::string failure = rt.runtime->comm().take_teardown_failure();
+  if (!failure.empty())
+    throw comm::CommError(std::string(what) + " destroyed without every process: " + failure);
+}
+
 Handle* find_live(const void* p, Kind k, const char* what) {
   if (p == nullptr) throw Error(COMPAS_ERR_HANDLE, std::string(what) + " is NULL");
   std::optional<Kind> found;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "compas/compas.h"
@@ -104,8 +105,10 @@ struct compas_group : compas_child {
 struct compas_channel : compas_child {
   static constexpr compas::capi::Kind kind = compas::capi::Kind::channel;
   compas_channel(compas_runtime* owner, int t, std::size_t capacity, std::size_t max_count,
-                 std::size_t elem)
-      : compas_child(kind, owner), type(t), bytes(*owner->runtime, capacity, max_count, elem) {}
+                 std::size_t elem, const std::type_info& elem_type)
+      : compas_child(kind, owner),
+        type(t),
+        bytes(*owner->runtime, capacity, max_count, elem, elem_type) {}
   int type;
   compas::detail::ChannelBytes bytes;
 };
@@ -132,15 +135,24 @@ inline void check_collective_thread(const compas_runtime& rt) {
                              "make it from the thread that called compas_init");
 }
 
-// Destroys a child handle (collective for arrays, groups and channels) and clears *slot.
+// After a collective destroy: throws comm::CommError (COMPAS_ERR_COMM) when a window it destroyed
+// could not meet the other processes (a timeout, a dead peer), which the C++ destructors cannot
+// say themselves (the handle is gone all the same).
+void check_teardown(compas_runtime& rt, const char* what);
+
+// Destroys a child handle (collective for arrays, groups and channels) and clears *slot; the
+// teardown's failure, if any, is the call's.
 template <class H>
 void destroy(H** slot, const char* what) {
   need(slot, what);
   H* h = live(*slot, what);
-  check_collective_thread(*h->rt);
+  compas_runtime& rt = *h->rt;
+  check_collective_thread(rt);
   if constexpr (std::is_same_v<H, compas_array>) finish_pending(*h);
+  rt.runtime->comm().take_teardown_failure();  // not this call's
   release(h);
   *slot = nullptr;
+  check_teardown(rt, what);
 }
 
 }  // namespace compas::capi

@@ -16,6 +16,10 @@ std::atomic<compas_runtime*> g_current{nullptr};
 int init(const char* call, int* argc, char*** argv, compas_runtime** rt) {
   return guard(call, [&] {
     need(rt, "rt");
+    if (g_current.load() != nullptr)  // *rt may be that runtime's handle: left as it is
+      throw Error(COMPAS_ERR_STATE,
+                  "this process's runtime is alive (compas_init was called, compas_finalize not "
+                  "yet): one runtime per process");
     *rt = nullptr;
     if ((argc == nullptr) != (argv == nullptr))
       throw Error(COMPAS_ERR_ARG, "argc and argv are both given or both NULL");
@@ -69,15 +73,19 @@ extern "C" int compas_finalize(compas_runtime** rt) {
     need(rt, "rt");
     compas_runtime* h = live(*rt, "rt");
     check_collective_thread(*h);
-    while (!h->children.empty()) {  // newest first, as the C++ objects would go
+    h->runtime->comm().take_teardown_failure();  // not this call's
+    while (!h->children.empty()) {               // newest first, as the C++ objects would go
       compas_child* c = h->children.back();
       if (c->tag == Kind::array) finish_pending(*static_cast<compas_array*>(c));
       release(c);
     }
+    const std::string failure = h->runtime->comm().take_teardown_failure();
     compas_runtime* current = h;
     g_current.compare_exchange_strong(current, nullptr);
     release(h);
     *rt = nullptr;
+    if (!failure.empty())  // the runtime is gone all the same
+      throw compas::comm::CommError("what it destroyed could not meet every process: " + failure);
   });
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "bootstrap_impl.hpp"
+#include "compas/base/abort_notice.hpp"
 #include "compas/base/env.hpp"
 #include "compas/comm/bootstrap.hpp"
 #include "handshake.hpp"
@@ -51,10 +52,17 @@ bool is_listening_on(int fd, int port) {
 }
 
 std::atomic<int> g_adopted_listener{-1};
+// Whether this process formed (or began to form) a tcp job of more than one process from its
+// environment.
+std::atomic<bool> g_formed_tcp_job{false};
+
+const char* const kOneJobPerProcess =
+    "keep one Runtime (one compas_init ... compas_finalize) for the whole program";
 
 }  // namespace
 
 void Bootstrap::abort_job(int code) {
+  base::tell_launcher_of_abort(rank(), code);  // before its peers can see it gone
   std::_Exit(code);
 }
 
@@ -167,9 +175,32 @@ BootstrapChoice choose_bootstrap() {
   return {"single", ""};
 }
 
-std::unique_ptr<Bootstrap> Bootstrap::from_environment() {
+void Bootstrap::check_can_form() {
   const auto choice = choose_bootstrap();
-  if (choice.kind == "tcp") return tcp(TcpOptions::from_environment());
+  if (choice.kind == "tcp" && g_formed_tcp_job.load())
+    throw SecondJobError(
+        std::string("a second Runtime in this process (compas_init after compas_finalize, or "
+                    "twice): under compas-run a process joins its job once, with its first "
+                    "Runtime, whose end closed the job's rendezvous; ") +
+        kOneJobPerProcess);
+#ifdef COMPAS_WITH_MPI
+  if (choice.kind == "mpi" && detail::mpi_finalized())
+    throw SecondJobError(
+        "a Runtime after MPI was finalized (by the first Runtime, which had "
+        "initialized it, or by the program): under mpirun / srun (" +
+        choice.reason + " is set) a process joins its job once; " + kOneJobPerProcess);
+#endif
+}
+
+std::unique_ptr<Bootstrap> Bootstrap::from_environment() {
+  check_can_form();
+  const auto choice = choose_bootstrap();
+  if (choice.kind == "tcp") {
+    auto options = TcpOptions::from_environment();
+    base::adopt_abort_pipe();
+    if (options.size > 1) g_formed_tcp_job.store(true);
+    return tcp(options);
+  }
   if (choice.kind == "mpi") {
     if (!mpi_supported())
       throw BootstrapError("bootstrap: this process runs under an MPI launcher (" + choice.reason +

@@ -16,6 +16,7 @@ void note_adopted_listener(int fd);
 int adopted_listener();
 #ifdef COMPAS_WITH_MPI
 std::unique_ptr<Bootstrap> make_mpi_bootstrap();
+bool mpi_finalized();  // MPI_Finalized
 #endif
 
 }  // namespace compas::comm::detail

@@ -106,6 +106,12 @@ class MpiBootstrap final : public Bootstrap {
 }  // namespace
 
 namespace detail {
+bool mpi_finalized() {
+  int finalized = 0;
+  check(MPI_Finalized(&finalized), "MPI_Finalized");
+  return finalized != 0;
+}
+
 std::unique_ptr<Bootstrap> make_mpi_bootstrap() {
   return std::make_unique<MpiBootstrap>();
 }

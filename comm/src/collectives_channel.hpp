@@ -192,12 +192,12 @@ struct ProcessCollectives::Impl {
     detail::Header h;
     std::memcpy(&h, at, sizeof h);
     if (h.seq != seq || h.kind != kind || h.elem != elem || h.arg != arg)
-      throw std::invalid_argument(out_of_step(h, src));
+      throw MismatchError(out_of_step(h, src));
     if (h.total != total)
-      throw std::invalid_argument(
-          detail::describe(kind, elem, arg) + " (call #" + std::to_string(seq) + "): " + who(src) +
-          " sends " + detail::elements(h.total, elem) + " to " + who(me) + ", which expects " +
-          detail::elements(total, elem) + ": the sizes must agree on every process");
+      throw MismatchError(detail::describe(kind, elem, arg) + " (call #" + std::to_string(seq) +
+                          "): " + who(src) + " sends " + detail::elements(h.total, elem) + " to " +
+                          who(me) + ", which expects " + detail::elements(total, elem) +
+                          ": the sizes must agree on every process");
     if (h.chunk != j || h.sender != static_cast<std::uint32_t>(src))
       throw CommError("process collectives: chunk " + std::to_string(h.chunk) +
                           " from group index " + std::to_string(h.sender) +
@@ -292,8 +292,8 @@ struct ProcessCollectives::Impl {
           "they must be called by one thread at a time");
     if (failed) {
       busy.store(false, std::memory_order_release);
-      throw CommError("process collectives are unusable after an earlier collective failed (" +
-                      failure + ")");
+      throw UnusableError("process collectives are unusable after an earlier collective failed (" +
+                          failure + ")");
     }
     try {
       body();

@@ -219,7 +219,7 @@ void CollectivesImpl::agree_on_call(detail::Kind k, std::size_t n, const detail:
   for (std::size_t r = 0; r < all.size(); ++r)
     in[r] = {reinterpret_cast<std::byte*>(&all[r]), sizeof(CallRecord)};
   all_pairs(out, in);
-  throw std::invalid_argument(difference(all, call, members));
+  throw MismatchError(difference(all, call, members));
 }
 
 void ProcessCollectives::allreduce_user(void* inout, std::size_t n, const detail::ErasedOp& op) {

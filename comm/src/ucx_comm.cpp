@@ -10,6 +10,8 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <string>
+#include <utility>
 
 #include "compas/base/env.hpp"
 #include "compas/base/machine.hpp"
@@ -351,6 +353,11 @@ Comm::Comm(Bootstrap& boot, CommOptions options) : impl_(std::make_unique<Impl>(
     close();
     throw;
   }
+}
+
+std::string Comm::take_teardown_failure() {
+  std::lock_guard lock(impl_->reason_mu);
+  return std::exchange(impl_->teardown_failure, std::string());
 }
 
 bool CommImpl::may_meet() const {

@@ -96,6 +96,9 @@ struct Comm::Impl {
   mutable std::atomic<bool> failed{false};
   // Teardown may meet the others: nothing has failed and no exception is on its way out.
   bool may_meet() const;
+  // The first window teardown whose meeting failed since Comm::take_teardown_failure() last
+  // asked; "" when none (guarded by reason_mu).
+  mutable std::string teardown_failure;
 
   // Operation counts (stats()), one block per thread that has used this Comm: its owner adds
   // with a plain load and store, no locked instruction on the put path (two shared fetch_adds

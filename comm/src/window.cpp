@@ -214,6 +214,10 @@ WindowBytes::~WindowBytes() {
     } catch (const std::exception& e) {
       why = e.what();
       c.failed.store(true, std::memory_order_relaxed);
+      std::lock_guard lock(c.reason_mu);
+      if (c.teardown_failure.empty())
+        c.teardown_failure =
+            "window " + std::to_string(w.id) + " could not meet the others: " + why;
     }
   }
   {

@@ -86,13 +86,19 @@ contains
 
   ! Joins the job and pins this process's threads, OpenMP's included. compas's own flags
   ! (--threads N, --bind B, --wait W, --openmp M, ...) are taken from the command line; the rest
-  ! are the program's: compas_argument_count and compas_get_argument.
+  ! are the program's: compas_argument_count and compas_get_argument. A second call while the
+  ! runtime is alive, or (in a job of several processes) after compas_finalize, fails with
+  ! COMPAS_ERR_STATE on every process at once, the runtime left as it was (compas.h's compas_init).
   subroutine compas_init(ierr)
     integer, intent(out), optional :: ierr
     integer(c_int) :: argc
     type(c_ptr) :: argv
     integer :: i
     argc = int(command_argument_count() + 1, c_int)
+    ! A second compas_init (twice, or after compas_finalize) builds them anew; C then says whether
+    ! it may join (COMPAS_ERR_STATE when not).
+    if (allocated(c_argv_text)) deallocate (c_argv_text)
+    if (allocated(c_argv)) deallocate (c_argv)
     allocate (c_argv_text(0:argc - 1), c_argv(0:argc))
     do i = 0, argc - 1
       c_argv_text(i) = to_c(i)
@@ -128,6 +134,7 @@ contains
     character(:), allocatable :: text
     integer :: i, k
     call c_f_pointer(argv, left, [argc])
+    if (allocated(program_args)) deallocate (program_args)
     allocate (program_args(argc - 1))
     do i = 1, argc - 1
       text = c_message(left(i + 1))

@@ -48,11 +48,19 @@ enum compas_error {
   COMPAS_OK = 0,
   COMPAS_ERR_ARG = 1,        /* a bad argument: a value out of range, a NULL pointer, a type */
   COMPAS_ERR_COLLECTIVE = 2, /* a collective's arguments, as every process sees them: they differ
-                                between processes, or a halo is wider than a part */
+                                between processes (the call, the element type, the operator, a
+                                count, a root, an array's or a channel's shape), or a halo is
+                                wider than a part (1-D, 2-D and 3-D alike); every process of the
+                                call gets it at once */
   COMPAS_ERR_HANDLE = 3,     /* a NULL, destroyed or wrong kind of handle */
   COMPAS_ERR_NOMEM = 4,      /* out of memory */
-  COMPAS_ERR_COMM = 5,       /* communication failed: a process died, COMPAS_TIMEOUT passed */
-  COMPAS_ERR_STATE = 6,      /* the wrong thread, inside a parallel region, a pending exchange */
+  COMPAS_ERR_COMM = 5,       /* communication failed: a process died, COMPAS_TIMEOUT passed (the
+                                job's forming in compas_init included) */
+  COMPAS_ERR_STATE = 6,      /* the wrong thread, inside a parallel region, a pending exchange, a
+                                second compas_init; and every collective of the job (or of a
+                                group) after one of its collectives failed on this process (a
+                                dead peer, a timeout: that one returned COMPAS_ERR_COMM), whose
+                                message says they are unusable and names that failure */
   COMPAS_ERR_INTERNAL = 7    /* anything else */
 };
 
@@ -98,10 +106,17 @@ const char* compas_error_name(int code);
 /* ---- the runtime ---- */
 /* Joins the job and pins this process's threads, OpenMP's included. compas's own flags
  * (--threads N, --bind B, --wait W, --openmp M, ...) are removed from argv and *argc updated;
- * argc and argv may both be NULL (the environment only: COMPAS_THREADS, OMP_NUM_THREADS, ...). */
+ * argc and argv may both be NULL (the environment only: COMPAS_THREADS, OMP_NUM_THREADS, ...).
+ * One runtime per process: a compas_init while this process's runtime is alive is
+ * COMPAS_ERR_STATE and leaves *rt as it was; in a job of several processes a process joins once,
+ * so a compas_init after compas_finalize (under compas-run; under mpirun / srun once MPI was
+ * finalized) is COMPAS_ERR_STATE too, on every process at once (*rt NULL). Alone a process may
+ * call compas_init again after compas_finalize. */
 int compas_init(int* argc, char*** argv, compas_runtime** rt);
 /* Collective: destroys the arrays, groups and channels still alive (newest first), then the
- * runtime; *rt becomes NULL. */
+ * runtime; *rt becomes NULL. Like the destroys, it returns COMPAS_ERR_COMM when what it destroyed
+ * could not meet the other processes (a peer that does not come within COMPAS_TIMEOUT, a dead
+ * one): the runtime is gone all the same. */
 int compas_finalize(compas_runtime** rt);
 int compas_process(const compas_runtime* rt, int* rank);
 int compas_processes(const compas_runtime* rt, int* count);
@@ -126,7 +141,10 @@ int compas_array_options_init(compas_array_options* options);
 int compas_array_create(compas_runtime* rt, int type, int dims, const int64_t* lo,
                         const int64_t* hi, const compas_array_options* options,
                         compas_array** array);
-/* Collective; *array becomes NULL. A pending exchange is completed first. */
+/* Collective; *array becomes NULL. A pending exchange is completed first. The destroys of arrays,
+ * groups and channels meet the other processes (the memory may be reused only once nobody can
+ * reach it): when they cannot (COMPAS_TIMEOUT, a dead peer) the handle is destroyed all the same
+ * and the call returns COMPAS_ERR_COMM naming the failure. */
 int compas_array_destroy(compas_array** array);
 int compas_array_type(const compas_array* array, int* type, int* dims);
 /* This process's part in global indices: lo[d] <= i < hi[d] (hi exclusive), dims entries each. */
@@ -197,8 +215,8 @@ int compas_free(void* data);
 
 /* ---- collectives over the job (funneled; every process the same calls) ----
  * in and out hold `count` elements of `type`; out may be in. Each call checks its arguments, then
- * the processes agree on the call, the type and the count (a count of 0 takes part like any
- * other), and only then is anything written into a buffer: processes that differ all get
+ * the processes agree on the call, the type, the operator and the count (a count of 0 takes part
+ * like any other), and only then is anything written into a buffer: processes that differ all get
  * COMPAS_ERR_COLLECTIVE at once, and a call refused by its checks or its agreement leaves the
  * caller's buffers as they were. Every call of this header that takes a count of elements (these,
  * the group forms, the channels' send and receive) refuses one below 0, or of more bytes than this

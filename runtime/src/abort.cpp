@@ -66,20 +66,28 @@ std::string uncaught(int rank, bool* follow) {
   }
 }
 
-// Bad input seen before any Runtime: one line, status 2 (what compas's tools do for it).
-void exit_on_input_error() {
+[[noreturn]] void exit_with_line(const char* what, int status) {
+  flush_if_free(stdout);
+  flush_if_free(stderr);
+  std::string line = "compas: ";
+  line += what;
+  line += "\n";
+  detail::write_whole(STDERR_FILENO, line);
+  std::_Exit(status);
+}
+
+// Errors seen while no Runtime lives, which every process of the job meets alike: bad input (one
+// line, status 2, what compas's tools do for it) and a second job in a process (one line, status
+// 1).
+void exit_before_job() {
   const std::exception_ptr e = std::current_exception();
   if (!e) return;
   try {
     std::rethrow_exception(e);
   } catch (const InputError& x) {
-    flush_if_free(stdout);
-    flush_if_free(stderr);
-    std::string line = "compas: ";
-    line += x.what();
-    line += "\n";
-    detail::write_whole(STDERR_FILENO, line);
-    std::_Exit(2);
+    exit_with_line(x.what(), 2);
+  } catch (const comm::SecondJobError& x) {
+    exit_with_line(x.what(), 1);
   } catch (...) {
   }
 }
@@ -87,7 +95,7 @@ void exit_on_input_error() {
 [[noreturn]] void on_terminate() {
   Runtime* rt = g_runtime.load();
   if (!rt) {
-    exit_on_input_error();
+    exit_before_job();
     if (g_previous) g_previous();
     std::abort();
   }

@@ -1,6 +1,7 @@
 // Ending the whole job from one process: Runtime::abort, and the std::terminate handler the
-// Runtime installs (an uncaught exception ends the job with one line, status 1; an uncaught
-// InputError before any Runtime exists ends this process with one line, status 2).
+// Runtime installs (an uncaught exception ends the job with one line, status 1; while no Runtime
+// lives, an uncaught InputError ends this process with one line, status 2, and an uncaught
+// comm::SecondJobError with one line, status 1).
 #pragma once
 
 namespace compas {
@@ -8,7 +9,8 @@ class Runtime;
 namespace detail {
 
 // Sets the process's terminate handler (once; the one it replaced still handles what it does
-// not): an uncaught InputError while no Runtime is installed prints "compas: MESSAGE" and exits 2.
+// not): an uncaught InputError while no Runtime is installed prints "compas: MESSAGE" and exits 2,
+// an uncaught comm::SecondJobError the same with status 1.
 void install_input_handler();
 
 // Makes an uncaught exception end the job through rt.abort(1, what()); a CollectiveError (thrown

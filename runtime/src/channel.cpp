@@ -10,12 +10,14 @@
 // different slots in.
 #include "compas/runtime/channel.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "compas/base/type_name.hpp"
 #include "compas/comm/window.hpp"
 
 namespace compas::detail {
@@ -30,10 +32,19 @@ std::size_t round_up8(std::size_t n) {
 
 // What every process must agree on.
 struct ChannelShape {
-  std::uint64_t capacity, max_count, elem_bytes;
+  std::uint64_t capacity, max_count, elem_bytes, elem_type;  // elem_type: base::type_id
+  char type_name[32];                                        // for the message (cut)
 };
 
-// Throws std::invalid_argument, on every process alike, when the shapes differ.
+ChannelShape shape_of(std::size_t capacity, std::size_t max_count, std::size_t elem_bytes,
+                      const std::type_info& type) {
+  ChannelShape s{capacity, max_count, elem_bytes, base::type_id(type), {}};
+  const std::string name = base::type_name(type);
+  std::memcpy(s.type_name, name.data(), std::min(name.size(), sizeof s.type_name - 1));
+  return s;
+}
+
+// Throws CollectiveError, on every process alike, when the shapes differ.
 void check_agreement(Runtime& rt, const ChannelShape& mine) {
   if (rt.processes() == 1) return;
   std::vector<ChannelShape> all(static_cast<std::size_t>(rt.processes()));
@@ -41,15 +52,17 @@ void check_agreement(Runtime& rt, const ChannelShape& mine) {
   for (std::size_t r = 1; r < all.size(); ++r) {
     const ChannelShape& a = all[0];
     const ChannelShape& b = all[r];
-    if (a.capacity == b.capacity && a.max_count == b.max_count && a.elem_bytes == b.elem_bytes)
+    if (a.capacity == b.capacity && a.max_count == b.max_count && a.elem_bytes == b.elem_bytes &&
+        a.elem_type == b.elem_type)
       continue;
     auto text = [](const ChannelShape& s) {
       return "capacity " + std::to_string(s.capacity) + ", max_count " +
-             std::to_string(s.max_count) + ", " + std::to_string(s.elem_bytes) + "-byte elements";
+             std::to_string(s.max_count) + ", " + std::to_string(s.elem_bytes) +
+             "-byte elements of type " + s.type_name;
     };
-    throw std::invalid_argument("Channel: process 0 made it with " + text(a) + ", process " +
-                                std::to_string(r) + " with " + text(b) +
-                                ": every process must make it alike");
+    throw CollectiveError("Channel: process 0 made it with " + text(a) + ", process " +
+                          std::to_string(r) + " with " + text(b) +
+                          ": every process must make it alike");
   }
 }
 
@@ -102,13 +115,13 @@ struct ChannelBytes::Impl {
 };
 
 ChannelBytes::ChannelBytes(Runtime& rt, std::size_t capacity, std::size_t max_count,
-                           std::size_t elem_bytes) {
+                           std::size_t elem_bytes, const std::type_info& elem_type) {
   rt.check_funneled("Channel (a collective)",
                     "make channels before run(), or between runs, from the thread that made "
                     "the Runtime");
   check_size("capacity", capacity);
   check_size("max_count", max_count);
-  check_agreement(rt, {capacity, max_count, elem_bytes});
+  check_agreement(rt, shape_of(capacity, max_count, elem_bytes, elem_type));
   impl_ = std::make_unique<Impl>(rt, capacity, max_count, elem_bytes);
 }
 

@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 
+#include "compas/base/type_name.hpp"
+
 namespace compas {
 
 namespace detail {
@@ -26,7 +28,9 @@ struct Wire {
   std::uint64_t elem = 0, n = 0;
   std::uint64_t object = 0;  // CallArgs::object
   std::uint32_t same_n = 0;
-  char problem[172] = {};
+  std::uint64_t type = 0, op = 0;             // base::type_id, 0 when not given
+  char type_name[24] = {}, op_name[24] = {};  // for the message (cut)
+  char problem[104] = {};
 };
 static_assert(std::is_trivially_copyable_v<Wire> &&
               sizeof(Wire) == 208);  // collectives.hpp says 208
@@ -88,6 +92,11 @@ bool has_root(std::uint32_t call) {
          c == CollectiveCall::reduce;
 }
 
+template <std::size_t N>
+void put_text(char (&to)[N], const std::string& text) {
+  std::memcpy(to, text.data(), std::min(text.size(), N - 1));
+}
+
 Wire to_wire(const CallArgs& a) {
   Wire w;
   w.call = static_cast<std::uint32_t>(a.call);
@@ -96,8 +105,22 @@ Wire to_wire(const CallArgs& a) {
   w.n = a.n;
   w.object = a.object;
   w.same_n = a.same_n ? 1 : 0;
-  std::memcpy(w.problem, a.problem.data(), std::min(a.problem.size(), sizeof w.problem - 1));
+  if (a.type) w.type = base::type_id(*a.type), put_text(w.type_name, base::type_name(*a.type));
+  if (a.op) w.op = base::type_id(*a.op), put_text(w.op_name, base::type_name(*a.op));
+  put_text(w.problem, a.problem);
   return w;
+}
+
+// Rank r's type or operator (`field`, given on both sides) differs from rank 0's: what is said.
+template <class F, class N>
+std::string differs_in(const Processes& ps, const std::vector<Wire>& all, F field, N name,
+                       const char* what) {
+  for (std::size_t r = 1; r < all.size(); ++r)
+    if (field(all[r]) != 0 && field(all[0]) != 0 && field(all[r]) != field(all[0]))
+      return ps.name(0) + " passes " + what + " " + name(all[0]) + ", " +
+             ps.name(static_cast<int>(r)) + " " + what + " " + name(all[r]) +
+             ": every process passes the same";
+  return "";
 }
 
 // The first rank whose field differs from rank 0's, if any.
@@ -142,6 +165,13 @@ std::string verdict(const Processes& ps, const std::vector<Wire>& all) {
   if (const auto r = differs(all, [](const Wire& w) { return w.elem; }))
     return process(0) + " passes elements of " + std::to_string(all[0].elem) + " bytes, " +
            process(*r) + " of " + std::to_string(all[*r].elem) + " bytes";
+  auto type = [](const Wire& w) { return w.type; };
+  auto type_name = [](const Wire& w) { return std::string(w.type_name); };
+  if (std::string t = differs_in(ps, all, type, type_name, "elements of type"); !t.empty())
+    return t;
+  auto op = [](const Wire& w) { return w.op; };
+  auto op_name = [](const Wire& w) { return std::string(w.op_name); };
+  if (std::string o = differs_in(ps, all, op, op_name, "the operator"); !o.empty()) return o;
   for (std::size_t r = 0; r < all.size(); ++r)
     if (all[r].problem[0]) return process(r) + ": " + all[r].problem;
   if (has_root(all[0].call))
@@ -157,12 +187,14 @@ std::string verdict(const Processes& ps, const std::vector<Wire>& all) {
 
 namespace {
 
-// What every process must pass alike, hashed: the call, its object, its element size, its root
-// (calls with one) and its length (calls whose lengths must match).
+// What every process must pass alike, hashed: the call, its object, its element size and type, its
+// operator, its root (calls with one) and its length (calls whose lengths must match).
 std::uint64_t alike_key(const Wire& w) {
   std::uint64_t h = base::splitmix64_mix(0x636f6d7061730001ull ^ w.call);
   h = base::splitmix64_mix(h ^ w.object);
   h = base::splitmix64_mix(h ^ w.elem);
+  h = base::splitmix64_mix(h ^ w.type);
+  h = base::splitmix64_mix(h ^ w.op);
   if (has_root(w.call)) h = base::splitmix64_mix(h ^ static_cast<std::uint32_t>(w.root));
   if (w.same_n) h = base::splitmix64_mix(h ^ w.n);
   return h;

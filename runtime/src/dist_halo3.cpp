@@ -148,23 +148,25 @@ void Halo3::Impl::place() {
   for (int s = 0; s < kDirs; ++s) nb[s] = neighbour(step(s));
 }
 
+// After agree_on_array(): the same shape everywhere, so the same CollectiveError on every process
+// (as Halo::Impl::validate for 1-D and 2-D arrays).
 void Halo3::Impl::validate() const {
   static const char* const kName[3] = {"planes", "rows", "columns"};
   for (int d = 0; d < 3; ++d) {
     const index size = shape.domain.dim(d).size(), width = shape.options.halo[d];
     const std::string what = std::string("DistArray<T, 3> (") + describe(shape) + "): ";
     if (width < 0)
-      throw std::invalid_argument(what + "halo " + std::to_string(width) + " of the " + kName[d] +
-                                  ": 0 or more is allowed");
+      throw CollectiveError(what + "halo " + std::to_string(width) + " of the " + kName[d] +
+                            ": 0 or more is allowed");
     if (size < g[d])
-      throw std::invalid_argument(what + std::to_string(size) + " " + kName[d] + " over " +
-                                  std::to_string(g[d]) +
-                                  " processes leave some process without any: at least one each");
+      throw CollectiveError(what + std::to_string(size) + " " + kName[d] + " over " +
+                            std::to_string(g[d]) +
+                            " processes leave some process without any: at least one each");
     const bool neighbours = g[d] > 1 || shape.options.periodic[d];
     if (neighbours && width > size / g[d])
-      throw std::invalid_argument(what + "halo " + std::to_string(width) + " of the " + kName[d] +
-                                  " is wider than the smallest part (" +
-                                  std::to_string(size / g[d]) + " " + kName[d] + ")");
+      throw CollectiveError(what + "halo " + std::to_string(width) + " of the " + kName[d] +
+                            " is wider than the smallest part (" + std::to_string(size / g[d]) +
+                            " " + kName[d] + ")");
   }
 }
 

@@ -217,6 +217,9 @@ Runtime::Runtime(int& argc, char** argv) : Runtime(RuntimeOptions::from_args(arg
 
 Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
   Impl& m = *impl_;
+  // A second job in this process fails at once on every process, before anything changes here.
+  detail::install_input_handler();
+  comm::Bootstrap::check_can_form();
   // When OpenMP binds (OMP_PROC_BIND, OMP_PLACES), libgomp has put this thread on its first place
   // before main(): the topology must see all of OpenMP's places, the CPUs the process started
   // with. (If the constructor fails, this thread stays on all of them.)

@@ -152,10 +152,24 @@ TEST(Channel, ShapesThatDifferBetweenProcessesAreNamedOnEvery) {
     FAIL() << "the channel was made";
   } catch (const std::invalid_argument& e) {
     const std::string want =
-        "process 0 made it with capacity 16, max_count 1, 8-byte elements, "
+        "process 0 made it with capacity 16, max_count 1, 8-byte elements of type double, "
         "process " +
         std::to_string(p - 1) + " with capacity 8";
     EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+  }
+  // Elements of one size and another type: a CollectiveError too, naming both types.
+  try {
+    if (me == p - 1)
+      compas::Channel<long>(rt(), 4);
+    else
+      compas::Channel<double>(rt(), 4);
+    FAIL() << "the channel was made";
+  } catch (const compas::CollectiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("of type double, process " + std::to_string(p - 1) +
+                                         " with capacity 4, max_count 1, 8-byte elements of "
+                                         "type long"),
+              std::string::npos)
+        << e.what();
   }
 }
 

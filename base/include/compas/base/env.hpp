@@ -82,6 +82,7 @@ extern const EnvVar size;           // COMPAS_SIZE, integer 1..65536
 extern const EnvVar rendezvous;     // COMPAS_RENDEZVOUS, host:port
 extern const EnvVar job_token;      // COMPAS_JOB_TOKEN
 extern const EnvVar rendezvous_fd;  // COMPAS_RENDEZVOUS_FD
+extern const EnvVar abort_fd;       // COMPAS_ABORT_FD (base/abort_notice.hpp)
 extern const EnvVar bootstrap_max_frame;  // COMPAS_BOOTSTRAP_MAX_FRAME, bytes
 // comm and threads: every wait (bootstrap, Comm, team barriers), seconds > 0 and <= 1e7,
 // default kTimeoutDefaultSeconds.

@@ -32,6 +32,18 @@ class BootstrapError : public std::runtime_error {
   int rank_;
 };
 
+// A second job in a process that already formed one under a launcher: under compas-run (a tcp job
+// of more than one process) a process joins its job once, with its first bootstrap from the
+// environment (its first Runtime, compas_init): rank 0 took the rendezvous socket compas-run
+// handed it and closed it with that bootstrap, so the others could only wait for a rendezvous that
+// never comes. Under mpirun / srun, once MPI was finalized. Each process decides it alone, at once
+// and without its peers, so every process of the job throws it alike. A std::logic_error: the
+// program's order of calls, not its input or the machine (the C API's COMPAS_ERR_STATE).
+class SecondJobError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
 // Configuration of the tcp bootstrap; from_environment() reads it the way compas-run sets it.
 struct TcpOptions {
   int rank = 0;                    // COMPAS_RANK, 0..size-1
@@ -45,7 +57,8 @@ struct TcpOptions {
   // Rank 0 only: a socket already listening on host:port, handed down by the launcher
   // (COMPAS_RENDEZVOUS_FD); the bootstrap adopts it (and closes it) instead of binding. So one
   // bootstrap (one Runtime) per process under compas-run: a second one from the environment on
-  // rank 0 throws base::EnvError saying so.
+  // rank 0 throws base::EnvError saying so (from_environment() throws SecondJobError first, on
+  // every rank).
   int listen_fd = -1;
 
   // Reads COMPAS_RANK, COMPAS_SIZE, COMPAS_RENDEZVOUS (host:port, or :port / port for loopback;
@@ -74,14 +87,23 @@ class Bootstrap {
   // Ends this process with exit status `code` so that the whole job ends (MPI_Abort's part):
   // under mpirun / srun it calls MPI_Abort, which ends every process; otherwise this process
   // exits at once (std::_Exit), and its launcher (compas-run) ends the others, which the exit of a
-  // rank with a status other than 0 makes it do. From any thread; nothing is flushed or unwound.
+  // rank with a status other than 0 makes it do. Under compas-run the rank first tells it, through
+  // the pipe of COMPAS_ABORT_FD (base/abort_notice.hpp), so that compas-run names this rank and
+  // exits with `code` even when the peers that lose it end first. From any thread; nothing is
+  // flushed or unwound.
   [[noreturn]] virtual void abort_job(int code);
 
   // The bootstrap the environment asks for: tcp when COMPAS_RANK or COMPAS_SIZE is set (compas-run
   // or a manual launch), mpi under mpirun / srun (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK,
   // SLURM_NTASKS with SLURM_PROCID), otherwise single. Throws std::invalid_argument on bad
-  // COMPAS_* values, and BootstrapError when the job cannot form (or MPI support is not built).
+  // COMPAS_* values, SecondJobError as check_can_form(), and BootstrapError when the job cannot
+  // form (or MPI support is not built).
   static std::unique_ptr<Bootstrap> from_environment();
+  // Throws SecondJobError when from_environment() cannot form a job in this process any more: it
+  // already formed a tcp job of more than one process, or (mpi) MPI was finalized. Local and
+  // immediate; alone (single, or a tcp job of one process) a process may form jobs one after
+  // another.
+  static void check_can_form();
   static std::unique_ptr<Bootstrap> single();
   // Blocks until all `size` ranks have connected (or throws BootstrapError naming the missing).
   static std::unique_ptr<Bootstrap> tcp(const TcpOptions& options);

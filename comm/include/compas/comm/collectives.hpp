@@ -15,14 +15,14 @@
 // messages are therefore pipelined through the slots, and the scratch memory does not grow with
 // the message. Every header carries the call's number, kind, root / operator / element type and
 // the message size: a process that receives from a peer in another collective, or disagreeing on
-// a size, throws std::invalid_argument naming both sides and both values instead of using wrong
+// a size, throws MismatchError naming both sides and both values instead of using wrong
 // data (peers left waiting for it then time out). Every wait names the rank it waits for, so a
 // dead or stuck peer ends in a CommError naming it and the collective (COMPAS_TIMEOUT).
 // With a caller's operator the processes first agree on the call: its kind, element size,
 // number of elements and ids of the element type and of the operator's type (base::type_id of
 // their names: the same in every process of one program, nothing asked of the operator, lambdas
 // included) go through one allreduce of 64 bytes before any data moves. Processes whose calls
-// differ in any of these all throw the same std::invalid_argument at once, naming rank 0's call
+// differ in any of these all throw the same MismatchError at once, naming rank 0's call
 // and the lowest rank whose call differs with their element types, operators and counts, instead
 // of each getting another answer or waiting for chunks that never come. That agreement is the
 // cost of checking: one recursive doubling of a single chunk per call.
@@ -71,6 +71,24 @@
 #include "compas/comm/ucx.hpp"
 
 namespace compas::comm {
+
+// Processes whose calls of one collective differ (the call, the element type, the operator, the
+// number of elements), found by the collective itself: the processes that see it throw it naming
+// both sides (with a caller's operator every process, at once). A std::invalid_argument; the C
+// API's COMPAS_ERR_COLLECTIVE, as runtime's CollectiveError.
+class MismatchError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// A collective refused because an earlier one of the same ProcessCollectives failed on this
+// process (a mismatch, a dead peer, a timeout): from then on every call throws it, naming that
+// failure. A CommError; the C API's COMPAS_ERR_STATE (the job's collectives are unusable, this
+// call's arguments and the peers may be fine).
+class UnusableError : public CommError {
+ public:
+  using CommError::CommError;
+};
 
 // Reduction operators of allreduce. Integer sums and products wrap (two's complement); min and
 // max keep the first operand when the two compare equal (as std::min / std::max).

@@ -156,6 +156,12 @@ class Comm {
   std::string barrier_algorithm() const;
   bool host_barrier_possible() const;
 
+  // What went wrong when a window was destroyed since the last call (its meeting with the other
+  // processes failed: a timeout, a dead peer), and forgets it; "" when nothing did. A destructor
+  // cannot throw: who destroys collectively and must say that it failed (the C API's destroys and
+  // compas_finalize) asks afterwards.
+  std::string take_teardown_failure();
+
  private:
   struct Impl;  // comm/src (ucx_impl.hpp): nothing of UCX is visible here
   friend struct detail::Internals;

@@ -24,17 +24,19 @@
 // the Runtime's wait policy and ends with a CommError naming the peer when that process has died
 // or COMPAS_TIMEOUT passes.
 //
-// Errors: construction is collective and funneled; capacity, max_count or the element size that
-// differ between processes throw std::invalid_argument on every process naming both processes
-// and values. A rank outside 0..P-1, more than max_count values, or a receive span smaller than
-// the message throw std::invalid_argument naming the value and what is allowed (a message too
-// long for the span stays to be received).
+// Errors: construction is collective and funneled; capacity, max_count or the element type (its
+// size, or the type itself: double and int64_t) that differ between processes throw CollectiveError
+// (a std::invalid_argument) on every process naming both processes and values. A rank outside
+// 0..P-1, more than max_count values, or a receive span smaller than the message throw
+// std::invalid_argument naming the value and what is allowed (a message too long for the span stays
+// to be received).
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <span>
 #include <type_traits>
+#include <typeinfo>
 
 #include "compas/runtime/runtime.hpp"
 
@@ -45,7 +47,9 @@ namespace detail {
 // The untyped channel: messages of up to `max_bytes` bytes.
 class ChannelBytes {
  public:
-  ChannelBytes(Runtime& rt, std::size_t capacity, std::size_t max_count, std::size_t elem_bytes);
+  // elem_type: compared between processes (base::type_id), named when they differ.
+  ChannelBytes(Runtime& rt, std::size_t capacity, std::size_t max_count, std::size_t elem_bytes,
+               const std::type_info& elem_type);
   ~ChannelBytes();
   ChannelBytes(ChannelBytes&&) noexcept;
   ChannelBytes& operator=(ChannelBytes&&) noexcept;
@@ -70,7 +74,7 @@ class Channel {
  public:
   // Collective: every process makes it, in the same order as its other collective objects.
   explicit Channel(Runtime& rt, std::size_t capacity = 16, std::size_t max_count = 1)
-      : c_(rt, capacity, max_count, sizeof(T)) {}
+      : c_(rt, capacity, max_count, sizeof(T), typeid(T)) {}
 
   void send(int to, const T& value) { c_.send(to, &value, 1); }
   void send(int to, std::span<const T> values) { c_.send(to, values.data(), values.size()); }

@@ -19,12 +19,13 @@
 // before anything collective; Runtime::check_funneled). Elements are any trivially copyable T.
 //
 // Arguments are checked on every process alike. Before any data moves, each call gathers a few
-// words from every process (which call, the element size, its length, its root, the object a
-// method is on, and what is wrong with its own arguments, such as a receive span of the wrong
-// size): one allgather of 208 bytes per process; the collective methods of the porting layer's
-// objects (UpdateBatch::flush, DistArray's halo exchanges) begin with the same step. Then every
-// process throws the same CollectiveError (a std::invalid_argument) when the calls or their
-// objects differ, when one process's own arguments are wrong (naming it), when a root is
+// words from every process (which call, the element size and type, the operator, its length, its
+// root, the object a method is on, and what is wrong with its own arguments, such as a receive
+// span of the wrong size): one allgather of 208 bytes per process; the collective methods of the
+// porting layer's objects (UpdateBatch::flush, DistArray's halo exchanges) begin with the same
+// step. Then every process throws the same CollectiveError (a std::invalid_argument) when the
+// calls or their objects differ, when the element types or the operators differ (even of one
+// size: int and float), when one process's own arguments are wrong (naming it), when a root is
 // outside 0..P-1 (naming the value and the range; on a Group, P is its size and processes are
 // named by group rank and job rank), when the roots differ or when lengths that
 // must agree differ (naming both processes and both values): never a hang, never data from the
@@ -37,6 +38,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -114,6 +116,9 @@ struct CallArgs {
   bool same_n = false;       // n must be the same on every process
   std::string problem = {};  // what is wrong with this process's own arguments; "" when nothing
   std::uint64_t object = 0;  // the number of the object the call is on (ObjectKind); 0: none
+  // The element type and the operator (typeid), compared by base::type_id when given.
+  const std::type_info* type = nullptr;
+  const std::type_info* op = nullptr;
 };
 // Checks `mine` against every process's: throws the same CollectiveError everywhere on a
 // mismatch; returns every process's n in rank order. First one allreduce of 24 bytes (a hash of
@@ -180,7 +185,9 @@ void broadcast(Processes ps, std::span<T> data, int root) {
   static_assert(std::is_trivially_copyable_v<T> && !std::is_const_v<T>,
                 "broadcast needs a span of a trivially copyable, non-const T");
   ps.runtime().check_funneled("compas::broadcast", detail::kFunneled);
-  detail::agree(ps, {detail::CollectiveCall::broadcast, sizeof(T), data.size(), root, true});
+  detail::agree(
+      ps,
+      {detail::CollectiveCall::broadcast, sizeof(T), data.size(), root, true, {}, 0, &typeid(T)});
   if (ps.size() > 1) ps.collectives().broadcast(data, root);
 }
 // Process root's value, returned on every process.
@@ -201,7 +208,7 @@ void allgather(Processes ps, std::span<const std::type_identity_t<T>> mine, std:
   ps.runtime().check_funneled("compas::allgather", detail::kFunneled);
   const auto P = static_cast<std::size_t>(ps.size());
   detail::agree(ps, {detail::CollectiveCall::allgather, sizeof(T), mine.size(), -1, true,
-                     detail::size_problem("all", all.size(), P * mine.size())});
+                     detail::size_problem("all", all.size(), P * mine.size()), 0, &typeid(T)});
   if (P == 1)
     std::copy(mine.begin(), mine.end(), all.begin());
   else
@@ -265,7 +272,7 @@ void alltoall(Processes ps, std::span<const std::type_identity_t<T>> send, std::
                                   " processes"
                             : detail::size_problem("recv", recv.size(), send.size());
   detail::agree(ps, {detail::CollectiveCall::alltoall, sizeof(T), send.size() / P, -1, true,
-                     std::move(problem)});
+                     std::move(problem), 0, &typeid(T)});
   const std::vector<std::size_t> counts(P, send.size() / P);
   detail::exchange<T>(ps, send, counts, recv, counts);
 }
@@ -332,8 +339,9 @@ void reduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::span
             int root) {
   static_assert(std::is_trivially_copyable_v<T>, "reduce needs a trivially copyable T");
   ps.runtime().check_funneled("compas::reduce", detail::kFunneled);
-  detail::agree(ps, {detail::CollectiveCall::reduce, sizeof(T), in.size(), root, true,
-                     detail::size_problem("out", out.size(), in.size())});
+  detail::agree(ps,
+                {detail::CollectiveCall::reduce, sizeof(T), in.size(), root, true,
+                 detail::size_problem("out", out.size(), in.size()), 0, &typeid(T), &typeid(Op)});
   if (ps.size() == 1) {
     if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
     return;
@@ -375,8 +383,9 @@ template <class T, class Op>
 void allreduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::span<T> out, Op op) {
   static_assert(std::is_trivially_copyable_v<T>, "allreduce needs a trivially copyable T");
   ps.runtime().check_funneled("compas::allreduce", detail::kFunneled);
-  detail::agree(ps, {detail::CollectiveCall::allreduce, sizeof(T), in.size(), -1, true,
-                     detail::size_problem("out", out.size(), in.size())});
+  detail::agree(ps,
+                {detail::CollectiveCall::allreduce, sizeof(T), in.size(), -1, true,
+                 detail::size_problem("out", out.size(), in.size()), 0, &typeid(T), &typeid(Op)});
   if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
   if (ps.size() > 1) detail::allreduce_in_place(ps, out, op);
 }

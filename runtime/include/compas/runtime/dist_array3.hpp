@@ -33,10 +33,11 @@
 // made the Runtime, outside run(); an OpenMP program outside its parallel regions or under `omp
 // master` with barriers around), or every thread of the team inside run() (the (t) forms).
 //
-// Errors, the same on every process (the processes compare their arrays first): arrays that differ
-// between processes (CollectiveError naming both ranks and arrays), a grid whose sides do not
-// multiply to P, a dimension with fewer elements than processes, a halo wider than the smallest
-// part of a dimension that has neighbours (std::invalid_argument naming the values).
+// Errors, the same on every process (the processes compare their arrays first), as the 1-D and 2-D
+// arrays': arrays that differ between processes (CollectiveError naming both ranks and arrays), a
+// dimension with fewer elements than processes, a halo below 0 or wider than the smallest part of
+// a dimension that has neighbours (CollectiveError naming the values), a grid whose sides do not
+// multiply to P (std::invalid_argument).
 #pragma once
 
 #include <array>

@@ -150,6 +150,13 @@ class CollectiveError : public std::invalid_argument {
 
 class Runtime {
  public:
+  // Joins the job (collective over the processes). One Runtime per process in a job of several
+  // processes: under compas-run a second one (while the first lives, or after it ended: the
+  // first took the job's rendezvous), under mpirun / srun one made after MPI was finalized (the
+  // first Runtime finalizes MPI when it initialized it), throws comm::SecondJobError, a
+  // std::logic_error, on every process at once, before anything changes. Uncaught, each process
+  // prints "compas: MESSAGE" and exits with status 1. Alone a process may make Runtimes one after
+  // another.
   Runtime(int& argc, char** argv);
   explicit Runtime(RuntimeOptions options);
   ~Runtime();
