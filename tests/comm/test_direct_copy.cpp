@@ -85,7 +85,11 @@ std::string check(const std::byte* got, std::size_t n, int from, std::uint64_t k
 
 // A page-aligned buffer of kRegion bytes.
 struct PageBuffer {
-  PageBuffer() : p(static_cast<std::byte*>(std::aligned_alloc(kPage, kRegion))) {
+  // aligned_alloc wants a size that is a multiple of the alignment (AddressSanitizer refuses
+  // another).
+  PageBuffer()
+      : p(static_cast<std::byte*>(
+            std::aligned_alloc(kPage, (kRegion + kPage - 1) / kPage * kPage))) {
     if (!p) throw std::bad_alloc();
   }
   ~PageBuffer() { std::free(p); }
