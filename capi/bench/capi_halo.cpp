@@ -13,7 +13,7 @@
 #include "../src/handles.hpp"  // the Runtime behind a compas_runtime
 #include "compas/base/statistics.hpp"
 #include "compas/compas.h"
-#include "compas/runtime/dist_array.hpp"
+#include "compas/port/dist_array.hpp"
 
 namespace {
 

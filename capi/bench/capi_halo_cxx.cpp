@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "../src/handles.hpp"  // the Runtime behind a compas_runtime
-#include "compas/runtime/dist_array.hpp"
+#include "compas/port/dist_array.hpp"
 
 namespace {
 std::unique_ptr<compas::DistArray<double, 2>> g_array;

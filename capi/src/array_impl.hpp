@@ -6,8 +6,8 @@
 #include <memory>
 #include <type_traits>
 
-#include "compas/runtime/dist_array.hpp"
-#include "compas/runtime/dist_array3.hpp"
+#include "compas/port/dist_array.hpp"
+#include "compas/port/dist_array3.hpp"
 #include "handles.hpp"
 
 namespace compas::capi {

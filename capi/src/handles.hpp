@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "compas/compas.h"
-#include "compas/runtime/channel.hpp"
-#include "compas/runtime/dist_array.hpp"
+#include "compas/port/channel.hpp"
+#include "compas/port/dist_array.hpp"
 #include "compas/runtime/group.hpp"
 #include "compas/runtime/runtime.hpp"
 #include "errors.hpp"

@@ -22,14 +22,14 @@
 #include <vector>
 
 #include "compas/base/hash.hpp"
+#include "compas/kernels/test_hooks.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
-#include "compas/runtime/dist_array.hpp"
+#include "compas/port/dist_array.hpp"
 #include "funneled.hpp"
 #include "job_memory.hpp"
 #include "laplace_rows.hpp"
 #include "store_calibration.hpp"
-#include "compas/kernels/test_hooks.hpp"
 
 namespace compas::kernels::laplace {
 

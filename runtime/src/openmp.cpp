@@ -1,6 +1,6 @@
 #include "openmp.hpp"
 
-#include "compas/runtime/batch_slots.hpp"
+#include "compas/runtime/thread_order.hpp"
 
 #include <omp.h>
 #include <sched.h>
@@ -375,8 +375,8 @@ double openmp_wtime() {
 
 namespace compas::detail {
 
-// update_batch.hpp and batch_slots.hpp: where a thread's updates go at flush, and whether a team
-// adds at once.
+// thread_order.hpp (for the porting layer's update batches): where a thread's updates go at flush,
+// and whether a team adds at once.
 std::uint64_t batch_order(int thread) {
   if (omp_in_parallel()) return static_cast<std::uint64_t>(omp_get_thread_num());
   return (std::uint64_t{1} << 32) + static_cast<std::uint64_t>(thread);

@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "compas/runtime/collectives.hpp"
-#include "compas/runtime/dist_array.hpp"
 #include "compas/runtime/runtime.hpp"
 
 namespace compas {
@@ -36,6 +35,15 @@ namespace compas {
 namespace detail {
 struct GroupInternals;  // runtime/src/group_impl.hpp: how the runtime's sources make a Group
 }  // namespace detail
+
+// A process grid (a 2-D array over Decomposition::grid, grid_rows/grid_cols): `rows` x `cols`
+// processes, row-major by rank. 0 lets compas choose that side: {0, 0} is Runtime::process_grid()
+// (near-square, rows <= cols: with P = 2 the columns are cut); {P, 0} or {P, 1} cuts the rows only
+// (halos are whole contiguous rows), {1, P} the columns only. Sides that do not multiply to P are
+// refused.
+struct ProcessGrid {
+  int rows = 0, cols = 0;
+};
 
 // The colour of a process in no group (any colour < 0 means the same).
 inline constexpr int undefined = -1;

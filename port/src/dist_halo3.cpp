@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "compas/base/type_name.hpp"
-#include "compas/runtime/dist_array3.hpp"
+#include "compas/port/dist_array3.hpp"
 #include "dist_agree.hpp"
 #include "dist_grid3.hpp"
 #include "exchange_steps.hpp"

@@ -39,8 +39,8 @@
 #include <utility>
 #include <vector>
 
+#include "compas/port/dist_array.hpp"
 #include "compas/runtime/collectives.hpp"
-#include "compas/runtime/dist_array.hpp"
 #include "compas/runtime/group.hpp"
 #include "compas/runtime/range.hpp"
 
@@ -61,7 +61,7 @@ struct SummaPanels {
 
 namespace detail {
 
-// The grid's row and column groups of this process, made after the checks (runtime/src/summa.cpp).
+// The grid's row and column groups of this process, made after the checks (port/src/summa.cpp).
 struct SummaGroups {
   Group rows, cols;  // this process's grid row (group rank: grid column) and grid column
 };

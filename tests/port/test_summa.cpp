@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "../common/job_main.hpp"
-#include "compas/runtime/dist_array.hpp"
-#include "compas/runtime/summa.hpp"
+#include "compas/port/dist_array.hpp"
+#include "compas/port/summa.hpp"
 
 namespace {
 

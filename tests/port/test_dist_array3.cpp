@@ -16,7 +16,7 @@
 #include <tuple>
 
 #include "../common/job_main.hpp"
-#include "compas/runtime/dist_array3.hpp"
+#include "compas/port/dist_array3.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // compas::Summa's checks and groups (summa.hpp): the same verdict on every process, then the
 // grid's row and column groups.
-#include "compas/runtime/summa.hpp"
+#include "compas/port/summa.hpp"
 
 #include <string>
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "../common/job_main.hpp"
-#include "compas/runtime/dist_array.hpp"
-#include "compas/runtime/migrate.hpp"
+#include "compas/port/dist_array.hpp"
+#include "compas/port/migrate.hpp"
 
 namespace {
 

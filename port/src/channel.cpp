@@ -8,7 +8,7 @@
 // receiver r has taken (its credits). A slot is rewritten only after its last message was
 // taken, so each slot's count rises by one per message whatever order the transport delivers
 // different slots in.
-#include "compas/runtime/channel.hpp"
+#include "compas/port/channel.hpp"
 
 #include <algorithm>
 #include <cstdint>

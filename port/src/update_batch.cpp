@@ -1,5 +1,5 @@
 // UpdateBatch's checks and count exchange (update_batch.hpp): everything not templated on T.
-#include "compas/runtime/update_batch.hpp"
+#include "compas/port/update_batch.hpp"
 
 #include <atomic>
 #include <stdexcept>

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../common/job_main.hpp"
-#include "compas/runtime/channel.hpp"
+#include "compas/port/channel.hpp"
 
 namespace {
 

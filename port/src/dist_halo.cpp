@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "compas/base/type_name.hpp"
-#include "compas/runtime/dist_array.hpp"
+#include "compas/port/dist_array.hpp"
 #include "dist_agree.hpp"
 #include "exchange_steps.hpp"
 

@@ -64,6 +64,7 @@
 #include <vector>
 
 #include "compas/comm/window.hpp"
+#include "compas/runtime/group.hpp"
 #include "compas/runtime/range.hpp"
 #include "compas/runtime/runtime.hpp"
 
@@ -78,14 +79,6 @@ enum class Decomposition {
 // written) and after (every halo there to read); with `none` thread 0 alone exchanges and the
 // caller's own team barriers (or collectives) must stand on both sides.
 enum class TeamSync { barriers, none };
-
-// The process grid of a 2-D array over Decomposition::grid: `rows` x `cols` processes, row-major
-// by rank. 0 lets compas choose that side: {0, 0} is Runtime::process_grid() (near-square, rows <=
-// cols: with P = 2 the columns are cut); {P, 0} or {P, 1} cuts the rows only (halos are whole
-// contiguous rows), {1, P} the columns only. Sides that do not multiply to P are refused.
-struct ProcessGrid {
-  int rows = 0, cols = 0;
-};
 
 // Designated initializers name the fields in this order: {.halo = 2, .periodic = true,
 // .decomposition = compas::Decomposition::grid, .grid = {2, 1}} (any of them may be left out).

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "compas/runtime/irregular.hpp"
+#include "compas/port/irregular.hpp"
 #include "irregular_owners.hpp"
 
 namespace compas::detail {

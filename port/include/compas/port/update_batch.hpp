@@ -48,18 +48,15 @@
 #include <vector>
 
 #include "compas/comm/window.hpp"
-#include "compas/runtime/batch_slots.hpp"
+#include "compas/port/batch_slots.hpp"
+#include "compas/port/dist_array.hpp"
 #include "compas/runtime/collectives.hpp"
-#include "compas/runtime/dist_array.hpp"
 #include "compas/runtime/range.hpp"
 
 namespace compas {
 
 namespace detail {
 
-// The OpenMP team size at this point (omp_get_max_threads()): whether a batch of a job of one
-// process applies its updates atomically.
-int batch_threads();
 // std::invalid_argument when `op` is not allowed on elements of `type` (integral or not).
 void check_batch_op(comm::AtomicOp op, bool integral, const std::type_info& type);
 // Checks that every process makes the same batch (on table DistArray #table, of one element type

@@ -1,6 +1,6 @@
 // compas::transpose's untyped core (transpose.hpp): the checks, the two meetings, and every
 // process's block of a, in place where it is mapped here, else fetched row by row.
-#include "compas/runtime/transpose.hpp"
+#include "compas/port/transpose.hpp"
 
 #include <stdexcept>
 #include <string>

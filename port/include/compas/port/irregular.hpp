@@ -54,8 +54,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "compas/port/dist_array.hpp"
 #include "compas/runtime/collectives.hpp"
-#include "compas/runtime/dist_array.hpp"
 #include "compas/runtime/range.hpp"
 #include "compas/runtime/runtime.hpp"
 
@@ -72,7 +72,7 @@ struct IrregularArray {
   ProcessGrid grid{1, 1};  // DistArray::process_grid(): where every other part is
 };
 
-// Who asks whom for what, for any element type (runtime/src/irregular_plan.cpp).
+// Who asks whom for what, for any element type (port/src/irregular_plan.cpp).
 struct IrregularPlan {
   std::size_t n = 0;     // length of the index list (out, values)
   std::uint64_t id = 0;  // which plan: every process makes its plans in the same order

@@ -47,7 +47,7 @@
 #include <typeinfo>
 #include <utility>
 
-#include "compas/runtime/dist_array.hpp"
+#include "compas/port/dist_array.hpp"
 
 namespace compas {
 
@@ -69,7 +69,7 @@ struct DistShape3 {
   const std::type_info* elem_type = nullptr;
 };
 
-// The untyped 3-D machinery: agreement, geometry, window, exchange (runtime/src/dist_halo3.cpp).
+// The untyped 3-D machinery: agreement, geometry, window, exchange (port/src/dist_halo3.cpp).
 class Halo3 final : public Exchanger {
  public:
   Halo3(Runtime& rt, const DistShape3& shape);

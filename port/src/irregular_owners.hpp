@@ -1,12 +1,12 @@
 // Which process owns a global (row, column) of a DistArray, from every process's owned part
-// (GatherPlan's inspector, runtime/src/irregular_plan.cpp).
+// (GatherPlan's inspector, port/src/irregular_plan.cpp).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <vector>
 
-#include "compas/runtime/irregular.hpp"
+#include "compas/port/irregular.hpp"
 #include "compas/runtime/range.hpp"
 
 namespace compas::detail {

@@ -26,7 +26,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "compas/runtime/dist_array.hpp"
+#include "compas/port/dist_array.hpp"
 
 namespace compas {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "../common/job_main.hpp"
-#include "compas/runtime/transpose.hpp"
+#include "compas/port/transpose.hpp"
 
 namespace {
 

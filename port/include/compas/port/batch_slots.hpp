@@ -15,19 +15,18 @@
 #include <utility>
 #include <vector>
 
+#include "compas/runtime/thread_order.hpp"
+
 namespace compas::detail {
 
-// The calling thread's batch number, 0, 1, 2, ... in the order threads first ask (runtime/src).
+// The calling thread's batch number, 0, 1, 2, ... in the order threads first ask
+// (port/src/update_batch.cpp).
 int new_batch_thread();
 inline thread_local int batch_thread_number = -1;
 inline int batch_thread() {
   const int n = batch_thread_number;
   return n >= 0 ? n : (batch_thread_number = new_batch_thread());
 }
-// Where the updates of thread `thread` go at flush among other threads': its number in its
-// OpenMP team inside a parallel region (as the team's loop split its work), else after every
-// team's threads, by `thread`.
-std::uint64_t batch_order(int thread);
 
 template <class S>
 class ThreadSlots {

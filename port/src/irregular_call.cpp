@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "compas/runtime/irregular.hpp"
+#include "compas/port/irregular.hpp"
 
 namespace compas::detail {
 
