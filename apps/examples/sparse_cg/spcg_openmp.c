@@ -1,0 +1,251 @@
+/* spcg_openmp.cpp in C11: the same sparse conjugate-gradient solver on one shared-memory node
+ * with OpenMP, the same problem (README.md), options, output and verification; its residual
+ * history is the C++ program's, bit for bit (dot products add one partial sum per z-plane, the
+ * planes in order).
+ *
+ * Verification (exit 1 when it fails): ||x - 1||_inf <= ||b - A x||_2 / lambda_min(A); the
+ * recomputed ||b - A x||_2 is CG's last ||r|| within 1e-8 ||r0||; and when --tol is given, the
+ * tolerance was reached. Bad input: a message naming the value and what is allowed, exit 2.
+ * Usage: spcg_openmp_c [--nx N] [--ny N] [--nz N] [--iters K] [--tol T]   (OMP_NUM_THREADS) */
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  int nx, ny, nz, iters;
+  double tol;
+} Options;
+
+typedef struct {
+  long rows;
+  int* row_ptr;
+  int* col;
+  double* val;
+} Csr;
+
+typedef struct {
+  double first, last; /* ||r|| before the first iteration and after the last */
+} Residuals;
+
+static void bad_input(const char* what, const char* text, const char* allowed) {
+  fprintf(stderr, "spcg_openmp: %s '%s': %s\n", what, text, allowed);
+  exit(2);
+}
+
+static int parse_int(const char* name, const char* text, long lo, long hi) {
+  char* end = NULL;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (*text == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi) {
+    fprintf(stderr, "spcg_openmp: %s '%s': an integer from %ld to %ld is allowed\n", name, text, lo,
+            hi);
+    exit(2);
+  }
+  return (int)v;
+}
+
+static double parse_tol(const char* text) {
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (*text == '\0' || *end != '\0' || errno != 0 || !(v >= 0.0 && v < 1.0))
+    bad_input("--tol", text, "a number from 0 (no tolerance) to below 1 is allowed");
+  return v;
+}
+
+static Options parse(int argc, char** argv) {
+  Options o = {64, 64, 64, 50, 0.0};
+  for (int k = 1; k < argc; k += 2) {
+    const char* flag = argv[k];
+    if (k + 1 >= argc) {
+      fprintf(stderr, "spcg_openmp: %s: a value is needed after it\n", flag);
+      exit(2);
+    }
+    const char* v = argv[k + 1];
+    if (!strcmp(flag, "--nx"))
+      o.nx = parse_int(flag, v, 1, 1024);
+    else if (!strcmp(flag, "--ny"))
+      o.ny = parse_int(flag, v, 1, 1024);
+    else if (!strcmp(flag, "--nz"))
+      o.nz = parse_int(flag, v, 1, 1024);
+    else if (!strcmp(flag, "--iters"))
+      o.iters = parse_int(flag, v, 1, 1000000);
+    else if (!strcmp(flag, "--tol"))
+      o.tol = parse_tol(v);
+    else
+      bad_input("unknown option", flag, "--nx, --ny, --nz, --iters or --tol is allowed");
+  }
+  if (27.0 * o.nx * o.ny * o.nz > 2147483647.0) {
+    fprintf(stderr,
+            "spcg_openmp: grid %d x %d x %d: at most 2^31 - 1 nonzeros (int32 indices) are "
+            "allowed\n",
+            o.nx, o.ny, o.nz);
+    exit(2);
+  }
+  return o;
+}
+
+static void* allocate(size_t count, size_t size) {
+  void* p = malloc(count * size);
+  if (!p) {
+    fprintf(stderr, "spcg_openmp: out of memory (%zu x %zu bytes)\n", count, size);
+    exit(1);
+  }
+  return p;
+}
+
+/* The points of {c - 1, c, c + 1} inside [0, n). */
+static int span(int c, int n) {
+  return 1 + (c > 0) + (c + 1 < n);
+}
+
+static int neighbourhood(long i, const Options* o) {
+  int x = (int)(i % o->nx), y = (int)((i / o->nx) % o->ny), z = (int)(i / ((long)o->nx * o->ny));
+  return span(x, o->nx) * span(y, o->ny) * span(z, o->nz);
+}
+
+static void fill_row(long i, const Options* o, int* col, double* val) {
+  int x = (int)(i % o->nx), y = (int)((i / o->nx) % o->ny), z = (int)(i / ((long)o->nx * o->ny));
+  int e = 0;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        int cx = x + dx, cy = y + dy, cz = z + dz;
+        if (cx < 0 || cx >= o->nx || cy < 0 || cy >= o->ny || cz < 0 || cz >= o->nz) continue;
+        col[e] = (cz * o->ny + cy) * o->nx + cx;
+        val[e++] = (dx == 0 && dy == 0 && dz == 0) ? 26.0 : -1.0;
+      }
+}
+
+/* The matrix in CSR form: the row lengths first, then each row's columns in increasing order. */
+static Csr build_matrix(const Options* o) {
+  Csr a;
+  a.rows = (long)o->nx * o->ny * o->nz;
+  a.row_ptr = allocate(a.rows + 1, sizeof(int));
+  a.row_ptr[0] = 0;
+  for (long i = 0; i < a.rows; ++i) a.row_ptr[i + 1] = a.row_ptr[i] + neighbourhood(i, o);
+  a.col = allocate(a.row_ptr[a.rows], sizeof(int));
+  a.val = allocate(a.row_ptr[a.rows], sizeof(double));
+#pragma omp parallel for
+  for (long i = 0; i < a.rows; ++i) fill_row(i, o, a.col + a.row_ptr[i], a.val + a.row_ptr[i]);
+  return a;
+}
+
+static void spmv(const Csr* a, const double* x, double* y) {
+#pragma omp parallel for
+  for (long i = 0; i < a->rows; ++i) {
+    double s = 0.0;
+    for (int e = a->row_ptr[i]; e < a->row_ptr[i + 1]; ++e) s += a->val[e] * x[a->col[e]];
+    y[i] = s;
+  }
+}
+
+/* a . b over n rows: one partial sum per z-plane (of `plane` rows), added in plane order. */
+static double dot(const double* a, const double* b, long n, long plane) {
+  long planes = n / plane;
+  double* part = allocate(planes, sizeof(double));
+#pragma omp parallel for
+  for (long z = 0; z < planes; ++z) {
+    double s = 0.0;
+    for (long i = z * plane; i < (z + 1) * plane; ++i) s += a[i] * b[i];
+    part[z] = s;
+  }
+  double s = 0.0;
+  for (long z = 0; z < planes; ++z) s += part[z];
+  free(part);
+  return s;
+}
+
+/* The smallest eigenvalue of A: 27 - prod over the axes of (1 + 2 cos(pi / (n + 1))). */
+static double lambda_min(const Options* o) {
+  const double pi = 3.14159265358979323846;
+  return 27.0 - (1.0 + 2.0 * cos(pi / (o->nx + 1))) * (1.0 + 2.0 * cos(pi / (o->ny + 1))) *
+                    (1.0 + 2.0 * cos(pi / (o->nz + 1)));
+}
+
+/* Unpreconditioned CG from x = 0; prints ||r|| after every iteration. */
+static Residuals cg(const Csr* a, const double* b, double* x, const Options* o) {
+  const long n = a->rows, plane = (long)o->nx * o->ny;
+  double* r = allocate(n, sizeof(double));
+  double* p = allocate(n, sizeof(double));
+  double* q = allocate(n, sizeof(double));
+  memcpy(r, b, n * sizeof(double));
+  memcpy(p, b, n * sizeof(double));
+  double rr = dot(r, r, n, plane);
+  const double r0 = sqrt(rr);
+  printf("iter %4d residual %.17e\n", 0, r0);
+  for (int k = 1; k <= o->iters; ++k) {
+    spmv(a, p, q);
+    const double alpha = rr / dot(p, q, n, plane);
+#pragma omp parallel for
+    for (long i = 0; i < n; ++i) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+    }
+    const double rr_new = dot(r, r, n, plane), beta = rr_new / rr;
+    rr = rr_new;
+    printf("iter %4d residual %.17e\n", k, sqrt(rr));
+    if (sqrt(rr) <= o->tol * r0) break;
+#pragma omp parallel for
+    for (long i = 0; i < n; ++i) p[i] = r[i] + beta * p[i];
+  }
+  free(r);
+  free(p);
+  free(q);
+  return (Residuals){r0, sqrt(rr)};
+}
+
+/* The checks against the exact solution x = 1 (the file's header); prints the figures. */
+static int verify(const Csr* a, const double* b, const double* x, Residuals res, const Options* o) {
+  const long n = a->rows;
+  double* d = allocate(n, sizeof(double));
+  spmv(a, x, d);
+  double err = 0.0;
+#pragma omp parallel for reduction(max : err)
+  for (long i = 0; i < n; ++i) {
+    err = fmax(err, fabs(x[i] - 1.0));
+    d[i] = b[i] - d[i];
+  }
+  const double true_res = sqrt(dot(d, d, n, (long)o->nx * o->ny));
+  const double bound = true_res / lambda_min(o) * (1.0 + 1e-6) + 1e-12;
+  free(d);
+  printf("relative residual %.6e, true residual ||b-Ax||_2 %.6e\n", res.last / res.first, true_res);
+  printf("error ||x-1||_inf %.6e (bound ||b-Ax||_2/lambda_min %.6e)\n", err, bound);
+  return err <= bound && fabs(true_res - res.last) <= 1e-8 * res.first &&
+         (o->tol == 0.0 || res.last <= o->tol * res.first);
+}
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  const long rows = (long)o.nx * o.ny * o.nz;
+  printf("spcg_openmp: grid %d x %d x %d (%ld rows), iters %d, tol %g, threads %d\n", o.nx, o.ny,
+         o.nz, rows, o.iters, o.tol, omp_get_max_threads());
+
+  double t0 = omp_get_wtime();
+  Csr a = build_matrix(&o);
+  double* b = allocate(rows, sizeof(double));
+  double* x = allocate(rows, sizeof(double));
+#pragma omp parallel for
+  for (long i = 0; i < rows; ++i) {
+    b[i] = 27.0 - neighbourhood(i, &o); /* b = A * ones: 26 minus the neighbours */
+    x[i] = 0.0;
+  }
+  const double setup = omp_get_wtime() - t0;
+
+  t0 = omp_get_wtime();
+  const Residuals res = cg(&a, b, x, &o);
+  const double solve = omp_get_wtime() - t0;
+
+  const int ok = verify(&a, b, x, res, &o);
+  printf("time setup %.6f s, solve %.6f s\n", setup, solve);
+  printf("Verification: %s\n", ok ? "PASSED" : "FAILED");
+  free(a.row_ptr);
+  free(a.col);
+  free(a.val);
+  free(b);
+  free(x);
+  return ok ? 0 : 1;
+}
