@@ -105,10 +105,10 @@ done
 # 2. Lengths: of the files git tracks, or (not a checkout) of every source file under the root.
 source_files() {
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git ls-files '*.cpp' '*.hpp' '*.h' '*.c' '*.f90' '*.F90'
+    git ls-files '*.cpp' '*.hpp' '*.h' '*.c' '*.f' '*.f90' '*.F90'
   else
     find . -path ./build -prune -o -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \
-         -o -name '*.c' -o -name '*.f90' -o -name '*.F90' \) -print
+         -o -name '*.c' -o -name '*.f' -o -name '*.f90' -o -name '*.F90' \) -print
   fi
 }
 while read -r count file; do
