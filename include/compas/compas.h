@@ -231,7 +231,12 @@ int compas_broadcast(compas_runtime* rt, void* data, int64_t count, int type, in
  */
 int compas_exscan(compas_runtime* rt, const void* in, void* out, int64_t count, int type, int op);
 
-/* ---- process groups (MPI_Comm_split) ---- */
+/* ---- process groups (MPI_Comm_split) ----
+ * The collectives come in two families on purpose: compas_X over the whole job and
+ * compas_group_X over a group's members, the same call with the same checks, roots and ranks in
+ * group numbering (C has no overloads; both are C++'s one compas::X(processes, ...), which takes
+ * the Runtime or a Group). The Fortran module folds them into one generic name with an optional
+ * group argument. */
 /* Collective over the job: the processes passing one colour form a group ordered by key, then by
  * rank; a colour < 0 puts this process in no group (rank -1, size 0; its collectives fail with
  * COMPAS_ERR_STATE). */

@@ -17,10 +17,6 @@ using compas::DistArray;
 using compas::index;
 using compas::comm::AtomicOp;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 // A size every part holds some of, uneven over the processes.
 index table_size() {
   return 7 * rt().processes() + 53;

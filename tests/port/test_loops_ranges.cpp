@@ -21,10 +21,6 @@ using compas::index;
 using compas::Range;
 using compas::Range2;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 TEST(Loops, ParallelForCoversTheRangeOnceAndReduceIsJobWide) {
   const index n = 1000 * rt().processes() + 17;
   const Range mine = compas::split(Range{0, n}, rt().processes(), rt().process());

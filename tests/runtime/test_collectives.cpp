@@ -18,15 +18,6 @@
 
 namespace {
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-int me() {
-  return rt().process();
-}
-int P() {
-  return rt().processes();
-}
 std::size_t Pz() {
   return static_cast<std::size_t>(P());
 }

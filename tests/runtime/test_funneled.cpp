@@ -27,10 +27,6 @@ namespace {
 
 namespace kernels = compas::kernels;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 using EntryPoints = std::vector<std::pair<std::string, std::function<void()>>>;
 
 // Each entry point with the name its error must carry.

@@ -18,16 +18,6 @@
 
 namespace {
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-int me() {
-  return rt().process();
-}
-int P() {
-  return rt().processes();
-}
-
 // What job rank `from` sends to job rank `to` as its i-th element of call `k`.
 std::int64_t code(int from, int to, std::size_t i, int k) {
   return 1000000 * from + 1000 * (to + 1) + 10 * static_cast<std::int64_t>(i) + k;

@@ -23,10 +23,6 @@
 
 namespace {
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 // A 2x2 integer matrix product: associative, not commutative, so any reordering of operands
 // changes the result (wrapping arithmetic keeps it exact).
 struct Mat {

@@ -452,7 +452,8 @@ class DistArray<T, 1> : public detail::DistBase {
   // result and without its owner taking part (an atomic post, as shmem_atomic_xor): from any
   // thread, between collectives; on this host's parts at once (CPU atomics on the shared
   // mapping), to other hosts over the network. Every update is in place everywhere after the next
-  // compas::barrier(rt). A port keeps its `#pragma omp atomic` loop: table.atomic_update(j, xor, v).
+  // compas::barrier(rt). A port keeps its `#pragma omp atomic` loop:
+  // table.atomic_update(j, xor, v).
   void atomic_update(index i, comm::AtomicOp op,
                      T v) requires(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
     if (!domain_.contains(i)) detail::index_outside("DistArray::atomic_update", i, domain_);

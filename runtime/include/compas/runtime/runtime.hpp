@@ -1,4 +1,8 @@
-// runtime: compas::Runtime, the one object a user program creates.
+// runtime: the job. This header is compas::Runtime, the one object a user program creates; the
+// layer's other headers: range.hpp (index ranges and their splits), collectives.hpp (barrier,
+// broadcast, gathers, alltoall(v), reduce, allreduce and exclusive_scan over Processes, with the
+// agreement step every call starts with), group.hpp (groups and process grids), thread_order.hpp
+// (where a thread stands in its OpenMP team). docs/decisions/0010 and 0011 say how.
 //
 //   compas::Runtime rt(argc, argv);           // --threads, --bind, --wait ... or COMPAS_* env
 //   auto u = rt.window<double>(rows * n, 2);  // symmetric, registered for RMA
