@@ -12,6 +12,8 @@
 #include "compas/port/dist_array3.hpp"
 #include "compas/port/irregular.hpp"
 #include "compas/port/migrate.hpp"
+#include "compas/port/partition3.hpp"
+#include "compas/port/redistribute3.hpp"
 #include "compas/port/summa.hpp"
 #include "compas/port/transpose.hpp"
 #include "compas/port/update_batch.hpp"

@@ -104,6 +104,8 @@ enum class CollectiveCall : std::uint32_t {
   update_make,      // making a batch, on its table
   halo_exchange,    // DistArray's exchange_halos / begin_exchange, on the array
   halo_accumulate,  // DistArray's accumulate_halos, on the array
+  redist_from,      // compas::redistribute (redistribute3.hpp), on the array copied from
+  redist_to,        // and on the array copied to
 };
 
 // The porting layer's objects whose collectives name them: each kind numbered 1, 2, ... in the
