@@ -58,6 +58,7 @@ struct DistOptions3 {
   std::array<bool, 3> periodic{false, false, false};
   comm::Fill fill = comm::Fill::zero;
   std::array<int, 3> grid{0, 0, 0};  // processes per dimension; 0: compas chooses that side
+  Layout layout = Layout::padded;    // Layout::contiguous: the halo box packed (dist_array.hpp)
 };
 
 namespace detail {
