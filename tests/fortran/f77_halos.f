@@ -4,7 +4,8 @@ c compas-run at 1, 2 and 3 processes, and 1 process of 2 threads).
 c The main program makes each array with compas_create and passes the
 c pointer to routines whose dummies are explicit-shape, halos included
 c (u(0:m1+1, 0:m2+1) and u(m1+2, m2+2) styles), or assumed-size
-c (u(0:m1+1, 0:*)); those routines fill the owned cells with the global
+c (u(0:m1+1, 0:*)), or given only the owned columns (an address inside
+c the array); those routines fill the owned cells with the global
 c function, exchange (compas_exchange, compas_begin_exchange with
 c compas_wait) or accumulate, and check every halo cell against the
 c function at its image (periodic dimensions wrap; past a non-periodic
@@ -98,6 +99,10 @@ c through one (the same result as through the pointer itself).
       call exch2c(u, m1)
       call check2(u, m1, m2, lo, n1, n2, per, 'exch2c: u(0:m1+1, 0:*)')
       call set2(u, m1, m2, lo)
+      call exch2d(u(:, lo(2):hi(2)), m1, m2)
+      call check2(u, m1, m2, lo, n1, n2, per,
+     &            'exch2d: the owned columns')
+      call set2(u, m1, m2, lo)
       call set2(v, m1, m2, lo)
       u = u + 1
       v = v + 1
@@ -147,6 +152,16 @@ c Owned cells the function, halo cells -1 (global (lo1, lo2) at (1, 1)).
       call compas_exchange(u)
       end
 
+c Given the owned columns only (u(:, lo2:hi2)): an address inside the
+c array, which names the whole of it.
+      subroutine exch2d(u, m1, m2)
+      use compas
+      implicit none
+      integer m1, m2
+      double precision u(0:m1 + 1, m2)
+      call compas_exchange(u)
+      end
+
       subroutine accum2(u, m1, m2)
       use compas
       implicit none
@@ -160,14 +175,15 @@ c Every cell against the function at its image, or -1.
       implicit none
       integer m1, m2, lo(2), n1, n2, i, j, x, y
       double precision u(0:m1 + 1, 0:m2 + 1), f, want
-      logical per, image, ok
+      logical per, image, ok, inx, iny
       character(*) what
       ok = .true.
       do j = 0, m2 + 1
          do i = 0, m1 + 1
             want = -1
-            if (image(lo(1) - 1 + i, n1, per, x) .and.
-     &          image(lo(2) - 1 + j, n2, per, y)) want = f(x, y, 0)
+            inx = image(lo(1) - 1 + i, n1, per, x)
+            iny = image(lo(2) - 1 + j, n2, per, y)
+            if (inx .and. iny) want = f(x, y, 0)
             ok = ok .and. u(i, j) == want
          end do
       end do
@@ -261,17 +277,17 @@ c exchanged through each style of dummy, accumulated through one.
       implicit none
       integer m(3), lo(3), n(3), i, j, k, x, y, z
       double precision u(0:m(1) + 1, 0:m(2) + 1, 0:m(3) + 1), f, want
-      logical per, image, ok
+      logical per, image, ok, inx, iny, inz
       character(*) what
       ok = .true.
       do k = 0, m(3) + 1
          do j = 0, m(2) + 1
             do i = 0, m(1) + 1
                want = -1
-               if (image(lo(1) - 1 + i, n(1), per, x) .and.
-     &             image(lo(2) - 1 + j, n(2), per, y) .and.
-     &             image(lo(3) - 1 + k, n(3), per, z))
-     &            want = f(x, y, z)
+               inx = image(lo(1) - 1 + i, n(1), per, x)
+               iny = image(lo(2) - 1 + j, n(2), per, y)
+               inz = image(lo(3) - 1 + k, n(3), per, z)
+               if (inx .and. iny .and. inz) want = f(x, y, z)
                ok = ok .and. u(i, j, k) == want
             end do
          end do
