@@ -3,7 +3,8 @@
 // neighbours (faces, edges, corners).
 //
 // Window layout: the field (planes x rows x pitch of the largest part, with halos; `lead`
-// elements first so that every row's first owned element starts a 64-byte line), then for each
+// elements first so that every row's first owned element starts a 64-byte line; with
+// Layout::contiguous this part's box packed in it), then for each
 // of the 26 directions two receive areas (by exchange parity) sized for the largest block that
 // can arrive from there. Signal word s counts the exchanges whose block from direction s arrived.
 #include <algorithm>
@@ -77,6 +78,7 @@ std::string describe(const DistShape3& s) {
   d += ", periodic ";
   d += triple(std::array<int, 3>{o.periodic[0], o.periodic[1], o.periodic[2]}, "");
   if (o.fill == comm::Fill::none) d += ", unfilled";
+  if (o.layout == Layout::contiguous) d += ", contiguous";
   return d;
 }
 
@@ -256,9 +258,14 @@ void Halo3::Impl::layout() {
     return;
   }
   const index line = 64 % shape.elem_bytes == 0 ? static_cast<index>(64 / shape.elem_bytes) : 1;
-  pitch = (nmax[2] + 2 * h[2] + line - 1) / line * line;
-  plane = checked_mul(nmax[1] + 2 * h[1], pitch);
-  index end = line * (1 + 4 * kStaggers) + checked_mul(nmax[0] + 2 * h[0], plane);
+  // The window's layout is the same everywhere (the largest part's padded planes); every block is
+  // packed to be sent, so Layout::contiguous may lay this part's own box in it packed.
+  const index room = (nmax[2] + 2 * h[2] + line - 1) / line * line;
+  const index room_plane = checked_mul(nmax[1] + 2 * h[1], room);
+  const bool packed = shape.options.layout == Layout::contiguous;
+  pitch = packed ? n[2] + 2 * h[2] : room;
+  plane = packed ? (n[1] + 2 * h[1]) * pitch : room_plane;
+  index end = line * (1 + 4 * kStaggers) + checked_mul(nmax[0] + 2 * h[0], room_plane);
   for (int s = 0; s < kDirs; ++s) {
     const auto d = step(s);
     box[s] = 1;

@@ -21,7 +21,9 @@
 //
 // Storage: one symmetric window per array (every process allocates the largest part's size, so
 // window sizes agree even when parts do not). Rows are padded to whole 64-byte lines and the
-// first owned element of every row starts on one (streaming stores then write whole lines).
+// first owned element of every row starts on one (streaming stores then write whole lines);
+// Layout::contiguous packs the halo box instead (row after row, the pitch this process's own
+// width with halos), as a Fortran or C array of that shape would lie.
 // Fill::none leaves the data untouched for first touch by the threads that compute on it.
 //
 // exchange_halos(): each process puts its edge cells into its neighbours' receive areas with
@@ -75,6 +77,11 @@ enum class Decomposition {
   grid,  // 2-D: rows and columns over Runtime::process_grid()
 };
 
+// How a part's halo box lies in memory (2-D and 3-D; a 1-D part is one row either way): rows
+// padded to whole 64-byte lines, each row's first owned element on a line, the pitch the largest
+// part's (padded); or packed, the pitch this process's own width with halos (contiguous).
+enum class Layout { padded, contiguous };
+
 // exchange_halos(t, ...) inside Runtime::run: with `barriers` the team meets before (every edge
 // written) and after (every halo there to read); with `none` thread 0 alone exchanges and the
 // caller's own team barriers (or collectives) must stand on both sides.
@@ -88,6 +95,7 @@ struct DistOptions {
   comm::Fill fill = comm::Fill::zero;
   Decomposition decomposition = Decomposition::rows;  // 2-D only
   ProcessGrid grid{};                                 // Decomposition::grid only
+  Layout layout = Layout::padded;
 };
 
 namespace detail {
@@ -104,6 +112,7 @@ struct DistShape {
   ProcessGrid grid{};
   std::size_t elem_bytes = 0;
   const std::type_info* elem_type = nullptr;  // named when processes differ (double vs int64_t)
+  Layout layout = Layout::padded;
 };
 
 // What a pending halo exchange (HaloExchange) completes: the 2-D machinery (Halo) or the 3-D one
@@ -204,6 +213,7 @@ inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::si
   s.grid = o.grid;
   s.elem_bytes = elem_bytes;
   s.elem_type = &elem_type;
+  s.layout = o.layout;
   return s;
 }
 

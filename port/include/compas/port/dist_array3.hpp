@@ -84,6 +84,7 @@ struct DistOptions3 {
   comm::Fill fill = comm::Fill::zero;
   std::array<int, 3> grid{0, 0, 0};  // processes per dimension; 0: compas chooses that side
   Partition3 partition{};  // the parts' boundaries (partition3.hpp); empty: the block split
+  Layout layout = Layout::padded;  // Layout::contiguous: the halo box packed (dist_array.hpp)
 };
 
 namespace detail {
