@@ -1,10 +1,10 @@
 ! capi_halo_f: what the Fortran module adds to a halo exchange. Under a launcher (compas-run -n 2
 ! capi_halo_f ROWS COLS EXCHANGES REPEATS) every rank makes a ROWS x COLS array of real(8), halo 1,
 ! rows over the processes, twice: through the module (u(1:COLS, 1:ROWS), Fortran's order, cut
-! along its last dimension: the same memory and cut as C's ROWS x COLS) and as a
-! compas::DistArray<double, 2> on the same Runtime (capi_halo_cxx.cpp). Each repeat times
-! EXCHANGES exchanges of one, then of the other (alternating, so that a drift of the machine
-! weighs on both); rank 0 prints the medians in microseconds per exchange and the ratio
+! along its last dimension: the same memory, packed, and cut as C's ROWS x COLS) and as a
+! compas::DistArray<double, 2> of Layout::contiguous on the same Runtime (capi_halo_cxx.cpp).
+! Each repeat times EXCHANGES exchanges of one, then of the other (alternating, so that a drift
+! of the machine weighs on both); rank 0 prints the medians in microseconds per exchange and the ratio
 ! Fortran / C++. Not a test: a measurement.
 program capi_halo_f
   use, intrinsic :: iso_c_binding

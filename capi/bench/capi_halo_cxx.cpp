@@ -14,7 +14,8 @@ compas::Runtime* g_rt = nullptr;
 
 extern "C" void capi_halo_cxx_create(compas_runtime* h, long rows, long cols) {
   g_rt = h->runtime.get();
-  g_array = std::make_unique<compas::DistArray<double, 2>>(*g_rt, rows, cols);
+  g_array = std::make_unique<compas::DistArray<double, 2>>(
+      *g_rt, rows, cols, compas::DistOptions{.layout = compas::Layout::contiguous});
 }
 
 // Microseconds per exchange over `calls` exchanges, the slowest process's.
