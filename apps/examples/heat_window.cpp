@@ -36,8 +36,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  const auto [lo, hi] =
-      rt.process_block(static_cast<std::size_t>(n));  // (2) global points lo+1..hi
+  const auto [lo, hi] = rt.process_block(n);  // (2) global points lo+1..hi
   const long local = static_cast<long>(hi - lo);
   const long stride = n / rt.processes() + 3;  // the same on every process: the window is symmetric
   auto w = rt.window<double>(2 * static_cast<std::size_t>(stride), 2);  // (3) u and v, ghosts

@@ -204,9 +204,9 @@ Job::Job(Runtime& rt, const Params& p)
       dynamic_(p.schedule == Schedule::dynamic && rt.threads() > 1),
       counters_(new Counter[2 * static_cast<std::size_t>(rt.threads())]),
       socket_of_(rt.team().placement().socket_of_thread) {
-  const auto [lo, hi] = rt.process_block(n_);  // interior rows, 0-based
-  row_lo_ = lo;
-  rows_ = hi - lo;
+  const auto [lo, hi] = rt.process_block(static_cast<index>(n_));  // interior rows, 0-based
+  row_lo_ = static_cast<std::size_t>(lo);
+  rows_ = static_cast<std::size_t>(hi - lo);
   pitch_ = static_cast<std::size_t>(field_[0].pitch());
   plan_stores();
   make_groups();

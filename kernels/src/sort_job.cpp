@@ -11,12 +11,12 @@
 
 #include "compas/base/statistics.hpp"
 #include "compas/comm/window.hpp"
+#include "compas/kernels/test_hooks.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
 #include "funneled.hpp"
 #include "job_memory.hpp"
 #include "sort_job_state.hpp"
-#include "compas/kernels/test_hooks.hpp"
 
 namespace compas::kernels::sort {
 
@@ -106,9 +106,9 @@ SortJob::SortJob(Runtime& runtime, const JobParams& params)
       nt(rt.threads()),
       n(jp.keys),
       local(jp.local) {
-  const auto [lo, hi] = rt.process_block(static_cast<std::size_t>(n));
-  nlo = lo;
-  nloc = hi - lo;
+  const auto [lo, hi] = rt.process_block(static_cast<compas::index>(n));
+  nlo = static_cast<std::size_t>(lo);
+  nloc = static_cast<std::size_t>(hi - lo);
   if (local.cache_bytes == Options{}.cache_bytes) local.cache_bytes = cache_bytes(rt.topology());
   if (local.calibrate_bytes == Options{}.calibrate_bytes)
     local.calibrate_bytes = threads::nt_threshold(rt.topology(), rt.team().placement());

@@ -415,15 +415,18 @@ void Runtime::check_root(int root_process, int root_thread) const {
                             std::to_string(impl_->team->size() - 1));
 }
 
-std::pair<std::size_t, std::size_t> Runtime::process_block(std::size_t n) const {
-  return threads::block_range(n, processes(), process());
+std::pair<index, index> Runtime::process_block(index n) const {
+  if (n < 0)
+    throw std::invalid_argument("Runtime::process_block: " + std::to_string(n) +
+                                " items: a count is 0 or more");
+  const Range r = part({0, n});
+  return {r.lo, r.hi};
 }
 
-std::pair<std::size_t, std::size_t> Runtime::block(const threads::ThreadCtx& t,
-                                                   std::size_t n) const {
+std::pair<index, index> Runtime::block(const threads::ThreadCtx& t, index n) const {
   const auto [lo, hi] = process_block(n);
-  const auto [a, b] = threads::block_range(hi - lo, t.nthreads(), t.tid());
-  return {lo + a, lo + b};
+  const Range r = split({lo, hi}, t.nthreads(), t.tid());
+  return {r.lo, r.hi};
 }
 
 Runtime::Grid Runtime::process_grid() const {

@@ -269,7 +269,7 @@ TEST(Runtime, FunneledBarrierSeparatesPhasesAcrossProcesses) {
 }
 
 TEST(Runtime, BlocksCoverTheRangeInOrder) {
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
+  for (compas::index n : {0, 1, 7, 1000}) {
     std::atomic<int> wrong{0};
     long total = 0;
     rt().run([&](compas::ThreadCtx& t) {
@@ -286,6 +286,7 @@ TEST(Runtime, BlocksCoverTheRangeInOrder) {
     EXPECT_EQ(wrong.load(), 0) << "n " << n;
     EXPECT_EQ(total, static_cast<long>(n));
   }
+  EXPECT_THROW((void)rt().process_block(-1), std::invalid_argument);
 }
 
 TEST(Runtime, ProcessGridIsNearSquare) {

@@ -338,10 +338,11 @@ class Runtime {
   // ---- partitioning: over processes first, then over the threads of each ----
   // This process's block of a global index range (the split DistArray and parallel_for use).
   Range part(Range r) const { return split(r, processes(), process()); }
-  // This process's [lo, hi) of n items.
-  std::pair<std::size_t, std::size_t> process_block(std::size_t n) const;
+  // This process's [lo, hi) of n items: the block split of range.hpp (part({0, n}) as a pair), in
+  // compas::index like every index of the porting layer. n < 0: std::invalid_argument naming it.
+  std::pair<index, index> process_block(index n) const;
   // This thread's [lo, hi) of n items of the whole job (inside process_block(n)).
-  std::pair<std::size_t, std::size_t> block(const threads::ThreadCtx& t, std::size_t n) const;
+  std::pair<index, index> block(const threads::ThreadCtx& t, index n) const;
   // A near-square rows x cols grid of the processes (rows <= cols, rows * cols = P) and this
   // process's (row, col) in it, row-major.
   struct Grid {
