@@ -1,0 +1,235 @@
+// GhostPlan's machinery (ghost.hpp): the ghosts sorted by owner in one linear pass, the lists and
+// offsets exchanged in two rounds, and each call's transfer: one put per peer into its staging
+// window, the job's agreement first (which also says every receiver is ready for the puts).
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "compas/comm/window.hpp"
+#include "compas/port/ghost.hpp"
+#include "compas/runtime/collectives.hpp"
+#include "dist_agree.hpp"
+
+namespace compas::detail {
+
+namespace {
+
+// What every process says to every peer before any index moves.
+struct GhostWire {
+  std::uint64_t digest = 0;
+  std::int64_t lo = 0, hi = 0, parts = 0;
+  std::int64_t bad = 0, bad_pos = 0, bad_index = 0;
+  std::uint64_t count = 0;  // how many of the sender's ghosts the receiver owns
+  std::uint64_t at = 0;     // where they arrive in the sender's forward staging (elements)
+  char problem[96] = {};    // what else is wrong with the sender's arguments
+};
+static_assert(std::is_trivially_copyable_v<GhostWire>);
+
+std::string process(std::size_t r) {
+  return "process " + std::to_string(r);
+}
+
+std::string partition_text(const GhostWire& w) {
+  return "a partition of " + range_text({w.lo, w.hi}) + " over " + std::to_string(w.parts) +
+         " processes (digest " + std::to_string(w.digest) + ")";
+}
+
+// The same verdict on every process: partitions that differ, a problem, an index out of range.
+void check(const std::vector<GhostWire>& all) {
+  const GhostWire& w0 = all[0];
+  for (std::size_t r = 1; r < all.size(); ++r)
+    if (all[r].digest != w0.digest || all[r].lo != w0.lo || all[r].hi != w0.hi)
+      throw CollectiveError("compas::GhostPlan: " + process(0) + " passes " + partition_text(w0) +
+                            ", " + process(r) + " " + partition_text(all[r]) +
+                            ": every process passes the same partition");
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (all[r].problem[0])
+      throw CollectiveError("compas::GhostPlan: " + process(r) + ": " + all[r].problem);
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (all[r].bad)
+      throw std::out_of_range("compas::GhostPlan: " + process(r) + ": index " +
+                              std::to_string(all[r].bad_index) + " at position " +
+                              std::to_string(all[r].bad_pos) +
+                              " is outside the partition's domain " + range_text({w0.lo, w0.hi}));
+}
+
+std::vector<std::size_t> prefix(const std::vector<std::size_t>& counts) {
+  return offsets_of(counts);
+}
+
+}  // namespace
+
+struct GhostCore::Impl {
+  Runtime* rt = nullptr;
+  std::vector<std::byte> pack;
+  struct Staging {
+    std::size_t elem = 0;
+    std::unique_ptr<comm::WindowBytes> win;
+  };
+  std::vector<Staging> staging[2];  // by GhostCall, one window per element size
+  std::vector<comm::Request> sent;
+
+  comm::WindowBytes& window(int call, std::size_t elem, std::size_t arriving);
+};
+
+comm::WindowBytes& GhostCore::Impl::window(int call, std::size_t elem, std::size_t arriving) {
+  for (Staging& s : staging[call])
+    if (s.elem == elem) return *s.win;
+  const std::size_t bytes = comm::detail::checked_bytes(std::max<std::size_t>(arriving, 1), elem,
+                                                        "GhostPlan's staging window");
+  staging[call].push_back(
+      {elem, std::make_unique<comm::WindowBytes>(rt->comm(), bytes, 1, comm::Fill::none)});
+  return *staging[call].back().win;
+}
+
+namespace {
+
+// The plan from this process's ghosts, sorted by owner in a counting sort (linear: an owned index
+// is a range check, another one binary search of the split points).
+template <class I>
+void make(GhostCore& c, Runtime& rt, std::span<const I> ghosts, const std::string& problem) {
+  const Partition& d = c.parts;
+  const auto P = static_cast<std::size_t>(d.parts()), me = static_cast<std::size_t>(d.process());
+  const Range own = d.owned(), dom = d.domain();
+  GhostWire mine;
+  mine.digest = d.digest();
+  mine.lo = dom.lo;
+  mine.hi = dom.hi;
+  mine.parts = static_cast<std::int64_t>(P);
+  std::memcpy(mine.problem, problem.data(), std::min(problem.size(), sizeof mine.problem - 1));
+  std::vector<std::size_t> ask(P, 0);
+  for (std::size_t k = 0; k < ghosts.size(); ++k) {
+    const index g = ghosts[k];
+    if (own.contains(g)) {
+      c.self_ghost.push_back(k);
+      c.self_owned.push_back(static_cast<std::size_t>(g - own.lo));
+    } else if (dom.contains(g)) {
+      ++ask[static_cast<std::size_t>(d.owner(g))];
+    } else if (!mine.bad) {
+      mine.bad = 1, mine.bad_pos = static_cast<std::int64_t>(k), mine.bad_index = g;
+    }
+  }
+  std::vector<std::size_t> next = prefix(ask);
+  GhostRoute& fwd = c.route[0];
+  GhostRoute& rev = c.route[1];
+  fwd.unpack.resize(next.back() + ask.back());
+  std::vector<index> asked(fwd.unpack.size());
+  if (!mine.bad)
+    for (std::size_t k = 0; k < ghosts.size(); ++k) {
+      const index g = ghosts[k];
+      if (own.contains(g)) continue;
+      const std::size_t m = next[static_cast<std::size_t>(d.owner(g))]++;
+      fwd.unpack[m] = k;
+      asked[m] = g;
+    }
+  // Round 1: every process's record and its count and forward offset for each peer.
+  const std::vector<std::size_t> at = prefix(ask), ones(P, 1);
+  std::vector<GhostWire> send(P, mine), all(P);
+  for (std::size_t r = 0; r < P; ++r) send[r].count = ask[r], send[r].at = at[r];
+  exchange<GhostWire>(rt, send, ones, all, ones);
+  check(all);
+  std::vector<std::size_t> serve(P);
+  for (std::size_t r = 0; r < P; ++r) serve[r] = r == me ? 0 : all[r].count;
+  const std::vector<std::size_t> serve_at = prefix(serve);
+  // Round 2: to each peer, where its ghosts of mine arrive here in reverse, then my asked list.
+  std::vector<std::size_t> out_n(P), in_n(P);
+  std::vector<index> out, in;
+  for (std::size_t r = 0; r < P; ++r) {
+    out_n[r] = r == me ? 0 : 1 + ask[r];
+    in_n[r] = r == me ? 0 : 1 + serve[r];
+    if (r == me) continue;
+    out.push_back(static_cast<index>(serve_at[r]));
+    out.insert(out.end(), asked.begin() + static_cast<std::ptrdiff_t>(at[r]),
+               asked.begin() + static_cast<std::ptrdiff_t>(at[r] + ask[r]));
+  }
+  in.resize(prefix(in_n).back() + in_n.back());
+  exchange<index>(rt, out, out_n, in, in_n);
+  // Forward: pack what each peer asked (owned offsets) and put it at its forward offset for me.
+  std::size_t m = 0;
+  for (std::size_t r = 0; r < P; ++r) {
+    if (r == me) continue;
+    const index rev_at = in[m++];
+    for (std::size_t k = 0; k < serve[r]; ++k)
+      fwd.pack.push_back(static_cast<std::size_t>(in[m++] - own.lo));
+    if (serve[r])
+      fwd.to.push_back(static_cast<int>(r)), fwd.to_count.push_back(serve[r]),
+          fwd.to_at.push_back(all[r].at);
+    if (ask[r])
+      rev.to.push_back(static_cast<int>(r)), rev.to_count.push_back(ask[r]),
+          rev.to_at.push_back(static_cast<std::size_t>(rev_at));
+    if (ask[r]) ++fwd.sources;
+    if (serve[r]) ++rev.sources;
+    if (r < me) fwd.below += ask[r], rev.below += serve[r];
+  }
+  rev.pack = fwd.unpack;
+  rev.unpack = fwd.pack;
+  c.ghost_n = static_cast<index>(ghosts.size());
+}
+
+}  // namespace
+
+GhostCore::GhostCore(const Partition& d, std::span<const std::int32_t> ghosts,
+                     const std::string& problem)
+    : parts(d), owned_n(d.owned().size()), impl_(std::make_unique<Impl>()) {
+  impl_->rt = &d.runtime();
+  d.runtime().check_funneled("compas::GhostPlan", kFunneled);
+  make(*this, d.runtime(), ghosts, problem);
+  number = object_number(ObjectKind::ghost_plan, true);
+}
+
+GhostCore::GhostCore(const Partition& d, std::span<const std::int64_t> ghosts,
+                     const std::string& problem)
+    : parts(d), owned_n(d.owned().size()), impl_(std::make_unique<Impl>()) {
+  impl_->rt = &d.runtime();
+  d.runtime().check_funneled("compas::GhostPlan", kFunneled);
+  make(*this, d.runtime(), ghosts, problem);
+  number = object_number(ObjectKind::ghost_plan, true);
+}
+
+GhostCore::~GhostCore() = default;
+
+void GhostCore::agree(GhostCall call, std::size_t elem, const std::string& problem) {
+  Runtime& rt = *impl_->rt;
+  rt.check_funneled("compas::GhostPlan", kFunneled);
+  const CollectiveCall what =
+      call == GhostCall::update ? CollectiveCall::ghost_update : CollectiveCall::ghost_accumulate;
+  if (rt.processes() == 1) {
+    if (!problem.empty())
+      throw CollectiveError(std::string("compas::GhostPlan::") +
+                            (call == GhostCall::update ? "update" : "accumulate") +
+                            " on GhostPlan #" + std::to_string(number) + ": process 0: " + problem);
+    return;
+  }
+  detail::agree(rt, {what, elem, 0, -1, true, problem, number});
+}
+
+std::byte* GhostCore::pack_buffer(std::size_t bytes) {
+  if (impl_->pack.size() < bytes) impl_->pack.resize(bytes);
+  return impl_->pack.data();
+}
+
+const std::byte* GhostCore::transfer(GhostCall call, std::size_t elem) {
+  const int c = static_cast<int>(call);
+  GhostRoute& r = route[c];
+  comm::WindowBytes& w = impl_->window(c, elem, r.unpack.size());
+  ++r.calls;
+  std::size_t off = 0;
+  impl_->sent.clear();
+  for (std::size_t k = 0; k < r.to.size(); ++k) {
+    impl_->sent.push_back(w.put_signal_nb(
+        r.to[k], r.to_at[k] * elem, impl_->pack.data() + off * elem, r.to_count[k] * elem, 0));
+    off += r.to_count[k];
+  }
+  w.wait_until(0, r.calls * r.sources);
+  for (comm::Request& q : impl_->sent) q.wait();
+  return w.local();
+}
+
+std::string ghost_size_problem(std::size_t have, index owned, index ghosts) {
+  if (static_cast<index>(have) == owned + ghosts) return "";
+  return "a vector of " + std::to_string(have) + " elements, " + std::to_string(owned + ghosts) +
+         " are needed (" + std::to_string(owned) + " owned, " + std::to_string(ghosts) + " ghosts)";
+}
+
+}  // namespace compas::detail
