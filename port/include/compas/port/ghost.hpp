@@ -42,10 +42,12 @@
 // partition, or processes calling different plans or operations (CollectiveError).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -249,6 +251,15 @@ class GhostedVector {
  public:
   explicit GhostedVector(GhostPlan& plan, T fill = T{})
       : plan_(&plan), v_(static_cast<std::size_t>(plan.local_size()), fill) {}
+  // The owned entries from `owned` (owned_size() of them; std::invalid_argument otherwise), the
+  // ghosts T{} until the first update_ghosts().
+  GhostedVector(GhostPlan& plan, std::span<const T> owned) : GhostedVector(plan) {
+    if (static_cast<index>(owned.size()) != owned_size())
+      throw std::invalid_argument("GhostedVector: " + std::to_string(owned.size()) +
+                                  " owned values given, " + std::to_string(owned_size()) +
+                                  " are needed");
+    std::copy(owned.begin(), owned.end(), v_.begin());
+  }
 
   GhostPlan& plan() const { return *plan_; }
   Range owned_range() const { return plan_->owned(); }
