@@ -189,7 +189,8 @@ GhostCore::GhostCore(const Partition& d, std::span<const std::int64_t> ghosts,
 
 GhostCore::~GhostCore() = default;
 
-void GhostCore::agree(GhostCall call, std::size_t elem, const std::string& problem) {
+void GhostCore::agree(GhostCall call, std::size_t elem, const std::type_info& type,
+                      const std::string& problem) {
   Runtime& rt = *impl_->rt;
   rt.check_funneled("compas::GhostPlan", kFunneled);
   const CollectiveCall what =
@@ -201,7 +202,7 @@ void GhostCore::agree(GhostCall call, std::size_t elem, const std::string& probl
                             " on GhostPlan #" + std::to_string(number) + ": process 0: " + problem);
     return;
   }
-  detail::agree(rt, {what, elem, 0, -1, true, problem, number});
+  detail::agree(rt, {what, elem, 0, -1, true, problem, number, &type});
 }
 
 std::byte* GhostCore::pack_buffer(std::size_t bytes) {

@@ -33,6 +33,9 @@
 //    source rank order: the same bits every run). At P = 1 nothing is agreed or sent: an update
 //    copies the ghosts that are own indices, none for for_columns (it costs nothing).
 //
+// A GhostedVector refers to its plan: keep the plan alive and in place while its vectors are used.
+// Destroying a plan that has made calls is collective (its staging windows meet every process).
+//
 // Calls are collectives, funneled (the thread that made the Runtime, outside run() and outside
 // OpenMP parallel regions; copies of 4096 entries or more run on its OpenMP team when compiled
 // with OpenMP). Errors, the same on every process before any data moves: an index outside the
@@ -50,6 +53,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "compas/port/dist_array.hpp"
@@ -84,7 +88,8 @@ class GhostCore {
   GhostCore& operator=(const GhostCore&) = delete;
 
   // The call agreed across the job (nothing at P = 1 but the local check): CollectiveError.
-  void agree(GhostCall call, std::size_t elem, const std::string& problem);
+  void agree(GhostCall call, std::size_t elem, const std::type_info& type,
+             const std::string& problem);
   // Every block packed in pack_buffer() put to its destination, and every arriving one waited
   // for: returns where they arrived (by source rank, as the route's unpack).
   const std::byte* transfer(GhostCall call, std::size_t elem);
@@ -165,6 +170,11 @@ class GhostPlan {
   static GhostPlan for_columns(const Partition& d, std::vector<I>& cols) {
     return for_columns(d, std::span<I>(cols));
   }
+  // As GhostPlan(d, ghosts), `problem` saying what else is wrong with this process's arguments
+  // ("" when nothing): refused alike on every process (for wrappers: the C API).
+  template <class I>
+  GhostPlan(const Partition& d, std::span<const I> ghosts, const std::string& problem)
+      : core_(std::make_unique<detail::GhostCore>(d, ghosts, problem)) {}
 
   const Partition& partition() const { return core_->parts; }
   Range owned() const { return core_->parts.owned(); }  // global indices of positions 0..
@@ -200,17 +210,13 @@ class GhostPlan {
   }
 
  private:
-  template <class I>
-  GhostPlan(const Partition& d, std::span<const I> ghosts, const std::string& problem)
-      : core_(std::make_unique<detail::GhostCore>(d, ghosts, problem)) {}
-
   // Forward: ghosts <- owners' entries; reverse: owners' entries += ghosts. `own` and `gh` are
   // this process's owned entries and ghosts.
   template <class T>
   void exchange(detail::GhostCall call, T* own, T* gh, const std::string& problem) {
     static_assert(std::is_trivially_copyable_v<T>, "a ghosted vector needs trivially copyable T");
     detail::GhostCore& c = *core_;
-    c.agree(call, sizeof(T), problem);
+    c.agree(call, sizeof(T), typeid(T), problem);
     const bool fwd = call == detail::GhostCall::update;
     const detail::GhostRoute& r = c.route[static_cast<int>(call)];
     const auto same = [](std::size_t i) { return i; };
