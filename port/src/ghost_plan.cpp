@@ -54,10 +54,6 @@ void check(const std::vector<GhostWire>& all) {
                               " is outside the partition's domain " + range_text({w0.lo, w0.hi}));
 }
 
-std::vector<std::size_t> prefix(const std::vector<std::size_t>& counts) {
-  return offsets_of(counts);
-}
-
 }  // namespace
 
 struct GhostCore::Impl {
@@ -85,85 +81,124 @@ comm::WindowBytes& GhostCore::Impl::window(int call, std::size_t elem, std::size
 
 namespace {
 
-// The plan from this process's ghosts, sorted by owner in a counting sort (linear: an owned index
-// is a range check, another one binary search of the split points).
-template <class I>
-void make(GhostCore& c, Runtime& rt, std::span<const I> ghosts, const std::string& problem) {
-  const Partition& d = c.parts;
-  const auto P = static_cast<std::size_t>(d.parts()), me = static_cast<std::size_t>(d.process());
-  const Range own = d.owned(), dom = d.domain();
+// The plan from this process's ghosts (make_plan, below), in steps.
+struct Builder {
+  GhostCore& c;
+  Runtime& rt;
+  std::size_t P, me;
+  Range own, dom;
   GhostWire mine;
-  mine.digest = d.digest();
-  mine.lo = dom.lo;
-  mine.hi = dom.hi;
-  mine.parts = static_cast<std::int64_t>(P);
-  std::memcpy(mine.problem, problem.data(), std::min(problem.size(), sizeof mine.problem - 1));
-  std::vector<std::size_t> ask(P, 0);
-  for (std::size_t k = 0; k < ghosts.size(); ++k) {
-    const index g = ghosts[k];
-    if (own.contains(g)) {
-      c.self_ghost.push_back(k);
-      c.self_owned.push_back(static_cast<std::size_t>(g - own.lo));
-    } else if (dom.contains(g)) {
-      ++ask[static_cast<std::size_t>(d.owner(g))];
-    } else if (!mine.bad) {
-      mine.bad = 1, mine.bad_pos = static_cast<std::int64_t>(k), mine.bad_index = g;
-    }
-  }
-  std::vector<std::size_t> next = prefix(ask);
-  GhostRoute& fwd = c.route[0];
-  GhostRoute& rev = c.route[1];
-  fwd.unpack.resize(next.back() + ask.back());
-  std::vector<index> asked(fwd.unpack.size());
-  if (!mine.bad)
+  std::vector<std::size_t> ask, serve;  // per peer: my ghosts it owns, its ghosts I own
+  std::vector<index> asked;             // my off-process ghosts, grouped by owner
+  std::vector<GhostWire> all;           // every peer's record to me
+
+  // One pass: own ghosts are a range check, the others counted by owner (O(log P) each).
+  template <class I>
+  void classify(std::span<const I> ghosts) {
+    ask.assign(P, 0);
     for (std::size_t k = 0; k < ghosts.size(); ++k) {
       const index g = ghosts[k];
-      if (own.contains(g)) continue;
-      const std::size_t m = next[static_cast<std::size_t>(d.owner(g))]++;
-      fwd.unpack[m] = k;
-      asked[m] = g;
+      if (own.contains(g)) {
+        c.self_ghost.push_back(k);
+        c.self_owned.push_back(static_cast<std::size_t>(g - own.lo));
+      } else if (dom.contains(g)) {
+        ++ask[static_cast<std::size_t>(c.parts.owner(g))];
+      } else if (!mine.bad) {
+        mine.bad = 1, mine.bad_pos = static_cast<std::int64_t>(k), mine.bad_index = g;
+      }
     }
-  // Round 1: every process's record and its count and forward offset for each peer.
-  const std::vector<std::size_t> at = prefix(ask), ones(P, 1);
-  std::vector<GhostWire> send(P, mine), all(P);
-  for (std::size_t r = 0; r < P; ++r) send[r].count = ask[r], send[r].at = at[r];
-  exchange<GhostWire>(rt, send, ones, all, ones);
-  check(all);
-  std::vector<std::size_t> serve(P);
-  for (std::size_t r = 0; r < P; ++r) serve[r] = r == me ? 0 : all[r].count;
-  const std::vector<std::size_t> serve_at = prefix(serve);
+  }
+  // A counting sort of the off-process ghosts by owner (stable): where each arrives.
+  template <class I>
+  void group_by_owner(std::span<const I> ghosts) {
+    std::vector<std::size_t> next = offsets_of(ask);
+    GhostRoute& fwd = c.route[0];
+    fwd.unpack.resize(next.back() + ask.back());
+    asked.resize(fwd.unpack.size());
+    if (mine.bad) return;  // the verdict throws
+    for (std::size_t k = 0; k < ghosts.size(); ++k) {
+      if (own.contains(ghosts[k])) continue;
+      const std::size_t m = next[static_cast<std::size_t>(c.parts.owner(ghosts[k]))]++;
+      fwd.unpack[m] = k;
+      asked[m] = ghosts[k];
+    }
+  }
+  // Round 1: every process's record, with its count and forward offset for each peer; checked.
+  void agree_and_count() {
+    const std::vector<std::size_t> at = offsets_of(ask), ones(P, 1);
+    std::vector<GhostWire> send(P, mine);
+    all.resize(P);
+    for (std::size_t r = 0; r < P; ++r) send[r].count = ask[r], send[r].at = at[r];
+    exchange<GhostWire>(rt, send, ones, all, ones);
+    check(all);
+    serve.resize(P);
+    for (std::size_t r = 0; r < P; ++r) serve[r] = r == me ? 0 : all[r].count;
+  }
   // Round 2: to each peer, where its ghosts of mine arrive here in reverse, then my asked list.
-  std::vector<std::size_t> out_n(P), in_n(P);
-  std::vector<index> out, in;
-  for (std::size_t r = 0; r < P; ++r) {
-    out_n[r] = r == me ? 0 : 1 + ask[r];
-    in_n[r] = r == me ? 0 : 1 + serve[r];
-    if (r == me) continue;
-    out.push_back(static_cast<index>(serve_at[r]));
-    out.insert(out.end(), asked.begin() + static_cast<std::ptrdiff_t>(at[r]),
-               asked.begin() + static_cast<std::ptrdiff_t>(at[r] + ask[r]));
+  std::vector<index> lists() {
+    const std::vector<std::size_t> at = offsets_of(ask), serve_at = offsets_of(serve);
+    std::vector<std::size_t> out_n(P), in_n(P);
+    std::vector<index> out, in;
+    for (std::size_t r = 0; r < P; ++r) {
+      out_n[r] = r == me ? 0 : 1 + ask[r];
+      in_n[r] = r == me ? 0 : 1 + serve[r];
+      if (r == me) continue;
+      out.push_back(static_cast<index>(serve_at[r]));
+      out.insert(out.end(), asked.begin() + static_cast<std::ptrdiff_t>(at[r]),
+                 asked.begin() + static_cast<std::ptrdiff_t>(at[r] + ask[r]));
+    }
+    in.resize(offsets_of(in_n).back() + in_n.back());
+    exchange<index>(rt, out, out_n, in, in_n);
+    return in;
   }
-  in.resize(prefix(in_n).back() + in_n.back());
-  exchange<index>(rt, out, out_n, in, in_n);
-  // Forward: pack what each peer asked (owned offsets) and put it at its forward offset for me.
-  std::size_t m = 0;
-  for (std::size_t r = 0; r < P; ++r) {
-    if (r == me) continue;
-    const index rev_at = in[m++];
-    for (std::size_t k = 0; k < serve[r]; ++k)
-      fwd.pack.push_back(static_cast<std::size_t>(in[m++] - own.lo));
-    if (serve[r])
-      fwd.to.push_back(static_cast<int>(r)), fwd.to_count.push_back(serve[r]),
-          fwd.to_at.push_back(all[r].at);
-    if (ask[r])
-      rev.to.push_back(static_cast<int>(r)), rev.to_count.push_back(ask[r]),
-          rev.to_at.push_back(static_cast<std::size_t>(rev_at));
-    if (ask[r]) ++fwd.sources;
-    if (serve[r]) ++rev.sources;
-    if (r < me) fwd.below += ask[r], rev.below += serve[r];
+  // Both directions' destinations, counts and offsets, and what forward packs (owned offsets).
+  void routes(const std::vector<index>& in) {
+    GhostRoute& fwd = c.route[0];
+    GhostRoute& rev = c.route[1];
+    std::size_t m = 0;
+    for (std::size_t r = 0; r < P; ++r) {
+      if (r == me) continue;
+      const auto rev_at = static_cast<std::size_t>(in[m++]);
+      for (std::size_t k = 0; k < serve[r]; ++k)
+        fwd.pack.push_back(static_cast<std::size_t>(in[m++] - own.lo));
+      if (serve[r]) add_to(fwd, r, serve[r], all[r].at);
+      if (ask[r]) add_to(rev, r, ask[r], rev_at);
+      if (r < me) fwd.below += ask[r], rev.below += serve[r];
+    }
+    for (std::size_t r = 0; r < P; ++r) fwd.sources += ask[r] > 0, rev.sources += serve[r] > 0;
+    rev.pack = fwd.unpack;
+    rev.unpack = fwd.pack;
   }
-  rev.pack = fwd.unpack;
-  rev.unpack = fwd.pack;
+  static void add_to(GhostRoute& route, std::size_t r, std::size_t count, std::size_t at) {
+    route.to.push_back(static_cast<int>(r));
+    route.to_count.push_back(count);
+    route.to_at.push_back(at);
+  }
+};
+
+template <class I>
+void make_plan(GhostCore& c, std::span<const I> ghosts, const std::string& problem) {
+  const Partition& d = c.parts;
+  Builder b{c,
+            d.runtime(),
+            static_cast<std::size_t>(d.parts()),
+            static_cast<std::size_t>(d.process()),
+            d.owned(),
+            d.domain(),
+            {},
+            {},
+            {},
+            {},
+            {}};
+  b.mine.digest = d.digest();
+  b.mine.lo = b.dom.lo;
+  b.mine.hi = b.dom.hi;
+  b.mine.parts = d.parts();
+  std::memcpy(b.mine.problem, problem.data(), std::min(problem.size(), sizeof b.mine.problem - 1));
+  b.classify(ghosts);
+  b.group_by_owner(ghosts);
+  b.agree_and_count();
+  b.routes(b.lists());
   c.ghost_n = static_cast<index>(ghosts.size());
 }
 
@@ -174,7 +209,7 @@ GhostCore::GhostCore(const Partition& d, std::span<const std::int32_t> ghosts,
     : parts(d), owned_n(d.owned().size()), impl_(std::make_unique<Impl>()) {
   impl_->rt = &d.runtime();
   d.runtime().check_funneled("compas::GhostPlan", kFunneled);
-  make(*this, d.runtime(), ghosts, problem);
+  make_plan(*this, ghosts, problem);
   number = object_number(ObjectKind::ghost_plan, true);
 }
 
@@ -183,7 +218,7 @@ GhostCore::GhostCore(const Partition& d, std::span<const std::int64_t> ghosts,
     : parts(d), owned_n(d.owned().size()), impl_(std::make_unique<Impl>()) {
   impl_->rt = &d.runtime();
   d.runtime().check_funneled("compas::GhostPlan", kFunneled);
-  make(*this, d.runtime(), ghosts, problem);
+  make_plan(*this, ghosts, problem);
   number = object_number(ObjectKind::ghost_plan, true);
 }
 
