@@ -15,8 +15,8 @@ if [[ ${#pairs[@]} -eq 0 ]]; then
   for port in apps/examples/prk/*_compas.cpp; do
     pairs+=("${port%_compas.cpp}_openmp.cpp" "$port")
   done
-  for port in apps/examples/sparse_cg/*_compas.cpp; do
-    pairs+=("${port%_compas.cpp}_openmp.cpp" "$port")
+  for port in apps/examples/sparse_cg/*_compas.cpp apps/examples/sparse_cg/*_compas.c; do
+    pairs+=("${port%_compas.c*}_openmp.${port##*.}" "$port")
   done
   for port in apps/examples/c/*_compas.c; do
     pairs+=("${port%_compas.c}_openmp.c" "$port")
