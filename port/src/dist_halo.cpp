@@ -59,7 +59,10 @@ std::string describe(const DistShape& s) {
   if (s.fill == comm::Fill::none) d += ", unfilled";
   if (!s.starts.empty()) {
     d += ", split at";
-    for (index v : s.starts) d += " " + std::to_string(v);
+    for (index v : s.starts) {
+      d += ' ';  // not " " + ...: GCC 12's -Wrestrict misfires on that here
+      d += std::to_string(v);
+    }
   }
   return d;
 }

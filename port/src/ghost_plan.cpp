@@ -62,21 +62,24 @@ struct GhostCore::Impl {
   struct Staging {
     std::size_t elem = 0;
     std::unique_ptr<comm::WindowBytes> win;
+    std::uint64_t calls = 0;  // calls in this direction with this element size: the signal's
+                              // target is calls x senders
   };
   std::vector<Staging> staging[2];  // by GhostCall, one window per element size
   std::vector<comm::Request> sent;
 
-  comm::WindowBytes& window(int call, std::size_t elem, std::size_t arriving);
+  Staging& window(int call, std::size_t elem, std::size_t arriving);
 };
 
-comm::WindowBytes& GhostCore::Impl::window(int call, std::size_t elem, std::size_t arriving) {
+GhostCore::Impl::Staging& GhostCore::Impl::window(int call, std::size_t elem,
+                                                  std::size_t arriving) {
   for (Staging& s : staging[call])
-    if (s.elem == elem) return *s.win;
+    if (s.elem == elem) return s;
   const std::size_t bytes = comm::detail::checked_bytes(std::max<std::size_t>(arriving, 1), elem,
                                                         "GhostPlan's staging window");
   staging[call].push_back(
-      {elem, std::make_unique<comm::WindowBytes>(rt->comm(), bytes, 1, comm::Fill::none)});
-  return *staging[call].back().win;
+      {elem, std::make_unique<comm::WindowBytes>(rt->comm(), bytes, 1, comm::Fill::none), 0});
+  return staging[call].back();
 }
 
 namespace {
@@ -248,8 +251,9 @@ std::byte* GhostCore::pack_buffer(std::size_t bytes) {
 const std::byte* GhostCore::transfer(GhostCall call, std::size_t elem) {
   const int c = static_cast<int>(call);
   GhostRoute& r = route[c];
-  comm::WindowBytes& w = impl_->window(c, elem, r.unpack.size());
-  ++r.calls;
+  Impl::Staging& s = impl_->window(c, elem, r.unpack.size());
+  comm::WindowBytes& w = *s.win;
+  ++s.calls;
   std::size_t off = 0;
   impl_->sent.clear();
   for (std::size_t k = 0; k < r.to.size(); ++k) {
@@ -257,7 +261,7 @@ const std::byte* GhostCore::transfer(GhostCall call, std::size_t elem) {
         r.to[k], r.to_at[k] * elem, impl_->pack.data() + off * elem, r.to_count[k] * elem, 0));
     off += r.to_count[k];
   }
-  w.wait_until(0, r.calls * r.sources);
+  w.wait_until(0, s.calls * r.sources);
   for (comm::Request& q : impl_->sent) q.wait();
   return w.local();
 }

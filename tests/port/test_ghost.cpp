@@ -164,6 +164,31 @@ void check_update() {
   for (std::size_t k = 0; k < mine.size(); ++k) EXPECT_EQ(g[k], -f(mine[k])) << k;
 }
 
+// One plan, vectors of several element types in turn (each has its own staging area).
+TEST(GhostPlan, ElementTypesInTurn) {
+  const auto d = unequal();
+  const std::vector<std::int64_t> mine = ghosts_of<std::int64_t>(me());
+  compas::GhostPlan plan(d, mine);
+  compas::GhostedVector<double> a(plan);
+  compas::GhostedVector<float> b(plan);
+  compas::GhostedVector<std::int32_t> c(plan);
+  for (int round = 0; round < 3; ++round) {
+    for (index k = 0; k < a.owned_size(); ++k) {
+      const index g = d.owned().lo + k;
+      a[k] = f(g) + round, b[k] = static_cast<float>(g + round), c[k] = static_cast<int>(2 * g);
+    }
+    a.update_ghosts();
+    b.update_ghosts();
+    if (round != 1) c.update_ghosts();
+    a.update_ghosts();
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      EXPECT_EQ(a.ghosts()[k], f(mine[k]) + round) << k;
+      EXPECT_EQ(b.ghosts()[k], static_cast<float>(mine[k] + round)) << k;
+      EXPECT_EQ(c.ghosts()[k], static_cast<int>(2 * mine[k])) << k;
+    }
+  }
+}
+
 TEST(GhostPlan, UpdateFillsGhostsInt32) {
   check_update<std::int32_t>();
 }

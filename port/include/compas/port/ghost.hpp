@@ -73,7 +73,6 @@ struct GhostRoute {
   std::vector<std::size_t> unpack;  // where each arriving entry goes, by source rank
   std::size_t below = 0;            // arriving entries from ranks below this one
   std::size_t sources = 0;          // processes that send here
-  std::uint64_t calls = 0;          // calls made in this direction (the signal's target)
 };
 
 enum class GhostCall : int { update = 0, accumulate = 1 };
