@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   const std::vector<int> global = columns(n, z.lo * plane, z.size() * plane);
   const double plan_s = median_of(repeats, [&] {
     std::vector<int> c = global;
-    rt.barrier();
+    compas::barrier(rt);
     const auto t0 = Clock::now();
     auto p = compas::GhostPlan::for_columns(d, c);
     return since(t0);
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   std::vector<double> copy(static_cast<std::size_t>(v.owned_size()));
   const int calls = 200;
   const double update_s = median_of(repeats, [&] {
-    rt.barrier();
+    compas::barrier(rt);
     const auto t0 = Clock::now();
     for (int k = 0; k < calls; ++k) v.update_ghosts();
     return since(t0) / calls;

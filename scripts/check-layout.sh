@@ -6,6 +6,9 @@
 #     the umbrella header compas/compas.hpp (apps and bench, the programs, may); compas/compas.h
 #     is capi's.
 #  2. No source file (C, C++, Fortran, headers) is over 600 lines.
+#  3. Every layer with public headers has one overview header, LAYER/include/compas/LAYER/LAYER.hpp,
+#     that opens with "// LAYER: " (what the layer is) and names every other public header of the
+#     layer (by including it, or in its comment when a header is left out on purpose).
 # Prints every breach as FILE:LINE: what; exits 1 when there is one, 2 when the rules cannot be
 # read.
 # Usage: check-layout.sh [SOURCE_DIR [RULES]]   (default: the repository this script is in, and
@@ -105,10 +108,10 @@ done
 # 2. Lengths: of the files git tracks, or (not a checkout) of every source file under the root.
 source_files() {
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git ls-files '*.cpp' '*.hpp' '*.h' '*.c' '*.f90' '*.F90'
+    git ls-files '*.cpp' '*.hpp' '*.h' '*.c' '*.f' '*.f90' '*.F90'
   else
     find . -path ./build -prune -o -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \
-         -o -name '*.c' -o -name '*.f90' -o -name '*.F90' \) -print
+         -o -name '*.c' -o -name '*.f' -o -name '*.f90' -o -name '*.F90' \) -print
   fi
 }
 while read -r count file; do
@@ -116,7 +119,25 @@ while read -r count file; do
   ((count > 600)) && breach "$file:$count: $count lines (at most 600: split it by concern)"
 done < <(source_files | xargs -r wc -l)
 
+# 3. One overview header per layer, naming every public header of the layer.
+for layer in "${!allowed[@]}"; do
+  inc=$layer/include/compas/$layer
+  compgen -G "$inc/*.hpp" >/dev/null || continue
+  top=$inc/$layer.hpp
+  if [[ ! -f $top ]]; then
+    breach "$inc: no overview header $layer.hpp (one per layer: what it is, every header named)"
+    continue
+  fi
+  head -1 "$top" | grep -q "^// $layer: " ||
+    breach "$top:1: the overview opens with '// $layer: ' and what the layer is"
+  for h in "$inc"/*.hpp; do
+    name=$(basename "$h")
+    [[ $name == "$layer.hpp" ]] && continue
+    grep -qF "$name" "$top" || breach "$top: does not name $name (include it, or say why not)"
+  done
+done
+
 if ((status == 0)); then
-  echo "layout: every include as docs/layers.rules allows, no source file over 600 lines"
+  echo "layout: every include as docs/layers.rules allows, no source file over 600 lines, one overview header per layer"
 fi
 exit $status

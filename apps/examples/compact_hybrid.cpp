@@ -6,9 +6,9 @@
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's threads, OpenMP's
 //     included; rt.part(...) is this process's block of the global index range.
 //  2. The histogram is built over this process's keys, then summed bin by bin over the processes
-//     (rt.allreduce of the array, in rank order).
+//     (compas::allreduce of the array, in rank order).
 //  3. The compaction's scan starts at the number of kept keys on the processes before this one
-//     (rt.exclusive_scan of this process's count), so every key gets its global place; the
+//     (compas::exclusive_scan of this process's count), so every key gets its global place; the
 //     checksums of the processes are summed.
 #include <omp.h>
 
@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   long count[bins] = {}, all[bins];
 #pragma omp parallel for reduction(+ : count[:bins])
   for (long i = mine.lo; i < mine.hi; ++i) ++count[mix(i) >> 58];
-  rt.allreduce(std::span(count), std::span(all), compas::op::sum{});  // (2)
+  compas::allreduce<long>(rt, count, all, compas::op::sum{});  // (2)
   std::uint64_t top = 0;
   long total = 0;
   for (int b = 0; b < bins; ++b) {
@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     if (all[b] > all[top]) top = b;
   }
 
-  long place = rt.exclusive_scan(count[top], compas::op::sum{}, 0L);  // (3)
+  long place = compas::exclusive_scan(rt, count[top], 0L, compas::op::sum{});  // (3)
   std::uint64_t check = 0;
 #pragma omp parallel for reduction(inscan, + : place) reduction(+ : check)
   for (long i = mine.lo; i < mine.hi; ++i) {

@@ -21,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 template <class F>
 double us_per_call(compas::Runtime& rt, int calls, F f) {
-  rt.barrier();
+  compas::barrier(rt);
   const auto t0 = Clock::now();
   for (int k = 0; k < calls; ++k) f();
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();

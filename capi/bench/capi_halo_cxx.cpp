@@ -19,7 +19,7 @@ extern "C" void capi_halo_cxx_create(compas_runtime* h, long rows, long cols) {
 
 // Microseconds per exchange over `calls` exchanges, the slowest process's.
 extern "C" double capi_halo_cxx_time(int calls) {
-  g_rt->barrier();
+  compas::barrier(*g_rt);
   const auto t0 = std::chrono::steady_clock::now();
   for (int k = 0; k < calls; ++k) g_array->exchange_halos();
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -11,17 +11,21 @@ namespace {
 
 std::unique_ptr<ArrayBase> make_array(compas::Runtime& rt, int type, int dims,
                                       const std::int64_t* lo, const std::int64_t* hi,
-                                      const compas_array_options& o) {
+                                      const compas_array_options& o, compas::Layout layout) {
   return with_type(type, [&](auto t) -> std::unique_ptr<ArrayBase> {
     using T = decltype(t);
+    if (dims == 3) {
+      compas::DistOptions3 d = options_3d(o);
+      d.layout = layout;
+      return std::make_unique<ArrayImpl<T, 3>>(
+          rt, compas::Range3{{lo[0], hi[0]}, {lo[1], hi[1]}, {lo[2], hi[2]}}, d, type);
+    }
+    compas::DistOptions d = options_2d(o, dims, rt.processes());
+    d.layout = layout;
     if (dims == 1)
-      return std::make_unique<ArrayImpl<T, 1>>(rt, compas::Range{lo[0], hi[0]},
-                                               options_2d(o, 1, rt.processes()), type);
-    if (dims == 2)
-      return std::make_unique<ArrayImpl<T, 2>>(rt, compas::Range2{{lo[0], hi[0]}, {lo[1], hi[1]}},
-                                               options_2d(o, 2, rt.processes()), type);
-    return std::make_unique<ArrayImpl<T, 3>>(
-        rt, compas::Range3{{lo[0], hi[0]}, {lo[1], hi[1]}, {lo[2], hi[2]}}, options_3d(o), type);
+      return std::make_unique<ArrayImpl<T, 1>>(rt, compas::Range{lo[0], hi[0]}, d, type);
+    return std::make_unique<ArrayImpl<T, 2>>(rt, compas::Range2{{lo[0], hi[0]}, {lo[1], hi[1]}}, d,
+                                             type);
   });
 }
 
@@ -29,7 +33,8 @@ std::unique_ptr<ArrayBase> make_array(compas::Runtime& rt, int type, int dims,
 
 int compas::capi::create_array(const char* call, compas_runtime* rt, int type, int dims,
                                const int64_t* lo, const int64_t* hi,
-                               const compas_array_options* options, compas_array** array) {
+                               const compas_array_options* options, int layout,
+                               compas_array** array) {
   return guard(call, [&] {
     need(array, "array");
     *array = nullptr;
@@ -37,12 +42,13 @@ int compas::capi::create_array(const char* call, compas_runtime* rt, int type, i
     if (dims < 1 || dims > 3)
       throw Error(COMPAS_ERR_ARG, "dims " + std::to_string(dims) + ": 1, 2 or 3");
     with_type(type, [](auto) {});  // an unknown type is refused before anything collective
+    const compas::Layout l = layout_of(layout);
     need(lo, "lo");
     need(hi, "hi");
     compas_array_options o;
     compas_array_options_init(&o);
     if (options != nullptr) o = *options;
-    auto impl = make_array(*r->runtime, type, dims, lo, hi, o);
+    auto impl = make_array(*r->runtime, type, dims, lo, hi, o, l);
     *array = track(new compas_array(r, std::move(impl)));
   });
 }
@@ -50,7 +56,16 @@ int compas::capi::create_array(const char* call, compas_runtime* rt, int type, i
 extern "C" int compas_array_create(compas_runtime* rt, int type, int dims, const int64_t* lo,
                                    const int64_t* hi, const compas_array_options* options,
                                    compas_array** array) {
-  return create_array("compas_array_create", rt, type, dims, lo, hi, options, array);
+  return create_array("compas_array_create", rt, type, dims, lo, hi, options, COMPAS_LAYOUT_PADDED,
+                      array);
+}
+
+extern "C" int compas_array_create_with_layout(compas_runtime* rt, int type, int dims,
+                                               const int64_t* lo, const int64_t* hi,
+                                               const compas_array_options* options, int layout,
+                                               compas_array** array) {
+  return create_array("compas_array_create_with_layout", rt, type, dims, lo, hi, options, layout,
+                      array);
 }
 
 extern "C" int compas_array_destroy(compas_array** array) {

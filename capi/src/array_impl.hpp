@@ -16,10 +16,13 @@ namespace compas::capi {
 // naming a value that is out of range or that the C++ layer cannot take.
 DistOptions options_2d(const compas_array_options& o, int dims, int processes);
 DistOptions3 options_3d(const compas_array_options& o);
+// The C++ layout of a compas_layout value; Error(COMPAS_ERR_ARG) naming any other.
+Layout layout_of(int layout);
 
-// compas_array_create, its failures recorded under `call`.
+// compas_array_create_with_layout, its failures recorded under `call`.
 int create_array(const char* call, compas_runtime* rt, int type, int dims, const std::int64_t* lo,
-                 const std::int64_t* hi, const compas_array_options* options, compas_array** array);
+                 const std::int64_t* hi, const compas_array_options* options, int layout,
+                 compas_array** array);
 
 template <class T, int D>
 class ArrayImpl final : public ArrayBase {

@@ -81,6 +81,13 @@ DistOptions3 options_3d(const compas_array_options& o) {
   return d;
 }
 
+Layout layout_of(int layout) {
+  if (layout == COMPAS_LAYOUT_PADDED) return Layout::padded;
+  if (layout == COMPAS_LAYOUT_CONTIGUOUS) return Layout::contiguous;
+  throw Error(COMPAS_ERR_ARG, "layout " + std::to_string(layout) +
+                                  ": COMPAS_LAYOUT_PADDED (0) or COMPAS_LAYOUT_CONTIGUOUS (1)");
+}
+
 }  // namespace compas::capi
 
 extern "C" int compas_array_options_init(compas_array_options* options) {

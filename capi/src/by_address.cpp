@@ -32,7 +32,8 @@ compas_array* find(const char* call, const void* data) {
 extern "C" void* compas_alloc(compas_runtime* rt, int type, int dims, const int64_t* lo,
                               const int64_t* hi, const compas_array_options* options) {
   compas_array* a = nullptr;
-  if (create_array("compas_alloc", rt, type, dims, lo, hi, options, &a) != COMPAS_OK)
+  if (create_array("compas_alloc", rt, type, dims, lo, hi, options, COMPAS_LAYOUT_PADDED, &a) !=
+      COMPAS_OK)
     return nullptr;
   void* data = nullptr;
   if (compas_array_data(a, &data, nullptr) != COMPAS_OK) return nullptr;

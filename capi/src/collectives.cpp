@@ -45,22 +45,8 @@ void broadcast(Processes ps, void* data, std::int64_t count, int type, int root)
 void exscan(Processes ps, const void* in, void* out, std::int64_t count, int type, int op) {
   typed(type, op, in, out, count, [&](auto t, auto f, const auto* i, auto* o, std::size_t n) {
     using T = decltype(t);
-    ps.runtime().check_funneled("compas_exscan", "from the thread that called compas_init");
-    // Every process's call, type, operator and count (0 included) before anything is written: a
-    // mismatch is the same CollectiveError on every process, and the caller's buffers stay as
-    // they were.
-    compas::detail::agree(ps, {compas::detail::CollectiveCall::exscan,
-                               sizeof(T),
-                               n,
-                               -1,
-                               true,
-                               {},
-                               0,
-                               &typeid(T),
-                               &typeid(f)});
-    if (ps.size() > 1 && n > 0)  // leaves process 0's out as it was
-      ps.collectives().exclusive_scan(std::span<const T>(i, n), std::span<T>(o, n), f);
-    if (ps.rank() == 0) std::fill(o, o + n, identity_of<T>(f));
+    compas::exclusive_scan<T>(ps, std::span<const T>(i, n), std::span<T>(o, n), identity_of<T>(f),
+                              f);
   });
 }
 

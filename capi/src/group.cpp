@@ -32,7 +32,7 @@ extern "C" int compas_group_size(const compas_group* group, int* size) {
 }
 
 extern "C" int compas_group_barrier(compas_group* group) {
-  return guard("compas_group_barrier", [&] { live(group, "group")->group.barrier(); });
+  return guard("compas_group_barrier", [&] { compas::barrier(live(group, "group")->group); });
 }
 
 extern "C" int compas_group_allreduce(compas_group* group, const void* in, void* out, int64_t count,

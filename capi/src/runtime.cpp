@@ -126,7 +126,7 @@ extern "C" int compas_size(const compas_runtime* rt) {
 }
 
 extern "C" int compas_barrier(compas_runtime* rt) {
-  return guard("compas_barrier", [&] { live(rt, "rt")->runtime->barrier(); });
+  return guard("compas_barrier", [&] { compas::barrier(*live(rt, "rt")->runtime); });
 }
 
 extern "C" int compas_fail(compas_runtime* rt) {

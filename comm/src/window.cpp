@@ -106,6 +106,7 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
     // Under the table's lock: a kWindowFreedAm handler looks the peers up.
     std::lock_guard lock(w.comm->windows_mu);
     w.peers = std::make_unique<Peer[]>(all.size());
+    w.size = static_cast<int>(all.size());
   }
   for (std::size_t r = 0; r < all.size(); ++r) {
     std::uint64_t header[3] = {};

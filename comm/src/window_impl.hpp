@@ -118,10 +118,31 @@ struct WindowBytes::Impl {
   ucp_mem_h memh = nullptr;
   detail::Layout own;  // this process's sizes
   std::unique_ptr<detail::Peer[]> peers;
+  int size = 0;  // processes in the job: peers[0 .. size - 1]
   std::mutex mu;
   std::uint32_t id = 0;  // index in the Comm's window table
   std::byte* base = nullptr;
 
+  // The fast path of an operation on bytes [offset, offset + n) of `rank`'s window (put, get,
+  // the atomics): every check that peer() and layout() make, inline, for a peer reached by
+  // load/store. It returns the peer when the rank is in the job, the peer resolved (same-host
+  // peers are, from creation on) and mapped here, neither freed flag raised and the range inside
+  // the peer's window; otherwise nullptr, and the caller takes the full path, which makes the
+  // checks again and throws the error that names what failed. No call, no string: a cold branch.
+  detail::Peer* direct_peer(int rank, std::size_t offset, std::size_t n) noexcept {
+    if (static_cast<unsigned>(rank) >= static_cast<unsigned>(size)) [[unlikely]]
+      return nullptr;
+    detail::Peer& p = peers[rank];
+    if (!p.ready.load(std::memory_order_acquire) || p.direct == nullptr) [[unlikely]]
+      return nullptr;
+    const std::size_t bytes = p.layout.bytes;
+    if (offset > bytes || n > bytes - offset) [[unlikely]]
+      return nullptr;
+    if (p.freed.load(std::memory_order_relaxed) ||
+        p.layout.freed_word(p.direct)->load(std::memory_order_acquire) != 0) [[unlikely]]
+      return nullptr;
+    return &p;
+  }
   detail::Peer& peer(int rank, WindowBytes& w);
   // Unpacks every same-host peer's key (at creation: see window.cpp).
   void resolve_same_host_peers(WindowBytes& w);

@@ -23,6 +23,15 @@ using detail::Layout;
 using detail::low_half;
 using detail::Peer;
 
+// signal[signal] += add on a peer reached by load/store, waking its sleepers.
+void add_direct(const Peer& p, std::size_t signal, std::uint64_t add) {
+  std::uint64_t* word = p.layout.signal(p.direct, signal);
+  std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
+  // Dekker with wait_until: the add is seen, or the sleeper's registration is.
+  if (std::atomic_ref<std::uint32_t>(*p.layout.waiters(p.direct)).load(std::memory_order_seq_cst))
+    base::futex_wake_all(low_half(word), base::FutexScope::shared);
+}
+
 }  // namespace
 
 void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
@@ -31,11 +40,7 @@ void WindowBytes::signal_add(int rank, std::size_t signal, std::uint64_t add) {
   CommImpl& c = *impl_->comm;
   c.counts().signal();
   if (p.direct) {
-    std::uint64_t* word = p.layout.signal(p.direct, signal);
-    std::atomic_ref<std::uint64_t>(*word).fetch_add(add, std::memory_order_seq_cst);
-    // Dekker with wait_until: the add is seen, or the sleeper's registration is.
-    if (std::atomic_ref<std::uint32_t>(*p.layout.waiters(p.direct)).load(std::memory_order_seq_cst))
-      base::futex_wake_all(low_half(word), base::FutexScope::shared);
+    add_direct(p, signal, add);
     return;
   }
   if (c.use_am_for_signals(rank)) {
@@ -79,6 +84,17 @@ Request WindowBytes::put_signal_nb(int rank, std::size_t offset, const void* src
 
 void WindowBytes::put_signal(int rank, std::size_t offset, const void* src, std::size_t n,
                              std::size_t signal, std::uint64_t add) {
+  // A peer reached by load/store, every check passed inline (direct_peer, the signal's index):
+  // the copy and the add, no Request.
+  Peer* p = impl_->direct_peer(rank, offset, n);
+  if (p && signal < p->layout.signals) [[likely]] {
+    CommImpl::OpCounts& counts = impl_->comm->counts();
+    counts.put(n);
+    counts.signal();
+    detail::copy_direct(p->direct + offset, src, n, detail::Stores::streaming);
+    add_direct(*p, signal, add);  // release: the data is visible before the signal
+    return;
+  }
   put_signal_nb(rank, offset, src, n, signal, add).wait();
 }
 

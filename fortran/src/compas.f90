@@ -14,7 +14,12 @@
 !   call compas_finalize()
 !
 ! Dimension 1 is contiguous (Fortran's order): the module gives C the dimensions reversed, and a
-! 2-D array is cut along its last dimension unless `grid` says otherwise.
+! 2-D array is cut along its last dimension unless `grid` says otherwise. The local block is
+! contiguous (the halo box packed), so F77-style routines take u through explicit-shape and
+! assumed-size dummies without a copy, and the calls inside them find the array by its address;
+! compas_create(..., padded=.true.) pads dimension 1 to whole 64-byte lines instead (then pass u
+! to assumed-shape dummies only). Every signature, documented: compas_interfaces.f90, installed
+! beside this module's .mod files.
 !
 ! Errors: every call takes an optional integer ierr. Present, it receives COMPAS_OK (0) or a code
 ! and compas_error_message() the message. Absent, a failure ends the job: each failing process

@@ -7,15 +7,20 @@
 !   call compas_exchange(u)                 ! the neighbours' edges into the halos
 !
 ! Dimension 1 is contiguous, as in any Fortran array; the C API's last (contiguous) dimension is
-! Fortran's first, so the module reverses the order of the dimensions when it calls C. A 2-D
-! array is cut along its last dimension (the columns), or over a process grid when `grid` is
-! given. The pointer u is an ordinary pointer: the program may copy it, swap it with another
-! (t => u; u => v; v => t) and pass it on; calls find the array by the address of its first
-! element, so they take the whole pointer compas_create gave, not a section.
+! Fortran's first, so the module reverses the order of the dimensions when it calls C. The local
+! block is contiguous (is_contiguous(u)): the halo box packed, strides exactly its extents, so u
+! passes to explicit-shape and assumed-size dummies without a copy; padded=.true. pads dimension
+! 1 to whole 64-byte lines instead (C's compas_array_create layout). A 2-D array is cut along its
+! last dimension (the columns), or over a process grid when `grid` is given. The pointer u is an
+! ordinary pointer: the program may copy it, swap it with another (t => u; u => v; v => t) and
+! pass it on; calls find the array by the address of the first element they get (compas_find):
+! compas_swap and compas_destroy the whole pointer compas_create gave, the others that or any
+! contiguous piece of it (what an explicit-shape dummy u(n1, n2) of a routine gets).
 module compas_arrays
   use, intrinsic :: iso_c_binding
   use compas_c_api
   use compas_core
+  use compas_find
   implicit none
   private
 
@@ -47,21 +52,24 @@ contains
   ! Collective: the C array over the global box lo(d)..hi(d) (inclusive, Fortran order) with the
   ! options in Fortran order: halo widths and periodic flags (one entry for every dimension, or
   ! one per dimension; 1-D and 2-D arrays take one value for all), processes per dimension (grid,
-  ! 0 = chosen; absent: a 2-D array is cut along its last dimension only), and whether the threads
-  ! that compute touch the memory first (first_touch: no zero fill). Returns the registry slot, 0
-  ! on a failure.
-  integer function create_array(ctype, rank, lo, hi, halo, periodic, grid, first_touch, ierr) &
-      result(slot)
+  ! 0 = chosen; absent: a 2-D array is cut along its last dimension only), whether the threads
+  ! that compute touch the memory first (first_touch: no zero fill), and whether dimension 1 is
+  ! padded to whole 64-byte lines (padded; absent or .false.: contiguous, strides the extents).
+  ! Returns the registry slot, 0 on a failure.
+  integer function create_array(ctype, rank, lo, hi, halo, periodic, grid, first_touch, padded, &
+                                ierr) result(slot)
     integer, intent(in) :: ctype, rank, lo(:), hi(:)
     integer, intent(in), optional :: halo(:), grid(:)
-    logical, intent(in), optional :: periodic(:), first_touch
+    logical, intent(in), optional :: periodic(:), first_touch, padded
     integer, intent(out), optional :: ierr
     type(c_array_options) :: o
     integer(c_int64_t) :: clo(3), chi(3)
     type(c_ptr) :: handle
     character(:), allocatable :: wrong
-    integer :: d, code
+    integer :: d, code, layout
     slot = 0
+    layout = LAYOUT_CONTIGUOUS
+    if (present(padded)) layout = merge(LAYOUT_PADDED, LAYOUT_CONTIGUOUS, padded)
     code = c_options_init(o)
     do d = 1, rank  ! Fortran dimension d is C dimension rank - d (counted from 0)
       clo(rank + 1 - d) = lo(d)
@@ -79,8 +87,8 @@ contains
     if (wrong /= '') then
       if (failed(COMPAS_ERR_ARG, ierr, wrong)) return
     end if
-    if (failed(c_array_create(runtime, int(ctype, c_int), int(rank, c_int), clo, chi, o, handle), &
-               ierr)) return
+    if (failed(c_array_create_with_layout(runtime, int(ctype, c_int), int(rank, c_int), clo, chi, &
+                                          o, int(layout, c_int), handle), ierr)) return
     slot = new_record(handle, ctype, rank)
     if (failed(refresh_array(slot), ierr)) slot = 0
   end function
@@ -121,7 +129,7 @@ contains
     integer(c_int64_t) :: clo(3), chi(3)
     integer :: slot, d, r
     r = rank(u)
-    slot = find_array(c_loc(u), r, int(size(u)), 'compas_bounds', ierr)
+    slot = find_piece(c_loc(u), r, int(size(u)), is_contiguous(u), 'compas_bounds', ierr)
     if (slot == 0) return
     if (size(lo) < r .or. size(hi) < r) then
       if (failed(COMPAS_ERR_ARG, ierr, 'compas_bounds: lo and hi need one entry per dimension')) return
@@ -135,21 +143,21 @@ contains
 
   ! Collective: every halo cell whose source exists gets its neighbour's value.
   subroutine compas_exchange(u, ierr)
-    type(*), dimension(..), target, intent(in) :: u
+    type(*), dimension(..), target, intent(inout) :: u
     integer, intent(out), optional :: ierr
     integer :: slot
-    slot = find_array(c_loc(u), rank(u), int(size(u)), 'compas_exchange', ierr)
+    slot = find_piece(c_loc(u), rank(u), int(size(u)), is_contiguous(u), 'compas_exchange', ierr)
     if (slot == 0) return
     if (failed(c_array_exchange(arrays(slot)%handle), ierr)) return
   end subroutine
 
   ! The exchange in two halves: after begin, do not write owned cells nor read halos until wait.
   subroutine compas_begin_exchange(u, exchange, ierr)
-    type(*), dimension(..), target, intent(in) :: u
+    type(*), dimension(..), target, intent(inout) :: u
     type(compas_exchange_handle), intent(out) :: exchange
     integer, intent(out), optional :: ierr
     integer :: slot
-    slot = find_array(c_loc(u), rank(u), int(size(u)), 'compas_begin_exchange', ierr)
+    slot = find_piece(c_loc(u), rank(u), int(size(u)), is_contiguous(u), 'compas_begin_exchange', ierr)
     if (slot == 0) return
     if (failed(c_array_begin_exchange(arrays(slot)%handle, exchange%handle), ierr)) return
   end subroutine
@@ -176,10 +184,10 @@ contains
   ! cell it mirrors at the process that owns it (periodic dimensions wrap; halo cells past a
   ! non-periodic boundary are ignored); halo cells keep their values.
   subroutine compas_accumulate_halos(u, ierr)
-    type(*), dimension(..), target, intent(in) :: u
+    type(*), dimension(..), target, intent(inout) :: u
     integer, intent(out), optional :: ierr
     integer :: slot
-    slot = find_array(c_loc(u), rank(u), int(size(u)), 'compas_accumulate_halos', ierr)
+    slot = find_piece(c_loc(u), rank(u), int(size(u)), is_contiguous(u), 'compas_accumulate_halos', ierr)
     if (slot == 0) return
     if (failed(c_array_accumulate_halos(arrays(slot)%handle), ierr)) return
   end subroutine

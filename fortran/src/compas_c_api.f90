@@ -14,6 +14,7 @@ module compas_c_api
                                 COMPAS_INT64 = 4
   integer, parameter, public :: COMPAS_SUM = 1, COMPAS_MIN = 2, COMPAS_MAX = 3, COMPAS_PROD = 4
   integer, parameter, public :: DECOMP_ROWS = 0, DECOMP_GRID = 1, FILL_ZERO = 0, FILL_NONE = 1
+  integer, parameter, public :: LAYOUT_PADDED = 0, LAYOUT_CONTIGUOUS = 1
 
   ! struct compas_array_options, field for field.
   type, bind(C), public :: c_array_options
@@ -22,7 +23,7 @@ module compas_c_api
   end type
 
   public :: c_last_error, c_init, c_finalize, c_process, c_processes, c_threads, c_barrier, &
-            c_abort, c_options_init, c_array_create, c_array_destroy, c_array_bounds, &
+            c_abort, c_options_init, c_array_create_with_layout, c_array_destroy, c_array_bounds, &
             c_array_halo_bounds, c_array_data, c_array_exchange, c_array_begin_exchange, &
             c_exchange_wait, c_exchange_test, c_array_accumulate_halos, c_array_swap, &
             c_allreduce, c_broadcast, c_exscan, c_group_split, c_group_destroy, c_group_rank, &
@@ -75,13 +76,15 @@ module compas_c_api
       import :: c_int, c_array_options
       type(c_array_options), intent(out) :: options
     end function
-    integer(c_int) function c_array_create(rt, type, dims, lo, hi, options, array) &
-        bind(C, name="compas_array_create")
+    integer(c_int) function c_array_create_with_layout(rt, type, dims, lo, hi, options, layout, &
+                                                       array) &
+        bind(C, name="compas_array_create_with_layout")
       import :: c_int, c_int64_t, c_ptr, c_array_options
       type(c_ptr), value :: rt
       integer(c_int), value :: type, dims
       integer(c_int64_t), intent(in) :: lo(*), hi(*)
       type(c_array_options), intent(in) :: options
+      integer(c_int), value :: layout
       type(c_ptr), intent(out) :: array
     end function
     integer(c_int) function c_array_destroy(array) bind(C, name="compas_array_destroy")

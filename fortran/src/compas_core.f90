@@ -1,6 +1,6 @@
 ! compas_core: the module compas's state and the calls on the job: the runtime handle, the
 ! program's own command-line arguments, errors (the optional ierr), and the registry that ties a
-! Fortran array pointer to its C array handle (by the address of its first element).
+! Fortran array pointer to its C array handle (found by an address: compas_find).
 module compas_core
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: error_unit
@@ -31,7 +31,7 @@ module compas_core
 
   public :: failed, c_message, compas_error_message, compas_init, compas_finalize, compas_rank, &
             compas_processes, compas_threads, compas_abort, compas_argument_count, &
-            compas_get_argument, find_array, refresh_array, new_record
+            compas_get_argument, refresh_array, new_record
 
 contains
 
@@ -218,30 +218,6 @@ contains
     integer, intent(out), optional :: ierr
     if (failed(c_abort(runtime, int(code, c_int), message // c_null_char), ierr)) return
   end subroutine
-
-  ! The registry slot of the array whose local block starts at `address`, with `rank`
-  ! dimensions and `elements` elements; 0 (and the failure) when there is none.
-  integer function find_array(address, rank, elements, call, ierr) result(slot)
-    type(c_ptr), intent(in) :: address
-    integer, intent(in) :: rank, elements
-    character(*), intent(in) :: call
-    integer, intent(out), optional :: ierr
-    integer :: k
-    slot = 0
-    if (allocated(arrays)) then
-      do k = 1, size(arrays)
-        if (.not. c_associated(arrays(k)%handle)) cycle
-        if (.not. c_associated(arrays(k)%data, address)) cycle
-        if (arrays(k)%rank == rank .and. product(arrays(k)%extent(1:rank)) == elements) slot = k
-      end do
-    end if
-    if (slot /= 0) then
-      if (present(ierr)) ierr = COMPAS_OK
-      return
-    end if
-    if (failed(COMPAS_ERR_HANDLE, ierr, call // ': the array is not one compas_create made (the ' &
-               // 'whole pointer it gave, not a section or a copy), or it was destroyed')) return
-  end function
 
   ! A free registry slot for a new handle.
   integer function new_record(handle, ctype, rank) result(slot)

@@ -76,6 +76,14 @@ enum compas_decomposition { COMPAS_DECOMP_ROWS = 0, COMPAS_DECOMP_GRID = 1 };
 /* A new array's contents: zeros, or untouched (first touch by the threads that compute). */
 enum compas_fill { COMPAS_FILL_ZERO = 0, COMPAS_FILL_NONE = 1 };
 
+/* How an array's local block (its halo box) lies in memory (compas_array_create_with_layout).
+ * PADDED (compas_array_create's): each row padded to whole 64-byte lines with its first owned
+ * element on one, rows and planes as long as the largest part's (strides from
+ * compas_array_data). CONTIGUOUS: the halo box packed, row after row: the strides are exactly the
+ * box's extents, as a C array T[e0][e1][e2] (or Fortran's u(e2, e1, e0)) of that box would lie.
+ * 1-D blocks are contiguous either way. */
+enum compas_layout { COMPAS_LAYOUT_PADDED = 0, COMPAS_LAYOUT_CONTIGUOUS = 1 };
+
 typedef struct compas_runtime compas_runtime;
 typedef struct compas_array compas_array;
 typedef struct compas_exchange compas_exchange;
@@ -142,6 +150,12 @@ int compas_array_options_init(compas_array_options* options);
 int compas_array_create(compas_runtime* rt, int type, int dims, const int64_t* lo,
                         const int64_t* hi, const compas_array_options* options,
                         compas_array** array);
+/* compas_array_create with the local block laid out as `layout` says: COMPAS_LAYOUT_PADDED (what
+ * compas_array_create does) or COMPAS_LAYOUT_CONTIGUOUS (enum compas_layout); another value is
+ * COMPAS_ERR_ARG. Every process passes the same layout (COMPAS_ERR_COLLECTIVE otherwise). */
+int compas_array_create_with_layout(compas_runtime* rt, int type, int dims, const int64_t* lo,
+                                    const int64_t* hi, const compas_array_options* options,
+                                    int layout, compas_array** array);
 /* Collective; *array becomes NULL. A pending exchange is completed first. The destroys of arrays,
  * groups and channels meet the other processes (the memory may be reused only once nobody can
  * reach it): when they cannot (COMPAS_TIMEOUT, a dead peer) the handle is destroyed all the same
@@ -232,7 +246,12 @@ int compas_broadcast(compas_runtime* rt, void* data, int64_t count, int type, in
  */
 int compas_exscan(compas_runtime* rt, const void* in, void* out, int64_t count, int type, int op);
 
-/* ---- process groups (MPI_Comm_split) ---- */
+/* ---- process groups (MPI_Comm_split) ----
+ * The collectives come in two families on purpose: compas_X over the whole job and
+ * compas_group_X over a group's members, the same call with the same checks, roots and ranks in
+ * group numbering (C has no overloads; both are C++'s one compas::X(processes, ...), which takes
+ * the Runtime or a Group). The Fortran module folds them into one generic name with an optional
+ * group argument. */
 /* Collective over the job: the processes passing one colour form a group ordered by key, then by
  * rank; a colour < 0 puts this process in no group (rank -1, size 0; its collectives fail with
  * COMPAS_ERR_STATE). */

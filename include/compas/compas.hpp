@@ -14,6 +14,8 @@
 #include "compas/port/irregular.hpp"
 #include "compas/port/migrate.hpp"
 #include "compas/port/partition.hpp"
+#include "compas/port/partition3.hpp"
+#include "compas/port/redistribute3.hpp"
 #include "compas/port/summa.hpp"
 #include "compas/port/transpose.hpp"
 #include "compas/port/update_batch.hpp"

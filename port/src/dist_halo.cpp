@@ -57,6 +57,7 @@ std::string describe(const DistShape& s) {
   d += std::to_string(s.halo);
   if (s.periodic) d += ", periodic";
   if (s.fill == comm::Fill::none) d += ", unfilled";
+  if (s.layout == Layout::contiguous) d += ", contiguous";
   if (!s.starts.empty()) {
     d += ", split at";
     for (index v : s.starts) {
@@ -148,7 +149,7 @@ struct Halo::Impl {
   index largest_cols() const;
   int neighbour(int drow, int dcol) const;
   void validate() const;
-  index layout_boxes();
+  index layout_boxes(index room);
   // The block of owned cells side s needs (rows x cols from local (r0, c0)), and where the block
   // that arrives from side s goes in the halo.
   struct Block {
@@ -248,14 +249,16 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
       m.nb[side] = m.neighbour(kRowStep[side], kColStep[side]);
 
   // Rows of whole 64-byte lines (when the element divides a line); `lead` is chosen below so the
-  // first owned element of every row starts a line.
+  // first owned element of every row starts a line. The window's layout is the same everywhere
+  // (`room` per row); Layout::contiguous packs this part's rows into it (its own pitch).
   const index line = 64 % s.elem_bytes == 0 ? static_cast<index>(64 / s.elem_bytes) : 1;
   const index width = add(m.cols_max, 2 * m.hc, "a row");
-  m.pitch = ceil_div(add(width, line - 1, "a row"), line) * line;
+  const index room = ceil_div(add(width, line - 1, "a row"), line) * line;
+  m.pitch = s.layout == Layout::contiguous ? m.cols + 2 * m.hc : room;
   // Room before the field for the alignment and a stagger of up to kStaggers * 4 lines.
   m.field = add(line * (1 + 4 * kStaggers),
-                mul(add(m.rows_max, 2 * m.hr, "the rows"), m.pitch, "the field"), "field");
-  const index total = m.layout_boxes();
+                mul(add(m.rows_max, 2 * m.hr, "the rows"), room, "the field"), "field");
+  const index total = m.layout_boxes(room);
   m.win = std::make_unique<comm::WindowBytes>(
       rt.comm(),
       comm::detail::checked_bytes(static_cast<std::size_t>(total), s.elem_bytes, "DistArray"),
@@ -282,11 +285,12 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
 }
 
 // The receive areas after the field: from west and east hc columns of the largest part's rows,
-// from north and south hr rows of a whole pitch (sent as they lie in the field), from the
-// corners hr x hc; each twice, by exchange parity. Returns the window's size in elements.
-index Halo::Impl::layout_boxes() {
+// from north and south hr rows of a whole row's `room` (sent as they lie in the field: a north
+// or south neighbour has this part's columns, so its pitch), from the corners hr x hc; each
+// twice, by exchange parity. Returns the window's size in elements.
+index Halo::Impl::layout_boxes(index room) {
   const index cols_box = mul(hc, rows_max, "the column halos");
-  const index rows_box = mul(hr, pitch, "the row halos");
+  const index rows_box = mul(hr, room, "the row halos");
   const index corner_box = mul(hr, hc, "the corner halos");
   index end = field;
   for (std::size_t side = 0; side < kSides; ++side) {

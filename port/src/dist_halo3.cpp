@@ -3,7 +3,8 @@
 // neighbours (faces, edges, corners).
 //
 // Window layout: the field (planes x rows x pitch of the largest part, with halos; `lead`
-// elements first so that every row's first owned element starts a 64-byte line), then for each
+// elements first so that every row's first owned element starts a 64-byte line; with
+// Layout::contiguous this part's box packed in it), then for each
 // of the 26 directions two receive areas (by exchange parity) sized for the largest block that
 // can arrive from there. Signal word s counts the exchanges whose block from direction s arrived.
 #include <algorithm>
@@ -17,6 +18,8 @@
 #include "compas/port/dist_array3.hpp"
 #include "dist_agree.hpp"
 #include "dist_grid3.hpp"
+#include "dist_members3.hpp"
+#include "dist_partition3.hpp"
 #include "exchange_steps.hpp"
 
 namespace compas::detail {
@@ -58,6 +61,10 @@ std::string describe(const DistShape3& s) {
     d += " over a process grid ";
     d += triple(o.grid, " x ");
   }
+  if (!o.partition.empty()) {
+    d += " split at ";
+    d += partition_text(o.partition);
+  }
   d += " of ";
   d += std::to_string(s.elem_bytes);
   d += "-byte elements";
@@ -71,6 +78,7 @@ std::string describe(const DistShape3& s) {
   d += ", periodic ";
   d += triple(std::array<int, 3>{o.periodic[0], o.periodic[1], o.periodic[2]}, "");
   if (o.fill == comm::Fill::none) d += ", unfilled";
+  if (o.layout == Layout::contiguous) d += ", contiguous";
   return d;
 }
 
@@ -85,7 +93,12 @@ index checked_mul(index a, index b) {
 
 struct Halo3::Impl {
   Runtime* rt = nullptr;
+  Group* group = nullptr;     // nullptr: the whole job
+  std::vector<int> members;   // job ranks in grid order
+  int rank = -1;              // this process's place among them; -1: not a member
+  std::vector<int> place_of;  // by job rank: its place among the members, or -1
   DistShape3 shape;
+  Partition3 part;  // resolved: the one given, or the block split
   std::array<int, 3> g{}, pos{};
   Range3 owned;
   std::array<index, 3> n{}, nmax{}, h{};
@@ -113,8 +126,11 @@ struct Halo3::Impl {
   }
   bool exchanges(int s) const { return nb[s] >= 0 && box[s] > 0; }
 
-  void place();  // grid, position, owned part, neighbours
-  void validate() const;
+  void place();    // grid, position, owned part, neighbours
+  void resolve();  // the partition, checked
+  // The processes an exchange agrees over (exchange_steps.hpp): the job, or the group's members
+  // (std::logic_error on a process outside the group).
+  Processes processes() const;
   void layout();  // pitch, plane, receive areas, window, origin
   int neighbour(const std::array<int, 3>& d) const;
   // What goes towards direction s (an edge of the owned cells), and where what comes from it goes.
@@ -135,39 +151,72 @@ struct Halo3::Impl {
 };
 
 void Halo3::Impl::place() {
-  const int p = rt->processes(), me = rt->process();
-  g = choose_grid3(p, shape.options.grid);
-  pos = {me / (g[1] * g[2]), me / g[2] % g[1], me % g[2]};
-  validate();
+  place_of.assign(static_cast<std::size_t>(rt->processes()), -1);
+  for (std::size_t i = 0; i < members.size(); ++i)
+    place_of[static_cast<std::size_t>(members[i])] = static_cast<int>(i);
+  rank = place_of[static_cast<std::size_t>(rt->process())];
+  resolve();
+  g = part.grid();
   for (int d = 0; d < 3; ++d) {
-    owned.dim(d) = split(shape.domain.dim(d), g[d], pos[d]);
-    n[d] = owned.dim(d).size();
-    nmax[d] = (shape.domain.dim(d).size() + g[d] - 1) / g[d];
+    nmax[d] = largest_part(part, d);
     h[d] = shape.options.halo[d];
   }
+  std::fill(std::begin(nb), std::end(nb), -1);
+  if (rank < 0) {  // no cells: an empty part at the domain's first corner
+    const Range3& dom = shape.domain;
+    owned = {
+        {dom.planes.lo, dom.planes.lo}, {dom.rows.lo, dom.rows.lo}, {dom.cols.lo, dom.cols.lo}};
+    return;
+  }
+  pos = {rank / (g[1] * g[2]), rank / g[2] % g[1], rank % g[2]};
+  owned = part.part(pos);
+  for (int d = 0; d < 3; ++d) n[d] = owned.dim(d).size();
   for (int s = 0; s < kDirs; ++s) nb[s] = neighbour(step(s));
 }
 
 // After agree_on_array(): the same shape everywhere, so the same CollectiveError on every process
 // (as Halo::Impl::validate for 1-D and 2-D arrays).
-void Halo3::Impl::validate() const {
+void Halo3::Impl::resolve() {
   static const char* const kName[3] = {"planes", "rows", "columns"};
-  for (int d = 0; d < 3; ++d) {
-    const index size = shape.domain.dim(d).size(), width = shape.options.halo[d];
-    const std::string what = std::string("DistArray<T, 3> (") + describe(shape) + "): ";
-    if (width < 0)
-      throw CollectiveError(what + "halo " + std::to_string(width) + " of the " + kName[d] +
-                            ": 0 or more is allowed");
-    if (size < g[d])
-      throw CollectiveError(what + std::to_string(size) + " " + kName[d] + " over " +
-                            std::to_string(g[d]) +
-                            " processes leave some process without any: at least one each");
-    const bool neighbours = g[d] > 1 || shape.options.periodic[d];
-    if (neighbours && width > size / g[d])
-      throw CollectiveError(what + "halo " + std::to_string(width) + " of the " + kName[d] +
-                            " is wider than the smallest part (" + std::to_string(size / g[d]) +
-                            " " + kName[d] + ")");
+  const std::string what = std::string("DistArray<T, 3> (") + describe(shape) + "): ";
+  const int p = static_cast<int>(members.size());
+  for (int d = 0; d < 3; ++d)
+    if (shape.options.halo[d] < 0)
+      throw CollectiveError(what + "halo " + std::to_string(shape.options.halo[d]) + " of the " +
+                            kName[d] + ": 0 or more is allowed");
+  if (shape.options.partition.empty()) {
+    const std::array<int, 3> grid = choose_grid3(p, shape.options.grid);
+    for (int d = 0; d < 3; ++d)
+      if (shape.domain.dim(d).size() < grid[d])
+        throw CollectiveError(what + std::to_string(shape.domain.dim(d).size()) + " " + kName[d] +
+                              " over " + std::to_string(grid[d]) +
+                              " processes leave some process without any: at least one each");
+    part = block_partition(shape.domain, p, grid);
+  } else {
+    const std::string problem =
+        partition_problem(shape.options.partition, shape.domain, p, shape.options.grid);
+    if (!problem.empty()) throw CollectiveError(what + problem);
+    part = shape.options.partition;
   }
+  for (int d = 0; d < 3; ++d) {
+    const index width = shape.options.halo[d], smallest = smallest_part(part, d);
+    const bool neighbours = part.grid()[d] > 1 || shape.options.periodic[d];
+    if (neighbours && width > smallest)
+      throw CollectiveError(what + "halo " + std::to_string(width) + " of the " + kName[d] +
+                            " is wider than the smallest part (" + std::to_string(smallest) + " " +
+                            kName[d] + ")");
+  }
+}
+
+Processes Halo3::Impl::processes() const {
+  if (!group) return Processes(*rt);
+  if (rank < 0)
+    throw std::logic_error("DistArray<T, 3> #" + std::to_string(number) +
+                           " lives on the group of processes " + members_text(members) +
+                           ": process " + std::to_string(rt->process()) +
+                           " is not a member and takes no part in its halo exchanges (only the "
+                           "members call them)");
+  return Processes(*group);
 }
 
 int Halo3::Impl::neighbour(const std::array<int, 3>& d) const {
@@ -179,7 +228,7 @@ int Halo3::Impl::neighbour(const std::array<int, 3>& d) const {
       q[k] = (q[k] + g[k]) % g[k];
     }
   }
-  return (q[0] * g[1] + q[1]) * g[2] + q[2];
+  return members[static_cast<std::size_t>((q[0] * g[1] + q[1]) * g[2] + q[2])];
 }
 
 Halo3::Impl::Box Halo3::Impl::edge(int s) const {
@@ -203,10 +252,20 @@ Halo3::Impl::Box Halo3::Impl::halo_from(int s) const {
 }
 
 void Halo3::Impl::layout() {
+  if (rank < 0) {  // the window is job-wide: a process outside the group makes one without data
+    win = std::make_unique<comm::WindowBytes>(rt->comm(), 0, kDirs, shape.options.fill);
+    origin = win->local();
+    return;
+  }
   const index line = 64 % shape.elem_bytes == 0 ? static_cast<index>(64 / shape.elem_bytes) : 1;
-  pitch = (nmax[2] + 2 * h[2] + line - 1) / line * line;
-  plane = checked_mul(nmax[1] + 2 * h[1], pitch);
-  index end = line * (1 + 4 * kStaggers) + checked_mul(nmax[0] + 2 * h[0], plane);
+  // The window's layout is the same everywhere (the largest part's padded planes); every block is
+  // packed to be sent, so Layout::contiguous may lay this part's own box in it packed.
+  const index room = (nmax[2] + 2 * h[2] + line - 1) / line * line;
+  const index room_plane = checked_mul(nmax[1] + 2 * h[1], room);
+  const bool packed = shape.options.layout == Layout::contiguous;
+  pitch = packed ? n[2] + 2 * h[2] : room;
+  plane = packed ? (n[1] + 2 * h[1]) * pitch : room_plane;
+  index end = line * (1 + 4 * kStaggers) + checked_mul(nmax[0] + 2 * h[0], room_plane);
   for (int s = 0; s < kDirs; ++s) {
     const auto d = step(s);
     box[s] = 1;
@@ -286,15 +345,21 @@ void Halo3::Impl::add_arrivals(AddFn add) {
   arrivals([&](int s, std::byte* in) { rows_of(edge(s), in, add); });
 }
 
-Halo3::Halo3(Runtime& rt, const DistShape3& shape) : impl_(std::make_unique<Impl>()) {
+Halo3::Halo3(Runtime& rt, Group* group, const DistShape3& shape) : impl_(std::make_unique<Impl>()) {
   rt.check_funneled("DistArray<T, 3> (a collective)",
                     "make arrays before run(), or between runs, from the thread that made the "
                     "Runtime");
   Impl& m = *impl_;
   m.rt = &rt;
+  m.group = group;
   m.shape = shape;
   // First: an array that differs must fail alike everywhere, not hang.
-  m.number = agree_on_array(rt, describe(shape));
+  m.number = agree_on_array(rt, describe(shape) + (group ? " on a group" : ""));
+  if (group) {
+    m.members = agree_on_members(rt, group->members());
+  } else {
+    for (int r = 0; r < rt.processes(); ++r) m.members.push_back(r);
+  }
   m.place();
   m.layout();
 }
@@ -329,6 +394,27 @@ std::byte* Halo3::origin() {
 }
 std::uint64_t Halo3::number() const {
   return impl_->number;
+}
+const Partition3& Halo3::partition() const {
+  return impl_->part;
+}
+bool Halo3::member() const {
+  return impl_->rank >= 0;
+}
+const std::vector<int>& Halo3::members() const {
+  return impl_->members;
+}
+Range3 Halo3::part_of(int job_rank) const {
+  const Impl& m = *impl_;
+  const int r = m.place_of.at(static_cast<std::size_t>(job_rank));
+  if (r < 0) return {};
+  return m.part.part({r / (m.g[1] * m.g[2]), r / m.g[2] % m.g[1], r % m.g[2]});
+}
+Runtime& Halo3::runtime() const {
+  return *impl_->rt;
+}
+const DistShape3& Halo3::shape() const {
+  return impl_->shape;
 }
 
 void Halo3::begin() {

@@ -5,7 +5,8 @@
 // way), finish() (every halo in place, every send complete), and for the reverse post_halos()
 // (every halo block to its owner) and add_arrivals(add) (every arrived block added into the edge
 // it images, every send complete). Before anything is sent, every process checks that the others
-// make the same call on the same array (M's `rt`, `number` and `shape.elem_bytes`): one
+// make the same call on the same array (M's `rt`, `number` and `shape.elem_bytes`; over
+// M::processes() when M has it: the members of a 3-D array on a Group): one
 // allreduce of a hash of them (agree, collectives.hpp: O(log P), no process's record held by
 // every process unless they differ), so that an exchange against an accumulation, or
 // exchanges of two arrays begun in a different order, are the same CollectiveError everywhere
@@ -21,10 +22,19 @@
 
 namespace compas::detail {
 
+// The processes an exchange of the array runs over: M::processes() when M has it, else the job.
+template <class M>
+Processes processes_of(const M& m) {
+  if constexpr (requires { m.processes(); })
+    return m.processes();
+  else
+    return Processes(*m.rt);
+}
+
 // Every process makes `call` on this array, or the same CollectiveError on every process.
 template <class M>
 void agree_on_step(const M& m, CollectiveCall call) {
-  agree(Processes(*m.rt), {call, m.shape.elem_bytes, 0, -1, true, {}, m.number});
+  agree(processes_of(m), {call, m.shape.elem_bytes, 0, -1, true, {}, m.number});
 }
 
 template <class M>

@@ -60,7 +60,7 @@ void TransposeCore::run(Apply apply, void* ctx) {
   const auto width = static_cast<std::size_t>(mine.size());
   std::vector<std::byte> buffer;
   std::vector<comm::Request> gets;
-  rt.barrier();  // every process's a is written
+  compas::barrier(rt);  // every process's a is written
   for (int k = 0; k < p && width > 0; ++k) {
     const int from = (me + k) % p;
     const Range2 part = ha.part_of(from);
@@ -86,7 +86,7 @@ void TransposeCore::run(Apply apply, void* ctx) {
     }
     apply(ctx, block);
   }
-  rt.barrier();  // nobody writes a while another process may still read it
+  compas::barrier(rt);  // nobody writes a while another process may still read it
 }
 
 }  // namespace compas::detail

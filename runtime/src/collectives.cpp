@@ -65,6 +65,10 @@ const char* name_of(std::uint32_t call) {
       return "DistArray::exchange_halos";
     case CollectiveCall::halo_accumulate:
       return "DistArray::accumulate_halos";
+    case CollectiveCall::redist_from:
+      return "redistribute (from)";
+    case CollectiveCall::redist_to:
+      return "redistribute (to)";
     case CollectiveCall::ghost_update:
       return "GhostPlan::update";
     case CollectiveCall::ghost_accumulate:

@@ -41,11 +41,6 @@ comm::ProcessCollectives& Group::collectives() {
   return *impl_->coll;
 }
 
-void Group::barrier() {
-  runtime().check_funneled("Group::barrier", detail::kFunneled);
-  if (collectives().size() > 1) collectives().barrier();
-}
-
 namespace detail {
 
 std::string list_text(const std::vector<int>& ranks) {

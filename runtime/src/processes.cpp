@@ -5,6 +5,7 @@
 #include "compas/runtime/collectives.hpp"
 #include "compas/runtime/group.hpp"
 #include "group_impl.hpp"
+#include "openmp.hpp"
 
 namespace compas {
 
@@ -33,6 +34,17 @@ std::string Processes::name(int rank) const {
 }
 std::string Processes::where() const {
   return group_ ? " on the group of processes " + detail::list_text(group_->members()) : "";
+}
+
+double barrier(Processes ps) {
+  ps.runtime().check_funneled("compas::barrier", detail::kFunneled);
+  if (ps.size() > 1) {
+    if (ps.group_)
+      ps.collectives().barrier();
+    else
+      ps.runtime().comm().barrier();
+  }
+  return detail::openmp_wtime();
 }
 
 }  // namespace compas

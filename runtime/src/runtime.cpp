@@ -398,7 +398,7 @@ void Runtime::barrier(threads::ThreadCtx& t) {
   t.barrier();
 }
 
-double Runtime::barrier() {
+double Runtime::barrier() {  // deprecated: compas::barrier(rt)
   check_funneled("Runtime::barrier()", "inside run() the team's threads use barrier(t)");
   if (processes() > 1) impl_->comm->barrier();
   return detail::openmp_wtime();

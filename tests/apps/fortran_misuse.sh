@@ -23,7 +23,7 @@ rc=$?
 echo "$out"
 [[ $rc -ne 0 && $rc -ne 124 ]] || fail "without ierr: status $rc (want non-zero, not the deadline's 124)"
 for p in 0 1; do
-  grep -q "^compas: process $p: compas_array_create: .*halo 3" <<<"$out" ||
+  grep -q "^compas: process $p: compas_array_create_with_layout: .*halo 3" <<<"$out" ||
     fail "without ierr: process $p did not print the message"
 done
 grep -q "went on" <<<"$out" && fail "without ierr: a process went on after the failed call"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <set>
 #include <string>
 #include <thread>
@@ -206,6 +207,45 @@ TEST(Rma, CompareSwapSwapsOnlyOnMatch) {
   const int from = (rank() - 1 + p) % p;
   EXPECT_EQ(w.local()[static_cast<std::size_t>(from)], -3);
   EXPECT_EQ(w32.local()[static_cast<std::size_t>(from)], 0xdeadbef0u);
+  comm().barrier();
+}
+
+// Comm::stats() counts every operation of every thread exactly, those of the fast paths of a
+// load/store peer (WindowImpl::direct_peer) as those of the full paths: the thread that made the
+// Comm and another make the same blocking puts, gets, put_signals and fetch_adds to the next rank
+// (load/store or UCX, as the job's variant has it); nothing else is counted between the two
+// stats().
+TEST(Comm, StatsCountEveryThreadsOperations) {
+  const int t = (rank() + 1) % nranks();
+  constexpr std::uint64_t kOps = 1000;
+  WindowBytes w(comm(), 4096, 1);
+  comm().barrier();
+  const CommStats before = comm().stats();
+  const auto operate = [&] {
+    std::uint64_t v = 0;
+    for (std::uint64_t k = 0; k < kOps; ++k) {
+      w.put(t, 0, &v, 8);
+      w.get(t, 64, &v, 8);
+      w.put_signal(t, 128, &v, 8, 0);
+      (void)w.fetch_add(t, 256, 1, 8);
+    }
+  };
+  operate();
+  std::thread other(operate);
+  other.join();
+  const CommStats after = comm().stats();
+  EXPECT_EQ(after.puts - before.puts, 4 * kOps);  // put and put_signal, on two threads
+  EXPECT_EQ(after.bytes_put - before.bytes_put, 4 * kOps * 8);
+  EXPECT_EQ(after.gets - before.gets, 2 * kOps);
+  EXPECT_EQ(after.bytes_got - before.bytes_got, 2 * kOps * 8);
+  EXPECT_EQ(after.signals - before.signals, 2 * kOps);
+  EXPECT_EQ(after.atomics - before.atomics, 2 * kOps);
+  comm().flush_all();
+  comm().barrier();
+  EXPECT_EQ(w.signal(0), 2 * kOps);
+  std::uint64_t sum = 0;
+  std::memcpy(&sum, w.local() + 256, 8);
+  EXPECT_EQ(sum, 2 * kOps);
   comm().barrier();
 }
 

@@ -8,3 +8,14 @@
 
 // This process's Runtime while the cases run.
 extern compas::Runtime* g_rt;
+
+// What every job test calls: this process's Runtime, its rank and the job's process count.
+inline compas::Runtime& rt() {
+  return *g_rt;
+}
+inline int me() {
+  return g_rt->process();
+}
+inline int P() {
+  return g_rt->processes();
+}

@@ -15,7 +15,8 @@
 #  7. with --fc, --consumer-fortran and --heat-f (the folder of the Fortran examples): the Fortran
 #     heat example (use compas) built with find_package(compas) (consumer_fortran/,
 #     compas::fortran) and with `FC $(pkg-config --cflags --libs compas-fortran)`, both run and
-#     checked; the .mod files installed in their compiler's folder.
+#     checked; the .mod files installed in their compiler's folder, with compas_interfaces.f90
+#     (the module's interfaces as source) beside them, compiling against them.
 # Usage: install_test.sh --cmake=CMAKE --build-dir=DIR --consumer=DIR --cxx=CXX
 #        [--source-dir=DIR] [--generator=G] [--make-program=P] [--build-type=T] [--libdir=lib]
 #        [--cc=CC --consumer-c=DIR --heat-c=FILE] [--fc=FC --consumer-fortran=DIR --heat-f=DIR]
@@ -188,6 +189,15 @@ if [[ -n "$fc" && -n "$consumer_fortran" && -n "$heat_f" ]]; then
   echo "compas.mod: $mods"
   [[ "$mods" == "$prefix/include/compas/fortran/"*-*/compas.mod ]] ||
     fail "compas.mod is not installed in include/compas/fortran/<compiler>-<version>/: '$mods'"
+  # The interfaces as source, beside compas.mod, valid against the installed module.
+  interfaces=$(dirname "${mods%%$'\n'*}")/compas_interfaces.f90
+  if [[ ! -f "$interfaces" ]]; then
+    fail "compas_interfaces.f90 is not installed beside compas.mod: '$interfaces'"
+  elif ! grep -q 'subroutine compas_exchange(u, ierr)' "$interfaces"; then
+    fail "$interfaces does not document compas_exchange"
+  elif ! "$fc" -fsyntax-only -I"$(dirname "$interfaces")" -J"$tmp" "$interfaces"; then
+    fail "$interfaces does not compile against the installed module"
+  fi
   cmake_heat compas::fortran "$consumer_fortran" consumer-f-build heat_compas_f \
     "-DCMAKE_Fortran_COMPILER=$fc" "-DHEAT_F=$heat_f/heat_compas.f90" \
     "-DFORMAT_F=$heat_f/example_format.f90"

@@ -27,7 +27,7 @@ void expect_slice_of_sorted(rs::Dist d, std::uint64_t n, const std::vector<std::
   const std::uint64_t count = mine.size();
   g_rt->run([&](compas::ThreadCtx& t) {
     const std::uint64_t before = g_rt->exclusive_scan(t, t.is_leader() ? count : std::uint64_t{0},
-                                                      compas::op::sum{}, std::uint64_t{0});
+                                                      std::uint64_t{0}, compas::op::sum{});
     if (t.is_leader()) offset = before;
   });
   std::vector<std::uint32_t> all(n);

@@ -17,10 +17,6 @@ using compas::DistArray;
 using compas::index;
 using compas::comm::AtomicOp;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 // A size every part holds some of, uneven over the processes.
 index table_size() {
   return 7 * rt().processes() + 53;
@@ -39,7 +35,7 @@ void expect_every_element(const DistArray<T>& t, const std::string& what, T (*wa
 TEST(AtomicUpdate, AddsAndXorsOfEveryThreadOfEveryProcessReachEveryElement) {
   DistArray<std::uint64_t> t(rt(), table_size(), {.halo = 0});
   for (index i = t.lo(); i < t.hi(); ++i) t[i] = static_cast<std::uint64_t>(i);
-  rt().barrier();
+  compas::barrier(rt());
   const index n = t.size();
   rt().run([&](compas::ThreadCtx& c) {
     const std::uint64_t key = std::uint64_t{1} << c.global_id();
@@ -48,21 +44,21 @@ TEST(AtomicUpdate, AddsAndXorsOfEveryThreadOfEveryProcessReachEveryElement) {
       t.atomic_update(n - 1 - i, AtomicOp::bit_xor, key << 32);
     }
   });
-  rt().barrier();  // every update in place everywhere
+  compas::barrier(rt());  // every update in place everywhere
   static int threads = 0;
   threads = rt().processes() * rt().threads();
   expect_every_element<std::uint64_t>(t, "add and xor", [](index i) {
     const std::uint64_t all = (std::uint64_t{1} << threads) - 1;
     return (static_cast<std::uint64_t>(i) + static_cast<std::uint64_t>(threads)) ^ (all << 32);
   });
-  rt().barrier();  // everybody checked before the and/or below change the values
+  compas::barrier(rt());  // everybody checked before the and/or below change the values
   // And / or from one process: bit 62 set everywhere, then the low half cleared.
   if (rt().process() == rt().processes() - 1)
     for (index i = 0; i < n; ++i) {
       t.atomic_update(i, AtomicOp::bit_or, std::uint64_t{1} << 62);
       t.atomic_update(i, AtomicOp::bit_and, ~std::uint64_t{0} << 32);
     }
-  rt().barrier();
+  compas::barrier(rt());
   expect_every_element<std::uint64_t>(t, "or and and", [](index) {
     const std::uint64_t all = (std::uint64_t{1} << threads) - 1;
     return (all << 32) | (std::uint64_t{1} << 62);
@@ -72,11 +68,11 @@ TEST(AtomicUpdate, AddsAndXorsOfEveryThreadOfEveryProcessReachEveryElement) {
 TEST(AtomicUpdate, FourByteElementsAddAlike) {
   DistArray<std::int32_t> t(rt(), table_size(), {.halo = 1});
   for (index i = t.lo(); i < t.hi(); ++i) t[i] = -static_cast<std::int32_t>(i);
-  rt().barrier();
+  compas::barrier(rt());
   rt().run([&](compas::ThreadCtx&) {
     for (index i = 0; i < t.size(); ++i) t.atomic_update(i, AtomicOp::add, 3);
   });
-  rt().barrier();
+  compas::barrier(rt());
   static int threads = 0;
   threads = rt().processes() * rt().threads();
   expect_every_element<std::int32_t>(
@@ -96,7 +92,7 @@ TEST(AtomicUpdate, AnIndexOutsideTheDomainIsNamed) {
           << e.what();
     }
   }
-  rt().barrier();
+  compas::barrier(rt());
 }
 
 }  // namespace

@@ -17,10 +17,6 @@
 
 namespace {
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 std::int64_t code(int sender, int n) {
   return std::int64_t{sender} * 1000003 + n;
 }

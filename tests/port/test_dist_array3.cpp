@@ -23,10 +23,6 @@ namespace {
 using compas::index;
 using Array = compas::DistArray<double, 3>;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 constexpr double kMark = -1.0;
 
 double value(index i, index j, index k, int step) {

@@ -18,10 +18,6 @@ namespace {
 
 using compas::index;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 const std::string kNumbered = " \\(numbered in the order the processes made them\\)";
 
 // The error of `first` on process 0 against `other` on process `odd`, on one array (\1).

@@ -20,16 +20,6 @@ namespace {
 
 using compas::index;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-int me() {
-  return rt().process();
-}
-int P() {
-  return rt().processes();
-}
-
 constexpr index kN = 37;  // uneven over 2..4 processes
 
 // Rank r's index list: empty on ranks 1, 4, ...; duplicates and every owner otherwise.

@@ -21,10 +21,6 @@ using compas::index;
 using compas::Range;
 using compas::Range2;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 TEST(Loops, ParallelForCoversTheRangeOnceAndReduceIsJobWide) {
   const index n = 1000 * rt().processes() + 17;
   const Range mine = compas::split(Range{0, n}, rt().processes(), rt().process());
@@ -53,11 +49,11 @@ TEST(Loops, ParallelForCoversTheRangeOnceAndReduceIsJobWide) {
 TEST(Loops, FunneledScanPartAndArrayAllreduce) {
   const int p = rt().processes(), me = rt().process();
   EXPECT_EQ(rt().part({5, 5 + 7 * p + 3}), compas::split({5, 5 + 7 * p + 3}, p, me));
-  const index before = rt().exclusive_scan(index{me + 1}, compas::op::sum{}, index{0});
+  const index before = compas::exclusive_scan(rt(), index{me + 1}, index{0}, compas::op::sum{});
   EXPECT_EQ(before, index{me} * (me + 1) / 2);
   std::array<index, 5> in{}, out{};
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = me * 10 + static_cast<index>(i);
-  rt().allreduce(std::span(in), std::span(out), compas::op::sum{});
+  compas::allreduce<index>(rt(), in, out, compas::op::sum{});
   for (std::size_t i = 0; i < in.size(); ++i)
     EXPECT_EQ(out[i], 10 * index{p} * (p - 1) / 2 + static_cast<index>(i) * p) << i;
   // Pairs (s, x) under (s1, x1) op (s2, x2) = (s1 s2, 2^k x1 + x2) with s2 = 2^k: associative,
@@ -68,7 +64,7 @@ TEST(Loops, FunneledScanPartAndArrayAllreduce) {
   auto lean = [](Lean a, Lean b) { return Lean{a.s * b.s, a.x * b.s + b.x}; };
   std::array<Lean, 5> lin{}, lout{};
   for (std::size_t i = 0; i < lin.size(); ++i) lin[i] = {2, in[i]};
-  rt().allreduce(std::span(lin), std::span(lout), lean);
+  compas::allreduce<Lean>(rt(), lin, lout, lean);
   for (std::size_t i = 0; i < in.size(); ++i) {
     index want = static_cast<index>(i);
     for (int r = 1; r < p; ++r) want = 2 * want + r * 10 + static_cast<index>(i);

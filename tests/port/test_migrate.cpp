@@ -14,10 +14,6 @@
 
 namespace {
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 struct Item {
   std::int32_t origin, serial;
   double payload;

@@ -18,10 +18,6 @@ namespace {
 using Matrix = compas::DistArray<double, 2>;
 using compas::index;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 // Small integers, so that every sum is exact whatever the order.
 double a_at(index i, index j) {
   return static_cast<double>((3 * i + 5 * j) % 7 - 3);

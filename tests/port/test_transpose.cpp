@@ -12,10 +12,6 @@
 
 namespace {
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 double value(compas::index r, compas::index c) {
   return static_cast<double>(r) * 1000.0 + static_cast<double>(c);
 }

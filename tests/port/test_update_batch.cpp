@@ -23,16 +23,6 @@ namespace {
 using compas::index;
 using compas::comm::AtomicOp;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-int me() {
-  return rt().process();
-}
-int P() {
-  return rt().processes();
-}
-
 constexpr index kN = 37;  // uneven over 2 and 3 processes
 
 struct Update {

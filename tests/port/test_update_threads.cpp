@@ -19,10 +19,6 @@ namespace {
 using compas::index;
 using compas::comm::AtomicOp;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 constexpr index kN = 61;       // uneven over 2 and 3 processes
 constexpr long kPer = 200000;  // updates per thread: many on few indices, so that any race shows
 

@@ -15,9 +15,9 @@ int main(int argc, char** argv) {
   compas::Runtime rt(argc, argv);
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "abort") {
-    rt.barrier();  // every rank is up
+    compas::barrier(rt);  // every rank is up
     if (rt.process() == 1) std::thread([&] { rt.abort(3, "x"); }).join();
-    rt.barrier();
+    compas::barrier(rt);
   } else if (mode == "shape") {
     compas::DistArray<double> a(rt, rt.process() == 1 ? 12 : 10);
   } else if (mode == "group") {
@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
         compas::group_of(rt, rt.process() == 0 ? std::vector<int>{0} : std::vector<int>{2, 1});
     std::vector<int> data(rt.process() == 1 ? 3 : 2);
     if (rt.process() != 0) compas::broadcast(g, std::span<int>(data), 0);
-    rt.barrier();
+    compas::barrier(rt);
   } else {
     std::fprintf(stderr, "abort_probe: mode '%s' is not one of: abort, shape, group\n",
                  mode.c_str());

@@ -18,15 +18,6 @@
 
 namespace {
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-int me() {
-  return rt().process();
-}
-int P() {
-  return rt().processes();
-}
 std::size_t Pz() {
   return static_cast<std::size_t>(P());
 }
@@ -202,10 +193,49 @@ TEST(Collectives, ReduceToARootOtherThanZero) {
 TEST(Collectives, BarrierAfterWhichEveryRankHasArrived) {
   // Every rank counts the barriers it entered; after each, every rank has entered as many.
   for (int k = 1; k <= 3; ++k) {
-    rt().barrier();
+    compas::barrier(rt());
     const auto counts = compas::allgather(rt(), k);
     for (int c : counts) EXPECT_EQ(c, k);
   }
+}
+
+// MPI_Exscan over the job: an operator that is associative and not commutative (appending
+// decimal digits) shows the rank order; rank 0 gets the identity, which is never combined.
+struct Appended {
+  std::int64_t v, scale;
+};
+Appended append(const Appended& a, const Appended& b) {
+  return {a.v * b.scale + b.v, a.scale * b.scale};
+}
+
+TEST(Collectives, ExclusiveScanCombinesTheRanksBeforeInOrder) {
+  std::int64_t want = 0;
+  for (int r = 0; r < me(); ++r) want = want * 10 + (r + 1);
+  const Appended got =
+      compas::exclusive_scan(rt(), Appended{me() + 1, 10}, Appended{-7, 1}, append);
+  EXPECT_EQ(got.v, me() == 0 ? -7 : want);  // -7 is no identity: it must not be combined
+  // Element by element, into another span and in place.
+  std::vector<std::int64_t> in = {me() + 1, 100 * (me() + 1), 3}, out(3, -1);
+  compas::exclusive_scan<std::int64_t>(rt(), in, out, 0, compas::op::sum{});
+  const std::int64_t before = std::int64_t{me()} * (me() + 1) / 2;
+  EXPECT_EQ(out, (std::vector<std::int64_t>{before, 100 * before, 3 * me()}));
+  compas::exclusive_scan<std::int64_t>(rt(), in, in, 0, compas::op::sum{});
+  EXPECT_EQ(in, out);
+}
+
+TEST(CollectivesBadInput, ExclusiveScanOfAnotherOperatorOnOneRankIsNamedEverywhere) {
+  if (P() < 2) GTEST_SKIP() << "needs two processes";
+  std::vector<int> in(2, 1), out(2, -5);
+  const std::string err = error_of([&] {
+    if (me() == 1)
+      compas::exclusive_scan<int>(rt(), in, out, 0, compas::op::max{});
+    else
+      compas::exclusive_scan<int>(rt(), in, out, 0, compas::op::sum{});
+  });
+  EXPECT_NE(err.find("compas::exscan"), std::string::npos) << err;
+  EXPECT_NE(err.find("the operator"), std::string::npos) << err;
+  EXPECT_EQ(out, (std::vector<int>{-5, -5}));  // nothing written
+  still_works();
 }
 
 TEST(CollectivesBadInput, LengthDifferingOnOneRankIsNamedWithRankZeroEverywhere) {
@@ -275,3 +305,24 @@ TEST(CollectivesBadInput, AlltoallvCountsThatDoNotFit) {
 }
 
 }  // namespace
+
+// The spellings replaced by the free functions still work for one release, as the new ones do.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST(Collectives, DeprecatedSpellingsForwardToTheFreeFunctions) {
+  EXPECT_GT(rt().barrier(), 0.0);
+  EXPECT_EQ(rt().exclusive_scan(static_cast<long>(me() + 1), compas::op::sum{}, 0L),
+            compas::exclusive_scan(rt(), static_cast<long>(me() + 1), 0L, compas::op::sum{}));
+  std::vector<long> in = {me() + 1L, 2L}, out(2), want(2);
+  rt().allreduce(std::span<long>(in), std::span<long>(out), compas::op::sum{});
+  compas::allreduce<long>(rt(), in, want, compas::op::sum{});
+  EXPECT_EQ(out, want);
+  std::vector<long> scans(static_cast<std::size_t>(rt().threads())), news(scans.size());
+  rt().run([&](compas::ThreadCtx& t) {
+    const auto i = static_cast<std::size_t>(t.tid());
+    scans[i] = rt().exclusive_scan(t, static_cast<long>(t.global_id()), compas::op::sum{}, 0L);
+    news[i] = rt().exclusive_scan(t, static_cast<long>(t.global_id()), 0L, compas::op::sum{});
+  });
+  EXPECT_EQ(scans, news);
+}
+#pragma GCC diagnostic pop

@@ -27,10 +27,6 @@ namespace {
 
 namespace kernels = compas::kernels;
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 using EntryPoints = std::vector<std::pair<std::string, std::function<void()>>>;
 
 // Each entry point with the name its error must carry.
@@ -43,12 +39,12 @@ EntryPoints entry_points() {
   calls.emplace_back("Runtime::job_samples", [] { rt().job_samples(); });
   calls.emplace_back("Runtime::allreduce(value, op)",
                      [] { rt().allreduce(1L, compas::op::sum{}); });
-  calls.emplace_back("Runtime::exclusive_scan(value, op, identity)",
-                     [] { rt().exclusive_scan(1L, compas::op::sum{}, 0L); });
-  calls.emplace_back("Runtime::barrier()", [] { rt().barrier(); });
-  calls.emplace_back("Runtime::allreduce(in, out, op)", [] {
+  calls.emplace_back("compas::exclusive_scan",
+                     [] { compas::exclusive_scan(rt(), 1L, 0L, compas::op::sum{}); });
+  calls.emplace_back("compas::barrier", [] { compas::barrier(rt()); });
+  calls.emplace_back("compas::allreduce", [] {
     long v = 1;
-    rt().allreduce(std::span<long>(&v, 1), std::span<long>(&v, 1), compas::op::sum{});
+    compas::allreduce(rt(), std::span<long>(&v, 1), std::span<long>(&v, 1), compas::op::sum{});
   });
   calls.emplace_back("compas::broadcast", [] { compas::broadcast(rt(), 1L, 0); });
   calls.emplace_back("compas::allgather", [] { compas::allgather(rt(), 1L); });

@@ -18,16 +18,6 @@
 
 namespace {
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-int me() {
-  return rt().process();
-}
-int P() {
-  return rt().processes();
-}
-
 // What job rank `from` sends to job rank `to` as its i-th element of call `k`.
 std::int64_t code(int from, int to, std::size_t i, int k) {
   return 1000000 * from + 1000 * (to + 1) + 10 * static_cast<std::int64_t>(i) + k;
@@ -133,16 +123,25 @@ void check_reductions(compas::Group& g, int k) {
     sum += code(r, -1, 0, k);
     order = order * 10 + r;
   }
-  EXPECT_EQ(g.allreduce(code(me(), -1, 0, k), compas::op::sum{}), sum);
-  EXPECT_EQ(g.allreduce(Digits{me(), 10}, append).v, order);
+  EXPECT_EQ(compas::allreduce(g, code(me(), -1, 0, k), compas::op::sum{}), sum);
+  EXPECT_EQ(compas::allreduce(g, Digits{me(), 10}, append).v, order);
   std::vector<double> in = {double(me()), -double(me())}, out(2);
-  g.allreduce<double>(in, std::span<double>(out), compas::comm::Op::max);
+  compas::allreduce<double>(g, in, std::span<double>(out), compas::comm::Op::max);
   EXPECT_EQ(out[0], *std::max_element(g.members().begin(), g.members().end()));
   const auto r = compas::reduce(g, Digits{me(), 10}, append, 0);
   if (g.rank() == 0) {
     EXPECT_EQ(r.v, order);
   }
-  g.barrier();
+  // MPI_Exscan within the group: the members before this one, in group order.
+  std::int64_t before = 0, scale = 1;
+  for (int i = 0; i < g.rank(); ++i) {
+    before = before * 10 + g.job_rank(i);
+    scale *= 10;
+  }
+  const Digits scan = compas::exclusive_scan(g, Digits{me(), 10}, Digits{0, 1}, append);
+  EXPECT_EQ(scan.v, before);
+  EXPECT_EQ(scan.scale, scale);
+  compas::barrier(g);
 }
 
 void check_all(compas::Group& g, int k) {
@@ -178,7 +177,7 @@ TEST(Groups, AnUndefinedColourIsInNoGroup) {
   if (me() == 0) {
     EXPECT_TRUE(g.empty());
     EXPECT_EQ(g.rank(), -1);
-    EXPECT_THROW(g.barrier(), std::logic_error);
+    EXPECT_THROW(compas::barrier(g), std::logic_error);
     EXPECT_THROW(compas::broadcast(g, 1, 0), std::logic_error);
   } else {
     std::vector<int> want;
@@ -286,9 +285,9 @@ TEST(GroupsBadInput, CallsFromAnotherThreadAreRefused) {
     attempt([&] { compas::split(rt(), 0); });
     attempt([&] { compas::grid_cols(rt()); });
     attempt([&] { compas::group_of(rt(), {me()}); });
-    attempt([&] { g.barrier(); });
+    attempt([&] { compas::barrier(g); });
     attempt([&] { compas::broadcast(g, 1, 0); });
-    attempt([&] { g.allreduce(1, compas::op::sum{}); });
+    attempt([&] { compas::allreduce(g, 1, compas::op::sum{}); });
   }).join();
   for (const auto& e : errors)
     EXPECT_NE(e.find("other than the one that made the Runtime"), std::string::npos) << e;

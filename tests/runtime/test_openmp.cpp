@@ -187,7 +187,7 @@ TEST(OpenMP, ThreadCountIsTheTeamSize) {
 // before the caller's next reading.
 TEST(OpenMP, FunneledBarrierReturnsTheWtimeAfterEveryArrival) {
   const double arrived = omp_get_wtime();
-  const double t = rt().barrier();
+  const double t = compas::barrier(rt());
   const double after = omp_get_wtime();
   EXPECT_LE(t, after);
   EXPECT_GE(t, rt().allreduce(arrived, compas::op::max{}));

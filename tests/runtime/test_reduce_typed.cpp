@@ -15,16 +15,6 @@
 
 namespace {
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-int me() {
-  return rt().process();
-}
-int P() {
-  return rt().processes();
-}
-
 // Rank r's element i: small integers (exact in float, no overflow in a product of 5 ranks),
 // signed where T is.
 template <class T>

@@ -23,10 +23,6 @@
 
 namespace {
 
-compas::Runtime& rt() {
-  return *g_rt;
-}
-
 // A 2x2 integer matrix product: associative, not commutative, so any reordering of operands
 // changes the result (wrapping arithmetic keeps it exact).
 struct Mat {
@@ -144,7 +140,7 @@ TEST(Runtime, ConcatenationInProcessThenThreadOrder) {
   rt().run([&](compas::ThreadCtx& t) {
     const auto i = static_cast<std::size_t>(t.tid());
     all[i] = rt().allreduce(t, letter(t.global_id()), concat{});
-    before[i] = rt().exclusive_scan(t, letter(t.global_id()), concat{}, Word{});
+    before[i] = rt().exclusive_scan(t, letter(t.global_id()), Word{}, concat{});
   });
   for (int i = 0; i < rt().threads(); ++i) {
     const int gid = rt().process() * rt().threads() + i;
@@ -157,9 +153,9 @@ TEST(Runtime, ConcatenationInProcessThenThreadOrder) {
 TEST(Runtime, FunneledFormsCombineInRankOrder) {
   const int p = rt().processes(), me = rt().process();
   EXPECT_EQ(rt().allreduce(letter(me), concat{}).str(), letters(0, p));
-  EXPECT_EQ(rt().exclusive_scan(letter(me), concat{}, word("#")).str(),
+  EXPECT_EQ(compas::exclusive_scan(rt(), letter(me), word("#"), concat{}).str(),
             me == 0 ? "#" : letters(0, me));  // "#" is no identity: it must not be combined
-  EXPECT_EQ(rt().exclusive_scan(static_cast<long>(me + 1), compas::op::sum{}, 0L),
+  EXPECT_EQ(compas::exclusive_scan(rt(), static_cast<long>(me + 1), 0L, compas::op::sum{}),
             static_cast<long>(me) * (me + 1) / 2);
   Mat want;
   for (int r = 0; r < p; ++r) want = matmul{}(want, operand(r));
@@ -168,8 +164,8 @@ TEST(Runtime, FunneledFormsCombineInRankOrder) {
   // Element by element over arrays, in place and not.
   std::vector<Mat> in(5), out(5);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = operand(me * 10 + static_cast<int>(i));
-  rt().allreduce(std::span<Mat>(in), std::span<Mat>(out), matmul{});
-  rt().allreduce(std::span<Mat>(in), std::span<Mat>(in), matmul{});
+  compas::allreduce(rt(), std::span<Mat>(in), std::span<Mat>(out), matmul{});
+  compas::allreduce(rt(), std::span<Mat>(in), std::span<Mat>(in), matmul{});
   for (std::size_t i = 0; i < in.size(); ++i) {
     Mat w;
     for (int r = 0; r < p; ++r) w = matmul{}(w, operand(r * 10 + static_cast<int>(i)));
@@ -188,7 +184,7 @@ TEST(Runtime, AnOperatorThatThrowsFailsTheCallOnEveryProcess) {
   };
   const Word mine = rt().process() == 0 ? word("!") : letter(rt().process());
   EXPECT_ANY_THROW(rt().allreduce(mine, picky));
-  EXPECT_ANY_THROW(rt().exclusive_scan(mine, picky, Word{}));
+  EXPECT_ANY_THROW(compas::exclusive_scan(rt(), mine, Word{}, picky));
   EXPECT_EQ(rt().allreduce(letter(rt().process()), concat{}).str(), letters(0, rt().processes()));
 }
 
@@ -223,8 +219,8 @@ TEST(Runtime, ExclusiveScanInProcessThenThreadOrder) {
   std::vector<Mat> prods(static_cast<std::size_t>(rt().threads()));
   rt().run([&](compas::ThreadCtx& t) {
     const auto i = static_cast<std::size_t>(t.tid());
-    sums[i] = rt().exclusive_scan(t, static_cast<long>(t.global_id() + 1), compas::op::sum{}, 0L);
-    prods[i] = rt().exclusive_scan(t, operand(t.global_id()), matmul{}, Mat{});
+    sums[i] = rt().exclusive_scan(t, static_cast<long>(t.global_id() + 1), 0L, compas::op::sum{});
+    prods[i] = rt().exclusive_scan(t, operand(t.global_id()), Mat{}, matmul{});
   });
   for (int i = 0; i < rt().threads(); ++i) {
     const int g = rt().process() * rt().threads() + i;
@@ -262,12 +258,12 @@ TEST(Runtime, FunneledBarrierSeparatesPhasesAcrossProcesses) {
   int wrong = 0;
   for (int round = 1; round <= 5; ++round) {
     w.fetch_add(0, 0, std::uint64_t{1});
-    rt().barrier();
+    compas::barrier(rt());
     std::uint64_t v = 0;
     w.get(0, 0, std::span<std::uint64_t>(&v, 1));
     if (v != static_cast<std::uint64_t>(round) * static_cast<std::uint64_t>(rt().processes()))
       ++wrong;
-    rt().barrier();
+    compas::barrier(rt());
   }
   EXPECT_EQ(wrong, 0);
 }
@@ -280,7 +276,7 @@ TEST(Runtime, BlocksCoverTheRangeInOrder) {
       const auto [lo, hi] = rt().block(t, n);
       if (hi < lo || hi > n) ++wrong;
       // Blocks follow each other in (process, thread) order: each starts where those before end.
-      const long before = rt().exclusive_scan(t, static_cast<long>(hi - lo), compas::op::sum{}, 0L);
+      const long before = rt().exclusive_scan(t, static_cast<long>(hi - lo), 0L, compas::op::sum{});
       if (before != static_cast<long>(lo)) ++wrong;
       const auto [nlo, nhi] = rt().process_block(n);
       if (lo < nlo || hi > nhi) ++wrong;

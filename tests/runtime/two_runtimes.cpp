@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     auto rt = make_runtime();
     rt->run([&](compas::ThreadCtx& t) { rt->barrier(t); });
     ok = second_refused("while the first lives") && ok;
-    rt->barrier();  // the first Runtime still works
+    compas::barrier(*rt);  // the first Runtime still works
   }
   if (uncaught) {
     make_runtime();

@@ -7,7 +7,7 @@
 //     part, with the original's loop body in a lambda over a box of it.
 //  3. Each step begins the halo exchange, updates the part that needs no halo (compas::inner),
 //     waits, then updates the rest (compas::rim); swap(u, v) as before.
-//  4. The timer starts after rt.barrier(); the job's time is the slowest process's; the error is
+//  4. The timer starts after compas::barrier(rt); the job's time is the slowest process's; the error is
 //     the largest over the processes; process 0 prints.
 // Usage: prk_heat3d_compas ITERATIONS N   (compas-run -n P -t T, mpirun, srun, or alone)
 #include <omp.h>
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   double start = 0;
   for (long it = 0; it <= iterations; ++it) {
     if (it == 1) {
-      rt.barrier();  // (4)
+      compas::barrier(rt);  // (4)
       start = omp_get_wtime();
     }
     auto halos = u.begin_exchange();  // (3)

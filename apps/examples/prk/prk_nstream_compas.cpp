@@ -3,7 +3,7 @@
 // What changed (diff -u prk_nstream_openmp.cpp prk_nstream_compas.cpp):
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
 //  2. The three arrays become 1-D DistArrays (no halo); the loops run over this process's block.
-//  3. The timer starts after rt.barrier() (PRK's MPI_Barrier) and the job's time is the
+//  3. The timer starts after compas::barrier(rt) (PRK's MPI_Barrier) and the job's time is the
 //     slowest process's; the sum of A is reduced over the processes; process 0 prints.
 // Usage: prk_nstream_compas ITERATIONS LENGTH   (compas-run -n P -t T, mpirun, srun, or alone)
 #include <omp.h>
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   double start = 0;
   for (long it = 0; it <= iterations; ++it) {
     if (it == 1) {
-      rt.barrier();  // (3) the processes start the clock together
+      compas::barrier(rt);  // (3) the processes start the clock together
       start = omp_get_wtime();
     }
 #pragma omp parallel for

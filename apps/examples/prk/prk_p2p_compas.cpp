@@ -8,7 +8,7 @@
 //  3. A Channel carries "row j is done" between processes: the first thread takes the left
 //     neighbour's A(lo - 1, j), the last one sends its A(hi - 1, j) on; the corner goes from the
 //     last process to process 0 the same way (the original's corner flag).
-//  4. The timer starts after rt.barrier() (PRK's MPI_Barrier); the job's time is the slowest
+//  4. The timer starts after compas::barrier(rt) (PRK's MPI_Barrier); the job's time is the slowest
 //     process's; the corner comes from the process that holds it; process 0 prints.
 // Usage: prk_p2p_compas ITERATIONS M N   (compas-run -n P -t T, mpirun, srun, or alone)
 #include <omp.h>
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
                hi = from + (last - from) * (t + 1) / threads;
     for (long it = 0; it <= iterations; ++it) {
       if (it == 1) {
-        if (t == 0) rt.barrier();  // (4) the processes, then the threads, start the clock together
+        if (t == 0) compas::barrier(rt);  // (4) the processes, then the threads, start the clock together
 #pragma omp barrier
 #pragma omp master
         start = omp_get_wtime();

@@ -12,7 +12,7 @@
 //     also gives the job's total).
 //  4. After each step the particles that left this process's part go to the owner of the cell
 //     holding them (q.owner(p.x, p.y)) with compas::migrate, one alltoallv, however far they moved.
-//  5. The timer starts at rt.barrier() (PRK's MPI_Barrier; it returns omp_get_wtime()); the job's
+//  5. The timer starts at compas::barrier(rt) (PRK's MPI_Barrier; it returns omp_get_wtime()); the job's
 //     time is the slowest process's; the wrong positions and the serial numbers are summed over
 //     the job in one rt.reduce; process 0 prints.
 // Usage: prk_pic_compas ITERATIONS GRID_SIZE PARTICLES K M MODE [PARAMETERS]
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
 
   double start = 0;
   for (long it = 0; it <= a.iterations; ++it) {
-    if (it == 1) start = rt.barrier();  // (5)
+    if (it == 1) start = compas::barrier(rt);  // (5)
 #pragma omp parallel for
     for (long i = 0; i < static_cast<long>(particles.size()); ++i)
       prk::pic_move(particles[i], charge, size);

@@ -10,7 +10,7 @@
 //     UpdateBatch (batch.adder(): the batch's constants in registers): the updates are bucketed
 //     per owning process, and batch.flush() trades them (as PRK's MPI version does with
 //     MPI_Alltoall and MPI_Alltoallv) and has each owner apply them to its block.
-//  4. The timer starts after rt.barrier() (PRK's MPI_Barrier); the job's time is the slowest
+//  4. The timer starts after compas::barrier(rt) (PRK's MPI_Barrier); the job's time is the slowest
 //     process's; the wrong entries are summed over the processes; process 0 prints.
 // Usage: prk_random_compas UPDATE_RATIO LOG2_TABLESIZE
 //        (compas-run -n P -t T, mpirun, srun, or alone)
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
 
   std::vector<unsigned long> rans(static_cast<std::size_t>(mine.size()));  // (3)
 
-  rt.barrier();  // (4)
+  compas::barrier(rt);  // (4)
   const double start = omp_get_wtime();
   for (long k0 = 0; k0 < 2 * steps; k0 += steps < 256 ? steps : 256) {  // (3) both rounds
 #pragma omp parallel for

@@ -5,7 +5,7 @@
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
 //  2. The threads' sum goes into `sum`, the process's, which compas::reduce adds over the
 //     processes into thread 0's vector on process 0 (PRK's MPI_Reduce), from the master thread.
-//  3. The timer starts after rt.barrier() (PRK's MPI_Barrier); the job's time is the slowest
+//  3. The timer starts after compas::barrier(rt) (PRK's MPI_Barrier); the job's time is the slowest
 //     process's; process 0 checks and prints, and every process exits with its verdict.
 // Usage: prk_reduce_compas ITERATIONS LENGTH   (compas-run -n P -t T, mpirun, srun, or alone)
 #include <omp.h>
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     for (long i = 0; i < length; ++i) v[i] = o[i] = 1.0;
     for (long it = 0; it <= iterations; ++it) {
       if (it == 1) {
-        if (omp_get_thread_num() == 0) rt.barrier();  // (3)
+        if (omp_get_thread_num() == 0) compas::barrier(rt);  // (3)
 #pragma omp barrier
 #pragma omp master
         start = omp_get_wtime();

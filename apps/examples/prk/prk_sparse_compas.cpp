@@ -9,7 +9,7 @@
 //     iteration, after the update, plan.gather(xs) brings their values (one message per peer:
 //     where PRK's MPI version replicates the whole vector with MPI_Allgather), and the product
 //     reads xs.
-//  4. The timer starts at rt.barrier() (PRK's MPI_Barrier; it returns omp_get_wtime()) and the
+//  4. The timer starts at compas::barrier(rt) (PRK's MPI_Barrier; it returns omp_get_wtime()) and the
 //     job's time is the slowest process's; the result is summed over the job (rt.reduce), every
 //     process gets the same verdict; process 0 prints.
 // Usage: prk_sparse_compas ITERATIONS LSIZE RADIUS [scrambled|canonical]
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
 
   double start = 0;
   for (long it = 0; it <= iterations; ++it) {
-    if (it == 1) start = rt.barrier();  // (4)
+    if (it == 1) start = compas::barrier(rt);  // (4)
 #pragma omp parallel for
     for (long row = lo; row < hi; ++row) vector[row] += static_cast<double>(row + 1);
     plan.gather(xs);  // (3)

@@ -7,7 +7,7 @@
 //     the loops run over this process's part (the stencil over its part of the active points,
 //     compas::intersect of its part and the active square).
 //  3. in.exchange_halos() before each sweep brings the neighbours' edges into the halos.
-//  4. The timer starts after rt.barrier() (PRK's MPI_Barrier); the job's time is the slowest
+//  4. The timer starts after compas::barrier(rt) (PRK's MPI_Barrier); the job's time is the slowest
 //     process's; the L1 norm is reduced over the processes; process 0 prints.
 // Usage: prk_stencil_compas ITERATIONS N [RADIUS (2)] [star|grid (star)]  (compas-run -n P -t T)
 #include <omp.h>
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   double start = 0;
   for (long it = 0; it <= iterations; ++it) {
     if (it == 1) {
-      rt.barrier();  // (4) the processes start the clock together
+      compas::barrier(rt);  // (4) the processes start the clock together
       start = omp_get_wtime();
     }
     in.exchange_halos();  // (3)

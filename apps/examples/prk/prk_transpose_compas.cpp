@@ -7,7 +7,7 @@
 //  3. The tiled sweep becomes compas::transpose(a, b, sum) (each process fills its rows of B from
 //     every process's A, in tiles, with the same OpenMP threads), then A += 1 on this process's
 //     rows: the original did both in one pass.
-//  4. The timer starts after rt.barrier() (PRK's MPI_Barrier); the job's time is the slowest
+//  4. The timer starts after compas::barrier(rt) (PRK's MPI_Barrier); the job's time is the slowest
 //     process's; the error is reduced over the processes; process 0 prints.
 // Usage: prk_transpose_compas ITERATIONS ORDER   (compas-run -n P -t T, mpirun, srun, or alone)
 #include <omp.h>
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   double start = 0;
   for (long it = 0; it <= iterations; ++it) {
     if (it == 1) {
-      rt.barrier();  // (4)
+      compas::barrier(rt);  // (4)
       start = omp_get_wtime();
     }
     compas::transpose(a, b, compas::op::sum{});  // (3)

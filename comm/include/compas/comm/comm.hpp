@@ -9,9 +9,11 @@
 //    signal waits, by direct load/store to same-host peers where possible.
 //  - collectives.hpp: ProcessCollectives (broadcast, allreduce, allgather, alltoallv among the
 //    processes, over chunked channels through a scratch window).
+//  - versions.hpp: the versions of the communication libraries this build runs on (reports).
 #pragma once
 
 #include "compas/comm/bootstrap.hpp"
 #include "compas/comm/collectives.hpp"
 #include "compas/comm/ucx.hpp"
+#include "compas/comm/versions.hpp"
 #include "compas/comm/window.hpp"

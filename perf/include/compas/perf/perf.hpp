@@ -4,3 +4,8 @@
 // are probes/'s, the models analysis/'s, the JSON reports report/'s;
 // docs/decisions/0014-counters-and-probes.md describes them.
 #pragma once
+
+#include "compas/perf/counters.hpp"
+#include "compas/perf/region.hpp"
+#include "compas/perf/sde.hpp"
+#include "compas/perf/timer.hpp"

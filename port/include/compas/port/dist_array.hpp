@@ -22,7 +22,9 @@
 //
 // Storage: one symmetric window per array (every process allocates the largest part's size, so
 // window sizes agree even when parts do not). Rows are padded to whole 64-byte lines and the
-// first owned element of every row starts on one (streaming stores then write whole lines).
+// first owned element of every row starts on one (streaming stores then write whole lines);
+// Layout::contiguous packs the halo box instead (row after row, the pitch this process's own
+// width with halos), as a Fortran or C array of that shape would lie.
 // Fill::none leaves the data untouched for first touch by the threads that compute on it.
 //
 // exchange_halos(): each process puts its edge cells into its neighbours' receive areas with
@@ -77,6 +79,11 @@ enum class Decomposition {
   grid,  // 2-D: rows and columns over Runtime::process_grid()
 };
 
+// How a part's halo box lies in memory (2-D and 3-D; a 1-D part is one row either way): rows
+// padded to whole 64-byte lines, each row's first owned element on a line, the pitch the largest
+// part's (padded); or packed, the pitch this process's own width with halos (contiguous).
+enum class Layout { padded, contiguous };
+
 // exchange_halos(t, ...) inside Runtime::run: with `barriers` the team meets before (every edge
 // written) and after (every halo there to read); with `none` thread 0 alone exchanges and the
 // caller's own team barriers (or collectives) must stand on both sides.
@@ -90,6 +97,7 @@ struct DistOptions {
   comm::Fill fill = comm::Fill::zero;
   Decomposition decomposition = Decomposition::rows;  // 2-D only
   ProcessGrid grid{};                                 // Decomposition::grid only
+  Layout layout = Layout::padded;
 };
 
 namespace detail {
@@ -106,6 +114,7 @@ struct DistShape {
   ProcessGrid grid{};
   std::size_t elem_bytes = 0;
   const std::type_info* elem_type = nullptr;  // named when processes differ (double vs int64_t)
+  Layout layout = Layout::padded;
   std::vector<index> starts;  // 1-D on a user's Partition: its P + 1 split points; empty: block
 };
 
@@ -207,6 +216,7 @@ inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::si
   s.grid = o.grid;
   s.elem_bytes = elem_bytes;
   s.elem_type = &elem_type;
+  s.layout = o.layout;
   if (parts && !parts->is_block()) s.starts.assign(parts->starts().begin(), parts->starts().end());
   return s;
 }
@@ -444,7 +454,8 @@ class DistArray<T, 1> : public detail::DistBase {
   // result and without its owner taking part (an atomic post, as shmem_atomic_xor): from any
   // thread, between collectives; on this host's parts at once (CPU atomics on the shared
   // mapping), to other hosts over the network. Every update is in place everywhere after the next
-  // rt.barrier(). A port keeps its `#pragma omp atomic` loop: table.atomic_update(j, xor, v).
+  // compas::barrier(rt). A port keeps its `#pragma omp atomic` loop:
+  // table.atomic_update(j, xor, v).
   void atomic_update(index i, comm::AtomicOp op,
                      T v) requires(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
     if (!domain_.contains(i)) detail::index_outside("DistArray::atomic_update", i, domain_);

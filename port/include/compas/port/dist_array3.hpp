@@ -13,11 +13,31 @@
 //
 // Indices: (i, j, k) = (plane, row, column), k contiguous in memory. The domain is a Range3 (any
 // origin). Distribution: a process grid of g0 x g1 x g2 processes, row-major by rank (rank =
-// (p0 g1 + p1) g2 + p2); each dimension split in near-equal blocks (the first n % g blocks one
-// longer). DistOptions3::grid gives the sides; a side 0 is chosen by compas: the processes' prime
+// (p0 g1 + p1) g2 + p2); each dimension split in near-equal blocks: n cells [lo, lo + n) over g
+// processes, with q = n / g and e = n % g, give process position p the cells from lo + p q +
+// min(p, e), q + 1 of them when p < e, else q (the first e blocks one longer; partition3.hpp).
+// DistOptions3::grid gives the sides; a side 0 is chosen by compas: the processes' prime
 // factors, largest first, each to the free side with the fewest processes so far, the slowest
 // dimension first on a tie (P = 2 cuts planes: every halo is then whole contiguous planes; 4 is
 // 2 x 2 x 1; 8 is 2 x 2 x 2; 12 is 3 x 2 x 2).
+//
+// A partition of the program's own (DistOptions3::partition, partition3.hpp) replaces the block
+// split: for each dimension the g + 1 boundaries of its parts, checked on every process after the
+// processes agreed on them (rising strictly from the domain's first index to its end, one part per
+// process; the error names the boundary). coarsened(f) makes the next coarser level of a
+// multigrid hierarchy aligned with this array: coarse cell lo + c on the process that owns fine
+// cells lo + f c .. lo + f c + f - 1 (f = 2, 0-based: fine cells 2c and 2c + 1), so restriction
+// and prolongation read only this process's cells and its halos.
+//
+// An array on a Group (DistArray(group, domain, options)) lives on the group's members alone: its
+// grid is over group ranks, and only members hold cells and exchange its halos (the agreement of
+// an exchange runs over the group). Making it is job-wide, as every window is: every process of
+// the job makes it, the members passing the group and every other process an empty Group (a
+// process in no group: split with compas::undefined, group_of with no members), in the same order
+// as its other arrays; the others then hold an empty part (owned() empty, member() false) and
+// calling an exchange on it is a std::logic_error naming the group. The Group must outlive the
+// array, at the same address. compas::redistribute (redistribute3.hpp) moves a level between an
+// array on the whole job and one on a group (agglomeration onto fewer processes and back).
 //
 // Halos: a width per dimension (0 allowed: no neighbour in that dimension, and none across it),
 // periodic per dimension. exchange_halos() fills every halo cell whose source cell exists: faces,
@@ -36,8 +56,9 @@
 // Errors, the same on every process (the processes compare their arrays first), as the 1-D and 2-D
 // arrays': arrays that differ between processes (CollectiveError naming both ranks and arrays), a
 // dimension with fewer elements than processes, a halo below 0 or wider than the smallest part of
-// a dimension that has neighbours (CollectiveError naming the values), a grid whose sides do not
-// multiply to P (std::invalid_argument).
+// a dimension that has neighbours, a partition that does not cover the domain, does not rise or
+// does not have one part per process, group lists that differ (CollectiveError naming the
+// values), a grid whose sides do not multiply to P (std::invalid_argument).
 #pragma once
 
 #include <array>
@@ -46,18 +67,24 @@
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
+#include <vector>
 
 #include "compas/port/dist_array.hpp"
+#include "compas/port/partition3.hpp"
+#include "compas/runtime/group.hpp"
 
 namespace compas {
 
 // Designated initializers name the fields in this order: {.halo = {1, 1, 1}, .periodic = {true,
-// false, false}, .fill = compas::comm::Fill::none, .grid = {2, 1, 1}} (any may be left out).
+// false, false}, .fill = compas::comm::Fill::none, .grid = {2, 1, 1}, .partition = p} (any may be
+// left out).
 struct DistOptions3 {
   std::array<index, 3> halo{1, 1, 1};  // cells on each side, per dimension (planes, rows, cols)
   std::array<bool, 3> periodic{false, false, false};
   comm::Fill fill = comm::Fill::zero;
   std::array<int, 3> grid{0, 0, 0};  // processes per dimension; 0: compas chooses that side
+  Partition3 partition{};  // the parts' boundaries (partition3.hpp); empty: the block split
+  Layout layout = Layout::padded;  // Layout::contiguous: the halo box packed (dist_array.hpp)
 };
 
 namespace detail {
@@ -72,17 +99,24 @@ struct DistShape3 {
 // The untyped 3-D machinery: agreement, geometry, window, exchange (port/src/dist_halo3.cpp).
 class Halo3 final : public Exchanger {
  public:
-  Halo3(Runtime& rt, const DistShape3& shape);
+  // Over the job (group nullptr) or the members of *group (every process of the job takes part).
+  Halo3(Runtime& rt, Group* group, const DistShape3& shape);
   ~Halo3();
   Halo3(const Halo3&) = delete;
   Halo3& operator=(const Halo3&) = delete;
 
   Range3 owned() const;
-  std::array<int, 3> grid() const;  // processes per dimension
-  index pitch() const;              // elements from one local row to the next
-  index plane() const;              // elements from one local plane to the next
-  std::byte* origin();              // the first halo plane's first halo row's first halo column
-  std::uint64_t number() const;     // DistArray #number in the errors of its collectives
+  std::array<int, 3> grid() const;      // processes per dimension
+  index pitch() const;                  // elements from one local row to the next
+  index plane() const;                  // elements from one local plane to the next
+  std::byte* origin();                  // the first halo plane's first halo row's first halo column
+  std::uint64_t number() const;         // DistArray #number in the errors of its collectives
+  const Partition3& partition() const;  // the parts' boundaries, resolved
+  bool member() const;                  // whether this process holds a part
+  const std::vector<int>& members() const;  // job ranks in grid order (rank order: the job)
+  Range3 part_of(int job_rank) const;       // that process's cells (empty: not a member)
+  Runtime& runtime() const;
+  const DistShape3& shape() const;
 
   void exchange_funneled();
   void exchange();  // thread 0 of the team, between team barriers
@@ -101,6 +135,14 @@ class Halo3 final : public Exchanger {
   std::unique_ptr<Impl> impl_;
 };
 
+// What the porting layer's calls on 3-D arrays (redistribute3.hpp) reach inside one.
+struct DistAccess3 {
+  template <class T>
+  static Halo3& halo(DistArray<T, 3>& a) {
+    return *a.halo_;
+  }
+};
+
 }  // namespace detail
 
 template <class T>
@@ -110,25 +152,30 @@ class DistArray<T, 3> : public detail::ExchangeForms<detail::Halo3> {
  public:
   // Collective: every process makes the same array, in the same order as its other arrays.
   DistArray(Runtime& rt, Range3 domain, DistOptions3 options = {})
-      : ExchangeForms(std::make_unique<detail::Halo3>(
-            rt, detail::DistShape3{domain, options, sizeof(T), &typeid(T)})),
-        rt_(&rt),
-        opts_(options),
-        domain_(domain) {
-    owned_ = halo_->owned();
-    plane_ = halo_->plane();
-    pitch_ = halo_->pitch();
-    i0_ = owned_.planes.lo - options.halo[0];
-    j0_ = owned_.rows.lo - options.halo[1];
-    k0_ = owned_.cols.lo - options.halo[2];
-    origin_ = reinterpret_cast<T*>(halo_->origin());
-  }
+      : DistArray(rt, nullptr, domain, std::move(options)) {}
   DistArray(Runtime& rt, index planes, index rows, index cols, DistOptions3 options = {})
-      : DistArray(rt, Range3{{0, planes}, {0, rows}, {0, cols}}, options) {}
+      : DistArray(rt, Range3{{0, planes}, {0, rows}, {0, cols}}, std::move(options)) {}
+  // Collective over the whole job: an array on the members of `group` (the grid and a partition
+  // count group ranks); every other process passes an empty Group and holds nothing. `group`
+  // outlives the array, at the same address.
+  DistArray(Group& group, Range3 domain, DistOptions3 options = {})
+      : DistArray(group.runtime(), &group, domain, std::move(options)) {}
   DistArray(DistArray&&) noexcept = default;
   DistArray& operator=(DistArray&&) = default;  // refused while an exchange is pending
-  // Collective: a new array of the same domain and options.
-  DistArray like() const { return DistArray(*rt_, domain_, opts_); }
+  // Collective: a new array of the same domain and options (on the same processes).
+  DistArray like() const { return DistArray(*rt_, group_, domain_, opts_); }
+  // Collective: the next coarser level, aligned with this one: domain [lo, lo + n / factor) per
+  // dimension, coarse cell lo + c on the process owning fine cells lo + factor c .. lo + factor c
+  // + factor - 1, the same processes, halos, periodicity and fill. std::invalid_argument (alike
+  // everywhere: the partition is) naming the boundary when this array's partition cannot be so
+  // coarsened (Partition3::coarsened).
+  DistArray coarsened(index factor) const {
+    DistOptions3 o = opts_;
+    o.partition = partition().coarsened(factor);
+    o.grid = {0, 0, 0};
+    const Range3 domain = o.partition.domain();
+    return DistArray(*rt_, group_, domain, std::move(o));
+  }
 
   Range3 domain() const { return domain_; }
   Range3 owned() const { return owned_; }
@@ -137,6 +184,12 @@ class DistArray<T, 3> : public detail::ExchangeForms<detail::Halo3> {
   Range cols() const { return owned_.cols; }
   std::array<index, 3> halo() const { return opts_.halo; }
   std::array<int, 3> grid() const { return halo_->grid(); }
+  // The boundaries of every process's part (the block split when none was given).
+  const Partition3& partition() const { return halo_->partition(); }
+  // Whether this process holds a part (false only outside the group of an array on a Group).
+  bool member() const { return halo_->member(); }
+  // The processes holding parts, as job ranks in grid order (group rank order).
+  const std::vector<int>& members() const { return halo_->members(); }
   Range3 with_halos() const {
     Range3 w = owned_;
     for (int d = 0; d < 3; ++d)
@@ -172,7 +225,25 @@ class DistArray<T, 3> : public detail::ExchangeForms<detail::Halo3> {
   friend void swap(DistArray& a, DistArray& b) noexcept { std::swap(a, b); }
 
  private:
+  friend struct detail::DistAccess3;
+  DistArray(Runtime& rt, Group* group, Range3 domain, DistOptions3 options)
+      : ExchangeForms(std::make_unique<detail::Halo3>(
+            rt, group, detail::DistShape3{domain, options, sizeof(T), &typeid(T)})),
+        rt_(&rt),
+        group_(group),
+        opts_(std::move(options)),
+        domain_(domain) {
+    owned_ = halo_->owned();
+    plane_ = halo_->plane();
+    pitch_ = halo_->pitch();
+    i0_ = owned_.planes.lo - opts_.halo[0];
+    j0_ = owned_.rows.lo - opts_.halo[1];
+    k0_ = owned_.cols.lo - opts_.halo[2];
+    origin_ = reinterpret_cast<T*>(halo_->origin());
+  }
+
   Runtime* rt_;
+  Group* group_ = nullptr;  // nullptr: the whole job
   DistOptions3 opts_;
   Range3 domain_{}, owned_{};
   index plane_ = 0, pitch_ = 0, i0_ = 0, j0_ = 0, k0_ = 0;

@@ -1,3 +1,7 @@
+// report: what the tools write (a static library, not installed: JSON stays out of programs).
+// This header is the Report; run_info.hpp is the run metadata every report carries,
+// extrap_json.hpp Extra-P's JSON input.
+//
 // Report: the output contract of every measuring command. One JSON object
 // {"command", "version", "run", "machine", "params", "results": [records]}, the same records as CSV
 // rows, and a readable table on stdout. Files are written to a temporary name beside the target and

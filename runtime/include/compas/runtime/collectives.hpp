@@ -1,12 +1,16 @@
-// Process-level collectives of the porting layer: what a program ported from MPI calls instead of
-// MPI_Bcast, MPI_Allgather(v), MPI_Alltoall(v), MPI_Gather(v), MPI_Reduce and MPI_Allreduce
-// (MPI_Barrier is Runtime::barrier(), or Group::barrier()).
+// Process-level collectives: what a program ported from MPI calls instead of MPI_Barrier,
+// MPI_Bcast, MPI_Allgather(v), MPI_Alltoall(v), MPI_Gather(v), MPI_Reduce, MPI_Allreduce and
+// MPI_Exscan. One spelling each: a free function over Processes (the Runtime or a Group). The
+// Runtime's own members are the team forms (every thread calls them with its ThreadCtx) and the
+// one-value rt.allreduce(value, op) that also works inside an OpenMP region.
 //
 //   #include "compas/runtime/collectives.hpp"
 //   compas::broadcast(rt, std::span<double>(params), 0);          // MPI_Bcast
 //   const auto all = compas::allgatherv(rt, std::span<const int>(mine));  // MPI_Allgatherv
 //   // all.data: every process's elements in rank order; all.counts[r], all.offsets[r]: rank r's
 //   compas::broadcast(row, std::span<double>(panel), k % row.size());  // over a Group (group.hpp)
+//   const long first = compas::exclusive_scan(rt, count, 0L, compas::op::sum{});  // MPI_Exscan
+//   const double start = compas::barrier(rt);                      // MPI_Barrier, then the time
 //
 // Free functions taking the processes first (as MPI's calls take a communicator): the Runtime for
 // the whole job, or a Group (group.hpp) for its members, in group ranks; not members:
@@ -70,6 +74,7 @@ class Processes {
   std::string where() const;
 
  private:
+  friend double barrier(Processes ps);
   Runtime* rt_;
   Group* group_ = nullptr;
 };
@@ -99,6 +104,8 @@ enum class CollectiveCall : std::uint32_t {
   update_make,       // making a batch, on its table
   halo_exchange,     // DistArray's exchange_halos / begin_exchange, on the array
   halo_accumulate,   // DistArray's accumulate_halos, on the array
+  redist_from,       // compas::redistribute (redistribute3.hpp), on the array copied from
+  redist_to,         // and on the array copied to
   ghost_update,      // GhostPlan's update (ghost.hpp), on the plan
   ghost_accumulate,  // GhostPlan's accumulate, on the plan
 };
@@ -378,6 +385,12 @@ T reduce(Processes ps, const T& value, Op op, int root) {
   return out;
 }
 
+// Returns when every process has called it (MPI_Barrier), with omp_get_wtime() then: a port's
+// timer starts there (`start = compas::barrier(rt);` ... `omp_get_wtime() - start`). On the job
+// it is the Comm's barrier (two levels when a host holds several processes), on a Group its
+// members' dissemination barrier.
+double barrier(Processes ps);
+
 // op element by element over every process's `in`, into `out` of every process (MPI_Allreduce):
 // in and out of the same length, the same on every process; `out` may be `in`. op as reduce's.
 // Checked as the other calls (Runtime::allreduce(in, out, op) is the same without the check).
@@ -398,6 +411,36 @@ T allreduce(Processes ps, const T& value, Op op) {
                 "allreduce needs a trivially copyable T (for arrays, pass spans)");
   T out = value;
   allreduce<T>(ps, std::span<const T>(&value, 1), std::span<T>(&out, 1), op);
+  return out;
+}
+
+// op over the `in` of the processes before this one in rank order, element by element, into
+// `out` (MPI_Exscan): `identity` on process 0 (its op's identity element, given first as in
+// Runtime::reduce). in and out of the same length, the same on every process; `out` may be
+// `in`. op is any associative (T, T) -> T (compas::op::sum{}, a lambda), combined in rank order
+// in ceil(log2 P) rounds. Checked as the other calls: a different type, operator or length on
+// one process is the same CollectiveError everywhere, before `out` is written.
+template <class T, class Op>
+void exclusive_scan(Processes ps, std::span<const std::type_identity_t<T>> in, std::span<T> out,
+                    const std::type_identity_t<T>& identity, Op op) {
+  static_assert(std::is_trivially_copyable_v<T>, "exclusive_scan needs a trivially copyable T");
+  static_assert(std::is_invocable_r_v<T, Op&, const T&, const T&>,
+                "exclusive_scan's op is an associative (T, T) -> T, given after the identity");
+  ps.runtime().check_funneled("compas::exclusive_scan", detail::kFunneled);
+  detail::agree(ps,
+                {detail::CollectiveCall::exscan, sizeof(T), in.size(), -1, true,
+                 detail::size_problem("out", out.size(), in.size()), 0, &typeid(T), &typeid(Op)});
+  if (ps.size() > 1 && !in.empty())  // leaves rank 0's out as it was
+    ps.collectives().exclusive_scan(std::span<const T>(in), out, op);
+  if (ps.rank() == 0) std::fill(out.begin(), out.end(), identity);
+}
+// op over the values of the processes before this one; `identity` on rank 0.
+template <class T, class Op>
+T exclusive_scan(Processes ps, const T& value, const std::type_identity_t<T>& identity, Op op) {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "exclusive_scan needs a trivially copyable T (for arrays, pass spans)");
+  T out = value;
+  exclusive_scan<T>(ps, std::span<const T>(&value, 1), std::span<T>(&out, 1), identity, op);
   return out;
 }
 

@@ -6,7 +6,7 @@
 //   compas::Group half = compas::split(rt, rt.process() % 2, rt.process());  // MPI_Comm_split
 //   compas::Group row = compas::grid_rows(rt, {2, 2});  // this process's row of a 2 x 2 grid
 //   compas::broadcast(row, std::span<double>(panel), 0);  // from group rank 0 of the row
-//   double s = row.allreduce(x, compas::op::sum{});
+//   double s = compas::allreduce(row, x, compas::op::sum{});
 //
 // A Group numbers its members 0..size()-1 (group ranks); every collective of collectives.hpp
 // takes a Group where it takes the Runtime, with roots and counts in group ranks and the same
@@ -62,16 +62,19 @@ class Group {
   Runtime& runtime() const;
   comm::ProcessCollectives& collectives();  // its process collectives (std::logic_error if empty)
 
-  // Funneled: returns when every member has called it.
-  void barrier();
-  // op (a comm::Op or an associative (T, T) -> T such as compas::op::sum{}) over the members'
-  // values, on every member; combined in group-rank order. Checked as collectives.hpp's calls.
+  // Deprecated (one release): the collectives are free functions over Processes, a Group
+  // included (collectives.hpp): compas::barrier(g), compas::allreduce(g, value, op).
+  [[deprecated("use compas::barrier(group) (collectives.hpp)")]] void barrier() {
+    compas::barrier(*this);
+  }
   template <class T, class Op>
-  T allreduce(const T& value, Op op) {
+  [[deprecated("use compas::allreduce(group, value, op) (collectives.hpp)")]] T allreduce(
+      const T& value, Op op) {
     return compas::allreduce(*this, value, op);
   }
   template <class T, class Op>
-  void allreduce(std::span<const std::type_identity_t<T>> in, std::span<T> out, Op op) {
+  [[deprecated("use compas::allreduce(group, in, out, op) (collectives.hpp)")]] void allreduce(
+      std::span<const std::type_identity_t<T>> in, std::span<T> out, Op op) {
     compas::allreduce<T>(*this, in, out, op);
   }
 

@@ -1,4 +1,8 @@
-// runtime: compas::Runtime, the one object a user program creates.
+// runtime: the job. This header is compas::Runtime, the one object a user program creates; the
+// layer's other headers: range.hpp (index ranges and their splits), collectives.hpp (barrier,
+// broadcast, gathers, alltoall(v), reduce, allreduce and exclusive_scan over Processes, with the
+// agreement step every call starts with), group.hpp (groups and process grids), thread_order.hpp
+// (where a thread stands in its OpenMP team). docs/decisions/0010 and 0011 say how.
 //
 //   compas::Runtime rt(argc, argv);           // --threads, --bind, --wait ... or COMPAS_* env
 //   auto u = rt.window<double>(rows * n, 2);  // symmetric, registered for RMA
@@ -215,11 +219,8 @@ class Runtime {
 
   // ---- hybrid collectives: every thread of every process calls them ----
   void barrier(threads::ThreadCtx& t);
-  // The same without a ThreadCtx, funneled (the thread that made the Runtime, outside run();
-  // std::logic_error otherwise, before anything collective): returns when every process has
-  // called it, like MPI_Barrier, and returns omp_get_wtime() then: a port's timer starts there
-  // (`start = rt.barrier();` ... `omp_get_wtime() - start`).
-  double barrier();
+  // Deprecated (one release): compas::barrier(rt) (collectives.hpp), the same call.
+  [[deprecated("use compas::barrier(rt) (compas/runtime/collectives.hpp)")]] double barrier();
 
   // Reduction of one value per thread over the whole job, with any associative op (T, T) -> T;
   // the result on every thread (order and bits: see the top of this file).
@@ -287,9 +288,11 @@ class Runtime {
   }
 
   // op over the values of all threads before this one in (process, thread) order (combined as
-  // the top of this file says); `identity` on thread 0 of process 0.
+  // the top of this file says); `identity` on thread 0 of process 0. The identity comes before
+  // the operator, as in reduce(t, range, identity, op, f).
   template <class T, class Op>
-  T exclusive_scan(threads::ThreadCtx& t, const T& value, Op op, const T& identity) {
+  T exclusive_scan(threads::ThreadCtx& t, const T& value, const std::type_identity_t<T>& identity,
+                   Op op) {
     static_assert(std::is_trivially_copyable_v<T>, "exclusive_scan needs a trivially copyable T");
     const T in_team = t.exclusive_scan(value, op, identity);
     if (processes() == 1) return in_team;
@@ -299,22 +302,29 @@ class Runtime {
     before = t.broadcast(before, 0);
     return op(before, in_team);
   }
-
-  // Funneled forms (the thread that made the Runtime, in every process, outside run() and parallel
-  // regions; std::logic_error otherwise, before anything collective): op over the values of
-  // the processes before this one in rank order (`identity` on process 0); and element by element
-  // over equal-length arrays of every process into `out` (which may be `in`). Both combine as
-  // the top of this file says, in ceil(log2 P) rounds.
+  // Deprecated (one release): the operator before the identity.
   template <class T, class Op>
-  T exclusive_scan(const T& value, Op op, const T& identity) {
+  [[deprecated("exclusive_scan(t, value, identity, op): the identity comes first")]] T
+  exclusive_scan(threads::ThreadCtx& t, const T& value, Op op, const T& identity) {
+    return exclusive_scan(t, value, identity, op);
+  }
+
+  // Deprecated (one release): the funneled forms are free functions over Processes
+  // (collectives.hpp), checked on every process: compas::exclusive_scan(rt, value, identity, op)
+  // and compas::allreduce(rt, in, out, op).
+  template <class T, class Op>
+  [[deprecated("use compas::exclusive_scan(rt, value, identity, op) (collectives.hpp)")]] T
+  exclusive_scan(const T& value, Op op, const T& identity) {
     static_assert(std::is_trivially_copyable_v<T>, "exclusive_scan needs a trivially copyable T");
     check_funneled("Runtime::exclusive_scan(value, op, identity)",
-                   "inside run() the team's threads use exclusive_scan(t, value, op, identity)");
+                   "inside run() the team's threads use exclusive_scan(t, value, identity, op)");
     if (processes() == 1) return identity;
     return collectives().exclusive_scan(value, op, identity);
   }
   template <class T, std::size_t N, class Op>
-  void allreduce(std::span<T, N> in, std::span<T, N> out, Op op) {
+  [[deprecated(
+      "use compas::allreduce(rt, in, out, op) (collectives.hpp), checked on every process")]] void
+  allreduce(std::span<T, N> in, std::span<T, N> out, Op op) {
     static_assert(std::is_trivially_copyable_v<T>, "allreduce needs a trivially copyable T");
     check_funneled("Runtime::allreduce(in, out, op)",
                    "between runs, from the thread that made the Runtime");

@@ -1,0 +1,256 @@
+! compas_interfaces.f90: every procedure of the module compas (use compas), as source to read.
+! Installed beside compas.mod (include/compas/fortran/<compiler>/), since the .mod file is
+! compiler-specific and not meant for reading. Programs `use compas`, not this module: its
+! abstract interfaces only mirror the module's procedures (a test, fortran.interfaces, checks
+! each against the module: the same arguments, types, ranks, intents and optional ones).
+!
+! Conventions of every call:
+!  - ierr (optional, intent(out)): present, it receives COMPAS_OK (0) or a code (COMPAS_ERR_ARG,
+!    COMPAS_ERR_COLLECTIVE, COMPAS_ERR_HANDLE, COMPAS_ERR_NOMEM, COMPAS_ERR_COMM,
+!    COMPAS_ERR_STATE, COMPAS_ERR_INTERNAL) and compas_error_message() the message; absent, a
+!    failure ends the job: each failing process prints "compas: process R: MESSAGE" and the job
+!    exits with status 2 for COMPAS_ERR_ARG (bad input), 1 otherwise.
+!  - Collective calls (marked so) are made by every process (of the group) in the same order,
+!    funneled: by the thread that called compas_init, outside OpenMP parallel regions.
+!  - A distributed array u is a Fortran pointer with the program's global bounds, halos
+!    included: u(lo(1)-h:hi(1)+h, lo(2)-h:hi(2)+h, ...). Its memory is contiguous (is_contiguous(u)
+!    is .true.): the halo box packed, dimension 1 fastest, strides exactly the box's extents; with
+!    padded=.true. dimension 1 is padded to whole 64-byte lines instead (then pass u only to
+!    assumed-shape dummies: an explicit-shape one gets a temporary copy).
+!  - The calls that take u find the array by the address of the first element they are given:
+!    the pointer compas_create gave (or a copy of it, or a pointer swapped with another), or,
+!    except for compas_swap and compas_destroy, any contiguous piece of its memory: what an
+!    explicit-shape or assumed-size dummy of an F77-style routine receives (u(0:m1+1, 0:m2+1),
+!    u(m1+2, m2+2), u(0:m1+1, 0:*)).
+!
+! Constants: COMPAS_OK and the error codes above; the reduction operators COMPAS_SUM,
+! COMPAS_MIN, COMPAS_MAX, COMPAS_PROD. Types: compas_exchange_handle (a pending exchange),
+! compas_group (a group of processes).
+module compas_interfaces
+  use compas, only: compas_exchange_handle, compas_group
+  implicit none
+  private
+
+  public :: compas_init, compas_finalize, compas_rank, compas_processes, compas_threads, &
+            compas_abort, compas_argument_count, compas_get_argument, compas_error_message, &
+            compas_create, compas_bounds, compas_exchange, compas_begin_exchange, compas_wait, &
+            compas_test, compas_accumulate_halos, compas_swap, compas_destroy, compas_allreduce, &
+            compas_broadcast, compas_exscan, compas_barrier, compas_group_split, &
+            compas_group_destroy, compas_group_rank, compas_group_size
+
+  abstract interface
+
+    ! ---- the job ----
+
+    ! Collective: joins the job and pins this process's threads, OpenMP's included. compas's own
+    ! flags (--threads N, --bind B, ...) are taken from the command line; the rest are the
+    ! program's (compas_argument_count, compas_get_argument). A second call while the job is
+    ! alive, or after compas_finalize in a job of several processes: COMPAS_ERR_STATE.
+    subroutine compas_init(ierr)
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective: destroys the arrays and groups still alive, then leaves the job.
+    subroutine compas_finalize(ierr)
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! This process's rank, 0 .. compas_processes() - 1; -1 on failure (before compas_init).
+    integer function compas_rank(ierr)
+      integer, intent(out), optional :: ierr
+    end function
+
+    ! The job's number of processes; -1 on failure.
+    integer function compas_processes(ierr)
+      integer, intent(out), optional :: ierr
+    end function
+
+    ! Threads per process (OpenMP's, pinned by compas_init); -1 on failure.
+    integer function compas_threads(ierr)
+      integer, intent(out), optional :: ierr
+    end function
+
+    ! Ends the whole job: prints "compas: process R: MESSAGE" and every process exits with
+    ! `code` (1..255). Returns only on a bad code.
+    subroutine compas_abort(code, message, ierr)
+      integer, intent(in) :: code
+      character(*), intent(in) :: message
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! The number of the program's arguments (compas's flags taken out).
+    integer function compas_argument_count()
+    end function
+
+    ! The program's argument i (1 .. compas_argument_count()), as get_command_argument gives it:
+    ! value (blank-padded or truncated), length, status (0; -1 truncated; 1 no such argument).
+    subroutine compas_get_argument(i, value, length, status)
+      integer, intent(in) :: i
+      character(*), intent(out), optional :: value
+      integer, intent(out), optional :: length, status
+    end subroutine
+
+    ! The message of the last failure of a call made with ierr ("" before any).
+    function compas_error_message() result(text)
+      character(:), allocatable :: text
+    end function
+
+    ! ---- distributed arrays ----
+
+    ! Collective (generic): u becomes this process's part of an array over the global box
+    ! lo(d) .. hi(d) (inclusive, any lower bound), halos included, with the global bounds.
+    !   u            pointer of real(8), real(4), integer(4) or integer(8), rank 1 to 3 (shown:
+    !                real(8), rank 2); nullified first, associated on success
+    !   lo, hi       one entry per dimension
+    !   halo         cells on each side: one entry for every dimension or one per dimension (1-D
+    !                and 2-D: one width for all); default 1
+    !   periodic     per dimension or one for all (1-D and 2-D: one flag for all); default .false.
+    !   grid         processes per dimension, 0 chosen (absent: a 2-D array is cut along its last
+    !                dimension only)
+    !   first_touch  .true.: no zero fill, the threads that compute touch the memory first
+    !   padded       .true.: dimension 1 padded to whole 64-byte lines (not contiguous: pass u to
+    !                assumed-shape dummies only); default .false., contiguous
+    subroutine compas_create(u, lo, hi, halo, periodic, grid, first_touch, ierr, padded)
+      real(8), pointer, intent(inout) :: u(:, :)
+      integer, intent(in) :: lo(2), hi(2)
+      integer, intent(in), optional :: halo(:), grid(:)
+      logical, intent(in), optional :: periodic(:), first_touch
+      integer, intent(out), optional :: ierr
+      logical, intent(in), optional :: padded
+    end subroutine
+
+    ! This process's part of u: lo(d) <= i <= hi(d), inclusive, per dimension (size(lo) and
+    ! size(hi) at least rank(u)); u spans lo(d) - halo .. hi(d) + halo. u as the calls take it
+    ! (above); not collective.
+    subroutine compas_bounds(u, lo, hi, ierr)
+      type(*), dimension(..), target, intent(in) :: u
+      integer, intent(out) :: lo(:), hi(:)
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective: every halo cell of u whose source exists gets its neighbour's value (periodic
+    ! dimensions wrap; halo cells past a non-periodic boundary keep theirs). u's halos are
+    ! written: intent(inout).
+    subroutine compas_exchange(u, ierr)
+      type(*), dimension(..), target, intent(inout) :: u
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective: the exchange's first half; do not write owned cells nor read halos until
+    ! compas_wait(exchange). u's halos are written by then: intent(inout).
+    subroutine compas_begin_exchange(u, exchange, ierr)
+      import :: compas_exchange_handle
+      type(*), dimension(..), target, intent(inout) :: u
+      type(compas_exchange_handle), intent(out) :: exchange
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! The exchange's second half: the halos in place; exchange is finished.
+    subroutine compas_wait(exchange, ierr)
+      import :: compas_exchange_handle
+      type(compas_exchange_handle), intent(inout) :: exchange
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Pushes a begun exchange along and returns at once: done is .true. once compas_wait would
+    ! not block. compas_wait must still be called.
+    subroutine compas_test(exchange, done, ierr)
+      import :: compas_exchange_handle
+      type(compas_exchange_handle), intent(in) :: exchange
+      logical, intent(out) :: done
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective, the reverse of compas_exchange: every halo cell's value is added into the
+    ! owned cell it mirrors at the process that owns it (periodic dimensions wrap; halo cells
+    ! past a non-periodic boundary are ignored); halo cells keep their values. intent(inout).
+    subroutine compas_accumulate_halos(u, ierr)
+      type(*), dimension(..), target, intent(inout) :: u
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective (generic, as compas_create's u): the arrays trade contents, and both pointers
+    ! are re-pointed. u and v are the whole pointers compas_create gave.
+    subroutine compas_swap(u, v, ierr)
+      real(8), pointer, intent(inout) :: u(:, :), v(:, :)
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective (generic, as compas_create's u): frees the array and nullifies u, the whole
+    ! pointer compas_create gave.
+    subroutine compas_destroy(u, ierr)
+      real(8), pointer, intent(inout) :: u(:, :)
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! ---- collectives (in place; group=g: over the group's members) ----
+
+    ! Collective (generic): x, a scalar or a contiguous array of any rank of real(8), real(4),
+    ! integer(4) or integer(8) (shown: real(8)), becomes op over every process's x, element by
+    ! element; op COMPAS_SUM, COMPAS_MIN, COMPAS_MAX or COMPAS_PROD.
+    subroutine compas_allreduce(x, op, group, ierr)
+      import :: compas_group
+      real(8), dimension(..), target, intent(inout) :: x
+      integer, intent(in) :: op
+      type(compas_group), intent(in), optional :: group
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective (generic, as compas_allreduce's x): process root's x into every process's x.
+    subroutine compas_broadcast(x, root, group, ierr)
+      import :: compas_group
+      real(8), dimension(..), target, intent(inout) :: x
+      integer, intent(in) :: root
+      type(compas_group), intent(in), optional :: group
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective (generic, as compas_allreduce's x): op over the x of the processes before this
+    ! one in rank order; process 0 gets op's identity.
+    subroutine compas_exscan(x, op, group, ierr)
+      import :: compas_group
+      real(8), dimension(..), target, intent(inout) :: x
+      integer, intent(in) :: op
+      type(compas_group), intent(in), optional :: group
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective: returns when every process (of the group) has called it.
+    subroutine compas_barrier(group, ierr)
+      import :: compas_group
+      type(compas_group), intent(in), optional :: group
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective over the job: the processes passing one colour form a group ordered by key,
+    ! then by rank; a colour < 0 puts this process in no group (rank -1, size 0).
+    subroutine compas_group_split(colour, key, group, ierr)
+      import :: compas_group
+      integer, intent(in) :: colour, key
+      type(compas_group), intent(out) :: group
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective over the job: the group is gone.
+    subroutine compas_group_destroy(group, ierr)
+      import :: compas_group
+      type(compas_group), intent(inout) :: group
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! This process's rank in the group (-1 when it is in none); -1 on failure.
+    integer function compas_group_rank(group, ierr)
+      import :: compas_group
+      type(compas_group), intent(in) :: group
+      integer, intent(out), optional :: ierr
+    end function
+
+    ! The group's number of processes (0 when this process is in none); -1 on failure.
+    integer function compas_group_size(group, ierr)
+      import :: compas_group
+      type(compas_group), intent(in) :: group
+      integer, intent(out), optional :: ierr
+    end function
+
+  end interface
+end module compas_interfaces
