@@ -3,7 +3,7 @@
 # comment (//, /// and /* */ blocks; Fortran's !, its !$omp lines code; scripts/code-lines.sh, the
 # one rule of every count), and the port's size over the original's.
 # Usage: scripts/port-lines.sh [ORIGINAL PORT ...]   (default: the pairs in apps/examples/,
-# apps/examples/prk/, apps/examples/c/ and apps/examples/fortran/)
+# apps/examples/prk/, apps/examples/sparse_cg/, apps/examples/c/ and apps/examples/fortran/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count() { "$PWD/scripts/code-lines.sh" "$1" | cut -d' ' -f1; }
@@ -14,6 +14,9 @@ if [[ ${#pairs[@]} -eq 0 ]]; then
   done
   for port in apps/examples/prk/*_compas.cpp; do
     pairs+=("${port%_compas.cpp}_openmp.cpp" "$port")
+  done
+  for port in apps/examples/sparse_cg/*_compas.cpp apps/examples/sparse_cg/*_compas.c; do
+    pairs+=("${port%_compas.c*}_openmp.${port##*.}" "$port")
   done
   for port in apps/examples/c/*_compas.c; do
     pairs+=("${port%_compas.c}_openmp.c" "$port")

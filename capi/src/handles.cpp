@@ -29,6 +29,8 @@ const char* name_of(Kind k) {
       return "compas_group";
     case Kind::channel:
       return "compas_channel";
+    case Kind::ghosts:
+      return "compas_ghosts";
   }
   return "handle";
 }

@@ -14,6 +14,7 @@
 #include "compas/compas.h"
 #include "compas/port/channel.hpp"
 #include "compas/port/dist_array.hpp"
+#include "compas/port/ghost.hpp"
 #include "compas/runtime/group.hpp"
 #include "compas/runtime/runtime.hpp"
 #include "errors.hpp"
@@ -26,6 +27,7 @@ enum class Kind : std::uint32_t {
   exchange = 0x43455831,
   group = 0x43475231,
   channel = 0x43434831,
+  ghosts = 0x43474831,
 };
 const char* name_of(Kind k);
 
@@ -111,6 +113,13 @@ struct compas_channel : compas_child {
         bytes(*owner->runtime, capacity, max_count, elem, elem_type) {}
   int type;
   compas::detail::ChannelBytes bytes;
+};
+
+struct compas_ghosts : compas_child {
+  static constexpr compas::capi::Kind kind = compas::capi::Kind::ghosts;
+  compas_ghosts(compas_runtime* owner, compas::GhostPlan p)
+      : compas_child(kind, owner), plan(std::move(p)) {}
+  compas::GhostPlan plan;
 };
 
 namespace compas::capi {

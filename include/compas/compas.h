@@ -89,6 +89,7 @@ typedef struct compas_array compas_array;
 typedef struct compas_exchange compas_exchange;
 typedef struct compas_group compas_group;
 typedef struct compas_channel compas_channel;
+typedef struct compas_ghosts compas_ghosts;
 
 /* Options of a distributed array, per dimension (entries past the array's dims are ignored).
  * compas_array_options_init gives the defaults: halo 1, not periodic, grid chosen, rows, zeros.
@@ -275,6 +276,37 @@ int compas_channel_send(compas_channel* channel, int to, const void* data, int64
 /* The next message from `from` into data (room elements); *count receives its length. */
 int compas_channel_recv(compas_channel* channel, int from, void* data, int64_t room,
                         int64_t* count);
+
+/* ---- ghosted vectors (irregular codes; C++: compas::Partition, compas::GhostPlan) ---- */
+/* A vector cut over the processes in rank order, this process owning n_local >= 1 entries
+ * (global indices first .. first + n_local - 1, first the sum of the lower ranks' counts), stored
+ * as [owned | ghosts]: n_local owned entries, then copies of other entries, the ghosts.
+ * Collective: the plan of this process's ghosts, `count` global indices of index_type
+ * (COMPAS_INT32 or COMPAS_INT64) at `ghosts`, any order (duplicates are separate ghosts; an own
+ * index is a ghost filled by a local copy). One allgather of the counts, then two rounds; setup
+ * linear in the list, memory in proportion to the ghosts. An index outside [0, sum of the
+ * counts), a count below 1, or another index_type on any process: the same error everywhere. */
+int compas_ghosts_create(compas_runtime* rt, int64_t n_local, const void* ghosts, int64_t count,
+                         int index_type, compas_ghosts** plan);
+/* Collective: the plan of a CSR's column list (`count` global columns of index_type at `cols`):
+ * the ghosts are its off-process columns, distinct and sorted, and `cols` is rewritten in place
+ * to local positions (an owned column c to c - first, another to n_local + its ghost number);
+ * unchanged on an error. */
+int compas_ghosts_create_columns(compas_runtime* rt, int64_t n_local, void* cols, int64_t count,
+                                 int index_type, compas_ghosts** plan);
+/* Collective once the plan was used (its staging windows meet the other processes). */
+int compas_ghosts_destroy(compas_ghosts** plan);
+/* This process's first global index, owned entries and ghosts (any pointer may be NULL). */
+int compas_ghosts_sizes(const compas_ghosts* plan, int64_t* first, int64_t* n_owned,
+                        int64_t* n_ghosts);
+/* Collective: v holds count = n_owned + n_ghosts elements of `type`; every ghost gets its owner's
+ * entry: one message per process that owns some of this process's ghosts, nothing at one
+ * process. A count or type that differs from what the plan and the other processes say: the
+ * same COMPAS_ERR_COLLECTIVE everywhere, before anything moves. */
+int compas_ghosts_update(compas_ghosts* plan, void* v, int64_t count, int type);
+/* Collective, the reverse: every ghost's value added into its owner's entry, in source rank
+ * order (the same bits every run); the ghosts keep their values. */
+int compas_ghosts_accumulate(compas_ghosts* plan, void* v, int64_t count, int type);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 // The untyped machinery behind DistArray: agreement on the shape, the geometry of one process's
 // part (a 2-D block; a 1-D array is one row), its window, and the halo exchange.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -57,6 +58,13 @@ std::string describe(const DistShape& s) {
   if (s.periodic) d += ", periodic";
   if (s.fill == comm::Fill::none) d += ", unfilled";
   if (s.layout == Layout::contiguous) d += ", contiguous";
+  if (!s.starts.empty()) {
+    d += ", split at";
+    for (index v : s.starts) {
+      d += ' ';  // not " " + ...: GCC 12's -Wrestrict misfires on that here
+      d += std::to_string(v);
+    }
+  }
   return d;
 }
 
@@ -131,6 +139,14 @@ struct Halo::Impl {
     return win->local() + bytes(box_at[side][parity]);
   }
   bool exchanges(std::size_t side) const { return nb[side] >= 0 && box[side] > 0; }
+  // Part c of the columns (1-D: process c's part): the block split, or the user's split points.
+  Range col_part(int c) const {
+    if (shape.starts.empty()) return split(shape.cols, grid_cols, c);
+    return {shape.starts[static_cast<std::size_t>(c)],
+            shape.starts[static_cast<std::size_t>(c) + 1]};
+  }
+  index smallest_cols() const;
+  index largest_cols() const;
   int neighbour(int drow, int dcol) const;
   void validate() const;
   index layout_boxes(index room);
@@ -179,7 +195,7 @@ void Halo::Impl::validate() const {
       msg += " processes leave some process without any: at least one each";
       throw CollectiveError(msg);
     }
-    const index smallest = d.size() / parts;
+    const index smallest = &d == &s.cols ? smallest_cols() : d.size() / parts;
     if (exchanged && s.halo > smallest) {
       msg += "halo " + std::to_string(s.halo) + " is wider than the smallest part (";
       msg += std::to_string(smallest) + " " + name + "): at most " + std::to_string(smallest);
@@ -221,11 +237,11 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
   m.validate();
 
   const DistShape& s = m.shape;
-  m.owned = {split(s.rows, m.grid_rows, m.my_row), split(s.cols, m.grid_cols, m.my_col)};
+  m.owned = {split(s.rows, m.grid_rows, m.my_row), m.col_part(m.my_col)};
   m.rows = m.owned.rows.size();
   m.cols = m.owned.cols.size();
   m.rows_max = ceil_div(s.rows.size(), m.grid_rows);
-  m.cols_max = ceil_div(s.cols.size(), m.grid_cols);
+  m.cols_max = m.largest_cols();
   m.hr = s.dims == 2 ? s.halo : 0;
   m.hc = s.halo;
   for (std::size_t side = 0; side < kSides; ++side)
@@ -335,8 +351,19 @@ Range2 Halo::part_of(int rank) const {
   if (rank < 0 || rank >= m.rt->processes())
     throw std::out_of_range("DistArray: process " + std::to_string(rank) +
                             " is outside the job: 0.." + std::to_string(m.rt->processes() - 1));
-  return {split(m.shape.rows, m.grid_rows, rank / m.grid_cols),
-          split(m.shape.cols, m.grid_cols, rank % m.grid_cols)};
+  return {split(m.shape.rows, m.grid_rows, rank / m.grid_cols), m.col_part(rank % m.grid_cols)};
+}
+
+index Halo::Impl::smallest_cols() const {
+  index n = col_part(0).size();
+  for (int c = 1; c < grid_cols; ++c) n = std::min(n, col_part(c).size());
+  return n;
+}
+
+index Halo::Impl::largest_cols() const {
+  index n = 0;
+  for (int c = 0; c < grid_cols; ++c) n = std::max(n, col_part(c).size());
+  return n;
 }
 
 std::size_t Halo::origin_bytes(int rank) const {

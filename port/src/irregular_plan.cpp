@@ -18,6 +18,7 @@ namespace {
 struct PlanWire {
   std::int64_t what = 0, dims = 0, elem = 0;
   std::int64_t domain[4] = {}, grid[2] = {};
+  std::uint64_t splits = 0;  // a digest of a user partition's split points (0: the block split)
   std::int64_t bad = 0, bad_pos = 0, bad_key[2] = {};
   std::uint64_t count = 0;
   char problem[96] = {};  // what else is wrong with this process's arguments ("" when nothing)
@@ -48,6 +49,12 @@ std::string process(std::size_t r) {
   return "process " + std::to_string(r);
 }
 
+std::uint64_t splits_digest(const std::vector<index>& starts) {
+  std::uint64_t h = starts.empty() ? 0 : 1469598103934665603ull;
+  for (index v : starts) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+  return h;
+}
+
 PlanWire wire_of(const IrregularArray& a, std::span<const std::array<index, 2>> keys,
                  const std::string& problem) {
   PlanWire w;
@@ -57,6 +64,7 @@ PlanWire wire_of(const IrregularArray& a, std::span<const std::array<index, 2>> 
   put_range2(w.domain, a.domain);
   w.grid[0] = a.grid.rows;
   w.grid[1] = a.grid.cols;
+  w.splits = splits_digest(a.starts);
   for (std::size_t k = 0; k < keys.size(); ++k) {
     if (a.domain.rows.contains(keys[k][0]) && a.domain.cols.contains(keys[k][1])) continue;
     w.bad = 1;
@@ -71,8 +79,9 @@ PlanWire wire_of(const IrregularArray& a, std::span<const std::array<index, 2>> 
 // "a 2-D array of [0, 8) x [0, 8) in 2 x 1 parts and elements of 8 bytes"
 std::string array_text(const PlanWire& w) {
   return "a " + std::to_string(w.dims) + "-D array of " + text_of(range2_of(w.domain), w.dims) +
-         " in " + std::to_string(w.grid[0]) + " x " + std::to_string(w.grid[1]) +
-         " parts and elements of " + std::to_string(w.elem) + " bytes";
+         " in " + std::to_string(w.grid[0]) + " x " + std::to_string(w.grid[1]) + " parts" +
+         (w.splits ? " (a user's partition)" : "") + " and elements of " + std::to_string(w.elem) +
+         " bytes";
 }
 std::string what_text(std::int64_t what) {
   return what == static_cast<std::int64_t>(RouteFor::plan) ? "makes a GatherPlan"
@@ -90,7 +99,7 @@ void check_plan(const std::vector<PlanWire>& all) {
                             ": every process makes the same calls in the same order");
     if (w.dims != w0.dims || w.elem != w0.elem ||
         std::memcmp(w.domain, w0.domain, sizeof w.domain) != 0 ||
-        std::memcmp(w.grid, w0.grid, sizeof w.grid) != 0)
+        std::memcmp(w.grid, w0.grid, sizeof w.grid) != 0 || w.splits != w0.splits)
       throw CollectiveError("compas::GatherPlan: " + process(0) + " passes " + array_text(w0) +
                             ", " + process(r) + " " + array_text(w) +
                             ": every process passes the same array");
@@ -167,7 +176,9 @@ std::vector<Range2> parts_of(const IrregularArray& a, int P) {
   std::vector<Range2> parts;
   for (index r = 0; r < P; ++r)
     parts.push_back({split(a.domain.rows, a.grid.rows, r / a.grid.cols),
-                     split(a.domain.cols, a.grid.cols, r % a.grid.cols)});
+                     a.starts.empty() ? split(a.domain.cols, a.grid.cols, r % a.grid.cols)
+                                      : Range{a.starts[static_cast<std::size_t>(r)],
+                                              a.starts[static_cast<std::size_t>(r) + 1]}});
   return parts;
 }
 

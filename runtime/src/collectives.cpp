@@ -69,14 +69,21 @@ const char* name_of(std::uint32_t call) {
       return "redistribute (from)";
     case CollectiveCall::redist_to:
       return "redistribute (to)";
+    case CollectiveCall::ghost_update:
+      return "GhostPlan::update";
+    case CollectiveCall::ghost_accumulate:
+      return "GhostPlan::accumulate";
   }
   return "an unknown call";
 }
 
 // The kind of object a call is on (CallArgs::object numbers it).
 const char* object_of(std::uint32_t call) {
-  return static_cast<CollectiveCall>(call) == CollectiveCall::update_flush ? "UpdateBatch"
-                                                                           : "DistArray";
+  const auto c = static_cast<CollectiveCall>(call);
+  if (c == CollectiveCall::update_flush) return "UpdateBatch";
+  if (c == CollectiveCall::ghost_update || c == CollectiveCall::ghost_accumulate)
+    return "GhostPlan";
+  return "DistArray";
 }
 
 // "UpdateBatch::flush on UpdateBatch #3", or the call's name when it is on no object.
@@ -239,8 +246,8 @@ std::vector<std::size_t> agree(const Processes& ps, const CallArgs& mine) {
 }
 
 std::uint64_t object_number(ObjectKind kind, bool take) {
-  static std::atomic<std::uint64_t> made[2] = {};
-  auto& m = made[kind == ObjectKind::dist_array ? 0 : 1];
+  static std::atomic<std::uint64_t> made[3] = {};
+  auto& m = made[static_cast<int>(kind)];
   return 1 + (take ? m.fetch_add(1) : m.load());
 }
 

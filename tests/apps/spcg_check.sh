@@ -6,21 +6,23 @@
 # residuals, error and its bound, and verdict: every line but the header and the times) must be
 # the original's character for character. With --fails both must exit 1 and print
 # "Verification: FAILED" (the check bites). Exits 77 (CTest skip) with the reason when mpirun cannot start processes here.
-# Usage: spcg_check.sh [--fails] [--mpirun MPIRUN --procs P [--planes LIST]] ORIGINAL PROGRAM
-#        THREADS -- ARGS
+# With --run COMPAS_RUN, PROGRAM runs under `COMPAS_RUN -n PROCS -t THREADS` (a compas port).
+# Usage: spcg_check.sh [--fails] [--mpirun MPIRUN | --run COMPAS_RUN] [--procs P]
+#        [--planes LIST] ORIGINAL PROGRAM THREADS -- ARGS
 set -u
-fails=0 mpirun= procs= planes=()
+fails=0 mpirun= run= procs= planes=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --fails) fails=1; shift ;;
     --mpirun) mpirun=$2; shift 2 ;;
+    --run) run=$2; shift 2 ;;
     --procs) procs=$2; shift 2 ;;
     --planes) planes=(--planes "$2"); shift 2 ;;
     *) break ;;
   esac
 done
 orig=${1:-} prog=${2:-} threads=${3:-}
-shift 3 || { echo "usage: spcg_check.sh [--fails] [--mpirun M --procs P [--planes L]] ORIGINAL PROGRAM THREADS -- ARGS"; exit 2; }
+shift 3 || { echo "usage: spcg_check.sh [--fails] [--mpirun M | --run R] [--procs P] [--planes L] ORIGINAL PROGRAM THREADS -- ARGS"; exit 2; }
 [[ "${1:-}" == "--" ]] && shift
 args=("$@")
 launch=()
@@ -40,6 +42,11 @@ if [[ -n "$mpirun" ]]; then
   fi
 fi
 
+if [[ -n "$run" ]]; then
+  unset $(compgen -e | grep -E '^(COMPAS_|OMPI_|PMI_|PMIX_|SLURM_)') 2>/dev/null || true
+  launch=("$run" -n "${procs:-1}" -t "$threads")
+fi
+
 want_rc=0 verdict=PASSED
 [[ $fails -eq 1 ]] && want_rc=1 verdict=FAILED
 check() {  # WHAT OUTPUT RC
@@ -55,7 +62,7 @@ out=$(OMP_NUM_THREADS=1 timeout 120 "$orig" "${args[@]}" 2>&1)
 rc=$?  # before any other command
 check "${orig##*/} with 1 OpenMP thread" "$out" $rc
 want=$(results <<<"$out")
-what="${prog##*/} with $threads OpenMP threads${procs:+ under mpirun -n $procs}"
+what="${prog##*/} with $threads OpenMP threads${procs:+ under ${run:+compas-run}${mpirun:+mpirun} -n $procs}"
 out=$(OMP_NUM_THREADS=$threads timeout 120 "${launch[@]}" "$prog" "${args[@]}" "${planes[@]}" 2>&1)
 rc=$?
 check "$what" "$out" $rc

@@ -12,12 +12,13 @@
 //   }
 //
 // Distribution: a 1-D array's global index range is split into P near-equal blocks, one per
-// process in rank order (Runtime::process_block's split). A 2-D array's rows are split over the
-// processes (Decomposition::rows), or rows and columns over the near-square process grid of
-// Runtime::process_grid() (Decomposition::grid). Each process holds its block plus `halo` cells
-// on every side that has a neighbour or a domain boundary. Halo cells beyond the domain (no
-// neighbour, not periodic) are never written by exchange_halos(): they hold the boundary values
-// the program puts there.
+// process in rank order (Runtime::process_block's split; the formula in partition.hpp), or as a
+// compas::Partition the program made says (unequal parts: Partition::from_local). A 2-D array's
+// rows are split over the processes (Decomposition::rows), or rows and columns over the near-square
+// process grid of Runtime::process_grid() (Decomposition::grid). Each process holds its block plus
+// `halo` cells on every side that has a neighbour or a domain boundary. Halo cells beyond the
+// domain (no neighbour, not periodic) are never written by exchange_halos(): they hold the boundary
+// values the program puts there.
 //
 // Storage: one symmetric window per array (every process allocates the largest part's size, so
 // window sizes agree even when parts do not). Rows are padded to whole 64-byte lines and the
@@ -66,6 +67,7 @@
 #include <vector>
 
 #include "compas/comm/window.hpp"
+#include "compas/port/partition.hpp"
 #include "compas/runtime/group.hpp"
 #include "compas/runtime/range.hpp"
 #include "compas/runtime/runtime.hpp"
@@ -113,6 +115,7 @@ struct DistShape {
   std::size_t elem_bytes = 0;
   const std::type_info* elem_type = nullptr;  // named when processes differ (double vs int64_t)
   Layout layout = Layout::padded;
+  std::vector<index> starts;  // 1-D on a user's Partition: its P + 1 split points; empty: block
 };
 
 // What a pending halo exchange (HaloExchange) completes: the 2-D machinery (Halo) or the 3-D one
@@ -201,7 +204,7 @@ class Halo final : public Exchanger {
 
 // The shape every process must agree on, from a DistArray's arguments.
 inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::size_t elem_bytes,
-                          const std::type_info& elem_type) {
+                          const std::type_info& elem_type, const Partition* parts = nullptr) {
   DistShape s;
   s.dims = dims;
   s.rows = dims == 1 ? Range{0, 1} : domain.rows;
@@ -214,6 +217,7 @@ inline DistShape shape_of(int dims, Range2 domain, const DistOptions& o, std::si
   s.elem_bytes = elem_bytes;
   s.elem_type = &elem_type;
   s.layout = o.layout;
+  if (parts && !parts->is_block()) s.starts.assign(parts->starts().begin(), parts->starts().end());
   return s;
 }
 
@@ -404,43 +408,31 @@ class DistArray<T, 1> : public detail::DistBase {
   static_assert(std::is_trivially_copyable_v<T>, "DistArray<T> needs a trivially copyable T");
 
  public:
-  // Collective. `domain`: the global indices [lo, hi); a plain n means [0, n).
+  // Collective. `domain`: the global indices [lo, hi) in the block split (partition.hpp); a plain
+  // n means [0, n).
   DistArray(Runtime& rt, Range domain, DistOptions options = {})
-      : DistBase(rt, options,
-                 detail::shape_of(1, {{0, 1}, domain}, options, sizeof(T), typeid(T))) {
-    const Range2 own = halo_->owned();
-    domain_ = domain;
-    owned_ = own.cols;
-    h_ = halo_->halo_cols();
-    first_ = owned_.lo - h_;
-    origin_ = reinterpret_cast<T*>(halo_->origin());
-    parts_ = halo_->grid().cols;
-    const int P = rt.processes();
-    first_of_.resize(static_cast<std::size_t>(P));
-    direct_.resize(static_cast<std::size_t>(P));
-    for (int r = 0; r < P; ++r) {
-      first_of_[static_cast<std::size_t>(r)] = split(domain_, parts_, r).lo - h_;
-      std::byte* peer = halo_->window().peer_data(r);
-      direct_[static_cast<std::size_t>(r)] =
-          peer ? reinterpret_cast<T*>(peer + halo_->origin_bytes(r)) : nullptr;
-    }
-  }
+      : DistArray(rt, domain, nullptr, options) {}
+  // Collective: owned ranges as the partition says (unequal parts; Partition::from_local).
+  DistArray(Runtime& rt, const Partition& parts, DistOptions options = {})
+      : DistArray(rt, parts.domain(), &parts, options) {}
   DistArray(Runtime& rt, index n, DistOptions options = {}) : DistArray(rt, Range{0, n}, options) {}
   DistArray(DistArray&&) noexcept = default;
   DistArray& operator=(DistArray&&) = default;  // refused while an exchange is pending
   // Collective: a new array of the same domain and options (its contents as options.fill says).
-  DistArray like() const { return DistArray(*rt_, domain_, opts_); }
+  DistArray like() const { return DistArray(*rt_, part_, opts_); }
 
   Range domain() const { return domain_; }
   index size() const { return domain_.size(); }
-  Range owned() const { return owned_; }  // this process's part
+  const Partition& partition() const { return part_; }  // how the domain is cut
+  Range owned() const { return owned_; }                // this process's part
   index lo() const { return owned_.lo; }
   index hi() const { return owned_.hi; }
   index halo() const { return h_; }
   Range with_halos() const { return {owned_.lo - h_, owned_.hi + h_}; }
-  // The rank whose part holds global index i (inside domain()): no communication, O(1). With
-  // compas::migrate, items go to the process owning their index.
-  int owner(index i) const { return static_cast<int>(part_holding(domain_, parts_, i)); }
+  // The rank whose part holds global index i (inside domain()): no communication, O(1) on the
+  // block split, O(log P) on a user's partition. With compas::migrate, items go to the process
+  // owning their index.
+  int owner(index i) const { return part_.owner(i); }
 
   // Global index, valid on with_halos().
   T& operator[](index i) { return origin_[i - first_]; }
@@ -489,8 +481,30 @@ class DistArray<T, 1> : public detail::DistBase {
   friend void swap(DistArray& a, DistArray& b) noexcept { std::swap(a, b); }
 
  private:
+  DistArray(Runtime& rt, Range domain, const Partition* user, DistOptions options)
+      : DistBase(rt, options,
+                 detail::shape_of(1, {{0, 1}, domain}, options, sizeof(T), typeid(T), user)),
+        part_(user ? *user : Partition::block(rt, domain)) {
+    const Range2 own = halo_->owned();
+    domain_ = domain;
+    owned_ = own.cols;
+    h_ = halo_->halo_cols();
+    first_ = owned_.lo - h_;
+    origin_ = reinterpret_cast<T*>(halo_->origin());
+    const int P = rt.processes();
+    first_of_.resize(static_cast<std::size_t>(P));
+    direct_.resize(static_cast<std::size_t>(P));
+    for (int r = 0; r < P; ++r) {
+      first_of_[static_cast<std::size_t>(r)] = part_.part(r).lo - h_;
+      std::byte* peer = halo_->window().peer_data(r);
+      direct_[static_cast<std::size_t>(r)] =
+          peer ? reinterpret_cast<T*>(peer + halo_->origin_bytes(r)) : nullptr;
+    }
+  }
+
+  Partition part_;
   Range domain_{}, owned_{};
-  index h_ = 0, first_ = 0, parts_ = 1;
+  index h_ = 0, first_ = 0;
   T* origin_ = nullptr;
   std::vector<index> first_of_;  // every process's first local index (its first halo cell)
   std::vector<T*> direct_;       // every process's origin mapped here, or nullptr (another host)

@@ -69,7 +69,8 @@ struct IrregularArray {
   Range2 domain{}, owned{};
   index pitch = 0;  // elements from one local row to the next (2-D)
   std::size_t elem = 0;
-  ProcessGrid grid{1, 1};  // DistArray::process_grid(): where every other part is
+  ProcessGrid grid{1, 1};     // DistArray::process_grid(): where every other part is
+  std::vector<index> starts;  // 1-D on a user's Partition: its split points; empty: block split
 };
 
 // Who asks whom for what, for any element type (port/src/irregular_plan.cpp).
@@ -171,11 +172,15 @@ void agree_call(Runtime& rt, const IrregularPlan& plan, IrregularCall call, std:
 
 template <class T>
 IrregularArray irregular_array(const DistArray<T, 1>& u) {
-  return {1, {{0, 1}, u.domain()}, {{0, 1}, u.owned()}, 0, sizeof(T), u.process_grid()};
+  IrregularArray a{1, {{0, 1}, u.domain()}, {{0, 1}, u.owned()}, 0, sizeof(T), u.process_grid(),
+                   {}};
+  if (!u.partition().is_block())
+    a.starts.assign(u.partition().starts().begin(), u.partition().starts().end());
+  return a;
 }
 template <class T>
 IrregularArray irregular_array(const DistArray<T, 2>& u) {
-  return {2, u.domain(), u.owned(), u.pitch(), sizeof(T), u.process_grid()};
+  return {2, u.domain(), u.owned(), u.pitch(), sizeof(T), u.process_grid(), {}};
 }
 template <class T>
 T* local_base(DistArray<T, 1>& u) {

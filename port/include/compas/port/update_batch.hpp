@@ -103,11 +103,13 @@ class UpdateBatch {
     size_ = static_cast<std::uint64_t>(n);
     base_ = n / P;
     extra_ = n % P;
-    if (extra_ == 0 && base_ > 0 && (base_ & (base_ - 1)) == 0)
+    if (!table.partition().is_block())
+      shift_ = -2;  // a user's partition: its owner lookup
+    else if (extra_ == 0 && base_ > 0 && (base_ & (base_ - 1)) == 0)
       while ((index{1} << shift_) < base_) ++shift_;
     else
       shift_ = -1;
-    for (index r = 0; r < P; ++r) lo_.push_back(split(table.domain(), P, r).lo);
+    for (index r = 0; r < P; ++r) lo_.push_back(table.partition().part(static_cast<int>(r)).lo);
   }
   // One batch is one object of every process's collectives: not copied (moved, it keeps its
   // number).
@@ -203,9 +205,10 @@ class UpdateBatch {
  private:
   Range domain() const { return table_->domain(); }
   // The process holding offset `off` of the domain (DistArray's block split): a shift when the
-  // blocks are of one power-of-two size, else a division.
+  // blocks are of one power-of-two size, else a division; on a user's partition its lookup.
   std::size_t owner(index off) const {
     if (shift_ >= 0) return static_cast<std::size_t>(off >> shift_);
+    if (shift_ == -2) return static_cast<std::size_t>(table_->owner(first_ + off));
     const index wide = extra_ * (base_ + 1);
     return static_cast<std::size_t>(off < wide ? off / (base_ + 1) : extra_ + (off - wide) / base_);
   }
@@ -304,8 +307,9 @@ class UpdateBatch {
   index first_ = 0;             // the table's first global index
   std::uint64_t size_ = 0;      // the table's size
   index base_ = 0, extra_ = 0;  // the block split: n / P, n % P
-  int shift_ = 0;               // log2(base_) when every block has base_ = 2^k entries, else -1
-  std::vector<index> lo_;       // every process's first global index
+  int shift_ = 0;          // log2(base_) when every block has base_ = 2^k entries, -2 on a user's
+                           // partition, else -1
+  std::vector<index> lo_;  // every process's first global index
   std::unique_ptr<detail::ThreadSlots<Slot>> slots_ =
       std::make_unique<detail::ThreadSlots<Slot>>();  // every adding thread's buckets
   std::vector<Entry> send_, recv_;                    // kept between flushes

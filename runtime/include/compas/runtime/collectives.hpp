@@ -98,19 +98,21 @@ enum class CollectiveCall : std::uint32_t {
   gather,
   reduce,
   allreduce,
-  migrate,          // migrate.hpp
-  update_flush,     // update_batch.hpp: a batch's flush, on the batch
-  exscan,           // an exclusive scan (the C API's compas_exscan)
-  update_make,      // making a batch, on its table
-  halo_exchange,    // DistArray's exchange_halos / begin_exchange, on the array
-  halo_accumulate,  // DistArray's accumulate_halos, on the array
-  redist_from,      // compas::redistribute (redistribute3.hpp), on the array copied from
-  redist_to,        // and on the array copied to
+  migrate,           // migrate.hpp
+  update_flush,      // update_batch.hpp: a batch's flush, on the batch
+  exscan,            // an exclusive scan (the C API's compas_exscan)
+  update_make,       // making a batch, on its table
+  halo_exchange,     // DistArray's exchange_halos / begin_exchange, on the array
+  halo_accumulate,   // DistArray's accumulate_halos, on the array
+  redist_from,       // compas::redistribute (redistribute3.hpp), on the array copied from
+  redist_to,         // and on the array copied to
+  ghost_update,      // GhostPlan's update (ghost.hpp), on the plan
+  ghost_accumulate,  // GhostPlan's accumulate, on the plan
 };
 
 // The porting layer's objects whose collectives name them: each kind numbered 1, 2, ... in the
 // order this process made its objects (collectively, so the same numbers on every process).
-enum class ObjectKind { dist_array, update_batch };
+enum class ObjectKind { dist_array, update_batch, ghost_plan };
 // The number the next object of `kind` made here takes (`take`: counted; else only looked at).
 std::uint64_t object_number(ObjectKind kind, bool take);
 
