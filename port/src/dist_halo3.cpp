@@ -8,6 +8,7 @@
 // of the 26 directions two receive areas (by exchange parity) sized for the largest block that
 // can arrive from there. Signal word s counts the exchanges whose block from direction s arrived.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 
 #include "compas/base/type_name.hpp"
 #include "compas/port/dist_array3.hpp"
+#include "compas/threads/team.hpp"
 #include "dist_agree.hpp"
 #include "dist_grid3.hpp"
 #include "dist_members3.hpp"
@@ -441,6 +443,94 @@ void Halo3::accumulate(AddFn add) {
 void Halo3::accumulate_funneled(AddFn add) {
   check_funneled("DistArray<T, 3>::accumulate_halos()");
   accumulate(add);
+}
+
+bool Halo3::in_place() const {
+  return impl_->rank >= 0 && impl_->members.size() == 1;
+}
+
+// As begin_exchange_steps, nothing posted and no epoch: the copies follow (copy_share).
+void Halo3::begin_in_place() {
+  Impl& m = *impl_;
+  if (m.pending)
+    throw std::logic_error(
+        "DistArray<T, 3>: begin_exchange() while an exchange of the array is pending: wait() "
+        "first");
+  // One process: checked without a message. The epoch stays: it counts the exchanges through the
+  // window (the signals), and this one sends no block.
+  agree_on_step(m, CollectiveCall::halo_exchange);
+}
+
+std::size_t Halo3::in_place_bytes() const {
+  const Impl& m = *impl_;
+  index cells = 0;
+  for (int s = 0; s < kDirs; ++s)
+    if (m.exchanges(s)) cells += m.box[s];
+  return m.bytes(cells);
+}
+
+namespace {
+
+// Rows [lo, hi) of a pair of blocks n1 rows to a plane (row r: plane r / n1, row r % n1), the
+// rows `pitch` bytes apart, the planes `plane` bytes: to[r] = from[r] and, with `two`, to_o[r] =
+// from_o[r], each by copy(to, from). A tight loop per plane (its pointers stepped, nothing
+// recomputed), so that many rows' loads are in flight at once.
+template <class Copy>
+void copy_rows(std::size_t lo, std::size_t hi, index n1, std::size_t pitch, std::size_t plane,
+               std::array<std::byte*, 2> to, std::array<const std::byte*, 2> from, bool one,
+               bool two, Copy copy) {
+  const auto rows = static_cast<std::size_t>(n1);
+  std::size_t r = lo;
+  while (r < hi) {
+    const std::size_t i = r / rows, j = r % rows, end = std::min(hi, (i + 1) * rows);
+    const std::size_t at = i * plane + j * pitch;
+    std::byte *t = to[0] + at, *t2 = to[1] + at;
+    const std::byte *f = from[0] + at, *f2 = from[1] + at;
+    if (one && two)
+      for (std::size_t k = r; k < end; ++k, t += pitch, f += pitch, t2 += pitch, f2 += pitch) {
+        copy(t, f);
+        copy(t2, f2);
+      }
+    else if (one)
+      for (std::size_t k = r; k < end; ++k, t += pitch, f += pitch) copy(t, f);
+    else
+      for (std::size_t k = r; k < end; ++k, t2 += pitch, f2 += pitch) copy(t2, f2);
+    r = end;
+  }
+}
+
+}  // namespace
+
+// The halo from direction s is the edge towards the opposite direction (this process is its own
+// neighbour on every side). A direction and its opposite go together, row by row (their blocks
+// have one shape here, and a column face's two rows share their cache lines); each pair's rows
+// are split in `parts` near-equal shares. Rows of one element of 8 or 4 bytes (a column face) as
+// fixed-size copies the compiler inlines.
+void Halo3::copy_share(int part, int parts) {
+  const Impl& m = *impl_;
+  for (int s = 0; s < kDirs / 2; ++s) {
+    const int o = opposite(s);
+    const bool one = m.exchanges(s), two = m.exchanges(o);
+    if (!one && !two) continue;
+    const Impl::Box to = m.halo_from(s), from = m.edge(o), to_o = m.halo_from(o),
+                    from_o = m.edge(s);
+    const auto [lo, hi] =
+        threads::block_range(static_cast<std::size_t>(to.n[0] * to.n[1]), parts, part);
+    const std::array<std::byte*, 2> t{m.at(to.lo[0], to.lo[1], to.lo[2]),
+                                      m.at(to_o.lo[0], to_o.lo[1], to_o.lo[2])};
+    const std::array<const std::byte*, 2> f{m.at(from.lo[0], from.lo[1], from.lo[2]),
+                                            m.at(from_o.lo[0], from_o.lo[1], from_o.lo[2])};
+    const std::size_t row = m.bytes(to.n[2]), pitch = m.bytes(m.pitch), plane = m.bytes(m.plane);
+    const auto rows = [&](auto copy) {
+      copy_rows(lo, hi, to.n[1], pitch, plane, t, f, one, two, copy);
+    };
+    if (row == 8)
+      rows([](std::byte* a, const std::byte* b) { std::memcpy(a, b, 8); });
+    else if (row == 4)
+      rows([](std::byte* a, const std::byte* b) { std::memcpy(a, b, 4); });
+    else
+      rows([row](std::byte* a, const std::byte* b) { std::memcpy(a, b, row); });
+  }
 }
 
 void Halo3::check_funneled(const char* call) const {

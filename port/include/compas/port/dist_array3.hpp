@@ -47,7 +47,10 @@
 // Each neighbour's block is packed, put with a signal into a receive area at the neighbour (two by
 // exchange parity, as in 2-D, so a neighbour one exchange ahead overwrites nothing), and unpacked
 // there once its signal arrives. begin_exchange() / HaloExchange::wait() split the exchange for
-// overlap; HaloExchange::test() pushes a begun exchange on between blocks of work.
+// overlap; HaloExchange::test() pushes a begun exchange on between blocks of work. At one process
+// (P = 1, or an array on a group of one) exchange_halos() copies each edge straight into the halo
+// it images, no window and no packing, split over the OpenMP team (funneled, outside a parallel
+// region) or the Runtime's team (the (t) form) when the halos are long (kTeamCopyBytes).
 // accumulate_halos() is the reverse (each halo cell added into the cell it images, for assembly).
 // Call styles (detail::ExchangeForms, shared with 1-D and 2-D) as in 2-D: funneled (the thread that
 // made the Runtime, outside run(); an OpenMP program outside its parallel regions or under `omp
@@ -68,6 +71,10 @@
 #include <typeinfo>
 #include <utility>
 #include <vector>
+
+#ifdef _OPENMP  // the program's own flag (this is a header): the in-place exchange's team
+#include <omp.h>
+#endif
 
 #include "compas/port/dist_array.hpp"
 #include "compas/port/partition3.hpp"
@@ -125,6 +132,16 @@ class Halo3 final : public Exchanger {
   bool test() override;
   void check_funneled(const char* call) const override;
   bool pending() const override;
+  // At one process (the array's only member: every neighbour is this process itself) the exchange
+  // copies each edge straight into the halo cells it images, no window and no packing.
+  // copy_share(part, parts) makes part `part` of `parts` of those copies (parts may run at once:
+  // they write disjoint halo cells and read owned cells only), after begin_in_place() (a pending
+  // exchange refused, the call agreed on). in_place_bytes(): what one
+  // exchange copies.
+  bool in_place() const;
+  void begin_in_place();
+  void copy_share(int part, int parts);
+  std::size_t in_place_bytes() const;
   // The reverse of exchange(): every halo block (faces, edges, corners) to the process owning the
   // cells it images, added there by `add`. Funneled form checked.
   void accumulate(AddFn add);
@@ -177,27 +194,88 @@ class DistArray<T, 3> : public detail::ExchangeForms<detail::Halo3> {
     return DistArray(*rt_, group_, domain, std::move(o));
   }
 
-  Range3 domain() const { return domain_; }
-  Range3 owned() const { return owned_; }
-  Range planes() const { return owned_.planes; }
-  Range rows() const { return owned_.rows; }
-  Range cols() const { return owned_.cols; }
-  std::array<index, 3> halo() const { return opts_.halo; }
-  std::array<int, 3> grid() const { return halo_->grid(); }
+  // exchange_halos() (detail::ExchangeForms), at one process copying in place: funneled, on the
+  // calling thread's OpenMP team when the program is compiled with OpenMP, is outside a parallel
+  // region and the halos hold kTeamCopyBytes or more; inside run() split over the Runtime's team
+  // (with TeamSync::none thread 0 alone copies: the caller's barriers stand around it).
+  static constexpr std::size_t kTeamCopyBytes = 64 * 1024;
+  void exchange_halos() {
+    if (!halo_->in_place()) return ExchangeForms::exchange_halos();
+    halo_->check_funneled("DistArray<T, 3>::exchange_halos()");
+    halo_->begin_in_place();
+#ifdef _OPENMP
+    if (halo_->in_place_bytes() >= kTeamCopyBytes && !omp_in_parallel() &&
+        omp_get_max_threads() > 1) {
+#pragma omp parallel
+      halo_->copy_share(omp_get_thread_num(), omp_get_num_threads());
+      return;
+    }
+#endif
+    halo_->copy_share(0, 1);
+  }
+  void exchange_halos(threads::ThreadCtx& t, TeamSync sync = TeamSync::barriers) {
+    if (!halo_->in_place()) return ExchangeForms::exchange_halos(t, sync);
+    if (sync == TeamSync::none) {
+      if (t.is_leader()) {
+        halo_->begin_in_place();
+        halo_->copy_share(0, 1);
+      }
+      return;
+    }
+    t.barrier();  // every edge written
+    if (t.is_leader()) halo_->begin_in_place();
+    if (halo_->in_place_bytes() >= kTeamCopyBytes)
+      halo_->copy_share(t.tid(), t.nthreads());
+    else if (t.is_leader())
+      halo_->copy_share(0, 1);
+    t.barrier();  // every halo there to read
+  }
+
+  Range3 domain() const {
+    return domain_;
+  }
+  Range3 owned() const {
+    return owned_;
+  }
+  Range planes() const {
+    return owned_.planes;
+  }
+  Range rows() const {
+    return owned_.rows;
+  }
+  Range cols() const {
+    return owned_.cols;
+  }
+  std::array<index, 3> halo() const {
+    return opts_.halo;
+  }
+  std::array<int, 3> grid() const {
+    return halo_->grid();
+  }
   // The boundaries of every process's part (the block split when none was given).
-  const Partition3& partition() const { return halo_->partition(); }
+  const Partition3& partition() const {
+    return halo_->partition();
+  }
   // Whether this process holds a part (false only outside the group of an array on a Group).
-  bool member() const { return halo_->member(); }
+  bool member() const {
+    return halo_->member();
+  }
   // The processes holding parts, as job ranks in grid order (group rank order).
-  const std::vector<int>& members() const { return halo_->members(); }
+  const std::vector<int>& members() const {
+    return halo_->members();
+  }
   Range3 with_halos() const {
     Range3 w = owned_;
     for (int d = 0; d < 3; ++d)
       w.dim(d) = {w.dim(d).lo - opts_.halo[d], w.dim(d).hi + opts_.halo[d]};
     return w;
   }
-  index pitch() const { return pitch_; }
-  index plane() const { return plane_; }
+  index pitch() const {
+    return pitch_;
+  }
+  index plane() const {
+    return plane_;
+  }
 
   // The reverse of exchange_halos() (finite-element assembly): every halo cell's value, faces,
   // edges and corners alike, is added (+=) into the cell it images at the process that owns it (a
@@ -208,7 +286,9 @@ class DistArray<T, 3> : public detail::ExchangeForms<detail::Halo3> {
   // calls it: one that does not leaves its neighbours waiting for its blocks until COMPAS_TIMEOUT
   // ends the job, naming the process waited for. Not while a begun exchange is pending
   // (std::logic_error). Arithmetic T only (other types do not compile).
-  void accumulate_halos() requires std::is_arithmetic_v<T> { accumulate_as<T>(); }
+  void accumulate_halos() requires std::is_arithmetic_v<T> {
+    accumulate_as<T>();
+  }
   void accumulate_halos(threads::ThreadCtx& t) requires std::is_arithmetic_v<T> {
     accumulate_as<T>(t);
   }
@@ -222,7 +302,9 @@ class DistArray<T, 3> : public detail::ExchangeForms<detail::Halo3> {
   }
 
   // O(1): the two arrays trade their windows (every process alike).
-  friend void swap(DistArray& a, DistArray& b) noexcept { std::swap(a, b); }
+  friend void swap(DistArray& a, DistArray& b) noexcept {
+    std::swap(a, b);
+  }
 
  private:
   friend struct detail::DistAccess3;
