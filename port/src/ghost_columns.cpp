@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "compas/port/ghost.hpp"
+#include "compas/runtime/thread_order.hpp"
 
 namespace compas::detail {
 
@@ -84,7 +85,30 @@ void renumber(const Partition& d, std::span<I> cols, const std::vector<I>& ghost
   bool added = false;
   for (std::size_t k = 0; k < ghosts.size(); ++k)
     place.find_or_add(ghosts[k], n + static_cast<index>(k), added);
-  for (I& c : cols) c = static_cast<I>(own.contains(c) ? c - own.lo : place.at(c));
+  for (I& c : cols)
+    if (!own.contains(c))
+      c = static_cast<I>(place.at(c));
+    else if (own.lo != 0)
+      c = static_cast<I>(c - own.lo);
+}
+
+template <class I>
+Columns<I> merge_columns(std::vector<Columns<I>>& parts, const std::vector<std::size_t>& starts) {
+  Columns<I> out;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    out.ghosts.insert(out.ghosts.end(), parts[k].ghosts.begin(), parts[k].ghosts.end());
+    if (out.bad_pos < 0 && parts[k].bad_pos >= 0) {
+      out.bad_pos = parts[k].bad_pos + static_cast<index>(starts[k]);
+      out.bad = parts[k].bad;
+    }
+  }
+  std::sort(out.ghosts.begin(), out.ghosts.end());
+  out.ghosts.erase(std::unique(out.ghosts.begin(), out.ghosts.end()), out.ghosts.end());
+  return out;
+}
+
+int column_parts(std::size_t n) {
+  return n < (std::size_t{1} << 16) ? 1 : batch_threads();
 }
 
 template Columns<std::int32_t> distinct_off_process(const Partition&,
@@ -93,5 +117,9 @@ template Columns<std::int64_t> distinct_off_process(const Partition&,
                                                     std::span<const std::int64_t>);
 template void renumber(const Partition&, std::span<std::int32_t>, const std::vector<std::int32_t>&);
 template void renumber(const Partition&, std::span<std::int64_t>, const std::vector<std::int64_t>&);
+template Columns<std::int32_t> merge_columns(std::vector<Columns<std::int32_t>>&,
+                                             const std::vector<std::size_t>&);
+template Columns<std::int64_t> merge_columns(std::vector<Columns<std::int64_t>>&,
+                                             const std::vector<std::size_t>&);
 
 }  // namespace compas::detail

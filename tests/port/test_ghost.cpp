@@ -4,6 +4,7 @@
 // and compute the serial result (a ghost holds its owner's entry; after accumulate an owned entry
 // is its value plus every rank's ghosts of it) and compare.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -257,6 +258,46 @@ TEST(GhostPlan, ForColumnsRenumbersInt32) {
 }
 TEST(GhostPlan, ForColumnsRenumbersInt64) {
   check_columns<std::int64_t>();
+}
+
+// Over 64 Ki columns for_columns splits its passes over the OpenMP team (two threads here, one
+// part each): the plan and the rewritten columns are what one pass over the whole list gives, a
+// column off-process in both parts is one ghost, and a bad column in the second part is named at
+// its position in the whole list.
+TEST(GhostPlan, ForColumnsSplitOverTheTeamAsOnePass) {
+  const index rows = 40000 + 10 * me();
+  const auto d = compas::Partition::from_local(rt(), rows);
+  const index n = d.domain().size(), lo = d.owned().lo;
+  std::vector<std::int32_t> cols;
+  for (index i = lo; i < lo + rows; ++i)
+    for (index j : {i - 1, i, i + 1, (i * 7919 + 11) % n, (lo + rows) % n})
+      if (j >= 0 && j < n) cols.push_back(static_cast<std::int32_t>(j));
+  ASSERT_GT(cols.size(), std::size_t{1} << 17);
+  std::vector<std::int32_t> want = cols, ghosts;  // one pass, by hand
+  for (auto c : cols)
+    if (!d.owned().contains(c)) ghosts.push_back(c);
+  std::sort(ghosts.begin(), ghosts.end());
+  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+  for (auto& c : want)
+    c = static_cast<std::int32_t>(
+        d.owned().contains(c)
+            ? c - lo
+            : rows + (std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin()));
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);
+  std::vector<std::int32_t> got = cols;
+  auto plan = compas::GhostPlan::for_columns(d, got);
+  EXPECT_EQ(plan.ghost_count(), static_cast<index>(ghosts.size()));
+  EXPECT_EQ(got, want);
+  std::vector<std::int32_t> bad = cols;
+  const std::size_t at = bad.size() - 3;  // in the second part
+  if (me() == 0) bad[at] = static_cast<std::int32_t>(n + 5);
+  const std::string c = alike::error_of([&] { (void)compas::GhostPlan::for_columns(d, bad); });
+  omp_set_num_threads(threads);
+  const std::string where = me() == 0 ? std::to_string(at) + " is outside" : "";  // 0's list
+  EXPECT_NE(c.find("process 0: column " + std::to_string(n + 5) + " at position " + where),
+            std::string::npos)
+      << c;
 }
 
 TEST(GhostPlan, IndexOutsideTheDomainFailsEverywhere) {

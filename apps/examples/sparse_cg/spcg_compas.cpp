@@ -172,8 +172,7 @@ double dot(compas::Runtime& rt, const double* a, const double* b, const Options&
     for (long i = z * o.plane; i < (z + 1) * o.plane; ++i) s += a[i] * b[i];
     part[o.z0 + z] = s;
   }
-  compas::allreduce(rt, std::span<double>(part), std::span<double>(part),
-                    compas::op::sum{});  // (5)
+  compas::allreduce(rt, std::span(part), std::span(part), compas::op::sum{});  // (5)
   double s = 0.0;
   for (long z = 0; z < o.nz; ++z) s += part[z];
   return s;

@@ -129,6 +129,48 @@ template <class I>
 Columns<I> distinct_off_process(const Partition& d, std::span<const I> cols);
 template <class I>
 void renumber(const Partition& d, std::span<I> cols, const std::vector<I>& ghosts);
+// The parts' findings as one: every part's ghosts, distinct and sorted; the first bad column of
+// the first part that has one (its position counted from part k's start, starts[k]).
+template <class I>
+Columns<I> merge_columns(std::vector<Columns<I>>& parts, const std::vector<std::size_t>& starts);
+
+// Where part k of `parts` equal parts of n columns starts (k = parts: n).
+inline std::size_t column_part(std::size_t n, int parts, int k) {
+  return n / static_cast<std::size_t>(parts) * static_cast<std::size_t>(k) +
+         std::min(n % static_cast<std::size_t>(parts), static_cast<std::size_t>(k));
+}
+// How many parts the calling thread's OpenMP team splits a column list of n into (1 without
+// OpenMP or under 64 Ki columns).
+int column_parts(std::size_t n);
+
+// distinct_off_process and renumber over the calling thread's OpenMP team, one part each.
+template <class I>
+Columns<I> distinct_off_process_team(const Partition& d, std::span<const I> cols) {
+  const int parts = column_parts(cols.size());
+  if (parts == 1) return distinct_off_process(d, cols);
+  std::vector<Columns<I>> found(static_cast<std::size_t>(parts));
+  std::vector<std::size_t> starts(static_cast<std::size_t>(parts) + 1);
+  for (int k = 0; k <= parts; ++k) starts[k] = column_part(cols.size(), parts, k);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1) num_threads(parts)
+#endif
+  for (int k = 0; k < parts; ++k)
+    found[k] = distinct_off_process(d, cols.subspan(starts[k], starts[k + 1] - starts[k]));
+  return merge_columns(found, starts);
+}
+template <class I>
+void renumber_team(const Partition& d, std::span<I> cols, const std::vector<I>& ghosts) {
+  if (ghosts.empty() && d.owned().lo == 0) return;  // every column is its own position
+  const int parts = column_parts(cols.size());
+  if (parts == 1) return renumber(d, cols, ghosts);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1) num_threads(parts)
+#endif
+  for (int k = 0; k < parts; ++k) {
+    const std::size_t lo = column_part(cols.size(), parts, k);
+    renumber(d, cols.subspan(lo, column_part(cols.size(), parts, k + 1) - lo), ghosts);
+  }
+}
 
 }  // namespace detail
 
@@ -146,11 +188,14 @@ class GhostPlan {
 
   // Collective: the plan of a CSR's global column list (its off-process columns, distinct and
   // sorted), `cols` rewritten in place to local positions once the plan is made (unchanged on an
-  // error). Linear in cols when most columns are owned.
+  // error). Linear in cols when most columns are owned; the two passes over cols (find the
+  // off-process columns, rewrite) split over the calling thread's OpenMP team from 64 Ki columns
+  // on; an owned column at owned().lo == 0 (one process, or process 0) is left unwritten, and
+  // with no ghosts there too (one process) the second pass is not made.
   template <class I>
   requires(std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::int64_t>) static GhostPlan
       for_columns(const Partition& d, std::span<I> cols) {
-    detail::Columns<I> c = detail::distinct_off_process(d, std::span<const I>(cols));
+    detail::Columns<I> c = detail::distinct_off_process_team(d, std::span<const I>(cols));
     std::string problem;
     if (c.bad_pos >= 0)
       problem = "column " + std::to_string(c.bad) + " at position " + std::to_string(c.bad_pos) +
@@ -162,7 +207,7 @@ class GhostPlan {
                 std::to_string(c.ghosts.size()) +
                 " ghosts do not fit 32-bit local positions: pass 64-bit columns";
     GhostPlan plan(d, std::span<const I>(c.ghosts), problem);
-    detail::renumber(d, cols, c.ghosts);
+    detail::renumber_team(d, cols, c.ghosts);
     return plan;
   }
   template <class I>
