@@ -6,7 +6,9 @@
 # or `/*` inside a string or character literal is code. Preprocessor lines count as code.
 # Fortran files (.f90, .F90, .f95, .f03, .f08, .f, .F): `!` to the end of the line is a comment,
 # except inside a string ('...' or "...") and except the directives `!$omp ...` and `!$ ...`
-# (OpenMP's, and its conditional lines), which are code as C's #pragma lines are.
+# (OpenMP's, and its conditional lines), which are code as C's #pragma lines are. In fixed form
+# (.f, .F) a `c`, `C` or `*` in column 1 also makes the line a comment, but for the same
+# directives spelled with it (`c$omp`, `*$omp`, `c$ ...`).
 # Usage: scripts/code-lines.sh FILE...   prints "COUNT FILE" per file
 set -euo pipefail
 [[ $# -ge 1 ]] || { echo "usage: scripts/code-lines.sh FILE..." >&2; exit 2; }
@@ -45,12 +47,14 @@ def code_lines(text):
             i += 1
     return count + code
 
-def fortran_code_lines(text):
+def fortran_code_lines(text, fixed):
     count = 0
     for line in text.split("\n"):
         stripped = line.lstrip()
-        if stripped.startswith("!$"):
+        if stripped.startswith("!$") or (fixed and line[:2].lower() in ("c$", "*$")):
             count += 1
+            continue
+        if fixed and line[:1] in ("c", "C", "*"):
             continue
         quote, code = None, False
         for c in line:
@@ -70,5 +74,8 @@ FORTRAN = (".f90", ".F90", ".f95", ".f03", ".f08", ".f", ".F")
 for path in sys.argv[1:]:
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    print((fortran_code_lines if path.endswith(FORTRAN) else code_lines)(text), path)
+    if path.endswith(FORTRAN):
+        print(fortran_code_lines(text, path.endswith((".f", ".F"))), path)
+    else:
+        print(code_lines(text), path)
 PY
