@@ -6,9 +6,8 @@
 //     nz; by default the block split); this process builds its rows, with global columns.
 //  3. A compas::Partition from this process's row count; GhostPlan::for_columns rewrites the
 //     columns to local positions in [owned | ghosts] and plans the ghosts (spcg_mpi's externals).
-//  4. p and x are compas::GhostedVector<double>Vectors: the SpMV first calls update_ghosts() (one
-//  message per
-//     neighbour); the other vectors hold the owned rows only.
+//  4. p and x are compas::GhostedVector<double>s: the SpMV first calls update_ghosts() (one
+//     message per neighbour); the other vectors hold the owned rows only.
 //  5. A dot product's plane sums go into an nz-long vector, summed over the job (each entry
 //     given by one process, 0 by the others: exact), then added in plane order as before.
 //  6. The error's max is taken over the job; only process 0 prints (the others' stdout goes to
