@@ -84,7 +84,7 @@ extern "C" int compas_array_create_split(compas_runtime* rt, compas_group* group
     if (options != nullptr) o = *options;
     compas::DistOptions3 d = options_3d(o);
     d.layout = l;
-    d.partition = partition_of(splits, counts);
+    if (splits != nullptr || counts != nullptr) d.partition = partition_of(splits, counts);
     const compas::Range3 domain{{lo[0], hi[0]}, {lo[1], hi[1]}, {lo[2], hi[2]}};
     auto impl = with_type(type, [&](auto t) -> std::unique_ptr<ArrayBase> {
       using T = decltype(t);

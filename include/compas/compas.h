@@ -219,7 +219,9 @@ int compas_array_swap(compas_array* a, compas_array* b);
 /* Collective: the 3-D array of `type` over [lo[d], hi[d]) cut at the split points `splits`, which
  * hold counts[0] + counts[1] + counts[2] values, dimension 0's first (counts[d] = g_d + 1 >= 2),
  * on the job (group NULL) or on `group`'s members (grid over group ranks), options and layout as
- * compas_array_create_with_layout's (options->grid: 0 or the partition's number of parts). A
+ * compas_array_create_with_layout's (options->grid: 0 or the partition's number of parts).
+ * splits and counts both NULL: the block split over options->grid (an array on a group without
+ * split points of its own). A
  * partition that does not begin at lo, end at hi or rise, whose parts do not multiply to the
  * processes (or the members), or that differs between processes: COMPAS_ERR_COLLECTIVE on every
  * process at once, naming the boundary (checked after the processes agreed, as a halo wider than

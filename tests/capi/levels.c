@@ -128,6 +128,16 @@ int main(int argc, char** argv) {
   fill(ug, -3.0);
   EXPECT_OK(compas_array_redistribute(ug, uc));
   EXPECT_TRUE(wrong_cells(uc, c.lo, c.hi, clo, chi, -3.0) == 0);
+  /* The block split on the group: its members' parts make up the domain. */
+  compas_array* ub = NULL;
+  EXPECT_OK(compas_array_create_split(rt, few, COMPAS_FLOAT, lo, hi, NULL, NULL, &o,
+                                      COMPAS_LAYOUT_PADDED, &ub));
+  int64_t blo[3], bhi[3], cells = 1, all = 0;
+  EXPECT_OK(compas_array_bounds(ub, blo, bhi));
+  for (int d = 0; d < 3; ++d) cells *= bhi[d] - blo[d];
+  EXPECT_OK(compas_allreduce(rt, &cells, &all, 1, COMPAS_INT64, COMPAS_SUM));
+  EXPECT_TRUE(all == (hi[0] - 1) * 4 * 6 && (in_group || cells == 0));
+  EXPECT_OK(compas_array_destroy(&ub));
   int gsum = 0, one = member;
   EXPECT_OK(compas_allreduce(rt, &one, &gsum, 1, COMPAS_INT32, COMPAS_SUM));
   EXPECT_TRUE(gsum == (np < 2 ? np : 2));
