@@ -188,7 +188,8 @@ int compas_exchange_test(compas_exchange* exchange, int* done);
  * dimensions wrap; a non-periodic boundary's halo cells are ignored); halo cells keep their
  * values. COMPAS_ERR_STATE while an exchange of the array is pending. */
 int compas_array_accumulate_halos(compas_array* array);
-/* Collective, O(1): the two arrays (same type and dims) trade their contents and data addresses. */
+/* Collective, O(1): the two arrays (same type and dims) trade their contents and data addresses
+ * (and, for arrays on a group, the group they lie on). */
 int compas_array_swap(compas_array* a, compas_array* b);
 
 /* ---- 3-D levels: partitions of the program's own, arrays on a group, aligned levels ----

@@ -9,7 +9,8 @@
  *    a non-member holds nothing (member 0, empty bounds) and compas_array_of finds its array;
  *  - errors naming the value: a partition that does not end at the domain's end, a count below
  *    2, a factor of 0, a factor that misaligns a boundary or does not divide a group level's
- *    extent, a 2-D array, arrays of another type or domain, a group with arrays on it. */
+ *    extent, a 2-D array, arrays of another type or domain, a group with arrays on it (one
+ *    swapped onto another handle included). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -166,11 +167,14 @@ int main(int argc, char** argv) {
   EXPECT_CODE(compas_array_redistribute(u, uc), COMPAS_ERR_COLLECTIVE, "one domain");
   EXPECT_CODE(compas_group_destroy(&few), COMPAS_ERR_STATE, "1 array(s) lie on the group");
 
+  /* A swap takes the group along: uc's handle now holds the array on the group. */
+  EXPECT_OK(compas_array_swap(uc, ug));
   EXPECT_OK(compas_array_destroy(&ug));
+  EXPECT_CODE(compas_group_destroy(&few), COMPAS_ERR_STATE, "1 array(s) lie on the group");
+  EXPECT_OK(compas_array_destroy(&uc));
   EXPECT_OK(compas_group_destroy(&few));
   EXPECT_OK(compas_array_destroy(&ints));
   EXPECT_OK(compas_array_destroy(&flat));
-  EXPECT_OK(compas_array_destroy(&uc));
   EXPECT_OK(compas_array_destroy(&u));
   free(splits);
   EXPECT_OK(compas_finalize(&rt));
