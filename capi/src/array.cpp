@@ -171,5 +171,6 @@ extern "C" int compas_array_swap(compas_array* a, compas_array* b) {
     if (x->pending != nullptr || y->pending != nullptr)
       throw Error(COMPAS_ERR_STATE, "an exchange is pending: wait for it before the swap");
     std::swap(x->impl, y->impl);
+    std::swap(x->on, y->on);  // the group an array lies on goes with its contents
   });
 }

@@ -8,6 +8,7 @@
 
 #include "compas/port/dist_array.hpp"
 #include "compas/port/dist_array3.hpp"
+#include "compas/port/redistribute3.hpp"
 #include "handles.hpp"
 
 namespace compas::capi {
@@ -24,11 +25,21 @@ int create_array(const char* call, compas_runtime* rt, int type, int dims, const
                  const std::int64_t* hi, const compas_array_options* options, int layout,
                  compas_array** array);
 
+// The domain of `domain` coarsened by `factor` (>= 1): Error(COMPAS_ERR_ARG) naming the factor
+// and the dimension whose extent it does not divide (array_levels.cpp).
+Range3 coarse_domain(const Range3& domain, index factor);
+
 template <class T, int D>
 class ArrayImpl final : public ArrayBase {
+  using Options = std::conditional_t<D == 3, DistOptions3, DistOptions>;
+
  public:
-  template <class Domain, class Options>
-  ArrayImpl(Runtime& rt, Domain domain, const Options& o, int t) : a_(rt, domain, o) {
+  template <class Processes, class Domain>
+  ArrayImpl(Processes& on, Domain domain, const Options& o, int t) : a_(on, domain, o), opts_(o) {
+    type = t;
+    dims = D;
+  }
+  ArrayImpl(DistArray<T, D>&& a, const Options& o, int t) : a_(std::move(a)), opts_(o) {
     type = t;
     dims = D;
   }
@@ -43,7 +54,10 @@ class ArrayImpl final : public ArrayBase {
       lo[0] = r.rows.lo, hi[0] = r.rows.hi, lo[1] = r.cols.lo, hi[1] = r.cols.hi;
     } else {
       const Range3 r = halos ? a_.with_halos() : a_.owned();
-      for (int d = 0; d < 3; ++d) lo[d] = r.dim(d).lo, hi[d] = r.dim(d).hi;
+      for (int d = 0; d < 3; ++d) {
+        lo[d] = r.dim(d).lo, hi[d] = r.dim(d).hi;
+        if (!a_.member()) lo[d] = hi[d] = a_.domain().dim(d).lo;  // empty, halos too
+      }
     }
   }
 
@@ -55,6 +69,10 @@ class ArrayImpl final : public ArrayBase {
       if (strides) strides[0] = a_.pitch(), strides[1] = 1;
       return a_.row(a_.with_halos().rows.lo);
     } else {
+      if (!a_.member()) {  // no element: an address of this array's own, the packed empty box
+        if (strides) strides[0] = 0, strides[1] = 0, strides[2] = 1;
+        return &none_;
+      }
       if (strides) strides[0] = a_.plane(), strides[1] = a_.pitch(), strides[2] = 1;
       const Range3 w = a_.with_halos();
       return &a_(w.planes.lo, w.rows.lo, w.cols.lo);
@@ -68,8 +86,39 @@ class ArrayImpl final : public ArrayBase {
     a_.accumulate_halos();
   }
 
+  std::unique_ptr<ArrayBase> like(index factor, Group* group) const override {
+    if constexpr (D == 3) {
+      if (group == nullptr) {
+        Options o = opts_;
+        DistArray<T, 3> c = a_.coarsened(factor);
+        o.partition = c.partition();
+        o.grid = {0, 0, 0};
+        return std::make_unique<ArrayImpl>(std::move(c), o, type);
+      }
+      Options o = opts_;
+      o.partition = {};
+      o.grid = {0, 0, 0};
+      return std::make_unique<ArrayImpl>(*group, coarse_domain(a_.domain(), factor), o, type);
+    } else {
+      throw Error(COMPAS_ERR_ARG, "a 3-D array is needed");
+    }
+  }
+  void redistribute_to(ArrayBase& to) override {
+    if constexpr (D == 3) compas::redistribute(a_, static_cast<ArrayImpl&>(to).a_);
+  }
+  std::array<int, 3> grid() const override {
+    if constexpr (D == 3) return a_.grid();
+    return {0, 0, 0};
+  }
+  bool member() const override {
+    if constexpr (D == 3) return a_.member();
+    return true;
+  }
+
  private:
   DistArray<T, D> a_;
+  Options opts_;
+  T none_{};  // a non-member's data address (3-D arrays on a group)
 };
 
 }  // namespace compas::capi

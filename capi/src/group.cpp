@@ -1,5 +1,7 @@
 // compas_group_*: process groups (compas::split) and their collectives.
+#include <string>
 #include "collectives.hpp"
+
 #include "handles.hpp"
 
 using namespace compas::capi;
@@ -14,7 +16,17 @@ extern "C" int compas_group_split(compas_runtime* rt, int colour, int key, compa
 }
 
 extern "C" int compas_group_destroy(compas_group** group) {
-  return guard("compas_group_destroy", [&] { destroy(group, "group"); });
+  return guard("compas_group_destroy", [&] {
+    need(group, "group");
+    compas_group* g = live(*group, "group");
+    int arrays = 0;  // the arrays on it (compas_array_create_split, _like) hold its address
+    for (compas_child* c : g->rt->children)
+      if (c->tag == compas::capi::Kind::array && static_cast<compas_array*>(c)->on == g) ++arrays;
+    if (arrays > 0)
+      throw Error(COMPAS_ERR_STATE,
+                  std::to_string(arrays) + " array(s) lie on the group: destroy them before it");
+    destroy(group, "group");
+  });
 }
 
 extern "C" int compas_group_rank(const compas_group* group, int* rank) {

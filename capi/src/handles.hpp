@@ -3,6 +3,7 @@
 // found out without reading the memory it points to; the tag is cleared on destroy.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -60,6 +61,12 @@ class ArrayBase {
   virtual void exchange() = 0;
   virtual HaloExchange begin() = 0;
   virtual void accumulate() = 0;  // accumulate_halos()
+  // 3-D arrays only (array_levels.cpp checks dims first): a new array made from this one
+  // (compas_array_create_like), the transfer into another of the same type, the grid, membership.
+  virtual std::unique_ptr<ArrayBase> like(index factor, Group* group) const = 0;
+  virtual void redistribute_to(ArrayBase& to) = 0;
+  virtual std::array<int, 3> grid() const = 0;
+  virtual bool member() const = 0;
   int type = 0, dims = 0;
 };
 
@@ -87,6 +94,7 @@ struct compas_array : compas_child {
       : compas_child(kind, owner), impl(std::move(a)) {}
   std::unique_ptr<compas::capi::ArrayBase> impl;
   compas_exchange* pending = nullptr;
+  compas_group* on = nullptr;  // the group the array lies on (outlives it), or nullptr
 };
 
 struct compas_exchange : compas::capi::Handle {

@@ -32,7 +32,7 @@ module compas
                           COMPAS_ERR_INTERNAL, COMPAS_SUM, COMPAS_MIN, COMPAS_MAX, COMPAS_PROD
   use compas_core, only: compas_init, compas_finalize, compas_rank, compas_processes, &
                          compas_threads, compas_abort, compas_argument_count, &
-                         compas_get_argument, compas_error_message
+                         compas_get_argument, compas_error_message, compas_group
   use compas_arrays
   use compas_collectives
   implicit none

@@ -32,7 +32,7 @@ module compas_arrays
   interface compas_create
     module procedure create_r8_1, create_r8_2, create_r8_3, create_r4_1, create_r4_2, &
                      create_r4_3, create_i4_1, create_i4_2, create_i4_3, create_i8_1, &
-                     create_i8_2, create_i8_3
+                     create_i8_2, create_i8_3, like_r8_3, like_r4_3, like_i4_3, like_i8_3
   end interface
   interface compas_swap
     module procedure swap_r8_1, swap_r8_2, swap_r8_3, swap_r4_1, swap_r4_2, swap_r4_3, &
@@ -45,7 +45,8 @@ module compas_arrays
   end interface
 
   public :: compas_create, compas_swap, compas_destroy, compas_bounds, compas_exchange, &
-            compas_begin_exchange, compas_wait, compas_test, compas_accumulate_halos
+            compas_begin_exchange, compas_wait, compas_test, compas_accumulate_halos, &
+            compas_redistribute, compas_grid, compas_member
 
 contains
 
@@ -55,18 +56,21 @@ contains
   ! 0 = chosen; absent: a 2-D array is cut along its last dimension only), whether the threads
   ! that compute touch the memory first (first_touch: no zero fill), and whether dimension 1 is
   ! padded to whole 64-byte lines (padded; absent or .false.: contiguous, strides the extents).
-  ! Returns the registry slot, 0 on a failure.
+  ! 3-D arrays also take split points (split1, split2, split3: each part's first index, then
+  ! hi(d) + 1) and a group to lie on. Returns the registry slot, 0 on a failure.
   integer function create_array(ctype, rank, lo, hi, halo, periodic, grid, first_touch, padded, &
-                                ierr) result(slot)
+                                ierr, split1, split2, split3, group) result(slot)
     integer, intent(in) :: ctype, rank, lo(:), hi(:)
-    integer, intent(in), optional :: halo(:), grid(:)
+    integer, intent(in), optional :: halo(:), grid(:), split1(:), split2(:), split3(:)
     logical, intent(in), optional :: periodic(:), first_touch, padded
     integer, intent(out), optional :: ierr
+    type(compas_group), intent(in), optional :: group
     type(c_array_options) :: o
     integer(c_int64_t) :: clo(3), chi(3)
     type(c_ptr) :: handle
     character(:), allocatable :: wrong
     integer :: d, code, layout
+    logical :: split
     slot = 0
     layout = LAYOUT_CONTIGUOUS
     if (present(padded)) layout = merge(LAYOUT_PADDED, LAYOUT_CONTIGUOUS, padded)
@@ -84,13 +88,83 @@ contains
     if (present(halo)) wrong = size_error(size(halo), rank, 'halo')
     if (present(periodic) .and. wrong == '') wrong = size_error(size(periodic), rank, 'periodic')
     if (present(grid) .and. wrong == '') wrong = size_error(size(grid), rank, 'grid')
+    split = present(split1) .or. present(split2) .or. present(split3)
+    if (wrong == '' .and. (split .or. present(group)) .and. rank /= 3) &
+      wrong = 'compas_create: split points and groups are for 3-D arrays'
+    if (wrong == '' .and. split) wrong = split_error(lo, hi, split1, split2, split3)
     if (wrong /= '') then
       if (failed(COMPAS_ERR_ARG, ierr, wrong)) return
     end if
-    if (failed(c_array_create_with_layout(runtime, int(ctype, c_int), int(rank, c_int), clo, chi, &
-                                          o, int(layout, c_int), handle), ierr)) return
+    if (split .or. present(group)) then
+      code = create_split(ctype, clo, chi, o, layout, handle, split1, split2, split3, group)
+    else
+      code = c_array_create_with_layout(runtime, int(ctype, c_int), int(rank, c_int), clo, chi, &
+                                        o, int(layout, c_int), handle)
+    end if
+    if (failed(code, ierr)) return
     slot = new_record(handle, ctype, rank)
     if (failed(refresh_array(slot), ierr)) slot = 0
+  end function
+
+  ! The C call of a 3-D array from split points (Fortran dimension 3 is C's first) and/or on a
+  ! group.
+  integer(c_int) function create_split(ctype, clo, chi, o, layout, handle, split1, split2, &
+                                       split3, group) result(code)
+    integer, intent(in) :: ctype, layout
+    integer(c_int64_t), intent(in) :: clo(3), chi(3)
+    type(c_array_options), intent(in) :: o
+    type(c_ptr), intent(out) :: handle
+    integer, intent(in), optional :: split1(:), split2(:), split3(:)
+    type(compas_group), intent(in), optional :: group
+    integer(c_int64_t), allocatable, target :: splits(:)
+    integer(c_int), target :: counts(3)
+    type(c_ptr) :: g
+    g = c_null_ptr
+    if (present(group)) g = group_handle(group)
+    if (.not. present(split1)) then
+      code = c_array_create_split(runtime, g, int(ctype, c_int), clo, chi, c_null_ptr, &
+                                  c_null_ptr, o, int(layout, c_int), handle)
+      return
+    end if
+    splits = [int(split3, c_int64_t), int(split2, c_int64_t), int(split1, c_int64_t)]
+    counts = int([size(split3), size(split2), size(split1)], c_int)
+    code = c_array_create_split(runtime, g, int(ctype, c_int), clo, chi, c_loc(splits), &
+                                c_loc(counts), o, int(layout, c_int), handle)
+  end function
+
+  ! Split points for every dimension, each from lo(d) to hi(d) + 1: "" when they are, else what
+  ! is wrong (whether they rise, C checks: the message names C's dimensions, planes = 3).
+  function split_error(lo, hi, split1, split2, split3) result(text)
+    integer, intent(in) :: lo(:), hi(:)
+    integer, intent(in), optional :: split1(:), split2(:), split3(:)
+    character(:), allocatable :: text
+    text = ''
+    if (.not. (present(split1) .and. present(split2) .and. present(split3))) then
+      text = 'compas_create: split1, split2 and split3 go together (one per dimension)'
+      return
+    end if
+    text = ends(split1, 1)
+    if (text == '') text = ends(split2, 2)
+    if (text == '') text = ends(split3, 3)
+  contains
+    function ends(s, d) result(t)
+      integer, intent(in) :: s(:), d
+      character(:), allocatable :: t
+      character(160) :: line
+      t = ''
+      line = ''
+      if (size(s) < 2) then
+        write (line, '(a, i0, a, i0, a)') 'compas_create: split', d, ' has ', size(s), &
+          ' entries: 2 or more (the first index of each part, then the end hi + 1)'
+      else if (s(1) /= lo(d)) then
+        write (line, '(3(a, i0))') 'compas_create: split', d, '(1) = ', s(1), &
+          ': the first split point is lo(d) = ', lo(d)
+      else if (s(size(s)) /= hi(d) + 1) then
+        write (line, '(a, i0, a, i0, a, i0, a, i0)') 'compas_create: split', d, '(', size(s), &
+          ') = ', s(size(s)), ': the last split point is hi(d) + 1 = ', hi(d) + 1
+      end if
+      t = trim(line)
+    end function
   end function
 
   integer function pick(values, d)
@@ -192,6 +266,70 @@ contains
     if (failed(c_array_accumulate_halos(arrays(slot)%handle), ierr)) return
   end subroutine
 
+  ! The registry slot of a new array made from the one in slot `from` (compas_array_create_like);
+  ! 0 on a failure.
+  integer function like_array(from, coarsen, group, ierr) result(slot)
+    integer, intent(in) :: from
+    integer, intent(in), optional :: coarsen
+    type(compas_group), intent(in), optional :: group
+    integer, intent(out), optional :: ierr
+    integer(c_int64_t) :: factor
+    type(c_ptr) :: g, handle
+    slot = 0
+    factor = 1
+    if (present(coarsen)) factor = coarsen
+    g = c_null_ptr
+    if (present(group)) g = group_handle(group)
+    if (failed(c_array_create_like(arrays(from)%handle, factor, g, handle), ierr)) return
+    slot = new_record(handle, arrays(from)%ctype, 3)
+    if (failed(refresh_array(slot), ierr)) slot = 0
+  end function
+
+  ! Collective over the whole job: every owned cell of `to` gets that cell's value in `from`, two
+  ! 3-D arrays of one domain and type, any partitions, on the job or on groups (agglomeration onto
+  ! a group and back). Every process calls it, holding cells of either or of neither (then it
+  ! passes its empty pointers). Halo cells of `to` are left as they were.
+  subroutine compas_redistribute(from, to, ierr)
+    type(*), dimension(..), target, intent(in) :: from
+    type(*), dimension(..), target, intent(inout) :: to
+    integer, intent(out), optional :: ierr
+    integer :: a, b
+    a = find_piece(c_loc(from), rank(from), int(size(from)), is_contiguous(from), &
+                   'compas_redistribute', ierr)
+    if (a == 0) return
+    b = find_piece(c_loc(to), rank(to), int(size(to)), is_contiguous(to), 'compas_redistribute', &
+                   ierr)
+    if (b == 0) return
+    if (failed(c_array_redistribute(arrays(a)%handle, arrays(b)%handle), ierr)) return
+  end subroutine
+
+  ! The processes per dimension of a 3-D array's grid (over its members), Fortran order.
+  subroutine compas_grid(u, grid, ierr)
+    type(*), dimension(..), target, intent(in) :: u
+    integer, intent(out) :: grid(3)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: g(3)
+    integer :: slot
+    grid = 0
+    slot = find_piece(c_loc(u), rank(u), int(size(u)), is_contiguous(u), 'compas_grid', ierr)
+    if (slot == 0) return
+    if (failed(c_array_grid(arrays(slot)%handle, g), ierr)) return
+    grid = int(g(3:1:-1))
+  end subroutine
+
+  ! Whether this process holds a part of u (.false. only for an array on a group it is not in).
+  logical function compas_member(u, ierr)
+    type(*), dimension(..), target, intent(in) :: u
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: m
+    integer :: slot
+    compas_member = .false.
+    slot = find_piece(c_loc(u), rank(u), int(size(u)), is_contiguous(u), 'compas_member', ierr)
+    if (slot == 0) return
+    if (failed(c_array_member(arrays(slot)%handle, m), ierr)) return
+    compas_member = m /= 0
+  end function
+
   ! The specifics: array_specifics.inc for each element type and rank.
 
 #define FT real(c_double)
@@ -219,6 +357,7 @@ contains
 #define POINT point_r8_3
 #define SWAP swap_r8_3
 #define DESTROY destroy_r8_3
+#define LIKE like_r8_3
 #include "array_specifics.inc"
 
 #define FT real(c_float)
@@ -246,6 +385,7 @@ contains
 #define POINT point_r4_3
 #define SWAP swap_r4_3
 #define DESTROY destroy_r4_3
+#define LIKE like_r4_3
 #include "array_specifics.inc"
 
 #define FT integer(c_int32_t)
@@ -273,6 +413,7 @@ contains
 #define POINT point_i4_3
 #define SWAP swap_i4_3
 #define DESTROY destroy_i4_3
+#define LIKE like_i4_3
 #include "array_specifics.inc"
 
 #define FT integer(c_int64_t)
@@ -300,5 +441,6 @@ contains
 #define POINT point_i8_3
 #define SWAP swap_i8_3
 #define DESTROY destroy_i8_3
+#define LIKE like_i8_3
 #include "array_specifics.inc"
 end module compas_arrays

@@ -28,7 +28,8 @@ module compas_c_api
             c_exchange_wait, c_exchange_test, c_array_accumulate_halos, c_array_swap, &
             c_allreduce, c_broadcast, c_exscan, c_group_split, c_group_destroy, c_group_rank, &
             c_group_size, c_group_barrier, c_group_allreduce, c_group_broadcast, c_group_exscan, &
-            c_strlen
+            c_strlen, c_array_create_split, c_array_create_like, c_array_redistribute, &
+            c_array_grid, c_array_member
 
   interface
     type(c_ptr) function c_last_error() bind(C, name="compas_last_error")
@@ -75,6 +76,39 @@ module compas_c_api
     integer(c_int) function c_options_init(options) bind(C, name="compas_array_options_init")
       import :: c_int, c_array_options
       type(c_array_options), intent(out) :: options
+    end function
+    integer(c_int) function c_array_create_split(rt, group, type, lo, hi, splits, counts, &
+                                                 options, layout, array) &
+        bind(C, name="compas_array_create_split")
+      import :: c_int, c_int64_t, c_ptr, c_array_options
+      type(c_ptr), value :: rt, group, splits, counts  ! int64_t*, int* (both NULL: block split)
+      integer(c_int), value :: type
+      integer(c_int64_t), intent(in) :: lo(*), hi(*)
+      type(c_array_options), intent(in) :: options
+      integer(c_int), value :: layout
+      type(c_ptr), intent(out) :: array
+    end function
+    integer(c_int) function c_array_create_like(like, factor, group, array) &
+        bind(C, name="compas_array_create_like")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: like, group
+      integer(c_int64_t), value :: factor
+      type(c_ptr), intent(out) :: array
+    end function
+    integer(c_int) function c_array_redistribute(from, to) &
+        bind(C, name="compas_array_redistribute")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: from, to
+    end function
+    integer(c_int) function c_array_grid(array, grid) bind(C, name="compas_array_grid")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int), intent(out) :: grid(3)
+    end function
+    integer(c_int) function c_array_member(array, member) bind(C, name="compas_array_member")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int), intent(out) :: member
     end function
     integer(c_int) function c_array_create_with_layout(rt, type, dims, lo, hi, options, layout, &
                                                        array) &

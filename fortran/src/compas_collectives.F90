@@ -8,11 +8,6 @@ module compas_collectives
   implicit none
   private
 
-  ! A group of processes (compas_group_split); a collective given `group=g` runs over its members.
-  type, public :: compas_group
-    type(c_ptr), private :: handle = c_null_ptr
-  end type
-
   integer, parameter :: ALLREDUCE_CALL = 1, BROADCAST_CALL = 2, EXSCAN_CALL = 3
 
   interface compas_allreduce
@@ -51,9 +46,9 @@ contains
     a = int(arg, c_int)
     if (present(group)) then
       select case (what)
-      case (ALLREDUCE_CALL); code = c_group_allreduce(group%handle, data, data, count, t, a)
-      case (BROADCAST_CALL); code = c_group_broadcast(group%handle, data, count, t, a)
-      case default; code = c_group_exscan(group%handle, data, data, count, t, a)
+      case (ALLREDUCE_CALL); code = c_group_allreduce(group_handle(group), data, data, count, t, a)
+      case (BROADCAST_CALL); code = c_group_broadcast(group_handle(group), data, count, t, a)
+      case default; code = c_group_exscan(group_handle(group), data, data, count, t, a)
       end select
     else
       select case (what)
@@ -71,7 +66,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(c_int) :: code
     if (present(group)) then
-      code = c_group_barrier(group%handle)
+      code = c_group_barrier(group_handle(group))
     else
       code = c_barrier(runtime)
     end if
@@ -84,15 +79,24 @@ contains
     integer, intent(in) :: colour, key
     type(compas_group), intent(out) :: group
     integer, intent(out), optional :: ierr
-    if (failed(c_group_split(runtime, int(colour, c_int), int(key, c_int), group%handle), &
-               ierr)) return
+    type(c_ptr) :: handle
+    integer(c_int) :: code
+    handle = c_null_ptr
+    code = c_group_split(runtime, int(colour, c_int), int(key, c_int), handle)
+    call set_group_handle(group, handle)
+    if (failed(code, ierr)) return
   end subroutine
 
   ! Collective over the job.
   subroutine compas_group_destroy(group, ierr)
     type(compas_group), intent(inout) :: group
     integer, intent(out), optional :: ierr
-    if (failed(c_group_destroy(group%handle), ierr)) return
+    type(c_ptr) :: handle
+    integer(c_int) :: code
+    handle = group_handle(group)
+    code = c_group_destroy(handle)
+    call set_group_handle(group, handle)
+    if (failed(code, ierr)) return
   end subroutine
 
   ! This process's rank in the group (-1 when it is in none); -1 on failure (ierr set: a group
@@ -101,7 +105,7 @@ contains
     type(compas_group), intent(in) :: group
     integer, intent(out), optional :: ierr
     integer(c_int) :: r
-    if (failed(c_group_rank(group%handle, r), ierr)) r = -1
+    if (failed(c_group_rank(group_handle(group), r), ierr)) r = -1
     compas_group_rank = r
   end function
 
@@ -110,7 +114,7 @@ contains
     type(compas_group), intent(in) :: group
     integer, intent(out), optional :: ierr
     integer(c_int) :: s
-    if (failed(c_group_size(group%handle, s), ierr)) s = -1
+    if (failed(c_group_size(group_handle(group), s), ierr)) s = -1
     compas_group_size = s
   end function
 

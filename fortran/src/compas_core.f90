@@ -17,6 +17,13 @@ module compas_core
     integer :: memory(3) = 1   ! the memory's shape (dimension 1 may be padded past extent(1))
   end type
 
+  ! A group of processes (compas_group_split); a collective given `group=g` runs over its members,
+  ! an array made with `group=g` lies on them. Its handle is reached through group_handle (the
+  ! module's own modules only: compas re-exports the type alone).
+  type, public :: compas_group
+    type(c_ptr), private :: handle = c_null_ptr
+  end type
+
   ! One command-line argument as C wants it: the characters, then a NUL.
   type :: c_string
     character(kind=c_char), allocatable :: s(:)
@@ -31,7 +38,7 @@ module compas_core
 
   public :: failed, c_message, compas_error_message, compas_init, compas_finalize, compas_rank, &
             compas_processes, compas_threads, compas_abort, compas_argument_count, &
-            compas_get_argument, refresh_array, new_record
+            compas_get_argument, refresh_array, new_record, group_handle, set_group_handle
 
 contains
 
@@ -219,6 +226,18 @@ contains
     if (failed(c_abort(runtime, int(code, c_int), message // c_null_char), ierr)) return
   end subroutine
 
+  ! The C handle of a group (c_null_ptr: never made or destroyed), and setting it.
+  type(c_ptr) function group_handle(group)
+    type(compas_group), intent(in) :: group
+    group_handle = group%handle
+  end function
+
+  subroutine set_group_handle(group, handle)
+    type(compas_group), intent(inout) :: group
+    type(c_ptr), intent(in) :: handle
+    group%handle = handle
+  end subroutine
+
   ! A free registry slot for a new handle.
   integer function new_record(handle, ctype, rank) result(slot)
     type(c_ptr), intent(in) :: handle
@@ -252,6 +271,7 @@ contains
         a%extent(d) = int(hi(r + 1 - d) - lo(r + 1 - d))
       end do
       a%memory = a%extent
+      if (any(a%extent(1:r) == 0)) return  ! no element (an array on a group it is not in)
       if (r >= 2) a%memory(1) = int(strides(r - 1))
       if (r == 3) a%memory(2) = int(strides(1) / strides(2))
     end associate

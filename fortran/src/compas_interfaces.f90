@@ -36,7 +36,8 @@ module compas_interfaces
             compas_create, compas_bounds, compas_exchange, compas_begin_exchange, compas_wait, &
             compas_test, compas_accumulate_halos, compas_swap, compas_destroy, compas_allreduce, &
             compas_broadcast, compas_exscan, compas_barrier, compas_group_split, &
-            compas_group_destroy, compas_group_rank, compas_group_size
+            compas_group_destroy, compas_group_rank, compas_group_size, compas_create_like, &
+            compas_redistribute, compas_grid, compas_member
 
   abstract interface
 
@@ -110,14 +111,75 @@ module compas_interfaces
     !   first_touch  .true.: no zero fill, the threads that compute touch the memory first
     !   padded       .true.: dimension 1 padded to whole 64-byte lines (not contiguous: pass u to
     !                assumed-shape dummies only); default .false., contiguous
-    subroutine compas_create(u, lo, hi, halo, periodic, grid, first_touch, ierr, padded)
+    !   split1, split2, split3  (3-D, all three) the split points of each dimension: the first
+    !                index of every part, then hi(d) + 1 (parts of [1, 5, 9] over 1..8: 1..4 and
+    !                5..8); the process at grid position (p1, p2, p3) (from 0) holds part p1 of
+    !                dimension 1 ..., rank p1 + g1 (p2 + g2 p3). A first or last split point other
+    !                than lo(d), hi(d) + 1: COMPAS_ERR_ARG naming it; points that do not rise, or
+    !                parts that do not multiply to the processes: COMPAS_ERR_COLLECTIVE naming the
+    !                boundary (in C's order: planes are dimension 3)
+    !   group        (3-D) the array lies on the group's members (grid over group ranks; the
+    !                block split unless split points are given). Every process of the job makes
+    !                it, the others passing a group they are not in (compas_group_split with a
+    !                colour < 0): they hold no cell (u empty, compas_member .false.)
+    subroutine compas_create(u, lo, hi, halo, periodic, grid, first_touch, ierr, padded, split1, &
+                             split2, split3, group)
+      import :: compas_group
       real(8), pointer, intent(inout) :: u(:, :)
       integer, intent(in) :: lo(2), hi(2)
       integer, intent(in), optional :: halo(:), grid(:)
       logical, intent(in), optional :: periodic(:), first_touch
       integer, intent(out), optional :: ierr
       logical, intent(in), optional :: padded
+      integer, intent(in), optional :: split1(:), split2(:), split3(:)
+      type(compas_group), intent(in), optional :: group
     end subroutine
+
+    ! Collective (compas_create's second form, generic over the four types, rank 3: call
+    ! compas_create(u, like=v [, coarsen, group, ierr])): u becomes a new array made from v (its
+    ! type, halos, periodicity, fill and layout; v the whole pointer compas_create gave).
+    !   coarsen  the factor (default 1). Without group: v's domain coarsened (1..n to 1..n/f for
+    !            lower bound 1), aligned with v on v's processes: coarse cell c with the fine cells
+    !            f(c-1)+1 .. fc, so for f = 2 coarse c over fine 2c-1 and 2c, and restriction and
+    !            prolongation read one process's cells and its halos. A split point of v that is
+    !            not a multiple of f from lo: COMPAS_ERR_ARG naming it; coarsen < 1 too
+    !   group    u lies on the group's members with v's domain coarsened by f (f dividing every
+    !            extent), the block split over them: not aligned with v; compas_redistribute
+    !            moves a level onto it and back
+    subroutine compas_create_like(u, like, coarsen, group, ierr)
+      import :: compas_group
+      real(8), pointer, intent(inout) :: u(:, :, :)
+      real(8), pointer, intent(in) :: like(:, :, :)
+      integer, intent(in), optional :: coarsen
+      type(compas_group), intent(in), optional :: group
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective over the whole job: every owned cell of `to` gets its value in `from`, two 3-D
+    ! arrays of one domain and type over any partitions, on the job or on groups (a level onto a
+    ! group and back: one call each). Every process calls it, holding cells of either or neither
+    ! (a non-member passes its empty pointer); halo cells of `to` are left as they were. Arrays
+    ! of two domains, or an exchange pending: COMPAS_ERR_COLLECTIVE naming them; of two types:
+    ! COMPAS_ERR_ARG. from and to as the calls take u (above).
+    subroutine compas_redistribute(from, to, ierr)
+      type(*), dimension(..), target, intent(in) :: from
+      type(*), dimension(..), target, intent(inout) :: to
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! The processes per dimension of a 3-D array's grid (over its members); not collective.
+    subroutine compas_grid(u, grid, ierr)
+      type(*), dimension(..), target, intent(in) :: u
+      integer, intent(out) :: grid(3)
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Whether this process holds a part of u: .false. only for an array on a group it is not in;
+    ! not collective.
+    logical function compas_member(u, ierr)
+      type(*), dimension(..), target, intent(in) :: u
+      integer, intent(out), optional :: ierr
+    end function
 
     ! This process's part of u: lo(d) <= i <= hi(d), inclusive, per dimension (size(lo) and
     ! size(hi) at least rank(u)); u spans lo(d) - halo .. hi(d) + halo. u as the calls take it

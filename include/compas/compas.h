@@ -188,8 +188,73 @@ int compas_exchange_test(compas_exchange* exchange, int* done);
  * dimensions wrap; a non-periodic boundary's halo cells are ignored); halo cells keep their
  * values. COMPAS_ERR_STATE while an exchange of the array is pending. */
 int compas_array_accumulate_halos(compas_array* array);
-/* Collective, O(1): the two arrays (same type and dims) trade their contents and data addresses. */
+/* Collective, O(1): the two arrays (same type and dims) trade their contents and data addresses
+ * (and, for arrays on a group, the group they lie on). */
 int compas_array_swap(compas_array* a, compas_array* b);
+
+/* ---- 3-D levels: partitions of the program's own, arrays on a group, aligned levels ----
+ * (C++: compas::Partition3, DistArray<T, 3>(group, ...), coarsened, compas::redistribute)
+ *
+ *   int64_t splits[] = {0, 4, 8,  0, 8,  0, 8};      // planes cut at 4; rows, columns whole
+ *   int counts[3] = {3, 2, 2};                        // boundaries per dimension
+ *   compas_array_create_split(rt, NULL, COMPAS_DOUBLE, lo, hi, splits, counts, &o, layout, &u);
+ *   compas_array_create_like(u, 2, NULL, &uc);        // 4^3, aligned: cut at 2
+ *   compas_array_create_like(uc, 1, few, &ug);        // the same domain on a group's members
+ *   compas_array_redistribute(uc, ug);                // every cell of uc into ug
+ *
+ * Split points: dimension d's g_d + 1 boundaries b_0 < b_1 < ... < b_g (global indices, C's
+ * dimension order: planes, rows, columns) cut [lo[d], hi[d]) into parts [b_p, b_p+1), so b_0 is
+ * lo[d], b_g is hi[d] and every part holds a cell. The process at grid position (p0, p1, p2)
+ * holds parts p0, p1, p2; its rank (group rank for an array on a group) is (p0 g1 + p1) g2 + p2.
+ * Alignment by a factor f: the coarse domain of [lo, hi) is [lo, lo + (hi - lo) / f), coarse cell
+ * lo + c lies with the fine cells lo + f c .. lo + f c + f - 1 (f = 2, 1-based: coarse c with
+ * fine 2c - 1 and 2c), and a fine boundary b becomes lo + (b - lo) / f, which needs b - lo to be a
+ * multiple of f.
+ *
+ * Arrays on a group are made by every process of the job (job-wide, as every array): the members
+ * pass the group, every other process a group it is not in (compas_group_split with a colour
+ * < 0; another group's members are COMPAS_ERR_COLLECTIVE), and holds no cell then: compas_array_member gives 0, its bounds and
+ * halo bounds are empty (lo = hi = the domain's lo) and compas_array_data's address holds no
+ * element but is this array's alone (compas_array_of finds it). Only members exchange its halos.
+ * A group outlives its arrays: compas_group_destroy refuses one that arrays still lie on. */
+/* Collective: the 3-D array of `type` over [lo[d], hi[d]) cut at the split points `splits`, which
+ * hold counts[0] + counts[1] + counts[2] values, dimension 0's first (counts[d] = g_d + 1 >= 2),
+ * on the job (group NULL) or on `group`'s members (grid over group ranks), options and layout as
+ * compas_array_create_with_layout's (options->grid: 0 or the partition's number of parts).
+ * splits and counts both NULL: the block split over options->grid (an array on a group without
+ * split points of its own). A
+ * partition that does not begin at lo, end at hi or rise, whose parts do not multiply to the
+ * processes (or the members), or that differs between processes: COMPAS_ERR_COLLECTIVE on every
+ * process at once, naming the boundary (checked after the processes agreed, as a halo wider than
+ * a part); a NULL pointer or a count below 2: COMPAS_ERR_ARG before anything collective. Cost: one agreement (the splits
+ * compared), the array's window. */
+int compas_array_create_split(compas_runtime* rt, compas_group* group, int type,
+                              const int64_t* lo, const int64_t* hi, const int64_t* splits,
+                              const int* counts, const compas_array_options* options, int layout,
+                              compas_array** array);
+/* Collective: a new 3-D array made from `like` (its type, halos, periodicity, fill and layout):
+ * - group NULL: on like's processes, aligned with it, coarsened by `factor` (>= 1; 1: the same
+ *   domain and partition), compas_array_create_like(u, 2, NULL, &uc) the next coarser level of a
+ *   multigrid hierarchy; COMPAS_ERR_ARG naming the factor, the dimension and the boundary that is
+ *   not on a multiple of it from the domain's first index (the domain's end included);
+ * - group given: like's domain coarsened by `factor` (hi - lo a multiple of it), on the group's
+ *   members, cut by the block split over the grid compas chooses for them: aligned with nothing,
+ *   compas_array_redistribute moves a level onto it and back.
+ * Cost: an agreement and the new array's window; nothing is copied. */
+int compas_array_create_like(const compas_array* like, int64_t factor, compas_group* group,
+                             compas_array** array);
+/* Collective over the whole job: every owned cell of `to` gets the value of that cell in `from`
+ * (two 3-D arrays of one domain and type, any partitions, on the job or on groups); halo cells of
+ * `to` are left as they were. Every process calls it, member of either array or not, before
+ * anything moves: arrays of another type or not 3-D, COMPAS_ERR_ARG; of different domains, or
+ * one with an exchange pending, COMPAS_ERR_COLLECTIVE on every process naming them. Cost: an agreement, then one alltoallv of the cells that
+ * change process (memory: a send buffer of at most this process's part of from, a receive buffer
+ * of at most its part of to). */
+int compas_array_redistribute(compas_array* from, compas_array* to);
+/* The processes per dimension of a 3-D array's grid (over its members), C's order; *member 1 when
+ * this process holds a part of it, 0 for an array on a group it is not in. */
+int compas_array_grid(const compas_array* array, int* grid);
+int compas_array_member(const compas_array* array, int* member);
 
 /* ---- the short form: errors that end the job, arrays known by their data's address ----
  *
@@ -256,7 +321,8 @@ int compas_exscan(compas_runtime* rt, const void* in, void* out, int64_t count, 
  * rank; a colour < 0 puts this process in no group (rank -1, size 0; its collectives fail with
  * COMPAS_ERR_STATE). */
 int compas_group_split(compas_runtime* rt, int colour, int key, compas_group** group);
-int compas_group_destroy(compas_group** group); /* collective over the job */
+/* Collective over the job; COMPAS_ERR_STATE (on every process alike) while arrays lie on it. */
+int compas_group_destroy(compas_group** group);
 int compas_group_rank(const compas_group* group, int* rank);
 int compas_group_size(const compas_group* group, int* size);
 int compas_group_barrier(compas_group* group);

@@ -3,18 +3,22 @@
 # from the environment) and passes when it exits RC and prints a line that matches PATTERN
 # (grep -E). With --mpirun, under MPIRUN -np NP; with --like, its final residual norm (the last
 # "residual norm =" line) must also be ORIGINAL's (run with 1 thread, the same ARGS) to 1e-10
-# relative. Exits 77 (CTest skip) with the reason when mpirun cannot start processes here.
-# Usage: examples_mg.sh [--mpirun MPIRUN NP] [--like ORIGINAL] RC PATTERN PROGRAM ARGS...
+# relative. With --compas-run, under COMPAS_RUN -n NP -t NT (compas's launcher; OMP_NUM_THREADS
+# unset, compas sets it). Exits 77 (CTest skip) with the reason when mpirun cannot start processes
+# here.
+# Usage: examples_mg.sh [--mpirun MPIRUN NP | --compas-run COMPAS_RUN NP NT] [--like ORIGINAL]
+#                       RC PATTERN PROGRAM ARGS...
 set -u
-mpirun="" np="" orig=""
+mpirun="" np="" orig="" crun="" nt=""
 while [[ "${1:-}" == --* ]]; do
   case $1 in
     --mpirun) mpirun=$2 np=$3; shift 3 ;;
+    --compas-run) crun=$2 np=$3 nt=$4; shift 4 ;;
     --like) orig=$2; shift 2 ;;
     *) echo "examples_mg.sh: unknown option '$1'"; exit 2 ;;
   esac
 done
-(($# >= 3)) || { echo "usage: examples_mg.sh [--mpirun MPIRUN NP] [--like ORIGINAL] RC PATTERN PROGRAM ARGS..."; exit 2; }
+(($# >= 3)) || { echo "usage: examples_mg.sh [--mpirun MPIRUN NP | --compas-run COMPAS_RUN NP NT] [--like ORIGINAL] RC PATTERN PROGRAM ARGS..."; exit 2; }
 want_rc=$1 pattern=$2 prog=$3
 shift 3
 args=("$@")
@@ -34,6 +38,10 @@ if [[ -n "$mpirun" ]]; then
     exit 77
   fi
   cmd=("$mpirun" "${opts[@]}" -np "$np" "${cmd[@]}")
+fi
+if [[ -n "$crun" ]]; then
+  unset OMP_NUM_THREADS
+  cmd=("$crun" -n "$np" -t "$nt" "${cmd[@]}")
 fi
 
 norm() { sed -n 's/.*residual norm = *\([^ ]*\).*/\1/p' | tail -1; }

@@ -16,7 +16,8 @@ program interfaces_check
     i_group_destroy => compas_group_destroy, i_group_rank => compas_group_rank, &
     i_group_size => compas_group_size, i_create => compas_create, i_swap => compas_swap, &
     i_destroy => compas_destroy, i_allreduce => compas_allreduce, i_broadcast => compas_broadcast, &
-    i_exscan => compas_exscan
+    i_exscan => compas_exscan, i_create_like => compas_create_like, &
+    i_redistribute => compas_redistribute, i_grid => compas_grid, i_member => compas_member
   implicit none
   procedure(i_init), pointer :: p_init
   procedure(i_finalize), pointer :: p_finalize
@@ -39,12 +40,16 @@ program interfaces_check
   procedure(i_group_rank), pointer :: p_group_rank
   procedure(i_group_size), pointer :: p_group_size
   procedure(i_create), pointer :: p_create => null()
+  procedure(i_create_like), pointer :: p_create_like => null()
+  procedure(i_redistribute), pointer :: p_redistribute
+  procedure(i_grid), pointer :: p_grid
+  procedure(i_member), pointer :: p_member
   procedure(i_swap), pointer :: p_swap => null()
   procedure(i_destroy), pointer :: p_destroy => null()
   procedure(i_allreduce), pointer :: p_allreduce => null()
   procedure(i_broadcast), pointer :: p_broadcast => null()
   procedure(i_exscan), pointer :: p_exscan => null()
-  real(8), pointer :: u(:, :), v(:, :)
+  real(8), pointer :: u(:, :), v(:, :), w(:, :, :), w2(:, :, :)
   real(8) :: x(4)
   type(compas_group) :: g
   integer :: ierr
@@ -69,12 +74,20 @@ program interfaces_check
   p_group_destroy => compas_group_destroy
   p_group_rank => compas_group_rank
   p_group_size => compas_group_size
+  p_redistribute => compas_redistribute
+  p_grid => compas_grid
+  p_member => compas_member
 
   ! The generic ones: the module and the documented representative take the same keywords.
   call compas_create(u=u, lo=[1, 1], hi=[2, 2], halo=[1], periodic=[.true.], grid=[0], &
                      first_touch=.true., ierr=ierr, padded=.true.)
   call p_create(u=u, lo=[1, 1], hi=[2, 2], halo=[1], periodic=[.true.], grid=[0], &
                 first_touch=.true., ierr=ierr, padded=.true.)
+  call compas_create(u=u, lo=[1, 1], hi=[2, 2], split1=[1, 3], split2=[1, 3], split3=[1, 2], &
+                     group=g)
+  call p_create(u=u, lo=[1, 1], hi=[2, 2], split1=[1, 3], split2=[1, 3], split3=[1, 2], group=g)
+  call compas_create(u=w, like=w2, coarsen=2, group=g, ierr=ierr)
+  call p_create_like(u=w, like=w2, coarsen=2, group=g, ierr=ierr)
   call compas_swap(u=u, v=v, ierr=ierr)
   call p_swap(u=u, v=v, ierr=ierr)
   call compas_destroy(u=u, ierr=ierr)
