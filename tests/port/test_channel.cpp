@@ -85,7 +85,7 @@ TEST(Channel, SpansArriveWithTheirLength) {
 TEST(Channel, WavefrontMatchesTheSerialRecurrence) {
   const int p = rt().processes(), me = rt().process();
   constexpr long kRows = 200, kCols = 64;
-  const compas::Range cols = compas::split({1, kCols}, p, me);
+  const compas::Range cols = compas::block_of({1, kCols}, p, me);
   compas::Channel<double> ch(rt());
   std::vector<double> prev(static_cast<std::size_t>(kCols)), cur(prev.size());
   for (long j = 0; j < kCols; ++j) prev[static_cast<std::size_t>(j)] = static_cast<double>(j);

@@ -82,14 +82,14 @@ TEST(Migrate, ADestinationOutsideTheJobIsNamedOnEveryProcess) {
   EXPECT_EQ(items.size(), 5u);  // left as it was
 }
 
-// part_holding(r, parts, i) names the part of split(r, parts, .) whose range holds i, for every
+// part_holding(r, parts, i) names the part of block_of(r, parts, .) whose range holds i, for every
 // index of ranges that parts divide, do not divide, or outnumber.
 TEST(Owner, PartHoldingIsTheInverseOfSplit) {
   for (compas::index n : {1, 2, 7, 12, 13, 100})
     for (compas::index parts : {1, 2, 3, 4, 5, 16}) {
       const compas::Range r{-3, n - 3};
       for (compas::index q = 0; q < parts; ++q) {
-        const compas::Range part = compas::split(r, parts, q);
+        const compas::Range part = compas::block_of(r, parts, q);
         for (compas::index i = part.lo; i < part.hi; ++i)
           EXPECT_EQ(compas::part_holding(r, parts, i), q) << n << " over " << parts << ": " << i;
       }

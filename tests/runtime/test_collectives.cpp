@@ -325,4 +325,43 @@ TEST(Collectives, DeprecatedSpellingsForwardToTheFreeFunctions) {
   });
   EXPECT_EQ(scans, news);
 }
+
+// Names that had two meanings, and scans that took the operator first, keep their old spelling
+// one release: each gives what the new one gives.
+TEST(Collectives, DeprecatedNamesForwardToTheNewOnes) {
+  const compas::Range r{3, 3 + 7 * P() + 2};
+  for (int q = 0; q < P(); ++q) EXPECT_EQ(compas::split(r, P(), q), compas::block_of(r, P(), q));
+  const auto square = [](compas::index i) { return i * i; };
+  EXPECT_EQ(rt().reduce(rt().part(r), compas::index{0}, compas::op::sum{}, square),
+            rt().transform_reduce(rt().part(r), compas::index{0}, compas::op::sum{}, square));
+  if (P() > 1) {
+    EXPECT_EQ(rt().collectives().exclusive_scan(me() + 1L, compas::op::sum{}, 5L),
+              rt().collectives().exclusive_scan(me() + 1L, 5L, compas::op::sum{}));
+  }
+  const auto n = static_cast<std::size_t>(rt().threads());
+  std::vector<long> reduced(n), reduced_new(n), scans(n), news(n), spans(n), spans_new(n);
+  rt().run([&](compas::ThreadCtx& t) {
+    const auto i = static_cast<std::size_t>(t.tid());
+    reduced[i] = rt().reduce(t, rt().part(r), 1L, compas::op::prod{},
+                             [](compas::index j) { return j % 3 + 1; });
+    reduced_new[i] = rt().transform_reduce(t, rt().part(r), 1L, compas::op::prod{},
+                                           [](compas::index j) { return j % 3 + 1; });
+    scans[i] = t.exclusive_scan(t.tid() + 2L, compas::op::prod{}, 3L);
+    news[i] = t.exclusive_scan(t.tid() + 2L, 3L, compas::op::prod{});
+    std::array<long, 1> a{t.tid() + 2L}, b{t.tid() + 2L};
+    t.exclusive_scan(std::span<long>(a), compas::op::sum{}, 4L);
+    t.exclusive_scan(std::span<long>(b), 4L, compas::op::sum{});
+    spans[i] = a[0];
+    spans_new[i] = b[0];
+  });
+  EXPECT_EQ(reduced, reduced_new);
+  EXPECT_EQ(scans, news);
+  EXPECT_EQ(spans, spans_new);
+  EXPECT_EQ(
+      scans.back(), n == 1 ? 3L : 3L * [&] {
+        long f = 1;
+        for (std::size_t k = 0; k + 1 < n; ++k) f *= static_cast<long>(k) + 2;
+        return f;
+      }());
+}
 #pragma GCC diagnostic pop

@@ -57,15 +57,15 @@ TEST_P(Collectives, IntSumMaxMin) {
                  ctx.inclusive_scan(mine, IntHorner{}) == fold_inclusive<int>(tid, v, IntHorner{}),
                  at("inclusive_scan ordered", it));
       log.expect(
-          ctx, ctx.exclusive_scan(mine, op::sum{}, 0) == fold_exclusive<int>(tid, v, op::sum{}, 0),
+          ctx, ctx.exclusive_scan(mine, 0, op::sum{}) == fold_exclusive<int>(tid, v, op::sum{}, 0),
           at("exclusive_scan sum", it));
       log.expect(ctx,
-                 ctx.exclusive_scan(mine, op::max{}, INT_MIN) ==
+                 ctx.exclusive_scan(mine, INT_MIN, op::max{}) ==
                      fold_exclusive<int>(tid, v, op::max{}, INT_MIN),
                  at("exclusive_scan max", it));
       log.expect(
           ctx,
-          ctx.exclusive_scan(mine, IntHorner{}, 5) == fold_exclusive<int>(tid, v, IntHorner{}, 5),
+          ctx.exclusive_scan(mine, 5, IntHorner{}) == fold_exclusive<int>(tid, v, IntHorner{}, 5),
           at("exclusive_scan ordered", it));
     }
   });
@@ -97,7 +97,7 @@ TEST_P(Collectives, DoubleSumIsReproducible) {
                              fold_inclusive<double>(tid, v, op::sum{})),
                    at("inclusive_scan", it));
         log.expect(ctx,
-                   same_bits(ctx.exclusive_scan(v(tid), op::sum{}, 0.0),
+                   same_bits(ctx.exclusive_scan(v(tid), 0.0, op::sum{}),
                              fold_exclusive<double>(tid, v, op::sum{}, 0.0)),
                    at("exclusive_scan", it));
         log.expect(ctx, same_bits(ctx.broadcast(v(tid), n / 2), v(n / 2)), at("broadcast", it));
@@ -143,7 +143,7 @@ TEST_P(Collectives, Uint64BitOps) {
                      fold_inclusive<std::uint64_t>(tid, v, op::bit_or{}),
                  at("inclusive_scan or", it));
       log.expect(ctx,
-                 ctx.exclusive_scan(v(tid), op::bit_or{}, std::uint64_t{0}) ==
+                 ctx.exclusive_scan(v(tid), std::uint64_t{0}, op::bit_or{}) ==
                      fold_exclusive<std::uint64_t>(tid, v, op::bit_or{}, std::uint64_t{0}),
                  at("exclusive_scan or", it));
       log.expect(ctx, ctx.broadcast(v(tid), (it + 1) % n) == v((it + 1) % n), at("broadcast", it));
@@ -170,7 +170,7 @@ TEST_P(Collectives, SmallStructCustomOp) {
                  at("inclusive_scan", it));
       const Small id{1, -0.5};
       log.expect(
-          ctx, ctx.exclusive_scan(v(tid), lambda, id) == fold_exclusive<Small>(tid, v, lambda, id),
+          ctx, ctx.exclusive_scan(v(tid), id, lambda) == fold_exclusive<Small>(tid, v, lambda, id),
           at("exclusive_scan", it));
     }
   });
@@ -198,7 +198,7 @@ TEST_P(Collectives, LargeStructPointerPath) {
                  at("inclusive_scan", it));
       Big id;
       id.fill(2.0);
-      log.expect(ctx, ctx.exclusive_scan(mine, o, id) == fold_exclusive<Big>(tid, v, o, id),
+      log.expect(ctx, ctx.exclusive_scan(mine, id, o) == fold_exclusive<Big>(tid, v, o, id),
                  at("exclusive_scan", it));
       // Sizes right at the slot boundary, both sides.
       auto e128 = [it](int t) { return eval<Edge128>(t, it); };
@@ -210,7 +210,7 @@ TEST_P(Collectives, LargeStructPointerPath) {
                  same(ctx.allreduce(e132(tid), EdgeOp{}), fold_all<Edge132>(n, e132, EdgeOp{})),
                  at("allreduce 132 bytes", it));
       log.expect(ctx,
-                 same(ctx.exclusive_scan(e132(tid), EdgeOp{}, e132(0)),
+                 same(ctx.exclusive_scan(e132(tid), e132(0), EdgeOp{}),
                       fold_exclusive<Edge132>(tid, e132, EdgeOp{}, e132(0))),
                  at("exclusive_scan 132 bytes", it));
       log.expect(ctx, same(ctx.broadcast(e128(tid), n - 1), e128(n - 1)),
@@ -260,7 +260,7 @@ TEST_P(Collectives, BackToBackMixedSequence) {
             auto sv = [it](int t) { return sval(t, it); };
             const Small id{0, 0.0};
             log.expect(ctx,
-                       ctx.exclusive_scan(sv(tid), SmallOp{}, id) ==
+                       ctx.exclusive_scan(sv(tid), id, SmallOp{}) ==
                            fold_exclusive<Small>(tid, sv, SmallOp{}, id),
                        at("exclusive_scan small", it));
             break;

@@ -74,8 +74,8 @@ TEST_P(Collectives, SpanExclusiveScan) {
           d[j] = span_dval(tid, j);
           l[j] = span_lval(tid, j);
         }
-        ctx.exclusive_scan(std::span<double>(d), op::sum{}, 0.0);
-        ctx.exclusive_scan(std::span<long>(l), LongHorner{}, 7L);
+        ctx.exclusive_scan(std::span<double>(d), 0.0, op::sum{});
+        ctx.exclusive_scan(std::span<long>(l), 7L, LongHorner{});
         bool dok = true, lok = true;
         for (std::size_t j = 0; j < size; ++j) {
           dok = dok &&

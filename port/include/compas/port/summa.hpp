@@ -97,8 +97,8 @@ class Summa {
     bp_.resize(static_cast<std::size_t>(width_ * n));
     for (index k = kdom.lo; k < kdom.hi;) {
       const index pr = part_holding(kdom, grid.rows, k), pc = part_holding(kdom, grid.cols, k);
-      const index w =
-          std::min({width_, split(kdom, grid.rows, pr).hi - k, split(kdom, grid.cols, pc).hi - k});
+      const index w = std::min(
+          {width_, block_of(kdom, grid.rows, pr).hi - k, block_of(kdom, grid.cols, pc).hi - k});
       if (g_.cols.rank() == pr)
         for (index l = 0; l < w; ++l) std::copy_n(&(*a_)(k + l, mrows.lo), m, &ap_[l * m]);
       if (g_.rows.rank() == pc)

@@ -416,8 +416,8 @@ T allreduce(Processes ps, const T& value, Op op) {
 
 // op over the `in` of the processes before this one in rank order, element by element, into
 // `out` (MPI_Exscan): `identity` on process 0 (its op's identity element, given first as in
-// Runtime::reduce). in and out of the same length, the same on every process; `out` may be
-// `in`. op is any associative (T, T) -> T (compas::op::sum{}, a lambda), combined in rank order
+// Runtime::transform_reduce). in and out of the same length, the same on every process; `out` may
+// be `in`. op is any associative (T, T) -> T (compas::op::sum{}, a lambda), combined in rank order
 // in ceil(log2 P) rounds. Checked as the other calls: a different type, operator or length on
 // one process is the same CollectiveError everywhere, before `out` is written.
 template <class T, class Op>
