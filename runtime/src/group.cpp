@@ -14,17 +14,17 @@ Group::~Group() = default;
 Group::Group(Group&&) noexcept = default;
 Group& Group::operator=(Group&&) noexcept = default;
 
-int Group::rank() const {
+int Group::process() const {
   return impl_->rank;
 }
-int Group::size() const {
+int Group::processes() const {
   return static_cast<int>(impl_->members.size());
 }
 int Group::job_rank(int i) const {
-  if (i < 0 || i >= size())
+  if (i < 0 || i >= processes())
     throw std::out_of_range("Group::job_rank: member " + std::to_string(i) +
-                            " is outside the group (group ranks 0.." + std::to_string(size() - 1) +
-                            ")");
+                            " is outside the group (group ranks 0.." +
+                            std::to_string(processes() - 1) + ")");
   return impl_->members[static_cast<std::size_t>(i)];
 }
 const std::vector<int>& Group::members() const {

@@ -420,7 +420,7 @@ TEST(DistArrayErrors, CreationInsideRunOrFromAnotherThreadIsRefused) {
     attempt([&] { auto w = rt().window<double>(16); });
   };
   std::vector<std::vector<std::string>> inside(static_cast<std::size_t>(rt().threads()));
-  rt().run([&](compas::ThreadCtx& t) { attempts(inside[static_cast<std::size_t>(t.tid())]); });
+  rt().run([&](compas::ThreadCtx& t) { attempts(inside[static_cast<std::size_t>(t.thread())]); });
   for (const auto& errors : inside) {
     ASSERT_EQ(errors.size(), 3u);
     for (const auto& e : errors) EXPECT_NE(e.find("inside Runtime::run"), std::string::npos) << e;

@@ -31,7 +31,7 @@ TEST_P(Collectives, IntSumMaxMin) {
   ct::Team team(host(), team_options(n));
   Log log(n);
   team.run([&](ct::ThreadCtx& ctx) {
-    const int tid = ctx.tid();
+    const int tid = ctx.thread();
     for (int it = 0; it < 40; ++it) {
       auto v = [it](int t) { return ival(t, it); };
       const int mine = v(tid);
@@ -82,7 +82,7 @@ TEST_P(Collectives, DoubleSumIsReproducible) {
   std::vector<std::array<std::array<double, 8>, kValues>> results(kRepeats);
   for (int rep = 0; rep < kRepeats; ++rep) {
     team.run([&](ct::ThreadCtx& ctx) {
-      const int tid = ctx.tid();
+      const int tid = ctx.thread();
       for (int it = 0; it < kValues; ++it) {
         auto v = [it](int t) { return dval(t, it); };
         const double all = ctx.allreduce(v(tid), op::sum{});
@@ -127,7 +127,7 @@ TEST_P(Collectives, Uint64BitOps) {
   ct::Team team(host(), team_options(n));
   Log log(n);
   team.run([&](ct::ThreadCtx& ctx) {
-    const int tid = ctx.tid();
+    const int tid = ctx.thread();
     for (int it = 0; it < 64; ++it) {
       auto v = [it](int t) { return uval(t, it); };
       log.expect(ctx,
@@ -157,7 +157,7 @@ TEST_P(Collectives, SmallStructCustomOp) {
   ct::Team team(host(), team_options(n));
   Log log(n);
   team.run([&](ct::ThreadCtx& ctx) {
-    const int tid = ctx.tid();
+    const int tid = ctx.thread();
     const auto lambda = [](const Small& x, const Small& y) { return SmallOp{}(x, y); };
     for (int it = 0; it < 40; ++it) {
       auto v = [it](int t) { return sval(t, it); };
@@ -182,7 +182,7 @@ TEST_P(Collectives, LargeStructPointerPath) {
   ct::Team team(host(), team_options(n));
   Log log(n);
   team.run([&](ct::ThreadCtx& ctx) {
-    const int tid = ctx.tid();
+    const int tid = ctx.thread();
     const BigOp o;
     for (int it = 0; it < 30; ++it) {
       auto v = [it](int t) { return bval(t, it); };
@@ -235,7 +235,7 @@ TEST_P(Collectives, BackToBackMixedSequence) {
     ct::Team team(host(), team_options(n, algorithm));
     Log log(n);
     team.run([&](ct::ThreadCtx& ctx) {
-      const int tid = ctx.tid();
+      const int tid = ctx.thread();
       std::vector<long> arr(7);
       for (int it = 0; it < kMixedIterations; ++it) {
         auto iv = [it](int t) { return ival(t, it); };
@@ -321,10 +321,12 @@ TEST_P(Collectives, AcrossRuns) {
     team.run([&](ct::ThreadCtx& ctx) {
       auto v = [run](int t) { return ival(t, run); };
       // An odd number of slot collectives per run flips the parity between runs.
-      log.expect(ctx, ctx.allreduce(v(ctx.tid()), IntHorner{}) == fold_all<int>(n, v, IntHorner{}),
+      log.expect(ctx,
+                 ctx.allreduce(v(ctx.thread()), IntHorner{}) == fold_all<int>(n, v, IntHorner{}),
                  at("allreduce", run));
       if (run % 3 == 0)
-        log.expect(ctx, ctx.broadcast(v(ctx.tid()), run % n) == v(run % n), at("broadcast", run));
+        log.expect(ctx, ctx.broadcast(v(ctx.thread()), run % n) == v(run % n),
+                   at("broadcast", run));
     });
   }
   log.check();

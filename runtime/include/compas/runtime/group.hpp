@@ -8,11 +8,11 @@
 //   compas::broadcast(row, std::span<double>(panel), 0);  // from group rank 0 of the row
 //   double s = compas::allreduce(row, x, compas::op::sum{});
 //
-// A Group numbers its members 0..size()-1 (group ranks); every collective of collectives.hpp
+// A Group numbers its members 0..processes()-1 (group ranks); every collective of collectives.hpp
 // takes a Group where it takes the Runtime, with roots and counts in group ranks and the same
 // checks (a CollectiveError names group ranks and their job ranks). Groups of one process are
-// allowed; a process in no group (split with a colour < 0) gets an empty Group: size() 0, rank()
-// -1, and its collectives throw std::logic_error (MPI_COMM_NULL's part).
+// allowed; a process in no group (split with a colour < 0) gets an empty Group: processes() 0,
+// process() -1, and its collectives throw std::logic_error (MPI_COMM_NULL's part).
 //
 // Making and destroying a Group is collective over the whole job (each process makes its own
 // group's scratch window, which is a job-wide allocation): every process makes the same calls in
@@ -54,14 +54,18 @@ class Group {
   Group(Group&&) noexcept;
   Group& operator=(Group&&) noexcept;  // collective: destroys the group it held
 
-  int rank() const;  // this process's group rank; -1 when in no group
-  int size() const;  // 0 when in no group
-  bool empty() const { return size() == 0; }
-  int job_rank(int i) const;  // the job rank of member i (std::out_of_range outside 0..size()-1)
+  int process() const;    // this process's group rank; -1 when in no group
+  int processes() const;  // its members; 0 when in no group
+  bool empty() const { return processes() == 0; }
+  // The job rank of member i (std::out_of_range outside 0..processes()-1).
+  int job_rank(int i) const;
   const std::vector<int>& members() const;  // job ranks in group order
   Runtime& runtime() const;
   comm::ProcessCollectives& collectives();  // its process collectives (std::logic_error if empty)
 
+  // Deprecated (one release): process() and processes(), the words of Runtime and ThreadCtx.
+  [[deprecated("use process()")]] int rank() const { return process(); }
+  [[deprecated("use processes()")]] int size() const { return processes(); }
   // Deprecated (one release): the collectives are free functions over Processes, a Group
   // included (collectives.hpp): compas::barrier(g), compas::allreduce(g, value, op).
   [[deprecated("use compas::barrier(group) (collectives.hpp)")]] void barrier() {

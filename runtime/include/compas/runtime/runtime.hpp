@@ -425,12 +425,12 @@ class Runtime {
   // This thread's block of r (rows of a Range2), f(i) or f(i, j) for each index of it.
   template <class F>
   static void for_share(const threads::ThreadCtx& t, Range r, F&& f) {
-    const Range mine = block_of(r, t.nthreads(), t.tid());
+    const Range mine = block_of(r, t.threads(), t.thread());
     for (index i = mine.lo; i < mine.hi; ++i) f(i);
   }
   template <class F>
   static void for_share(const threads::ThreadCtx& t, Range2 r, F&& f) {
-    const Range mine = block_of(r.rows, t.nthreads(), t.tid());
+    const Range mine = block_of(r.rows, t.threads(), t.thread());
     for (index i = mine.lo; i < mine.hi; ++i)
       for (index j = r.cols.lo; j < r.cols.hi; ++j) f(i, j);
   }

@@ -76,10 +76,14 @@ class TeamCancelled : public std::runtime_error {
 
 class alignas(64) ThreadCtx {
  public:
-  int tid() const { return tid_; }
-  int nthreads() const { return nthreads_; }
+  // Which one am I / how many, in compas's words: thread() / threads() for the team,
+  // process() / processes() for the job (as Runtime, Group and Processes say them).
+  int thread() const { return tid_; }           // this thread's index in its team, 0..threads()-1
+  int threads() const { return nthreads_; }     // threads in the team
   int process() const { return process_; }      // this process's rank in the job
   int processes() const { return processes_; }  // processes in the job
+  [[deprecated("use thread()")]] int tid() const { return tid_; }
+  [[deprecated("use threads()")]] int nthreads() const { return nthreads_; }
   int global_id() const { return process_ * nthreads_ + tid_; }
   int global_threads() const { return processes_ * nthreads_; }
   int socket() const { return socket_; }
