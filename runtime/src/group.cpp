@@ -66,8 +66,9 @@ Group make_group(Runtime& rt, std::vector<int> members, const char* call) {
 
 }  // namespace detail
 
-Group group_of(Runtime& rt, std::vector<int> members) {
-  return detail::make_group(rt, std::move(members), "compas::group_of");
+Group group_of(Processes ps, std::vector<int> members) {
+  detail::require_whole_job(ps, "compas::group_of", detail::kJobWideGroup);
+  return detail::make_group(ps.runtime(), std::move(members), "compas::group_of");
 }
 
 }  // namespace compas

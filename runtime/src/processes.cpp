@@ -36,6 +36,16 @@ std::string Processes::where() const {
   return group_ ? " on the group of processes " + detail::list_text(group_->members()) : "";
 }
 
+namespace detail {
+
+void require_whole_job(const Processes& ps, const char* call, const char* why) {
+  if (ps.whole_job()) return;
+  throw std::logic_error(std::string(call) + " on a group" + ps.where() + ": " + why +
+                         "; call it with the Runtime");
+}
+
+}  // namespace detail
+
 double barrier(Processes ps) {
   ps.runtime().check_funneled("compas::barrier", detail::kFunneled);
   if (ps.processes() > 1) {

@@ -271,6 +271,34 @@ TEST(GroupsBadInput, GridSidesThatDoNotMakeTheJob) {
                      std::to_string(P()) + " processes");
 }
 
+// Making a group is collective over the whole job: on a Group each form is refused on every
+// member with an error naming the call, the group and why, before anything collective (the
+// others, which do not call it, go on), and the group stays usable.
+TEST(GroupsBadInput, MakingAGroupOnAGroupIsRefusedNamingWhy) {
+  compas::Group g = compas::split(rt(), me() % 2, me());
+  const std::string where = " on a group on the group of processes " + [&] {
+    std::string s = "{";
+    for (int i = 0; i < g.processes(); ++i) s += (i ? ", " : "") + std::to_string(g.job_rank(i));
+    return s + "}";
+  }();
+  const std::string why =
+      ": making a group is collective over the whole job (each group's scratch window is a "
+      "job-wide allocation); call it with the Runtime";
+  const auto refused = [&](const char* call, auto&& f) {
+    try {
+      f();
+      ADD_FAILURE() << call << " on a group was accepted";
+    } catch (const std::logic_error& e) {
+      EXPECT_EQ(std::string(e.what()), call + where + why);
+    }
+  };
+  refused("compas::split", [&] { compas::split(g, 0); });
+  refused("compas::group_of", [&] { compas::group_of(g, {me()}); });
+  refused("compas::grid_rows", [&] { compas::grid_rows(g); });
+  refused("compas::grid_cols", [&] { compas::grid_cols(g, {1, 0}); });
+  check_all(g, 10);
+}
+
 TEST(GroupsBadInput, CallsFromAnotherThreadAreRefused) {
   compas::Group g = compas::grid_rows(rt());
   std::vector<std::string> errors;

@@ -62,6 +62,7 @@ class Processes {
   Processes(Group& g);                  // its members; std::logic_error when g is in no group
 
   Runtime& runtime() const { return *rt_; }
+  bool whole_job() const { return group_ == nullptr; }  // the Runtime's, not a Group's
   int process() const;    // this process's rank in it (a group rank on a Group)
   int processes() const;  // how many processes it holds
   [[deprecated("use process()")]] int rank() const { return process(); }
@@ -148,6 +149,11 @@ std::vector<std::size_t> offsets_of(const std::vector<std::size_t>& counts);
 std::vector<std::size_t> exchange_counts(const Processes& ps,
                                          std::span<const std::size_t> send_counts);
 inline const char* const kFunneled = "from the thread that made the Runtime, outside run()";
+// Throws std::logic_error "CALL on a group: WHY; call it with the Runtime" unless ps is the whole
+// job: for the calls that take Processes but cannot run within a group (making a Group or a
+// Channel: their windows are made collectively over the whole job). Nothing collective happens
+// before it, so members and non-members of the group alike return without waiting.
+void require_whole_job(const Processes& ps, const char* call, const char* why);
 
 // compas::op::sum / prod / min / max on an element type comm reduces with a typed loop (one the
 // compiler vectorises, combined chunk by chunk as the data arrives), and its comm::Op.

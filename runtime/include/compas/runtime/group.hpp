@@ -89,22 +89,30 @@ class Group {
   std::unique_ptr<Impl> impl_;
 };
 
+// Making a Group takes Processes, the form of every call over processes, but only the whole job
+// (the Runtime) is accepted: each group's scratch window is a job-wide allocation, so every
+// process of the job takes part in making any group. On a Group, split, group_of, grid_rows and
+// grid_cols throw std::logic_error naming the group and why, before anything collective (a
+// subgroup is made from the Runtime with the members' job ranks: group_of(rt, ...), or split(rt,
+// ...) with a colour per subgroup).
+
 // MPI_Comm_split: the processes passing one colour form a group, ordered by key, then by job rank.
-// A colour < 0 (compas::undefined) puts this process in no group (an empty Group). Collective.
-Group split(Runtime& rt, int colour, int key = 0);
+// A colour < 0 (compas::undefined) puts this process in no group (an empty Group). Collective
+// over the job: one allgather of two ints per process, then the group's making.
+Group split(Processes ps, int colour, int key = 0);
 
 // The group whose members are `members` (job ranks, in group order, this process among them); an
 // empty list: in no group. Every process passes its own group's list, and members of one group
 // pass the same: otherwise every process throws the same CollectiveError naming two processes
 // and their lists. Collective.
-Group group_of(Runtime& rt, std::vector<int> members);
+Group group_of(Processes ps, std::vector<int> members);
 
 // This process's row (columns 0..cols-1 of its row, in order) or column (rows 0..rows-1) of the
 // process grid `grid`, row-major by job rank. Sides of 0 are chosen as DistOptions::grid's are
 // ({0, 0}: Runtime::process_grid()), so a DistArray on Decomposition::grid with the same grid
 // and these groups agree on who is where. Sides that do not multiply to P throw CollectiveError
 // naming them. Collective.
-Group grid_rows(Runtime& rt, ProcessGrid grid = {});
-Group grid_cols(Runtime& rt, ProcessGrid grid = {});
+Group grid_rows(Processes ps, ProcessGrid grid = {});
+Group grid_cols(Processes ps, ProcessGrid grid = {});
 
 }  // namespace compas
