@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   compas::Runtime rt(argc, argv);
   const int n = argc > 1 ? std::atoi(argv[1]) : 64, repeats = argc > 2 ? std::atoi(argv[2]) : 5;
   const long plane = static_cast<long>(n) * n;
-  const compas::Range z = compas::split({0, n}, rt.processes(), rt.process());
+  const compas::Range z = compas::block_of({0, n}, rt.processes(), rt.process());
   const auto d = compas::Partition::from_local(rt, z.size() * plane);
   const std::vector<int> global = columns(n, z.lo * plane, z.size() * plane);
   const double plan_s = median_of(repeats, [&] {

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   double top = 0;
   rt.run([&](compas::ThreadCtx& t) {  // (4)
     const auto [a, b] =
-        compas::threads::block_range(static_cast<std::size_t>(local), t.nthreads(), t.tid());
+        compas::threads::block_range(static_cast<std::size_t>(local), t.threads(), t.thread());
     for (long i = static_cast<long>(a) + 1; i <= static_cast<long>(b); ++i)
       u[i] = std::sin(pi * static_cast<double>(static_cast<long>(lo) + i) * h);
     if (t.is_leader()) {  // ghosts start as the neighbours' first values (0 at the ends)

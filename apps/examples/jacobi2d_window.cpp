@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const compas::Range all{1, n + 1};
-  const compas::Range my_rows = compas::split(all, grid.rows, grid.row);
-  const compas::Range my_cols = compas::split(all, grid.cols, grid.col);
+  const compas::Range my_rows = compas::block_of(all, grid.rows, grid.row);
+  const compas::Range my_cols = compas::block_of(all, grid.cols, grid.col);
   const long i0 = my_rows.lo - 1, j0 = my_cols.lo - 1;  // global = local + i0 (j0)
   const long rows = my_rows.size(), cols = my_cols.size();
   const long rows_max = (n + grid.rows - 1) / grid.rows, cols_max = (n + grid.cols - 1) / grid.cols;
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   const int east = grid.col + 1 < grid.cols ? me + 1 : -1;
   const int north = grid.row > 0 ? me - grid.cols : -1;
   const int south = grid.row + 1 < grid.rows ? me + grid.cols : -1;
-  const long north_rows = north >= 0 ? compas::split(all, grid.rows, grid.row - 1).size() : 0;
+  const long north_rows = north >= 0 ? compas::block_of(all, grid.rows, grid.row - 1).size() : 0;
   std::vector<double> to_west(static_cast<std::size_t>(rows)), to_east(to_west.size());
 
   // (4) Exchange number e (1, 2, ...) of the array at window offset `base`.

@@ -32,14 +32,14 @@ extern "C" int compas_group_destroy(compas_group** group) {
 extern "C" int compas_group_rank(const compas_group* group, int* rank) {
   return guard("compas_group_rank", [&] {
     need(rank, "rank");
-    *rank = live(group, "group")->group.rank();
+    *rank = live(group, "group")->group.process();
   });
 }
 
 extern "C" int compas_group_size(const compas_group* group, int* size) {
   return guard("compas_group_size", [&] {
     need(size, "size");
-    *size = live(group, "group")->group.size();
+    *size = live(group, "group")->group.processes();
   });
 }
 

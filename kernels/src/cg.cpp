@@ -10,10 +10,10 @@
 #include <string>
 #include <utility>
 
+#include "cg_internal.hpp"
 #include "cg_panels.hpp"
 #include "cg_tree.hpp"
 #include "compas/base/isa.hpp"
-#include "cg_internal.hpp"
 #include "compas/perf/region.hpp"
 
 #if defined(__x86_64__)
@@ -161,7 +161,7 @@ struct Solver::Impl {
   // out[i] = product row i of A (this process's panels) times v, for every product row (v
   // indexed like p): each thread calls it; on return every row is done (team barrier).
   void times(threads::ThreadCtx& t, const double* v, double* out) {
-    const int nt = t.nthreads(), me = t.tid();
+    const int nt = t.threads(), me = t.thread();
     const std::size_t stride = static_cast<std::size_t>(a.rows());
     for (int k = 0; k < nt; ++k) {
       const int u = (me + k) % nt;
@@ -315,8 +315,8 @@ struct Solver::Impl {
   // This thread's vector chunks and its groups of product rows (their panels built here).
   void share_out(threads::ThreadCtx& t, Share& s) {
     s.socket = t.socket();
-    const auto [b0, b1] =
-        threads::block_range(static_cast<std::size_t>(chunk_hi - chunk_lo), t.nthreads(), t.tid());
+    const auto [b0, b1] = threads::block_range(static_cast<std::size_t>(chunk_hi - chunk_lo),
+                                               t.threads(), t.thread());
     s.c0 = chunk_lo + static_cast<std::int64_t>(b0);
     s.c1 = chunk_lo + static_cast<std::int64_t>(b1);
     if (s.c1 > s.c0) {
@@ -324,11 +324,11 @@ struct Solver::Impl {
       s.hi = chunk_end(s.c1 - 1);
     }
     const auto [g0, g1] =
-        threads::block_range(static_cast<std::size_t>(prod_hi - prod_lo), t.nthreads(), t.tid());
+        threads::block_range(static_cast<std::size_t>(prod_hi - prod_lo), t.threads(), t.thread());
     const std::size_t chunks = g1 - g0;
     // One thread alone takes one group unless the panel tree keeps left siblings: then groups
     // keep each group's rows of them (and of the output) in the L2 while the panels sweep past.
-    const bool split = t.nthreads() > 1 || stack_levels > 0;
+    const bool split = t.threads() > 1 || stack_levels > 0;
     const std::size_t groups = std::min<std::size_t>(split ? kGroups : 1, chunks);
     s.groups.resize(groups);
     const auto row_of = [&](std::size_t chunk) {  // product row index of a chunk's start
@@ -348,12 +348,12 @@ struct Solver::Impl {
   Result run(threads::ThreadCtx& t, const std::function<void(threads::ThreadCtx&)>& before_timed) {
     Share s;
     share_out(t, s);
-    if (t.tid() == 0) {
-      shares.assign(static_cast<std::size_t>(t.nthreads()), nullptr);
-      counters = std::make_unique<Counter[]>(static_cast<std::size_t>(t.nthreads()));
+    if (t.thread() == 0) {
+      shares.assign(static_cast<std::size_t>(t.threads()), nullptr);
+      counters = std::make_unique<Counter[]>(static_cast<std::size_t>(t.threads()));
     }
     t.barrier();
-    shares[static_cast<std::size_t>(t.tid())] = &s;
+    shares[static_cast<std::size_t>(t.thread())] = &s;
     t.barrier();
 
     // One untimed iteration (page faults, caches), then x back to ones: the timed part starts
@@ -380,7 +380,7 @@ struct Solver::Impl {
     // Nobody leaves (and frees the arrays others may still be reading) before everyone is done.
     ex.synchronize(t);
     finish(res, cp, zeta, rnorm, seconds);
-    res.threads = t.nthreads();
+    res.threads = t.threads();
     res.nnz = a.nnz();
     res.model = inner_iteration_model(a.n, a.rows(), a.nnz(), layout_bytes);
     return res;
@@ -491,7 +491,7 @@ Result run(threads::Team& team, const ClassParams& cp, SumOrder order) {
   Result result;
   team.run([&](threads::ThreadCtx& t) {
     Result mine = solver.run(t);
-    if (t.tid() == 0) result = std::move(mine);
+    if (t.thread() == 0) result = std::move(mine);
   });
   return result;
 }

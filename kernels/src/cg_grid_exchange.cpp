@@ -120,7 +120,7 @@ void GridExchange::reduce_product(threads::ThreadCtx& t, std::span<double> w,
     }
     COMPAS_REGION(t, "communicate");
     const double* theirs = win_.local().data() + reduce_at(parity, s);
-    const auto [a, b] = threads::block_range(keep.second - keep.first, t.nthreads(), t.tid());
+    const auto [a, b] = threads::block_range(keep.second - keep.first, t.threads(), t.thread());
     for (std::size_t r = keep.first + a; r < keep.first + b; ++r)
       w[r] = left ? w[r] + theirs[r] : theirs[r] + w[r];
     if (left)
@@ -161,7 +161,7 @@ void GridExchange::gather(threads::ThreadCtx& t, std::span<double> w, std::span<
   {
     COMPAS_REGION(t, "communicate");
     const double* buf = win_.local().data() + gather_at(parity);
-    const auto [a, b] = threads::block_range(out.size(), t.nthreads(), t.tid());
+    const auto [a, b] = threads::block_range(out.size(), t.threads(), t.thread());
     auto copy = [&](const double* from, std::size_t lo, std::size_t hi) {
       if (hi > lo) std::memcpy(out.data() + lo, from + lo, (hi - lo) * sizeof(double));
     };

@@ -15,11 +15,11 @@
 #include "cg_grid_exchange.hpp"
 #include "cg_internal.hpp"
 #include "compas/comm/window.hpp"
+#include "compas/kernels/test_hooks.hpp"
 #include "compas/perf/region.hpp"
 #include "compas/perf/timer.hpp"
 #include "funneled.hpp"
 #include "job_memory.hpp"
-#include "compas/kernels/test_hooks.hpp"
 
 namespace compas::kernels::cg {
 
@@ -111,7 +111,7 @@ class JobExchange final : public Exchange {
       // The others' blocks out of the window, split among the threads.
       const double* buf = win_.local().data() + base + parity * stride;
       const std::size_t n = blocks.back().second * k;
-      const auto [a, b] = threads::block_range(n, t.nthreads(), t.tid());
+      const auto [a, b] = threads::block_range(n, t.threads(), t.thread());
       const auto [lo, hi] = blocks[static_cast<std::size_t>(me)];
       const std::size_t own_lo = lo * k, own_hi = hi * k;
       auto copy = [&](std::size_t from, std::size_t to) {
@@ -229,7 +229,7 @@ JobResult run(Runtime& rt, const JobParams& jp) {
     if (kernels::detail::hooks_of(jp.test).untimed_cpu_ms > 0)
       spin_cpu(kernels::detail::hooks_of(jp.test).untimed_cpu_ms);
     t.barrier();
-    rt.profile().reset(t.tid());
+    rt.profile().reset(t.thread());
     if (t.is_leader()) c0 = perf::process_cpu_seconds();
     t.barrier();
   };

@@ -213,8 +213,8 @@ namespace {
 
 struct Sync {
   threads::ThreadCtx* t;
-  int tid() const { return t ? t->tid() : 0; }
-  int nthreads() const { return t ? t->nthreads() : 1; }
+  int thread() const { return t ? t->thread() : 0; }
+  int threads() const { return t ? t->threads() : 1; }
   void barrier() const {
     if (t) t->barrier();
   }
@@ -329,7 +329,7 @@ void run(const Sync& s, std::size_t m, std::size_t n, std::size_t k, const doubl
          bool accumulate, Workspace& ws) {
   check_args(m, n, k, lda, ldb, ldc, A, B, C);
   if (m == 0 || n == 0) return;
-  const int tid = s.tid(), T = s.nthreads();
+  const int tid = s.thread(), T = s.threads();
 
   if (k == 0) {
     if (!accumulate) {

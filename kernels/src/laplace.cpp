@@ -262,7 +262,7 @@ void Job::make_groups() {
 
 // First touch by the thread that will sweep the rows; both copies get boundary and start.
 void Job::first_touch(threads::ThreadCtx& t) {
-  const auto [a, b] = threads::block_range(rows_ + 2, t.nthreads(), t.tid());
+  const auto [a, b] = threads::block_range(rows_ + 2, t.threads(), t.thread());
   for (std::size_t r = a; r < b; ++r) {
     const double y = static_cast<double>(grid_row(r)) * h_;
     for (int c = 0; c < 2; ++c) {
@@ -353,7 +353,7 @@ void Job::sweep(threads::ThreadCtx& t, int k, bool streaming, double* change,
   if (!dynamic_) {
     sweep_rows(src, dst, own.first, own.second, streaming, change);
   } else {
-    const int me_t = t.tid();
+    const int me_t = t.thread();
     if (me_t == kernels::detail::hooks_of(p_.test).slow_thread) {
       const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
       while (counter(k, me_t).load(std::memory_order_relaxed) <
@@ -406,7 +406,7 @@ bool Job::end_sweep(threads::ThreadCtx& t, int k, bool checking, double local_ch
 
 void Job::thread_main(threads::ThreadCtx& t) {
   first_touch(t);
-  const auto own = threads::block_range(rows_, t.nthreads(), t.tid());
+  const auto own = threads::block_range(rows_, t.threads(), t.thread());
   Calibration cal;
   // Every process calibrates, or none does (the calibration ends in a collective).
   cal.on = rt_.allreduce(t, calibrate_here_ ? 1 : 0, op::min{}) == 1;

@@ -264,7 +264,7 @@ std::string lsd_stores_reason(const Options& o, std::size_t bytes, std::size_t t
 // This thread's counts and scatter state in the workspace (thread 0 makes room for the team's
 // first).
 PerThread& thread_state(threads::ThreadCtx& t, WorkspaceImpl& w) {
-  const int nt = t.nthreads(), me = t.tid();
+  const int nt = t.threads(), me = t.thread();
   {
     COMPAS_REGION(t, "synchronize");
     if (me == 0 && static_cast<int>(w.threads.size()) < nt) w.threads.resize(nt);
@@ -489,7 +489,7 @@ std::span<std::uint32_t> sort(threads::ThreadCtx& t, std::span<std::uint32_t> ke
       width == 0 ? 0 : static_cast<std::size_t>((width + o.digit_bits - 1) / o.digit_bits);
   const std::size_t digits = std::size_t{1} << o.digit_bits;
   WorkspaceImpl& w = ws.impl();
-  const int nt = t.nthreads(), me = t.tid();
+  const int nt = t.threads(), me = t.thread();
   if (stats && t.is_leader()) *stats = Stats{};
   if (n == 0 || passes == 0) return keys;
   const auto [lo, hi] = t.block(n);

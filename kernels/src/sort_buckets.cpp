@@ -99,7 +99,7 @@ TopDigit choose_top_digit(threads::ThreadCtx& t, std::span<std::uint32_t> keys, 
                           PerThread& mine, const Options& o, std::size_t lo, std::size_t hi,
                           std::size_t target, int& reads) {
   const std::size_t n = keys.size();
-  const int nt = t.nthreads();
+  const int nt = t.threads();
   int end = o.end_bit, top = 0, inner = 0, inner_bits = 0, widen = 0;
   unsigned top_shift = 0;
   std::uint32_t top_mask = 0;
@@ -156,7 +156,7 @@ TopDigit choose_top_digit(threads::ThreadCtx& t, std::span<std::uint32_t> keys, 
 // and pos, shifted by `align`), from every thread's counts; returns the biggest bucket.
 std::size_t bucket_offsets(threads::ThreadCtx& t, WorkspaceImpl& w, PerThread& mine, std::size_t nb,
                            std::size_t align) {
-  const int nt = t.nthreads(), me = t.tid();
+  const int nt = t.threads(), me = t.thread();
   std::size_t biggest = 0;
   {
     COMPAS_REGION(t, "compute");
@@ -270,7 +270,7 @@ std::optional<std::span<std::uint32_t>> sort_in_buckets(
     WorkspaceImpl& w, PerThread& mine, const Options& o, Stats* stats, std::size_t lo,
     std::size_t hi, int& reads) {
   const std::size_t n = keys.size();
-  const int nt = t.nthreads(), me = t.tid();
+  const int nt = t.threads(), me = t.thread();
   const std::size_t target = std::max<std::size_t>(16, o.bucket_bytes / 32);
   const TopDigit d = choose_top_digit(t, keys, w, mine, o, lo, hi, target, reads);
   mine.bucket_begin.resize(d.nb + 1);

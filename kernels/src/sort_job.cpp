@@ -276,9 +276,9 @@ void SortJob::job_stats(threads::ThreadCtx& t) {
     res.skipped = skipped;
     res.streaming = streaming != 0;
     res.stores_reason = "this process's local sort, last repetition: " + stats.stores_reason;
-    res.method = in_buckets == rt.processes() * t.nthreads() ? "buckets"
-                 : in_buckets == 0                           ? "lsd"
-                                                             : "buckets and lsd";
+    res.method = in_buckets == rt.processes() * t.threads() ? "buckets"
+                 : in_buckets == 0                          ? "lsd"
+                                                            : "buckets and lsd";
   }
 }
 

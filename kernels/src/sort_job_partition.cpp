@@ -286,7 +286,7 @@ void SortJob::scatter(threads::ThreadCtx& t, const Lanes& l) {
 // This thread's share of every block into its receiver's window (its own block copied); thread 0
 // then waits for every other process's every thread.
 void SortJob::exchange(threads::ThreadCtx& t) {
-  const int tid = t.tid();
+  const int tid = t.thread();
   COMPAS_REGION(t, "communicate");
   std::vector<std::uint64_t> send_at(static_cast<std::size_t>(np), 0);
   for (int r = 1; r < np; ++r)

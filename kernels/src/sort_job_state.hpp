@@ -65,7 +65,7 @@ struct Lanes {
   const std::uint32_t* lane_keys[kLanes];
 
   Lanes(threads::ThreadCtx& t, const std::uint32_t* keys, std::size_t nloc)
-      : kp(keys), first(static_cast<std::size_t>(t.tid()) * kLanes) {
+      : kp(keys), first(static_cast<std::size_t>(t.thread()) * kLanes) {
     const auto [lo, hi] = t.block(nloc);
     for (int q = 0; q < kLanes; ++q) {
       const auto [a, b] = threads::block_range(hi - lo, kLanes, q);

@@ -86,7 +86,7 @@ Profile::Profile(threads::Team& team, EventChoice events, int process)
   // Event sets belong to the thread that reads them: make them on the team's threads now, so
   // that the first region does not pay for it.
   if (events_.counting())
-    team_.run([this](threads::ThreadCtx& c) { thread(c.tid()).ensure_counters(); });
+    team_.run([this](threads::ThreadCtx& c) { thread(c.thread()).ensure_counters(); });
   previous_ = g_active.exchange(this);
   // While a profile is active, time spent waiting in barriers is measured and exported.
   sde::export_thread_activity();
@@ -99,7 +99,7 @@ Profile::~Profile() {
   if (!previous_) threads::set_wait_accounting(false);
   if (events_.counting()) {
     try {
-      team_.run([this](threads::ThreadCtx& c) { thread(c.tid()).counters_.reset(); });
+      team_.run([this](threads::ThreadCtx& c) { thread(c.thread()).counters_.reset(); });
     } catch (...) {
     }
   }
@@ -164,7 +164,7 @@ std::vector<std::string> Profile::thread_errors() const {
 Region::Region(const threads::ThreadCtx& ctx, const char* name) {
   Profile* p = Profile::active();
   if (!p || &ctx.team() != &p->team_) return;
-  tp_ = &p->thread(ctx.tid());
+  tp_ = &p->thread(ctx.thread());
   id_ = tp_->region_id(name);
   tp_->ensure_counters();
   long long* c0 = c0_;

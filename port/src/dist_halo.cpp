@@ -141,7 +141,7 @@ struct Halo::Impl {
   bool exchanges(std::size_t side) const { return nb[side] >= 0 && box[side] > 0; }
   // Part c of the columns (1-D: process c's part): the block split, or the user's split points.
   Range col_part(int c) const {
-    if (shape.starts.empty()) return split(shape.cols, grid_cols, c);
+    if (shape.starts.empty()) return block_of(shape.cols, grid_cols, c);
     return {shape.starts[static_cast<std::size_t>(c)],
             shape.starts[static_cast<std::size_t>(c) + 1]};
   }
@@ -237,7 +237,7 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
   m.validate();
 
   const DistShape& s = m.shape;
-  m.owned = {split(s.rows, m.grid_rows, m.my_row), m.col_part(m.my_col)};
+  m.owned = {block_of(s.rows, m.grid_rows, m.my_row), m.col_part(m.my_col)};
   m.rows = m.owned.rows.size();
   m.cols = m.owned.cols.size();
   m.rows_max = ceil_div(s.rows.size(), m.grid_rows);
@@ -351,7 +351,7 @@ Range2 Halo::part_of(int rank) const {
   if (rank < 0 || rank >= m.rt->processes())
     throw std::out_of_range("DistArray: process " + std::to_string(rank) +
                             " is outside the job: 0.." + std::to_string(m.rt->processes() - 1));
-  return {split(m.shape.rows, m.grid_rows, rank / m.grid_cols), m.col_part(rank % m.grid_cols)};
+  return {block_of(m.shape.rows, m.grid_rows, rank / m.grid_cols), m.col_part(rank % m.grid_cols)};
 }
 
 index Halo::Impl::smallest_cols() const {

@@ -85,7 +85,7 @@ std::string array_text(const PlanWire& w) {
 }
 std::string what_text(std::int64_t what) {
   return what == static_cast<std::int64_t>(RouteFor::plan) ? "makes a GatherPlan"
-                                                           : "calls compas::scatter";
+                                                           : "calls compas::scatter_indexed";
 }
 
 // The same verdict on every process: arrays that differ, then the first index out of range.
@@ -175,8 +175,8 @@ void find_runs(IrregularPlan& p) {
 std::vector<Range2> parts_of(const IrregularArray& a, int P) {
   std::vector<Range2> parts;
   for (index r = 0; r < P; ++r)
-    parts.push_back({split(a.domain.rows, a.grid.rows, r / a.grid.cols),
-                     a.starts.empty() ? split(a.domain.cols, a.grid.cols, r % a.grid.cols)
+    parts.push_back({block_of(a.domain.rows, a.grid.rows, r / a.grid.cols),
+                     a.starts.empty() ? block_of(a.domain.cols, a.grid.cols, r % a.grid.cols)
                                       : Range{a.starts[static_cast<std::size_t>(r)],
                                               a.starts[static_cast<std::size_t>(r) + 1]}});
   return parts;

@@ -49,7 +49,7 @@ Partition Partition::block(Runtime& rt, Range domain) {
   const int P = rt.processes();
   if (domain.hi < domain.lo) domain.hi = domain.lo;
   std::vector<index> s(static_cast<std::size_t>(P) + 1, domain.hi);
-  for (int r = 0; r < P; ++r) s[static_cast<std::size_t>(r)] = split(domain, P, r).lo;
+  for (int r = 0; r < P; ++r) s[static_cast<std::size_t>(r)] = block_of(domain, P, r).lo;
   return Partition(rt, std::move(s), true);
 }
 

@@ -105,7 +105,7 @@ Partition3 block_partition(Range3 domain, int processes, std::array<int, 3> grid
       throw std::invalid_argument("block_partition: " + std::to_string(r.size()) + " " +
                                   kDimName[d] + " over " + std::to_string(g[d]) +
                                   " processes leave some process without any: at least one each");
-    for (int q = 0; q < g[d]; ++q) p.splits[d].push_back(split(r, g[d], q).lo);
+    for (int q = 0; q < g[d]; ++q) p.splits[d].push_back(block_of(r, g[d], q).lo);
     p.splits[d].push_back(r.hi);
   }
   return p;

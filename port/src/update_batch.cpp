@@ -76,7 +76,7 @@ std::uint64_t make_batch(const Processes& ps, std::uint64_t table, const std::ty
   ps.runtime().check_funneled("compas::UpdateBatch", kFunneled);
   agree(ps,
         {CollectiveCall::update_make, elem, static_cast<std::size_t>(size), -1, true, {}, table});
-  const auto P = static_cast<std::size_t>(ps.size());
+  const auto P = static_cast<std::size_t>(ps.processes());
   const std::uint64_t number = object_number(ObjectKind::update_batch, false);
   std::vector<Head> all(P);
   const Head mine{base::type_id(type), static_cast<std::uint64_t>(op), number};
@@ -102,7 +102,7 @@ std::vector<std::size_t> flush_counts(const Processes& ps, std::uint64_t batch,
                                       std::span<const std::size_t> send_counts) {
   agree(ps,
         {CollectiveCall::update_flush, elem, static_cast<std::size_t>(size), -1, true, {}, batch});
-  const auto P = static_cast<std::size_t>(ps.size());
+  const auto P = static_cast<std::size_t>(ps.processes());
   std::vector<Head> out(P), in(P);
   for (std::size_t r = 0; r < P; ++r)
     out[r] = {base::type_id(type), static_cast<std::uint64_t>(op), send_counts[r]};

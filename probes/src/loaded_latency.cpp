@@ -364,7 +364,7 @@ void prepare(Shared& sh, threads::ThreadCtx& c, const LoadedLatencyOptions& o, c
     loaded_latency::link_chase(sh.chase->data(), plan.chase_bytes / kLine, o.seed);
     sh.chase_at = reinterpret_cast<const Line*>(sh.chase->data());
   } else {
-    const auto k = static_cast<std::size_t>(c.tid() - 1);
+    const auto k = static_cast<std::size_t>(c.thread() - 1);
     std::memset(sh.blocks[k]->data(), 0, sh.block_bytes);
     if (pthread_getcpuclockid(pthread_self(), &sh.clocks[k]) != 0)
       throw std::runtime_error("loaded latency: no CPU clock for traffic thread " +
@@ -381,7 +381,7 @@ void sweep(threads::Team& team, Shared& sh, const LoadedLatencyOptions& o, const
       if (c.is_leader())
         chaser_point(sh, s, o, plan);
       else
-        traffic_point(sh, s, c.tid() - 1, plan.isa);
+        traffic_point(sh, s, c.thread() - 1, plan.isa);
       c.barrier();
       // Nobody reads the flag again before the next step's first barrier.
       if (c.is_leader()) sh.stop.store(false, std::memory_order_relaxed);

@@ -270,7 +270,7 @@ void run_team(threads::Team& team, MembwKernel kernel, double* const* arr, std::
   team.run([&](threads::ThreadCtx& c) {
     const auto [l0, l1] = c.block(lines);
     const std::size_t lo = l0 * kLine, hi = l1 * kLine, m = hi - lo;
-    const auto me = static_cast<std::size_t>(c.tid());
+    const auto me = static_cast<std::size_t>(c.thread());
     tm.count[me] = m;
     const Block blk{arr[0] + lo, arrays > 1 ? arr[1] + lo : nullptr,
                     arrays > 2 ? arr[2] + lo : nullptr, lo, m};

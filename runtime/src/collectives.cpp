@@ -216,7 +216,8 @@ std::uint64_t alike_key(const Wire& w) {
 // are alike) and a flag. Every process, whatever call it is in, meets the others here first.
 bool all_alike(const Processes& ps, const Wire& w) {
   const std::uint64_t key = alike_key(w);
-  const bool wrong = w.problem[0] != 0 || (has_root(w.call) && (w.root < 0 || w.root >= ps.size()));
+  const bool wrong =
+      w.problem[0] != 0 || (has_root(w.call) && (w.root < 0 || w.root >= ps.processes()));
   std::array<std::uint64_t, 3> v = {key, ~key, wrong ? 1u : 0u};
   ps.collectives().allreduce(std::span<std::uint64_t>(v), comm::Op::max);
   return v[0] == key && v[1] == ~key && v[2] == 0;
@@ -226,7 +227,7 @@ bool all_alike(const Processes& ps, const Wire& w) {
 
 std::vector<std::size_t> agree(const Processes& ps, const CallArgs& mine) {
   const Wire w = to_wire(mine);
-  std::vector<Wire> all(static_cast<std::size_t>(ps.size()));
+  std::vector<Wire> all(static_cast<std::size_t>(ps.processes()));
   if (all.size() == 1) {
     all[0] = w;
   } else {

@@ -14,17 +14,17 @@ Group::~Group() = default;
 Group::Group(Group&&) noexcept = default;
 Group& Group::operator=(Group&&) noexcept = default;
 
-int Group::rank() const {
+int Group::process() const {
   return impl_->rank;
 }
-int Group::size() const {
+int Group::processes() const {
   return static_cast<int>(impl_->members.size());
 }
 int Group::job_rank(int i) const {
-  if (i < 0 || i >= size())
+  if (i < 0 || i >= processes())
     throw std::out_of_range("Group::job_rank: member " + std::to_string(i) +
-                            " is outside the group (group ranks 0.." + std::to_string(size() - 1) +
-                            ")");
+                            " is outside the group (group ranks 0.." +
+                            std::to_string(processes() - 1) + ")");
   return impl_->members[static_cast<std::size_t>(i)];
 }
 const std::vector<int>& Group::members() const {
@@ -66,8 +66,9 @@ Group make_group(Runtime& rt, std::vector<int> members, const char* call) {
 
 }  // namespace detail
 
-Group group_of(Runtime& rt, std::vector<int> members) {
-  return detail::make_group(rt, std::move(members), "compas::group_of");
+Group group_of(Processes ps, std::vector<int> members) {
+  detail::require_whole_job(ps, "compas::group_of", detail::kJobWideGroup);
+  return detail::make_group(ps.runtime(), std::move(members), "compas::group_of");
 }
 
 }  // namespace compas

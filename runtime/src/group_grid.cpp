@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "compas/runtime/collectives.hpp"
 #include "compas/runtime/group.hpp"
 #include "group_impl.hpp"
 
@@ -44,12 +45,14 @@ Group line_of(Runtime& rt, ProcessGrid grid, bool row, const char* call) {
 
 }  // namespace
 
-Group grid_rows(Runtime& rt, ProcessGrid grid) {
-  return line_of(rt, grid, true, "compas::grid_rows");
+Group grid_rows(Processes ps, ProcessGrid grid) {
+  detail::require_whole_job(ps, "compas::grid_rows", detail::kJobWideGroup);
+  return line_of(ps.runtime(), grid, true, "compas::grid_rows");
 }
 
-Group grid_cols(Runtime& rt, ProcessGrid grid) {
-  return line_of(rt, grid, false, "compas::grid_cols");
+Group grid_cols(Processes ps, ProcessGrid grid) {
+  detail::require_whole_job(ps, "compas::grid_cols", detail::kJobWideGroup);
+  return line_of(ps.runtime(), grid, false, "compas::grid_cols");
 }
 
 }  // namespace compas

@@ -30,6 +30,10 @@ struct GroupInternals {
 // The Group of `members` (empty: in no group), checked and made collectively; `call` names the
 // public call in errors ("compas::split").
 Group make_group(Runtime& rt, std::vector<int> members, const char* call);
+// Why a Group is made from the whole job only (require_whole_job's reason).
+inline const char* const kJobWideGroup =
+    "making a group is collective over the whole job (each group's scratch window is a job-wide "
+    "allocation)";
 // "{0, 2, 4}".
 std::string list_text(const std::vector<int>& ranks);
 }  // namespace detail

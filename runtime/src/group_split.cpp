@@ -31,7 +31,9 @@ std::vector<int> members_of(const std::vector<ColourKey>& all, int colour) {
 
 }  // namespace
 
-Group split(Runtime& rt, int colour, int key) {
+Group split(Processes ps, int colour, int key) {
+  detail::require_whole_job(ps, "compas::split", detail::kJobWideGroup);
+  Runtime& rt = ps.runtime();
   rt.check_funneled("compas::split", detail::kFunneled);
   const std::vector<ColourKey> all = allgather(rt, ColourKey{colour, key});
   return detail::make_group(rt, members_of(all, colour), "compas::split");

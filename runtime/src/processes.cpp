@@ -16,11 +16,11 @@ Processes::Processes(Group& g) : rt_(&g.runtime()), group_(&g) {
         "member list empty)");
 }
 
-int Processes::rank() const {
-  return group_ ? group_->rank() : rt_->process();
+int Processes::process() const {
+  return group_ ? group_->process() : rt_->process();
 }
-int Processes::size() const {
-  return group_ ? group_->size() : rt_->processes();
+int Processes::processes() const {
+  return group_ ? group_->processes() : rt_->processes();
 }
 int Processes::job_rank(int rank) const {
   return group_ ? group_->job_rank(rank) : rank;
@@ -36,9 +36,19 @@ std::string Processes::where() const {
   return group_ ? " on the group of processes " + detail::list_text(group_->members()) : "";
 }
 
+namespace detail {
+
+void require_whole_job(const Processes& ps, const char* call, const char* why) {
+  if (ps.whole_job()) return;
+  throw std::logic_error(std::string(call) + " on a group" + ps.where() + ": " + why +
+                         "; call it with the Runtime");
+}
+
+}  // namespace detail
+
 double barrier(Processes ps) {
   ps.runtime().check_funneled("compas::barrier", detail::kFunneled);
-  if (ps.size() > 1) {
+  if (ps.processes() > 1) {
     if (ps.group_)
       ps.collectives().barrier();
     else

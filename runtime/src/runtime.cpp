@@ -425,7 +425,7 @@ std::pair<index, index> Runtime::process_block(index n) const {
 
 std::pair<index, index> Runtime::block(const threads::ThreadCtx& t, index n) const {
   const auto [lo, hi] = process_block(n);
-  const Range r = split({lo, hi}, t.nthreads(), t.tid());
+  const Range r = block_of({lo, hi}, t.threads(), t.thread());
   return {r.lo, r.hi};
 }
 

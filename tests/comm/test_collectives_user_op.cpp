@@ -159,13 +159,13 @@ TEST(UserOpScan, ConcatenationIsTheRankOrderPrefix) {
 
 TEST(UserOpScan, IdentityOnRankZeroWithoutApplyingTheOperator) {
   // "#" is not an identity of concatenation: any f("#", x) would show in the result.
-  const Word got = coll().exclusive_scan(letters(rank(), 0), concat{}, word("#"));
+  const Word got = coll().exclusive_scan(letters(rank(), 0), word("#"), concat{});
   EXPECT_EQ(got.str(), rank() == 0 ? "#" : rank_order_concat(0, rank()));
 }
 
 TEST(UserOpScan, IntegerPrefixSumsAreExact) {
-  const long got = coll().exclusive_scan(
-      static_cast<long>(rank() + 1), [](long a, long b) { return a + b; }, 0L);
+  const long got = coll().exclusive_scan(static_cast<long>(rank() + 1), 0L,
+                                         [](long a, long b) { return a + b; });
   EXPECT_EQ(got, static_cast<long>(rank()) * (rank() + 1) / 2);
 }
 
@@ -181,7 +181,7 @@ TEST(UserOpScan, DoublesAreGroupedAsDocumented) {
   const auto me = static_cast<std::size_t>(rank());
   int unlike_left_fold = 0;
   for (std::size_t i = 0; i < 11; ++i) {
-    const double got = coll().exclusive_scan(dvalue(rank(), i), add, -1.0);
+    const double got = coll().exclusive_scan(dvalue(rank(), i), -1.0, add);
     const auto want = compas::test::doubling_exclusive_scan(dvalues(i), me, add);
     EXPECT_EQ(bits(got), bits(want ? *want : -1.0)) << "element " << i;
     if (want) unlike_left_fold += bits(*want) != bits(left_fold(dvalues(i), me));
@@ -264,7 +264,7 @@ TEST(UserOpErrors, AnOperatorThatThrowsEndsTheCallEverywhere) {
   const Word mine = rank() == 0 ? word("!") : letters(rank(), 0);
   check_operator_failure("allreduce", [&] { coll().allreduce(mine, picky{}); });
   check_operator_failure("exclusive_scan",
-                         [&] { coll().exclusive_scan(mine, picky{}, word("#")); });
+                         [&] { coll().exclusive_scan(mine, word("#"), picky{}); });
 }
 
 // Processes that pass different element types, operators or numbers of elements to one call: every
@@ -358,9 +358,9 @@ TEST(UserOpErrors, TypesOrOperatorsThatDifferAreNamedEverywhere) {
       "exclusive_scan",
       [&](ProcessCollectives& nc) {
         if (odd)
-          nc.exclusive_scan(std::int64_t{rank()}, plus{}, std::int64_t{0});
+          nc.exclusive_scan(std::int64_t{rank()}, std::int64_t{0}, plus{});
         else
-          nc.exclusive_scan(double(rank()), plus{}, 0.0);
+          nc.exclusive_scan(double(rank()), 0.0, plus{});
       },
       "double with " + ns + "plus", "long with " + ns + "plus");
 }

@@ -52,7 +52,7 @@ cg::Result run_on(int threads, const cg::ClassParams& cp, const cg::Csr& a,
   cg::Solver solver(cp, a, exchange, cg::rows_layout(a, order), product);
   std::vector<cg::Result> per_thread(static_cast<std::size_t>(threads));
   team.run(
-      [&](ct::ThreadCtx& t) { per_thread[static_cast<std::size_t>(t.tid())] = solver.run(t); });
+      [&](ct::ThreadCtx& t) { per_thread[static_cast<std::size_t>(t.thread())] = solver.run(t); });
   for (const cg::Result& r : per_thread) {
     EXPECT_EQ(std::bit_cast<std::uint64_t>(r.zeta),
               std::bit_cast<std::uint64_t>(per_thread[0].zeta));
@@ -101,7 +101,7 @@ class LoopbackExchange final : public cg::Exchange {
   }
   void synchronize(ct::ThreadCtx& t) override {
     t.barrier();
-    if (t.tid() == 0) job_.meet.arrive_and_wait();
+    if (t.thread() == 0) job_.meet.arrive_and_wait();
     t.barrier();
   }
 
@@ -109,7 +109,7 @@ class LoopbackExchange final : public cg::Exchange {
   // Copies every other process's block of v (rows / `per` units of `k` values) from its array.
   void gather(ct::ThreadCtx& t, std::span<double> v, std::int64_t per, std::size_t k) {
     t.barrier();  // this process's threads have written their parts
-    if (t.tid() == 0) {
+    if (t.thread() == 0) {
       auto& where = job_.published[exchanges_++ % 2];
       where[static_cast<std::size_t>(rank_)] = v;
       job_.meet.arrive_and_wait();  // every process's array is complete and published
@@ -155,7 +155,7 @@ std::vector<cg::Result> run_loopback(const cg::ClassParams& cp, const std::vecto
       ct::Team team(host(), o);
       team.run([&](ct::ThreadCtx& t) {
         cg::Result r = solver.run(t);
-        if (t.tid() == 0) results[static_cast<std::size_t>(rank)] = std::move(r);
+        if (t.thread() == 0) results[static_cast<std::size_t>(rank)] = std::move(r);
       });
       std::copy(solver.z().begin(), solver.z().end(), z->begin() + static_cast<std::ptrdiff_t>(lo));
     });

@@ -188,14 +188,14 @@ TEST(Counters, ThreadCountersReadTaskClockOnEveryThread) {
   std::vector<std::string> errors(2);
   team.run([&](ct::ThreadCtx& t) {
     cp::ThreadCounters counters(c);
-    errors[static_cast<std::size_t>(t.tid())] = counters.error();
+    errors[static_cast<std::size_t>(t.thread())] = counters.error();
     if (!counters.error().empty()) return;
     long long v0 = 0, v1 = 0;
     counters.read(&v0);
     volatile double x = 0;
     for (int i = 0; i < 2000000; ++i) x = x + 1e-9 * i;
     counters.read(&v1);
-    delta[static_cast<std::size_t>(t.tid())] = v1 - v0;
+    delta[static_cast<std::size_t>(t.thread())] = v1 - v0;
   });
   for (int t = 0; t < 2; ++t) {
     EXPECT_EQ(errors[static_cast<std::size_t>(t)], "");

@@ -65,7 +65,7 @@ TEST(Region, AggregationMatchesPerThreadValues) {
   cp::Profile profile(team, cp::choose_events("perf::TASK-CLOCK,perf::PAGE-FAULTS"));
   team.run([&](ct::ThreadCtx& t) {
     COMPAS_REGION(t, "work");
-    busy(200000 * (t.tid() + 1));
+    busy(200000 * (t.thread() + 1));
   });
   const auto samples = profile.samples();
   const auto summary = cp::aggregate(samples);

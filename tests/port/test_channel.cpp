@@ -14,6 +14,7 @@
 
 #include "../common/job_main.hpp"
 #include "compas/port/channel.hpp"
+#include "compas/runtime/group.hpp"
 
 namespace {
 
@@ -85,7 +86,7 @@ TEST(Channel, SpansArriveWithTheirLength) {
 TEST(Channel, WavefrontMatchesTheSerialRecurrence) {
   const int p = rt().processes(), me = rt().process();
   constexpr long kRows = 200, kCols = 64;
-  const compas::Range cols = compas::split({1, kCols}, p, me);
+  const compas::Range cols = compas::block_of({1, kCols}, p, me);
   compas::Channel<double> ch(rt());
   std::vector<double> prev(static_cast<std::size_t>(kCols)), cur(prev.size());
   for (long j = 0; j < kCols; ++j) prev[static_cast<std::size_t>(j)] = static_cast<double>(j);
@@ -140,6 +141,28 @@ TEST(Channel, BadRanksAndLengthsAreNamed) {
 }
 
 // Made differently on one process: every process throws, naming process 0's and that one's.
+// A Channel's window is made over the whole job: on a Group the constructor is refused with an
+// error naming the group and why, before anything collective; a channel of the job still works.
+TEST(Channel, OnAGroupIsRefusedNamingWhy) {
+  const int me = rt().process();
+  compas::Group g = compas::split(rt(), 0, me);  // every process, one group
+  std::string list = "{";
+  for (int i = 0; i < g.processes(); ++i) list += (i ? ", " : "") + std::to_string(i);
+  try {
+    compas::Channel<double> ch(g, 4);
+    ADD_FAILURE() << "a Channel on a group was made";
+  } catch (const std::logic_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "compas::Channel on a group on the group of processes " + list +
+                  "}: its window is made collectively over the whole job; call it with the "
+                  "Runtime");
+  }
+  compas::Channel<std::int64_t> ch(rt(), 2);
+  const int p = rt().processes();
+  ch.send((me + 1) % p, code(me, 1));
+  EXPECT_EQ(ch.recv((me + p - 1) % p), code((me + p - 1) % p, 1));
+}
+
 TEST(Channel, ShapesThatDifferBetweenProcessesAreNamedOnEvery) {
   const int p = rt().processes(), me = rt().process();
   if (p == 1) GTEST_SKIP() << "needs two processes";

@@ -67,7 +67,7 @@ TEST(DistArray1, HalosHoldTheNeighboursCellsFunneled) {
                          Case1{{-5, 4 * p + 1}, 2, false}, Case1{{3, 2 * p + 4}, 2, true}}) {
     DistArray<double> u(rt(), c.domain, {.halo = c.halo, .periodic = c.periodic});
     EXPECT_EQ(u.domain(), c.domain);
-    EXPECT_EQ(u.owned(), compas::split(c.domain, p, rt().process()));
+    EXPECT_EQ(u.owned(), compas::block_of(c.domain, p, rt().process()));
     for (int k = 1; k <= 3; ++k) {  // values change every exchange: stale cells are caught
       fill1(u, k);
       u.exchange_halos();
@@ -134,7 +134,7 @@ TEST(DistArray1, SwappedArraysInATimeLoopMatchTheSerialLoop) {
     for (index i = u.lo(); i < u.hi(); ++i)
       ASSERT_EQ(u[i], su[static_cast<std::size_t>(i + 1)]) << "periodic " << periodic << " i " << i;
     const double sum =
-        rt().reduce(u.owned(), 0.0, compas::op::sum{}, [&](index i) { return u[i]; });
+        rt().transform_reduce(u.owned(), 0.0, compas::op::sum{}, [&](index i) { return u[i]; });
     double want = 0;
     for (std::size_t i = 1; i <= static_cast<std::size_t>(n); ++i) want += su[i];
     EXPECT_NEAR(sum, want, 1e-12 * std::fabs(want));
@@ -225,7 +225,8 @@ TEST(DistArrayErrors, ASecondBeginWhileOneIsPendingOrFromAnotherThreadIsRefused)
 int coverage(index i, index j, Range2 d, int gr, int gc, index h, bool periodic) {
   int n = 0;
   for (int q = 0; q < gr * gc; ++q) {
-    const Range rows = compas::split(d.rows, gr, q / gc), cols = compas::split(d.cols, gc, q % gc);
+    const Range rows = compas::block_of(d.rows, gr, q / gc),
+                cols = compas::block_of(d.cols, gc, q % gc);
     for (index a = rows.lo - h; a < rows.hi + h; ++a)
       for (index b = cols.lo - h; b < cols.hi + h; ++b) {
         if (!periodic && !d.contains(a, b)) continue;
@@ -282,7 +283,7 @@ TEST(DistArray1, AccumulatedHalosAddIntoTheirOwners) {
     for (index i = u.lo(); i < u.hi(); ++i) {
       long want = i;
       for (int q = 0; q < p; ++q) {
-        const Range part = compas::split(compas::Range{0, n}, p, q);
+        const Range part = compas::block_of(compas::Range{0, n}, p, q);
         for (index a : {part.lo - 2, part.lo - 1, part.hi, part.hi + 1}) {
           if (!periodic && (a < 0 || a >= n)) continue;
           if (((a % n) + n) % n == i) want += a;
@@ -304,8 +305,8 @@ TEST(DistArray2, AChosenProcessGridCutsTheDimensionsAsked) {
     DistArray<double, 2> u(rt(), d,
                            {.halo = 2, .decomposition = compas::Decomposition::grid, .grid = g});
     const bool rows_cut = g.rows == p || (g.rows == 0 && g.cols == 1);
-    EXPECT_EQ(u.rows(), rows_cut ? compas::split(d.rows, p, me) : d.rows) << what;
-    EXPECT_EQ(u.cols(), rows_cut ? d.cols : compas::split(d.cols, p, me)) << what;
+    EXPECT_EQ(u.rows(), rows_cut ? compas::block_of(d.rows, p, me) : d.rows) << what;
+    EXPECT_EQ(u.cols(), rows_cut ? d.cols : compas::block_of(d.cols, p, me)) << what;
     for (bool periodic : {false, true}) {
       DistArray<double, 2> v(rt(), d,
                              {.halo = 2,
@@ -419,7 +420,7 @@ TEST(DistArrayErrors, CreationInsideRunOrFromAnotherThreadIsRefused) {
     attempt([&] { auto w = rt().window<double>(16); });
   };
   std::vector<std::vector<std::string>> inside(static_cast<std::size_t>(rt().threads()));
-  rt().run([&](compas::ThreadCtx& t) { attempts(inside[static_cast<std::size_t>(t.tid())]); });
+  rt().run([&](compas::ThreadCtx& t) { attempts(inside[static_cast<std::size_t>(t.thread())]); });
   for (const auto& errors : inside) {
     ASSERT_EQ(errors.size(), 3u);
     for (const auto& e : errors) EXPECT_NE(e.find("inside Runtime::run"), std::string::npos) << e;

@@ -186,7 +186,7 @@ std::map<Cell, long> halo_sums(compas::Range3 dom, std::array<int, 3> grid,
   for (int q = 0; q < grid[0] * grid[1] * grid[2]; ++q) {
     const std::array<int, 3> at{q / (grid[1] * grid[2]), q / grid[2] % grid[1], q % grid[2]};
     compas::Range3 part;
-    for (int d = 0; d < 3; ++d) part.dim(d) = compas::split(dom.dim(d), grid[d], at[d]);
+    for (int d = 0; d < 3; ++d) part.dim(d) = compas::block_of(dom.dim(d), grid[d], at[d]);
     for (index a = part.planes.lo - o.halo[0]; a < part.planes.hi + o.halo[0]; ++a)
       for (index b = part.rows.lo - o.halo[1]; b < part.rows.hi + o.halo[1]; ++b)
         for (index c = part.cols.lo - o.halo[2]; c < part.cols.hi + o.halo[2]; ++c) {

@@ -72,7 +72,7 @@ TEST(Irregular, GatherOfOwnedIndicesOnly) {
   std::vector<index> idx;
   for (index i = u.hi() - 1; i >= u.lo(); --i) idx.push_back(i);
   std::vector<double> out(idx.size());
-  compas::gather(u, std::span<const index>(idx), std::span<double>(out));
+  compas::gather_indexed(u, std::span<const index>(idx), std::span<double>(out));
   for (std::size_t k = 0; k < idx.size(); ++k) EXPECT_EQ(out[k], 0.5 * static_cast<double>(idx[k]));
 }
 
@@ -118,8 +118,8 @@ TEST(Irregular, ScatterAddSumsDuplicatesAcrossRanks) {
   const auto x = serial_sums();
   for (index i = u.lo(); i < u.hi(); ++i) EXPECT_EQ(u[i], x[static_cast<std::size_t>(i)]) << i;
   // The one-shot form adds the same again.
-  compas::scatter_add(u, std::span<const index>(idx),
-                      std::span<const std::int64_t>(my_values(idx.size())));
+  compas::scatter_add_indexed(u, std::span<const index>(idx),
+                              std::span<const std::int64_t>(my_values(idx.size())));
   for (index i = u.lo(); i < u.hi(); ++i)
     EXPECT_EQ(u[i], 2 * x[static_cast<std::size_t>(i)] - initial(i)) << i;
 }
@@ -152,7 +152,8 @@ TEST(Irregular, OneShotXorScatterMatchesTheSerialXor) {
   std::vector<std::uint64_t> bits(idx.size());
   for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = 1ULL << (k % 63);
   const auto xor_into = [](std::uint64_t a, std::uint64_t b) { return a ^ b; };
-  compas::scatter(u, std::span<const index>(idx), std::span<const std::uint64_t>(bits), xor_into);
+  compas::scatter_indexed(u, std::span<const index>(idx), std::span<const std::uint64_t>(bits),
+                          xor_into);
   std::vector<std::uint64_t> x(kN);
   for (index i = 0; i < kN; ++i) x[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i);
   for (int r = 0; r < P(); ++r) {
@@ -166,8 +167,8 @@ TEST(Irregular, OneShotXorScatterMatchesTheSerialXor) {
   const std::vector<index> three = {0, 1, kN - 1};
   const std::vector<std::uint64_t> v(me() == bad ? 2 : 3, 1);
   EXPECT_EQ(error_of([&] {
-              compas::scatter(u, std::span<const index>(three), std::span<const std::uint64_t>(v),
-                              xor_into);
+              compas::scatter_indexed(u, std::span<const index>(three),
+                                      std::span<const std::uint64_t>(v), xor_into);
             }),
             "compas::GatherPlan: process " + std::to_string(bad) +
                 ": values holds 2 elements, 3 are needed");
@@ -255,10 +256,10 @@ TEST(Irregular, PlanAgainstOneShotOrAnotherCutIsRefusedEverywhere) {
     if (me() == 0)
       compas::GatherPlan plan(u, idx);
     else
-      compas::scatter(u, std::span<const index>(idx), std::span<const std::int64_t>(ones),
-                      std::plus<>{});
+      compas::scatter_indexed(u, std::span<const index>(idx), std::span<const std::int64_t>(ones),
+                              std::plus<>{});
   });
-  EXPECT_NE(msg.find("process 0 makes a GatherPlan, process 1 calls compas::scatter"),
+  EXPECT_NE(msg.find("process 0 makes a GatherPlan, process 1 calls compas::scatter_indexed"),
             std::string::npos)
       << msg;
   // The same domain cut over rows on one process and over the process grid on the others.
@@ -316,8 +317,8 @@ TEST(Irregular, GatherAndScatterOnA2DArray) {
       for (const index k : list_of(r, 99)) ++hits[static_cast<std::size_t>(k)];
     // The one-shot form on pairs: subtracts the ones again, then adds them back as a plan did.
     const std::vector<std::int64_t> minus(idx.size(), -1);
-    compas::scatter(u, std::span<const std::array<index, 2>>(idx),
-                    std::span<const std::int64_t>(minus), std::plus<>{});
+    compas::scatter_indexed(u, std::span<const std::array<index, 2>>(idx),
+                            std::span<const std::int64_t>(minus), std::plus<>{});
     plan.scatter_add(ones);
     for (index i = u.rows().lo; i < u.rows().hi; ++i)
       for (index j = u.cols().lo; j < u.cols().hi; ++j)
@@ -384,5 +385,35 @@ TEST(Irregular, PositionsOfTheWrongLengthOnOneRankAreRefusedEverywhere) {
   compas::GatherPlan plan(u, std::span<const index>(idx), std::span(at));  // still usable
   EXPECT_EQ(at, (std::vector<index>{1, 0, 1, 2}));
 }
+
+// The one-shot forms' old names forward to the _indexed ones for one release: the same values
+// gathered, the same cells after the same additions and operator.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST(Irregular, DeprecatedNamesForwardToTheIndexedForms) {
+  compas::DistArray<std::int64_t> u(rt(), kN), v(rt(), kN);
+  fill(u, initial);
+  fill(v, initial);
+  const auto idx = list_of(me());
+  const std::span<const index> at(idx);
+  std::vector<std::int64_t> old_form(idx.size(), -1), new_form(idx.size(), -2);
+  compas::gather(u, at, std::span<std::int64_t>(old_form));
+  compas::gather_indexed(v, at, std::span<std::int64_t>(new_form));
+  EXPECT_EQ(old_form, new_form);
+  std::vector<std::int64_t> add(idx.size());
+  for (std::size_t k = 0; k < add.size(); ++k) add[k] = value_of(me(), k);
+  compas::scatter_add(u, at, std::span<const std::int64_t>(add));
+  compas::scatter_add_indexed(v, at, std::span<const std::int64_t>(add));
+  const auto times = [](std::int64_t a, std::int64_t b) { return a * 3 + b; };
+  compas::scatter(u, at, std::span<const std::int64_t>(add), times);
+  compas::scatter_indexed(v, at, std::span<const std::int64_t>(add), times);
+  bool changed = idx.empty();
+  for (index i = u.lo(); i < u.hi(); ++i) {
+    EXPECT_EQ(u[i], v[i]) << i;
+    changed = changed || u[i] != initial(i);
+  }
+  EXPECT_TRUE(compas::allreduce(rt(), static_cast<int>(changed), compas::op::max{}) == 1);
+}
+#pragma GCC diagnostic pop
 
 }  // namespace

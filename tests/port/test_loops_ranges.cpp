@@ -23,21 +23,22 @@ using compas::Range2;
 
 TEST(Loops, ParallelForCoversTheRangeOnceAndReduceIsJobWide) {
   const index n = 1000 * rt().processes() + 17;
-  const Range mine = compas::split(Range{0, n}, rt().processes(), rt().process());
+  const Range mine = compas::block_of(Range{0, n}, rt().processes(), rt().process());
   std::vector<int> hits(static_cast<std::size_t>(mine.size()), 0);
   rt().parallel_for(mine, [&](index i) { ++hits[static_cast<std::size_t>(i - mine.lo)]; });
   for (int h : hits) ASSERT_EQ(h, 1);
-  const auto sum = rt().reduce(mine, index{0}, compas::op::sum{}, [](index i) { return i; });
+  const auto sum =
+      rt().transform_reduce(mine, index{0}, compas::op::sum{}, [](index i) { return i; });
   EXPECT_EQ(sum, n * (n - 1) / 2);
   const Range2 grid{{0, 3 * rt().processes()}, {0, 5}};
-  const Range2 part{compas::split(grid.rows, rt().processes(), rt().process()), grid.cols};
-  const auto top =
-      rt().reduce(part, index{-1}, compas::op::max{}, [](index i, index j) { return i * 10 + j; });
+  const Range2 part{compas::block_of(grid.rows, rt().processes(), rt().process()), grid.cols};
+  const auto top = rt().transform_reduce(part, index{-1}, compas::op::max{},
+                                         [](index i, index j) { return i * 10 + j; });
   EXPECT_EQ(top, (3 * rt().processes() - 1) * 10 + 4);
   index inside = 0;
   rt().run([&](compas::ThreadCtx& t) {
-    const index c =
-        rt().reduce(t, part, index{0}, compas::op::sum{}, [](index, index) { return index{1}; });
+    const index c = rt().transform_reduce(t, part, index{0}, compas::op::sum{},
+                                          [](index, index) { return index{1}; });
     if (t.is_leader()) inside = c;
   });
   EXPECT_EQ(inside, grid.size());
@@ -48,7 +49,7 @@ TEST(Loops, ParallelForCoversTheRangeOnceAndReduceIsJobWide) {
 // non-commutative op shows the order).
 TEST(Loops, FunneledScanPartAndArrayAllreduce) {
   const int p = rt().processes(), me = rt().process();
-  EXPECT_EQ(rt().part({5, 5 + 7 * p + 3}), compas::split({5, 5 + 7 * p + 3}, p, me));
+  EXPECT_EQ(rt().part({5, 5 + 7 * p + 3}), compas::block_of({5, 5 + 7 * p + 3}, p, me));
   const index before = compas::exclusive_scan(rt(), index{me + 1}, index{0}, compas::op::sum{});
   EXPECT_EQ(before, index{me} * (me + 1) / 2);
   std::array<index, 5> in{}, out{};

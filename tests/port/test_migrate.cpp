@@ -11,6 +11,7 @@
 #include "../common/job_main.hpp"
 #include "compas/port/dist_array.hpp"
 #include "compas/port/migrate.hpp"
+#include "compas/runtime/group.hpp"
 
 namespace {
 
@@ -65,6 +66,31 @@ TEST(Migrate, AllToOneAndBack) {
   for (int s = 0; s < 10; ++s) EXPECT_EQ(items[static_cast<std::size_t>(s)].serial, s);
 }
 
+// Within a Group: destinations are group ranks, items move among the members only, and arrive
+// by sending group rank. Even and odd processes form two groups that migrate at once.
+TEST(Migrate, WithinAGroupRanksAreGroupRanks) {
+  const int me = rt().process();
+  compas::Group g = compas::split(rt(), me % 2, me);
+  const int q = g.processes(), at = g.process();
+  std::vector<Item> items = make_items(me, 20 + me);
+  compas::migrate(g, items, [q](const Item& it) { return destination_of(it, q); });
+  std::vector<Item> want;
+  for (const Item& it : make_items(me, 20 + me))
+    if (destination_of(it, q) == at) want.push_back(it);
+  for (int r = 0; r < q; ++r) {
+    const int job = g.job_rank(r);
+    if (r != at)
+      for (const Item& it : make_items(job, 20 + job))
+        if (destination_of(it, q) == at) want.push_back(it);
+  }
+  ASSERT_EQ(items.size(), want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    EXPECT_EQ(items[k].origin % 2, me % 2) << k;  // from a member only
+    EXPECT_EQ(items[k].origin, want[k].origin) << k;
+    EXPECT_EQ(items[k].serial, want[k].serial) << k;
+  }
+}
+
 TEST(Migrate, ADestinationOutsideTheJobIsNamedOnEveryProcess) {
   const int p = rt().processes(), me = rt().process();
   std::vector<Item> items = make_items(me, 5);
@@ -82,14 +108,14 @@ TEST(Migrate, ADestinationOutsideTheJobIsNamedOnEveryProcess) {
   EXPECT_EQ(items.size(), 5u);  // left as it was
 }
 
-// part_holding(r, parts, i) names the part of split(r, parts, .) whose range holds i, for every
+// part_holding(r, parts, i) names the part of block_of(r, parts, .) whose range holds i, for every
 // index of ranges that parts divide, do not divide, or outnumber.
 TEST(Owner, PartHoldingIsTheInverseOfSplit) {
   for (compas::index n : {1, 2, 7, 12, 13, 100})
     for (compas::index parts : {1, 2, 3, 4, 5, 16}) {
       const compas::Range r{-3, n - 3};
       for (compas::index q = 0; q < parts; ++q) {
-        const compas::Range part = compas::split(r, parts, q);
+        const compas::Range part = compas::block_of(r, parts, q);
         for (compas::index i = part.lo; i < part.hi; ++i)
           EXPECT_EQ(compas::part_holding(r, parts, i), q) << n << " over " << parts << ": " << i;
       }

@@ -54,9 +54,9 @@ TEST(UpdateBatchThreads, TheThreadsOfRunAddThroughAddAndTheirHandles) {
     rt().run([&](compas::ThreadCtx& t) {
       if (handles) {
         const auto add = batch.adder();
-        for (long k = 0; k < kPer; ++k) add(at(k, t.tid()), 1);
+        for (long k = 0; k < kPer; ++k) add(at(k, t.thread()), 1);
       } else {
-        for (long k = 0; k < kPer; ++k) batch.add(at(k, t.tid()), 1);
+        for (long k = 0; k < kPer; ++k) batch.add(at(k, t.thread()), 1);
       }
     });
     batch.flush();

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
     if (phase == "thread-barrier") {
       rt.run([&](compas::ThreadCtx& t) {
         for (int i = 0; i < 20000; ++i) {
-          if (me && i == 2000 && t.tid() == t.nthreads() - 1) die();
+          if (me && i == 2000 && t.thread() == t.threads() - 1) die();
           t.barrier();
           if (i % 1000 == 0) rt.barrier(t);
         }
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
     } else if (phase == "allreduce") {
       rt.run([&](compas::ThreadCtx& t) {
         for (int i = 0; i < 20000; ++i) {
-          if (me && i == 300 && t.tid() == 0) die();
+          if (me && i == 300 && t.thread() == 0) die();
           const double s = rt.allreduce(t, 1.0, compas::op::sum{});
           if (s != t.global_threads()) throw std::logic_error("allreduce gave a wrong sum");
         }
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
       };
       rt.run([&](compas::ThreadCtx& t) {
         for (int i = 0; i < 20000; ++i) {
-          if (me && i == 300 && t.tid() == 0) armed = true;
+          if (me && i == 300 && t.thread() == 0) armed = true;
           const double s = rt.allreduce(t, 1.0, op);
           if (s != t.global_threads()) throw std::logic_error("allreduce gave a wrong sum");
         }
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
     } else if (phase == "barrier-skipped") {
       rt.run([&](compas::ThreadCtx& t) {
         for (int i = 0; i < 1000; ++i) {
-          if (me && i >= 500 && t.tid() == t.nthreads() - 1) break;
+          if (me && i >= 500 && t.thread() == t.threads() - 1) break;
           t.barrier();
         }
       });

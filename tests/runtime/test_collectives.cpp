@@ -319,10 +319,72 @@ TEST(Collectives, DeprecatedSpellingsForwardToTheFreeFunctions) {
   EXPECT_EQ(out, want);
   std::vector<long> scans(static_cast<std::size_t>(rt().threads())), news(scans.size());
   rt().run([&](compas::ThreadCtx& t) {
-    const auto i = static_cast<std::size_t>(t.tid());
+    const auto i = static_cast<std::size_t>(t.thread());
     scans[i] = rt().exclusive_scan(t, static_cast<long>(t.global_id()), compas::op::sum{}, 0L);
     news[i] = rt().exclusive_scan(t, static_cast<long>(t.global_id()), 0L, compas::op::sum{});
   });
   EXPECT_EQ(scans, news);
+}
+
+// Names that had two meanings, and scans that took the operator first, keep their old spelling
+// one release: each gives what the new one gives.
+TEST(Collectives, DeprecatedNamesForwardToTheNewOnes) {
+  const compas::Range r{3, 3 + 7 * P() + 2};
+  for (int q = 0; q < P(); ++q) EXPECT_EQ(compas::split(r, P(), q), compas::block_of(r, P(), q));
+  const auto square = [](compas::index i) { return i * i; };
+  EXPECT_EQ(rt().reduce(rt().part(r), compas::index{0}, compas::op::sum{}, square),
+            rt().transform_reduce(rt().part(r), compas::index{0}, compas::op::sum{}, square));
+  if (P() > 1) {
+    EXPECT_EQ(rt().collectives().exclusive_scan(me() + 1L, compas::op::sum{}, 5L),
+              rt().collectives().exclusive_scan(me() + 1L, 5L, compas::op::sum{}));
+  }
+  const auto n = static_cast<std::size_t>(rt().threads());
+  std::vector<long> reduced(n), reduced_new(n), scans(n), news(n), spans(n), spans_new(n);
+  rt().run([&](compas::ThreadCtx& t) {
+    const auto i = static_cast<std::size_t>(t.thread());
+    reduced[i] = rt().reduce(t, rt().part(r), 1L, compas::op::prod{},
+                             [](compas::index j) { return j % 3 + 1; });
+    reduced_new[i] = rt().transform_reduce(t, rt().part(r), 1L, compas::op::prod{},
+                                           [](compas::index j) { return j % 3 + 1; });
+    scans[i] = t.exclusive_scan(t.thread() + 2L, compas::op::prod{}, 3L);
+    news[i] = t.exclusive_scan(t.thread() + 2L, 3L, compas::op::prod{});
+    std::array<long, 1> a{t.thread() + 2L}, b{t.thread() + 2L};
+    t.exclusive_scan(std::span<long>(a), compas::op::sum{}, 4L);
+    t.exclusive_scan(std::span<long>(b), 4L, compas::op::sum{});
+    spans[i] = a[0];
+    spans_new[i] = b[0];
+  });
+  EXPECT_EQ(reduced, reduced_new);
+  EXPECT_EQ(scans, news);
+  EXPECT_EQ(spans, spans_new);
+  EXPECT_EQ(
+      scans.back(), n == 1 ? 3L : 3L * [&] {
+        long f = 1;
+        for (std::size_t k = 0; k + 1 < n; ++k) f *= static_cast<long>(k) + 2;
+        return f;
+      }());
+}
+// rank() / size() of a Group and of Processes, tid() / nthreads() of a ThreadCtx: the old words
+// of process() / processes() and thread() / threads(), for one release.
+TEST(Collectives, DeprecatedRankWordsForwardToTheNewOnes) {
+  compas::Group g = compas::split(rt(), me() % 2, -me());
+  EXPECT_EQ(g.rank(), g.process());
+  EXPECT_EQ(g.size(), g.processes());
+  EXPECT_EQ(g.processes(), (P() - me() % 2 + 1) / 2);
+  const compas::Processes job(rt()), group(g);
+  EXPECT_EQ(job.rank(), me());
+  EXPECT_EQ(job.size(), P());
+  EXPECT_EQ(group.rank(), g.process());
+  EXPECT_EQ(group.size(), g.processes());
+  std::vector<int> tids(static_cast<std::size_t>(rt().threads()), -1), counts(tids.size(), -1);
+  rt().run([&](compas::ThreadCtx& t) {
+    EXPECT_EQ(t.tid(), t.thread());
+    tids[static_cast<std::size_t>(t.thread())] = t.tid();
+    counts[static_cast<std::size_t>(t.thread())] = t.nthreads();
+  });
+  for (std::size_t i = 0; i < tids.size(); ++i) {
+    EXPECT_EQ(tids[i], static_cast<int>(i));
+    EXPECT_EQ(counts[i], rt().threads());
+  }
 }
 #pragma GCC diagnostic pop

@@ -92,7 +92,7 @@ void expect_refused(const std::vector<std::string>& errors, const std::string& w
 TEST(FunneledErrors, KernelsSamplesAndFunneledCollectivesInsideRunOrFromAnotherThreadAreRefused) {
   std::vector<std::vector<std::string>> inside(static_cast<std::size_t>(rt().threads()));
   rt().run([&](compas::ThreadCtx& t) {
-    inside[static_cast<std::size_t>(t.tid())] = attempts(entry_points());
+    inside[static_cast<std::size_t>(t.thread())] = attempts(entry_points());
   });
   for (const auto& errors : inside) expect_refused(errors, "inside Runtime::run");
   std::vector<std::string> other;
@@ -141,9 +141,9 @@ void expect_raw(const std::vector<std::string>& got, bool refused) {
 TEST(FunneledErrors, RawCommCollectivesFromAnotherThreadThanTheRuntimesAreRefused) {
   std::vector<std::vector<std::string>> inside(static_cast<std::size_t>(rt().threads()));
   rt().run([&](compas::ThreadCtx& t) {
-    if (t.tid() != 0) inside[static_cast<std::size_t>(t.tid())] = raw_attempts();
+    if (t.thread() != 0) inside[static_cast<std::size_t>(t.thread())] = raw_attempts();
     t.barrier();  // thread 0 goes on once the others were refused: nothing of theirs can mix in
-    if (t.tid() == 0) inside[0] = raw_attempts();
+    if (t.thread() == 0) inside[0] = raw_attempts();
   });
   expect_raw(inside[0], false);
   for (std::size_t i = 1; i < inside.size(); ++i) expect_raw(inside[i], true);

@@ -47,15 +47,16 @@ std::vector<int> expected_members(const std::vector<int>& colours, const std::ve
 
 void check_shape(const compas::Group& g, const std::vector<int>& want) {
   ASSERT_EQ(g.members(), want);
-  ASSERT_EQ(g.size(), static_cast<int>(want.size()));
-  ASSERT_EQ(g.job_rank(g.rank()), me());
-  for (int i = 0; i < g.size(); ++i) EXPECT_EQ(g.job_rank(i), want[static_cast<std::size_t>(i)]);
+  ASSERT_EQ(g.processes(), static_cast<int>(want.size()));
+  ASSERT_EQ(g.job_rank(g.process()), me());
+  for (int i = 0; i < g.processes(); ++i)
+    EXPECT_EQ(g.job_rank(i), want[static_cast<std::size_t>(i)]);
 }
 
 void check_broadcast(compas::Group& g, int k) {
-  for (int root = 0; root < g.size(); ++root) {
+  for (int root = 0; root < g.processes(); ++root) {
     std::vector<std::int64_t> v(3, -1);
-    if (g.rank() == root)
+    if (g.process() == root)
       for (std::size_t i = 0; i < v.size(); ++i) v[i] = code(me(), -1, i, k);
     compas::broadcast(g, std::span<std::int64_t>(v), root);
     for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], code(g.job_rank(root), -1, i, k));
@@ -63,16 +64,16 @@ void check_broadcast(compas::Group& g, int k) {
 }
 
 void check_gathers(compas::Group& g, int k) {
-  const auto n = static_cast<std::size_t>(g.size());
+  const auto n = static_cast<std::size_t>(g.processes());
   const auto all = compas::allgather(g, code(me(), -1, 0, k));
   ASSERT_EQ(all.size(), n);
   for (std::size_t s = 0; s < n; ++s) EXPECT_EQ(all[s], code(g.job_rank(int(s)), -1, 0, k));
   // Lengths that differ by group rank (0 on group rank 0).
-  std::vector<std::int64_t> mine(static_cast<std::size_t>(g.rank()));
+  std::vector<std::int64_t> mine(static_cast<std::size_t>(g.process()));
   for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = code(me(), -1, i, k);
   const auto v = compas::allgatherv(g, std::span<const std::int64_t>(mine));
-  const auto at_root = compas::gather(g, std::span<const std::int64_t>(mine), g.size() - 1);
-  ASSERT_EQ(at_root.data.empty(), g.rank() != g.size() - 1 || n == 1);
+  const auto at_root = compas::gather(g, std::span<const std::int64_t>(mine), g.processes() - 1);
+  ASSERT_EQ(at_root.data.empty(), g.process() != g.processes() - 1 || n == 1);
   for (std::size_t s = 0; s < n; ++s) {
     ASSERT_EQ(v.counts[s], s);
     for (std::size_t i = 0; i < s; ++i) {
@@ -85,7 +86,7 @@ void check_gathers(compas::Group& g, int k) {
 }
 
 void check_alltoalls(compas::Group& g, int k) {
-  const auto n = static_cast<std::size_t>(g.size());
+  const auto n = static_cast<std::size_t>(g.processes());
   std::vector<std::int64_t> send, recv(2 * n);
   for (std::size_t d = 0; d < n; ++d)
     for (std::size_t i = 0; i < 2; ++i) send.push_back(code(me(), g.job_rank(int(d)), i, k));
@@ -102,7 +103,7 @@ void check_alltoalls(compas::Group& g, int k) {
   }
   const auto got = compas::alltoallv(g, std::span<const std::int64_t>(sendv), counts);
   for (std::size_t s = 0; s < n; ++s) {
-    ASSERT_EQ(got.counts[s], static_cast<std::size_t>(g.rank()));
+    ASSERT_EQ(got.counts[s], static_cast<std::size_t>(g.process()));
     for (std::size_t i = 0; i < got.counts[s]; ++i)
       EXPECT_EQ(got.data[got.offsets[s] + i], code(g.job_rank(int(s)), me(), i, k));
   }
@@ -129,12 +130,12 @@ void check_reductions(compas::Group& g, int k) {
   compas::allreduce<double>(g, in, std::span<double>(out), compas::comm::Op::max);
   EXPECT_EQ(out[0], *std::max_element(g.members().begin(), g.members().end()));
   const auto r = compas::reduce(g, Digits{me(), 10}, append, 0);
-  if (g.rank() == 0) {
+  if (g.process() == 0) {
     EXPECT_EQ(r.v, order);
   }
   // MPI_Exscan within the group: the members before this one, in group order.
   std::int64_t before = 0, scale = 1;
-  for (int i = 0; i < g.rank(); ++i) {
+  for (int i = 0; i < g.process(); ++i) {
     before = before * 10 + g.job_rank(i);
     scale *= 10;
   }
@@ -167,7 +168,7 @@ TEST(Groups, SplitByAKeyThatReversesTheOrder) {
   for (int r = 0; r < P(); ++r) keys.push_back(-r);
   compas::Group g = compas::split(rt(), 7, -me());
   check_shape(g, expected_members(colours, keys, 7));
-  EXPECT_EQ(g.rank(), P() - 1 - me());
+  EXPECT_EQ(g.process(), P() - 1 - me());
   check_all(g, 2);
 }
 
@@ -176,7 +177,7 @@ TEST(Groups, AnUndefinedColourIsInNoGroup) {
   compas::Group g = compas::split(rt(), colour, me());
   if (me() == 0) {
     EXPECT_TRUE(g.empty());
-    EXPECT_EQ(g.rank(), -1);
+    EXPECT_EQ(g.process(), -1);
     EXPECT_THROW(compas::barrier(g), std::logic_error);
     EXPECT_THROW(compas::broadcast(g, 1, 0), std::logic_error);
   } else {
@@ -221,15 +222,15 @@ TEST(Groups, RowAndColumnGroupsAlternatelyAndDifferentCollectivesAtOnce) {
 
 TEST(GroupsBadInput, RootOutsideTheGroupIsNamed) {
   compas::Group g = compas::split(rt(), me() % 2, -me());
-  const std::string err = error_of([&] { compas::broadcast(g, 1, g.size()); });
+  const std::string err = error_of([&] { compas::broadcast(g, 1, g.processes()); });
   std::string want = "compas::broadcast on the group of processes " + [&] {
     std::string s = "{";
-    for (int i = 0; i < g.size(); ++i) s += (i ? ", " : "") + std::to_string(g.job_rank(i));
+    for (int i = 0; i < g.processes(); ++i) s += (i ? ", " : "") + std::to_string(g.job_rank(i));
     return s + "}";
   }();
-  want += ": root " + std::to_string(g.size()) + " on group rank 0 (process " +
+  want += ": root " + std::to_string(g.processes()) + " on group rank 0 (process " +
           std::to_string(g.job_rank(0)) + ") is outside the group: group ranks are 0.." +
-          std::to_string(g.size() - 1);
+          std::to_string(g.processes() - 1);
   EXPECT_EQ(err, want);
   check_all(g, 6);  // the group still works
 }
@@ -237,8 +238,8 @@ TEST(GroupsBadInput, RootOutsideTheGroupIsNamed) {
 TEST(GroupsBadInput, LengthsThatDifferWithinAGroupNameBoth) {
   if (P() < 3) GTEST_SKIP() << "needs a group of two";
   compas::Group g = compas::split(rt(), me() % 2, -me());
-  if (g.size() < 2) GTEST_SKIP() << "this process's group has one member";
-  std::vector<int> data(g.rank() == 1 ? 5 : 4, 1);
+  if (g.processes() < 2) GTEST_SKIP() << "this process's group has one member";
+  std::vector<int> data(g.process() == 1 ? 5 : 4, 1);
   const std::string err = error_of([&] { compas::broadcast(g, std::span<int>(data), 0); });
   EXPECT_NE(err.find("group rank 0 (process " + std::to_string(g.job_rank(0)) +
                      ") passes 4 elements, group rank 1 (process " + std::to_string(g.job_rank(1)) +
@@ -268,6 +269,34 @@ TEST(GroupsBadInput, GridSidesThatDoNotMakeTheJob) {
   EXPECT_EQ(err, "compas::grid_rows: process grid " + std::to_string(P() + 1) + " x 0 for " +
                      std::to_string(P()) + " processes: the sides must multiply to the " +
                      std::to_string(P()) + " processes");
+}
+
+// Making a group is collective over the whole job: on a Group each form is refused on every
+// member with an error naming the call, the group and why, before anything collective (the
+// others, which do not call it, go on), and the group stays usable.
+TEST(GroupsBadInput, MakingAGroupOnAGroupIsRefusedNamingWhy) {
+  compas::Group g = compas::split(rt(), me() % 2, me());
+  const std::string where = " on a group on the group of processes " + [&] {
+    std::string s = "{";
+    for (int i = 0; i < g.processes(); ++i) s += (i ? ", " : "") + std::to_string(g.job_rank(i));
+    return s + "}";
+  }();
+  const std::string why =
+      ": making a group is collective over the whole job (each group's scratch window is a "
+      "job-wide allocation); call it with the Runtime";
+  const auto refused = [&](const char* call, auto&& f) {
+    try {
+      f();
+      ADD_FAILURE() << call << " on a group was accepted";
+    } catch (const std::logic_error& e) {
+      EXPECT_EQ(std::string(e.what()), call + where + why);
+    }
+  };
+  refused("compas::split", [&] { compas::split(g, 0); });
+  refused("compas::group_of", [&] { compas::group_of(g, {me()}); });
+  refused("compas::grid_rows", [&] { compas::grid_rows(g); });
+  refused("compas::grid_cols", [&] { compas::grid_cols(g, {1, 0}); });
+  check_all(g, 10);
 }
 
 TEST(GroupsBadInput, CallsFromAnotherThreadAreRefused) {

@@ -281,8 +281,8 @@ TEST(OpenMP, AllreduceFromEveryThreadOfARegion) {
   // The ThreadCtx form over the team, with the same values: the same bits.
   std::vector<double> team_dsums(static_cast<std::size_t>(T));
   rt().run([&](compas::ThreadCtx& t) {
-    team_dsums[static_cast<std::size_t>(t.tid())] =
-        rt().allreduce(t, dvalue(me, t.tid()), compas::op::sum{});
+    team_dsums[static_cast<std::size_t>(t.thread())] =
+        rt().allreduce(t, dvalue(me, t.thread()), compas::op::sum{});
   });
   for (std::size_t i = 0; i < static_cast<std::size_t>(T); ++i) {
     EXPECT_EQ(sums[i], want_sum) << "thread " << i;

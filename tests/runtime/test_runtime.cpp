@@ -104,7 +104,7 @@ TEST(Runtime, AllreduceOverEveryThreadOfEveryProcess) {
   std::vector<Mat> prods(static_cast<std::size_t>(rt().threads()));
   std::vector<double> maxes(static_cast<std::size_t>(rt().threads()));
   rt().run([&](compas::ThreadCtx& t) {
-    const auto i = static_cast<std::size_t>(t.tid());
+    const auto i = static_cast<std::size_t>(t.thread());
     sums[i] = rt().allreduce(t, static_cast<long>(t.global_id() + 1), compas::op::sum{});
     prods[i] = rt().allreduce(t, operand(t.global_id()), matmul{});
     maxes[i] = rt().allreduce(t, 0.5 * t.global_id(), compas::op::max{});
@@ -123,7 +123,8 @@ TEST(Runtime, AllreduceOverEveryThreadOfEveryProcess) {
 TEST(Runtime, AllreduceOfDoublesHasTheDocumentedBitsEverywhere) {
   std::vector<double> got(static_cast<std::size_t>(rt().threads()));
   rt().run([&](compas::ThreadCtx& t) {
-    got[static_cast<std::size_t>(t.tid())] = rt().allreduce(t, dvalue(t.process(), t.tid()), add);
+    got[static_cast<std::size_t>(t.thread())] =
+        rt().allreduce(t, dvalue(t.process(), t.thread()), add);
   });
   const double want = dreference(rt().processes(), rt().threads());
   for (int i = 0; i < rt().threads(); ++i)
@@ -138,7 +139,7 @@ TEST(Runtime, ConcatenationInProcessThenThreadOrder) {
   std::vector<Word> all(static_cast<std::size_t>(rt().threads()));
   std::vector<Word> before(static_cast<std::size_t>(rt().threads()));
   rt().run([&](compas::ThreadCtx& t) {
-    const auto i = static_cast<std::size_t>(t.tid());
+    const auto i = static_cast<std::size_t>(t.thread());
     all[i] = rt().allreduce(t, letter(t.global_id()), concat{});
     before[i] = rt().exclusive_scan(t, letter(t.global_id()), Word{}, concat{});
   });
@@ -193,8 +194,8 @@ TEST(Runtime, BroadcastFromEveryRoot) {
     for (int root_thread = 0; root_thread < rt().threads(); ++root_thread) {
       std::vector<std::array<int, 3>> got(static_cast<std::size_t>(rt().threads()));
       rt().run([&](compas::ThreadCtx& t) {
-        const std::array<int, 3> mine{t.process(), t.tid(), 77};
-        got[static_cast<std::size_t>(t.tid())] = rt().broadcast(t, mine, root_node, root_thread);
+        const std::array<int, 3> mine{t.process(), t.thread(), 77};
+        got[static_cast<std::size_t>(t.thread())] = rt().broadcast(t, mine, root_node, root_thread);
       });
       for (const auto& v : got)
         EXPECT_EQ(v, (std::array<int, 3>{root_node, root_thread, 77}))
@@ -218,7 +219,7 @@ TEST(Runtime, ExclusiveScanInProcessThenThreadOrder) {
   std::vector<long> sums(static_cast<std::size_t>(rt().threads()));
   std::vector<Mat> prods(static_cast<std::size_t>(rt().threads()));
   rt().run([&](compas::ThreadCtx& t) {
-    const auto i = static_cast<std::size_t>(t.tid());
+    const auto i = static_cast<std::size_t>(t.thread());
     sums[i] = rt().exclusive_scan(t, static_cast<long>(t.global_id() + 1), 0L, compas::op::sum{});
     prods[i] = rt().exclusive_scan(t, operand(t.global_id()), Mat{}, matmul{});
   });

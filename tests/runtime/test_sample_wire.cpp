@@ -87,7 +87,7 @@ TEST(SampleWire, JobSamplesHoldEveryThreadOfEveryProcessOnce) {
   compas::Runtime& rt = *g_rt;
   rt.profile().reset();
   rt.run([&](compas::ThreadCtx& t) {
-    for (int k = 0; k <= t.tid(); ++k) {
+    for (int k = 0; k <= t.thread(); ++k) {
       COMPAS_REGION(t, "sample_wire_test");
     }
   });

@@ -39,7 +39,7 @@ class Log {
   explicit Log(int threads) : per_thread_(static_cast<std::size_t>(threads)) {}
   void expect(const ct::ThreadCtx& ctx, bool ok, const std::string& what) {
     if (ok) return;
-    Entry& e = per_thread_[static_cast<std::size_t>(ctx.tid())];
+    Entry& e = per_thread_[static_cast<std::size_t>(ctx.thread())];
     if (e.count++ < 5) e.first.push_back(what);
   }
   void check() const {

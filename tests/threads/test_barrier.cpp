@@ -150,7 +150,7 @@ TEST_P(BarrierStress, NoThreadLeavesEarly) {
   const int phases = phases_for(policy, threads, host().pus());
   PhaseChecker checker(threads);
   team.run([&](ct::ThreadCtx& ctx) {
-    checker.run_thread(ctx.tid(), phases, [&](int) { ctx.barrier(); });
+    checker.run_thread(ctx.thread(), phases, [&](int) { ctx.barrier(); });
   });
   checker.check(phases);
 }

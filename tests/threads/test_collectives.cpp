@@ -31,7 +31,7 @@ TEST_P(Collectives, IntSumMaxMin) {
   ct::Team team(host(), team_options(n));
   Log log(n);
   team.run([&](ct::ThreadCtx& ctx) {
-    const int tid = ctx.tid();
+    const int tid = ctx.thread();
     for (int it = 0; it < 40; ++it) {
       auto v = [it](int t) { return ival(t, it); };
       const int mine = v(tid);
@@ -57,15 +57,15 @@ TEST_P(Collectives, IntSumMaxMin) {
                  ctx.inclusive_scan(mine, IntHorner{}) == fold_inclusive<int>(tid, v, IntHorner{}),
                  at("inclusive_scan ordered", it));
       log.expect(
-          ctx, ctx.exclusive_scan(mine, op::sum{}, 0) == fold_exclusive<int>(tid, v, op::sum{}, 0),
+          ctx, ctx.exclusive_scan(mine, 0, op::sum{}) == fold_exclusive<int>(tid, v, op::sum{}, 0),
           at("exclusive_scan sum", it));
       log.expect(ctx,
-                 ctx.exclusive_scan(mine, op::max{}, INT_MIN) ==
+                 ctx.exclusive_scan(mine, INT_MIN, op::max{}) ==
                      fold_exclusive<int>(tid, v, op::max{}, INT_MIN),
                  at("exclusive_scan max", it));
       log.expect(
           ctx,
-          ctx.exclusive_scan(mine, IntHorner{}, 5) == fold_exclusive<int>(tid, v, IntHorner{}, 5),
+          ctx.exclusive_scan(mine, 5, IntHorner{}) == fold_exclusive<int>(tid, v, IntHorner{}, 5),
           at("exclusive_scan ordered", it));
     }
   });
@@ -82,7 +82,7 @@ TEST_P(Collectives, DoubleSumIsReproducible) {
   std::vector<std::array<std::array<double, 8>, kValues>> results(kRepeats);
   for (int rep = 0; rep < kRepeats; ++rep) {
     team.run([&](ct::ThreadCtx& ctx) {
-      const int tid = ctx.tid();
+      const int tid = ctx.thread();
       for (int it = 0; it < kValues; ++it) {
         auto v = [it](int t) { return dval(t, it); };
         const double all = ctx.allreduce(v(tid), op::sum{});
@@ -97,7 +97,7 @@ TEST_P(Collectives, DoubleSumIsReproducible) {
                              fold_inclusive<double>(tid, v, op::sum{})),
                    at("inclusive_scan", it));
         log.expect(ctx,
-                   same_bits(ctx.exclusive_scan(v(tid), op::sum{}, 0.0),
+                   same_bits(ctx.exclusive_scan(v(tid), 0.0, op::sum{}),
                              fold_exclusive<double>(tid, v, op::sum{}, 0.0)),
                    at("exclusive_scan", it));
         log.expect(ctx, same_bits(ctx.broadcast(v(tid), n / 2), v(n / 2)), at("broadcast", it));
@@ -127,7 +127,7 @@ TEST_P(Collectives, Uint64BitOps) {
   ct::Team team(host(), team_options(n));
   Log log(n);
   team.run([&](ct::ThreadCtx& ctx) {
-    const int tid = ctx.tid();
+    const int tid = ctx.thread();
     for (int it = 0; it < 64; ++it) {
       auto v = [it](int t) { return uval(t, it); };
       log.expect(ctx,
@@ -143,7 +143,7 @@ TEST_P(Collectives, Uint64BitOps) {
                      fold_inclusive<std::uint64_t>(tid, v, op::bit_or{}),
                  at("inclusive_scan or", it));
       log.expect(ctx,
-                 ctx.exclusive_scan(v(tid), op::bit_or{}, std::uint64_t{0}) ==
+                 ctx.exclusive_scan(v(tid), std::uint64_t{0}, op::bit_or{}) ==
                      fold_exclusive<std::uint64_t>(tid, v, op::bit_or{}, std::uint64_t{0}),
                  at("exclusive_scan or", it));
       log.expect(ctx, ctx.broadcast(v(tid), (it + 1) % n) == v((it + 1) % n), at("broadcast", it));
@@ -157,7 +157,7 @@ TEST_P(Collectives, SmallStructCustomOp) {
   ct::Team team(host(), team_options(n));
   Log log(n);
   team.run([&](ct::ThreadCtx& ctx) {
-    const int tid = ctx.tid();
+    const int tid = ctx.thread();
     const auto lambda = [](const Small& x, const Small& y) { return SmallOp{}(x, y); };
     for (int it = 0; it < 40; ++it) {
       auto v = [it](int t) { return sval(t, it); };
@@ -170,7 +170,7 @@ TEST_P(Collectives, SmallStructCustomOp) {
                  at("inclusive_scan", it));
       const Small id{1, -0.5};
       log.expect(
-          ctx, ctx.exclusive_scan(v(tid), lambda, id) == fold_exclusive<Small>(tid, v, lambda, id),
+          ctx, ctx.exclusive_scan(v(tid), id, lambda) == fold_exclusive<Small>(tid, v, lambda, id),
           at("exclusive_scan", it));
     }
   });
@@ -182,7 +182,7 @@ TEST_P(Collectives, LargeStructPointerPath) {
   ct::Team team(host(), team_options(n));
   Log log(n);
   team.run([&](ct::ThreadCtx& ctx) {
-    const int tid = ctx.tid();
+    const int tid = ctx.thread();
     const BigOp o;
     for (int it = 0; it < 30; ++it) {
       auto v = [it](int t) { return bval(t, it); };
@@ -198,7 +198,7 @@ TEST_P(Collectives, LargeStructPointerPath) {
                  at("inclusive_scan", it));
       Big id;
       id.fill(2.0);
-      log.expect(ctx, ctx.exclusive_scan(mine, o, id) == fold_exclusive<Big>(tid, v, o, id),
+      log.expect(ctx, ctx.exclusive_scan(mine, id, o) == fold_exclusive<Big>(tid, v, o, id),
                  at("exclusive_scan", it));
       // Sizes right at the slot boundary, both sides.
       auto e128 = [it](int t) { return eval<Edge128>(t, it); };
@@ -210,7 +210,7 @@ TEST_P(Collectives, LargeStructPointerPath) {
                  same(ctx.allreduce(e132(tid), EdgeOp{}), fold_all<Edge132>(n, e132, EdgeOp{})),
                  at("allreduce 132 bytes", it));
       log.expect(ctx,
-                 same(ctx.exclusive_scan(e132(tid), EdgeOp{}, e132(0)),
+                 same(ctx.exclusive_scan(e132(tid), e132(0), EdgeOp{}),
                       fold_exclusive<Edge132>(tid, e132, EdgeOp{}, e132(0))),
                  at("exclusive_scan 132 bytes", it));
       log.expect(ctx, same(ctx.broadcast(e128(tid), n - 1), e128(n - 1)),
@@ -235,7 +235,7 @@ TEST_P(Collectives, BackToBackMixedSequence) {
     ct::Team team(host(), team_options(n, algorithm));
     Log log(n);
     team.run([&](ct::ThreadCtx& ctx) {
-      const int tid = ctx.tid();
+      const int tid = ctx.thread();
       std::vector<long> arr(7);
       for (int it = 0; it < kMixedIterations; ++it) {
         auto iv = [it](int t) { return ival(t, it); };
@@ -260,7 +260,7 @@ TEST_P(Collectives, BackToBackMixedSequence) {
             auto sv = [it](int t) { return sval(t, it); };
             const Small id{0, 0.0};
             log.expect(ctx,
-                       ctx.exclusive_scan(sv(tid), SmallOp{}, id) ==
+                       ctx.exclusive_scan(sv(tid), id, SmallOp{}) ==
                            fold_exclusive<Small>(tid, sv, SmallOp{}, id),
                        at("exclusive_scan small", it));
             break;
@@ -321,10 +321,12 @@ TEST_P(Collectives, AcrossRuns) {
     team.run([&](ct::ThreadCtx& ctx) {
       auto v = [run](int t) { return ival(t, run); };
       // An odd number of slot collectives per run flips the parity between runs.
-      log.expect(ctx, ctx.allreduce(v(ctx.tid()), IntHorner{}) == fold_all<int>(n, v, IntHorner{}),
+      log.expect(ctx,
+                 ctx.allreduce(v(ctx.thread()), IntHorner{}) == fold_all<int>(n, v, IntHorner{}),
                  at("allreduce", run));
       if (run % 3 == 0)
-        log.expect(ctx, ctx.broadcast(v(ctx.tid()), run % n) == v(run % n), at("broadcast", run));
+        log.expect(ctx, ctx.broadcast(v(ctx.thread()), run % n) == v(run % n),
+                   at("broadcast", run));
     });
   }
   log.check();

@@ -32,7 +32,7 @@ TEST_P(Collectives, SpanAllreduce) {
   ct::Team team(host(), team_options(n));
   Log log(n);
   team.run([&](ct::ThreadCtx& ctx) {
-    const int tid = ctx.tid();
+    const int tid = ctx.thread();
     for (int rep = 0; rep < 3; ++rep) {
       for (std::size_t size :
            {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{1000}, std::size_t{3}}) {
@@ -64,7 +64,7 @@ TEST_P(Collectives, SpanExclusiveScan) {
   ct::Team team(host(), team_options(n));
   Log log(n);
   team.run([&](ct::ThreadCtx& ctx) {
-    const int tid = ctx.tid();
+    const int tid = ctx.thread();
     for (int rep = 0; rep < 3; ++rep) {
       for (std::size_t size :
            {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{1000}, std::size_t{2}}) {
@@ -74,8 +74,8 @@ TEST_P(Collectives, SpanExclusiveScan) {
           d[j] = span_dval(tid, j);
           l[j] = span_lval(tid, j);
         }
-        ctx.exclusive_scan(std::span<double>(d), op::sum{}, 0.0);
-        ctx.exclusive_scan(std::span<long>(l), LongHorner{}, 7L);
+        ctx.exclusive_scan(std::span<double>(d), 0.0, op::sum{});
+        ctx.exclusive_scan(std::span<long>(l), 7L, LongHorner{});
         bool dok = true, lok = true;
         for (std::size_t j = 0; j < size; ++j) {
           dok = dok &&
@@ -103,7 +103,7 @@ TEST_P(Collectives, ThreadBlocksPartitionTheRange) {
       sizes.size(), std::vector<std::pair<std::size_t, std::size_t>>(static_cast<std::size_t>(n)));
   team.run([&](ct::ThreadCtx& ctx) {
     for (std::size_t s = 0; s < sizes.size(); ++s)
-      ranges[s][static_cast<std::size_t>(ctx.tid())] = ctx.block(sizes[s]);
+      ranges[s][static_cast<std::size_t>(ctx.thread())] = ctx.block(sizes[s]);
   });
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     std::size_t next = 0;

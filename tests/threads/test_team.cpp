@@ -57,10 +57,10 @@ struct Seen {
 std::vector<Seen> observe(ct::Team& team, const ct::Topology& binding_topo) {
   std::vector<Seen> seen(static_cast<std::size_t>(team.size()));
   team.run([&](ct::ThreadCtx& ctx) {
-    Seen& s = seen[static_cast<std::size_t>(ctx.tid())];
+    Seen& s = seen[static_cast<std::size_t>(ctx.thread())];
     s.id = std::this_thread::get_id();
     ++s.calls;
-    s.nthreads = ctx.nthreads();
+    s.nthreads = ctx.threads();
     s.cpu = ctx.cpu();
     s.socket = ctx.socket();
     s.sched_cpu = sched_getcpu();
@@ -199,7 +199,7 @@ TEST(Team, SyntheticTopologyUnpinned) {
     }
     int sum = 0;
     team.run([&](ct::ThreadCtx& ctx) {
-      const int s = ctx.allreduce(ctx.socket() * 100 + ctx.tid(), compas::op::sum{});
+      const int s = ctx.allreduce(ctx.socket() * 100 + ctx.thread(), compas::op::sum{});
       if (ctx.is_leader()) sum = s;
     });
     int expected_sum = 0;
@@ -257,9 +257,9 @@ TEST(Team, OversubscribedTeamWorks) {
     long v = 0;
     for (int i = 0; i < 50; ++i) {
       ctx.barrier();
-      v += ctx.allreduce(static_cast<long>(ctx.tid() + i), compas::op::sum{});
+      v += ctx.allreduce(static_cast<long>(ctx.thread() + i), compas::op::sum{});
     }
-    got[static_cast<std::size_t>(ctx.tid())] = v;
+    got[static_cast<std::size_t>(ctx.thread())] = v;
   });
   long expected = 0;
   for (int i = 0; i < 50; ++i)
@@ -310,7 +310,7 @@ TEST(Team, ProcessIdentity) {
   std::vector<int> gid(static_cast<std::size_t>(n)), gthreads(static_cast<std::size_t>(n));
   std::vector<int> process(static_cast<std::size_t>(n)), processes(static_cast<std::size_t>(n));
   team.run([&](ct::ThreadCtx& ctx) {
-    const auto t = static_cast<std::size_t>(ctx.tid());
+    const auto t = static_cast<std::size_t>(ctx.thread());
     gid[t] = ctx.global_id();
     gthreads[t] = ctx.global_threads();
     process[t] = ctx.process();
@@ -334,9 +334,10 @@ TEST(Team, ExceptionOnOneThreadIsRethrown) {
       try {
         team.run([&](ct::ThreadCtx& ctx) {
           ctx.barrier();
-          (void)ctx.allreduce(ctx.tid(), compas::op::sum{});
+          (void)ctx.allreduce(ctx.thread(), compas::op::sum{});
           ctx.barrier();
-          if (ctx.tid() == thrower) throw std::out_of_range("boom from " + std::to_string(thrower));
+          if (ctx.thread() == thrower)
+            throw std::out_of_range("boom from " + std::to_string(thrower));
           finished.fetch_add(1);
         });
         ADD_FAILURE() << "run() did not rethrow the exception of tid " << thrower;
@@ -383,7 +384,7 @@ TEST(Team, ExceptionOnOneThreadReleasesTheOthersFromTheirBarriers) {
                 // barrier or a collective of each algorithm (200 steps took a minute beside other
                 // tests on 2 PUs, a barrier waiting for time slices).
                 for (int i = 0; i < 60; ++i) {
-                  if (ctx.tid() == thrower && i == 30) throw std::logic_error("thread failed");
+                  if (ctx.thread() == thrower && i == 30) throw std::logic_error("thread failed");
                   if (i % 3 == 0)
                     (void)ctx.allreduce(i, compas::op::sum{});
                   else
@@ -407,7 +408,7 @@ TEST(Team, ExceptionOnOneThreadReleasesTheOthersFromTheirBarriers) {
           std::atomic<int> wrong{0};
           team.run([&](ct::ThreadCtx& ctx) {
             for (int i = 0; i < 50; ++i)
-              if (ctx.allreduce(ctx.tid() + i, compas::op::sum{}) !=
+              if (ctx.allreduce(ctx.thread() + i, compas::op::sum{}) !=
                   threads * (threads - 1) / 2 + threads * i)
                 wrong.fetch_add(1);
           });
@@ -423,7 +424,7 @@ TEST(Team, ExceptionOnEveryThreadRethrowsOne) {
     try {
       team.run([&](ct::ThreadCtx& ctx) {
         ctx.barrier();
-        throw std::runtime_error("tid " + std::to_string(ctx.tid()));
+        throw std::runtime_error("tid " + std::to_string(ctx.thread()));
       });
       ADD_FAILURE() << "no exception";
     } catch (const std::runtime_error& e) {
@@ -448,12 +449,12 @@ TEST(Team, ManyRunsInARow) {
     for (int run = 0; run < kRuns; ++run) {
       std::vector<int> mark(static_cast<std::size_t>(threads), 0);
       team.run([&](ct::ThreadCtx& ctx) {
-        const auto t = static_cast<std::size_t>(ctx.tid());
+        const auto t = static_cast<std::size_t>(ctx.thread());
         ++calls[t];
         mark[t] = run + 1;
         ctx.barrier();
         // Every thread's mark of this run is visible after the barrier.
-        for (int j = 0; j < ctx.nthreads(); ++j)
+        for (int j = 0; j < ctx.threads(); ++j)
           if (mark[static_cast<std::size_t>(j)] != run + 1) ++stale[t];
       });
       // Everything written by the workers is visible to the caller after run().
@@ -475,7 +476,7 @@ TEST(Team, ManyEmptyRunsInARow) {
     std::vector<int> calls(static_cast<std::size_t>(threads), 0);
     constexpr int kRuns = 300;
     for (int run = 0; run < kRuns; ++run)
-      team.run([&](ct::ThreadCtx& ctx) { ++calls[static_cast<std::size_t>(ctx.tid())]; });
+      team.run([&](ct::ThreadCtx& ctx) { ++calls[static_cast<std::size_t>(ctx.thread())]; });
     for (int t = 0; t < threads; ++t)
       EXPECT_EQ(calls[static_cast<std::size_t>(t)], kRuns) << threads << " threads, tid " << t;
   }
@@ -502,7 +503,7 @@ TEST(Team, IdleWorkersSleep) {
     o.wait = policy;
     ct::Team team(host(), o);
     std::vector<pid_t> tids(static_cast<std::size_t>(threads));
-    team.run([&](ct::ThreadCtx& ctx) { tids[static_cast<std::size_t>(ctx.tid())] = gettid(); });
+    team.run([&](ct::ThreadCtx& ctx) { tids[static_cast<std::size_t>(ctx.thread())] = gettid(); });
     // Hang guard only: with correct idling this takes milliseconds.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     bool all_asleep = false;
@@ -546,7 +547,7 @@ TEST(TeamDeathTest, ABarrierSomeThreadsSkipEndsTheProcessAfterCompasTimeout) {
         setenv("COMPAS_TIMEOUT", "0.5", 1);
         ct::Team team(host(), options(3, true));
         team.run([](ct::ThreadCtx& t) {
-          if (t.tid() != 0) t.barrier();
+          if (t.thread() != 0) t.barrier();
         });
       },
       ::testing::ExitedWithCode(1),
@@ -570,7 +571,7 @@ TEST(TeamDeathTest, EveryAlgorithmAndPolicyNamesTheAbsentThreads) {
             ct::Team team(host(), o);
             team.run([](ct::ThreadCtx& t) {
               t.barrier();
-              if (t.tid() % 2 == 0) t.barrier();
+              if (t.thread() % 2 == 0) t.barrier();
             });
           },
           ::testing::ExitedWithCode(1), "threads 1, 3 did not arrive within 0.2 s");

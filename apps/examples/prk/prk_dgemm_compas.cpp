@@ -8,8 +8,9 @@
 //  3. compas::Summa does each product panel by panel: the owner of A's columns k..k+w broadcasts
 //     them down its grid column, the owner of B's rows k..k+w along its grid row, and every
 //     process adds their product to its block of C with the original's tile loop.
-//  4. The timer starts at compas::barrier(rt) (it returns omp_get_wtime() then); the job's time is the
-//     slowest process's; the checksum is summed over the job (rt.reduce); process 0 prints.
+//  4. The timer starts at compas::barrier(rt) (it returns omp_get_wtime() then); the job's time
+//     is the slowest process's; the checksum is summed over the job (rt.transform_reduce);
+//     process 0 prints.
 // Usage: prk_dgemm_compas ITERATIONS ORDER [TILE]   (compas-run -n P -t T, mpirun, srun, or alone;
 // TILE, 32 if not given, is also the panel width)
 #include <omp.h>
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
 
   double start = 0;
   for (long it = 0; it <= iterations; ++it) {
-    if (it == 1) start = compas::barrier(rt);                 // (4)
+    if (it == 1) start = compas::barrier(rt);          // (4)
     summa([&](const compas::SummaPanels<double>& p) {  // (3)
 #pragma omp parallel
       prk::dgemm_tiles(p.m, p.n, p.k, p.a, p.lda, p.b, p.ldb, p.c, p.ldc, tile);
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
 
   if (prk::perturbed() && c.owned().contains(order - 1, 0)) c(order - 1, 0) *= 2.0;  // C(0, N - 1)
   const double checksum =                                                            // (4)
-      rt.reduce(c.owned(), 0.0, compas::op::sum{}, [&](long j, long i) { return c(j, i); });
+      rt.transform_reduce(c.owned(), 0.0, compas::op::sum{},
+                          [&](long j, long i) { return c(j, i); });
   return prk::dgemm_verdict(iterations, order, checksum, seconds, rt.process() == 0);
 }

@@ -12,9 +12,9 @@
 //     also gives the job's total).
 //  4. After each step the particles that left this process's part go to the owner of the cell
 //     holding them (q.owner(p.x, p.y)) with compas::migrate, one alltoallv, however far they moved.
-//  5. The timer starts at compas::barrier(rt) (PRK's MPI_Barrier; it returns omp_get_wtime()); the job's
-//     time is the slowest process's; the wrong positions and the serial numbers are summed over
-//     the job in one rt.reduce; process 0 prints.
+//  5. The timer starts at compas::barrier(rt) (PRK's MPI_Barrier; it returns omp_get_wtime());
+//     the job's time is the slowest process's; the wrong positions and the serial numbers are
+//     summed over the job in one rt.transform_reduce; process 0 prints.
 // Usage: prk_pic_compas ITERATIONS GRID_SIZE PARTICLES K M MODE [PARAMETERS]
 //        (compas-run -n P -t T, mpirun, srun, or alone)
 #include <omp.h>
@@ -64,10 +64,10 @@ int main(int argc, char** argv) {
 
   if (prk::perturbed())
     for (prk::Particle& p : particles) p.x += p.id == 1 ? 1.0 : 0.0;
-  const auto [wrong, id_sum] =
-      rt.reduce(compas::Range{0, static_cast<long>(particles.size())}, std::array<long, 2>{},
-                compas::op::sum{}, [&](long i) {
-                  return std::array<long, 2>{!prk::pic_in_place(particles[i], a), particles[i].id};
-                });  // (5)
+  const auto [wrong, id_sum] = rt.transform_reduce(
+      compas::Range{0, static_cast<long>(particles.size())}, std::array<long, 2>{},
+      compas::op::sum{}, [&](long i) {
+        return std::array<long, 2>{!prk::pic_in_place(particles[i], a), particles[i].id};
+      });  // (5)
   return prk::pic_verdict(a, placed, wrong, id_sum, seconds, rt.process() == 0);
 }

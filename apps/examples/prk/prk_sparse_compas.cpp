@@ -9,9 +9,9 @@
 //     iteration, after the update, plan.gather(xs) brings their values (one message per peer:
 //     where PRK's MPI version replicates the whole vector with MPI_Allgather), and the product
 //     reads xs.
-//  4. The timer starts at compas::barrier(rt) (PRK's MPI_Barrier; it returns omp_get_wtime()) and the
-//     job's time is the slowest process's; the result is summed over the job (rt.reduce), every
-//     process gets the same verdict; process 0 prints.
+//  4. The timer starts at compas::barrier(rt) (PRK's MPI_Barrier; it returns omp_get_wtime())
+//     and the job's time is the slowest process's; the result is summed over the job
+//     (rt.transform_reduce), every process gets the same verdict; process 0 prints.
 // Usage: prk_sparse_compas ITERATIONS LSIZE RADIUS [scrambled|canonical]
 //        (compas-run -n P -t T, mpirun, srun, or alone)
 #include <omp.h>
@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
 
   if (prk::perturbed() && vector.owned().contains(size2 / 2)) result[size2 / 2 - lo] += 1.0;
   const double sum =  // (4)
-      rt.reduce(vector.owned(), 0.0, compas::op::sum{}, [&](long row) { return result[row - lo]; });
+      rt.transform_reduce(vector.owned(), 0.0, compas::op::sum{},
+                          [&](long row) { return result[row - lo]; });
   return prk::sparse_verdict(iterations, size2, radius, sum, seconds, rt.process() == 0);
 }

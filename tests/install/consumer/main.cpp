@@ -14,8 +14,8 @@ int main() {
     compas::Team team(topo, options);
     std::vector<long> sums(2, 0);
     team.run([&](compas::ThreadCtx& c) {
-      sums[static_cast<std::size_t>(c.tid())] =
-          c.allreduce(static_cast<long>(c.tid() + 1) * 10, compas::op::sum{});
+      sums[static_cast<std::size_t>(c.thread())] =
+          c.allreduce(static_cast<long>(c.thread() + 1) * 10, compas::op::sum{});
     });
     std::printf("allreduce over %d threads: %ld %ld (expected 30)\n", team.size(), sums[0],
                 sums[1]);

@@ -259,11 +259,20 @@ class ProcessCollectives {
                                   std::to_string(out.size()) + " out: the same length is needed");
     exclusive_scan_user(in.data(), out.data(), in.size(), detail::erase_op<T>(f));
   }
+  // The one-value form: `identity` (before the operator, as in every scan of compas) on rank 0.
   template <class T, class F>
-  requires OperatorOn<F, T> T exclusive_scan(const T& value, F f, const T& identity) {
+  requires OperatorOn<F, T> T exclusive_scan(const T& value,
+                                             const std::type_identity_t<T>& identity, F f) {
     T out = identity;
     exclusive_scan(std::span<const T>(&value, 1), std::span<T>(&out, 1), f);
     return out;
+  }
+  // Deprecated (one release): the operator before the identity.
+  template <class T, class F>
+  requires OperatorOn<F, T>
+  [[deprecated("exclusive_scan(value, identity, f): the identity comes first")]] T exclusive_scan(
+      const T& value, F f, const T& identity) {
+    return exclusive_scan(value, identity, f);
   }
 
   // all[r * mine.size() + i] = mine[i] of rank r; all.size() must be P * mine.size(), and

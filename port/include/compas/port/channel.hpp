@@ -24,6 +24,11 @@
 // the Runtime's wait policy and ends with a CommError naming the peer when that process has died
 // or COMPAS_TIMEOUT passes.
 //
+// On the job only: a Channel takes Processes like every call over processes, but its window is
+// made collectively over the whole job, so on a Group its constructor throws std::logic_error
+// naming the group and why, before anything collective (ranks are job ranks; a group's members
+// talk over a channel of the job with g.job_rank(i)).
+//
 // Errors: construction is collective and funneled; capacity, max_count or the element type (its
 // size, or the type itself: double and int64_t) that differ between processes throw CollectiveError
 // (a std::invalid_argument) on every process naming both processes and values. A rank outside
@@ -38,6 +43,7 @@
 #include <type_traits>
 #include <typeinfo>
 
+#include "compas/runtime/collectives.hpp"
 #include "compas/runtime/runtime.hpp"
 
 namespace compas {
@@ -73,8 +79,8 @@ class Channel {
 
  public:
   // Collective: every process makes it, in the same order as its other collective objects.
-  explicit Channel(Runtime& rt, std::size_t capacity = 16, std::size_t max_count = 1)
-      : c_(rt, capacity, max_count, sizeof(T), typeid(T)) {}
+  explicit Channel(Processes ps, std::size_t capacity = 16, std::size_t max_count = 1)
+      : c_(job_of(ps), capacity, max_count, sizeof(T), typeid(T)) {}
 
   void send(int to, const T& value) { c_.send(to, &value, 1); }
   void send(int to, std::span<const T> values) { c_.send(to, values.data(), values.size()); }
@@ -91,6 +97,11 @@ class Channel {
   std::size_t max_count() const { return c_.max_count(); }
 
  private:
+  static Runtime& job_of(const Processes& ps) {
+    detail::require_whole_job(ps, "compas::Channel",
+                              "its window is made collectively over the whole job");
+    return ps.runtime();
+  }
   detail::ChannelBytes c_;
 };
 

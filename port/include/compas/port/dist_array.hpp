@@ -369,7 +369,7 @@ class DistBase : public ExchangeForms<Halo> {
   Runtime& runtime() const { return *rt_; }  // the Runtime the array was made with
   // The grid of parts the array is cut into, both sides resolved (1-D and Decomposition::rows:
   // 1 x P and P x 1): rank r owns the part in row r / cols, column r % cols of it, each side
-  // split as split() does.
+  // split as block_of() does.
   ProcessGrid process_grid() const { return halo_->grid(); }
 
  protected:

@@ -90,7 +90,7 @@ struct DistOptions3 {
   std::array<bool, 3> periodic{false, false, false};
   comm::Fill fill = comm::Fill::zero;
   std::array<int, 3> grid{0, 0, 0};  // processes per dimension; 0: compas chooses that side
-  Partition3 partition{};  // the parts' boundaries (partition3.hpp); empty: the block split
+  Partition3 partition{};          // the parts' boundaries (partition3.hpp); empty: the block split
   Layout layout = Layout::padded;  // Layout::contiguous: the halo box packed (dist_array.hpp)
 };
 
@@ -225,7 +225,7 @@ class DistArray<T, 3> : public detail::ExchangeForms<detail::Halo3> {
     t.barrier();  // every edge written
     if (t.is_leader()) halo_->begin_in_place();
     if (halo_->in_place_bytes() >= kTeamCopyBytes)
-      halo_->copy_share(t.tid(), t.nthreads());
+      halo_->copy_share(t.thread(), t.threads());
     else if (t.is_leader())
       halo_->copy_share(0, 1);
     t.barrier();  // every halo there to read

@@ -15,7 +15,7 @@
 //   plan.scatter_add(contrib);                      // x[cols[k]] += contrib[k] at the owners
 //   plan.scatter(bits, [](auto a, auto b) { return a ^ b; });  // any operator
 //   plan.fetch_add(incr, old);                      // old[k]: x[cols[k]] before incr[k] was added
-//   compas::scatter(x, idx, bits, op);              // one-shot: a plan made and used once
+//   compas::scatter_indexed(x, idx, bits, op);      // one-shot: a plan made and used once
 //   compas::GatherPlan sp(x, col, col);             // a raw column list (duplicates, any order)
 //                                                   // rewritten to positions: xs[col[e]]
 //
@@ -334,24 +334,28 @@ GatherPlan(DistArray<T, 2>&, std::span<const std::array<index, 2>>) -> GatherPla
 template <class T>
 GatherPlan(DistArray<T, 2>&, const std::vector<std::array<index, 2>>&) -> GatherPlan<T, 2>;
 
-// One-shot forms: a plan made and used once (collective, as the plan's calls).
+// One-shot forms: a plan made and used once (collective, as the plan's calls). Named _indexed,
+// as Global Arrays' NGA_Gather / NGA_Scatter: compas::gather is MPI_Gather (collectives.hpp).
 template <class T, int Dims>
-void gather(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
-            std::span<std::type_identity_t<T>> out) {
+void gather_indexed(DistArray<T, Dims>& u,
+                    std::span<const typename GatherPlan<T, Dims>::Key> indices,
+                    std::span<std::type_identity_t<T>> out) {
   GatherPlan<T, Dims>(u, indices).gather(out);
 }
 template <class T, int Dims>
-void scatter_add(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
-                 std::span<const std::type_identity_t<T>> values) requires std::is_arithmetic_v<T> {
+void scatter_add_indexed(
+    DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
+    std::span<const std::type_identity_t<T>> values) requires std::is_arithmetic_v<T> {
   GatherPlan<T, Dims>(u, indices).scatter_add(values);
 }
 // u[indices[k]] = op(u[indices[k]], values[k]) without a plan: each index travels with its value
 // (two rounds: the agreement with the counts, the pairs), in the order GatherPlan::scatter applies
 // them. For index lists used once (RandomAccess); a list used again is cheaper as a plan.
 template <class T, int Dims, class Op>
-void scatter(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
-             std::span<const std::type_identity_t<T>> values, Op op) {
-  static_assert(std::is_trivially_copyable_v<T>, "scatter needs a trivially copyable T");
+void scatter_indexed(DistArray<T, Dims>& u,
+                     std::span<const typename GatherPlan<T, Dims>::Key> indices,
+                     std::span<const std::type_identity_t<T>> values, Op op) {
+  static_assert(std::is_trivially_copyable_v<T>, "scatter_indexed needs a trivially copyable T");
   const detail::IrregularArray a = detail::irregular_array(u);
   std::vector<std::array<index, 2>> keys;
   std::span<const std::array<index, 2>> ks;
@@ -386,6 +390,27 @@ void scatter(DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>
       cell = op(cell, got.data[m].value);
     }
   }
+}
+
+// Deprecated (one release): the one-shot irregular forms are the _indexed ones (compas::gather
+// is MPI_Gather).
+template <class T, int Dims>
+[[deprecated("use compas::gather_indexed(u, indices, out)")]] void gather(
+    DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
+    std::span<std::type_identity_t<T>> out) {
+  gather_indexed(u, indices, out);
+}
+template <class T, int Dims>
+[[deprecated("use compas::scatter_add_indexed(u, indices, values)")]] void scatter_add(
+    DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
+    std::span<const std::type_identity_t<T>> values) requires std::is_arithmetic_v<T> {
+  scatter_add_indexed(u, indices, values);
+}
+template <class T, int Dims, class Op>
+[[deprecated("use compas::scatter_indexed(u, indices, values, op)")]] void scatter(
+    DistArray<T, Dims>& u, std::span<const typename GatherPlan<T, Dims>::Key> indices,
+    std::span<const std::type_identity_t<T>> values, Op op) {
+  scatter_indexed(u, indices, values, op);
 }
 
 }  // namespace compas

@@ -6,10 +6,12 @@
 //   std::vector<Particle> mine = ...;
 //   compas::migrate(rt, mine, [&](const Particle& p) { return owner_of(p.x, p.y); });
 //   // mine: the particles this process kept, in their order, then those it received, by rank
+//   compas::migrate(row, mine, to_column);  // within a Group (group.hpp): ranks are group ranks
 //
-// `destination(item)` names the process (0..P-1) each item belongs to. Afterwards `items` holds
-// the items this process kept (their destination was this process), in their former order,
-// followed by those the others sent here, by sending rank and, within one, in that process's
+// `destination(item)` names the process (0..P-1: job ranks on the Runtime, group ranks
+// 0..processes()-1 on a Group, whose members alone call it) each item belongs to. Afterwards
+// `items` holds the items this process kept (their destination was this process), in their former
+// order, followed by those the others sent here, by sending rank and, within one, in that process's
 // order: the same result in every run. One alltoallv moves everything (each item once).
 //
 // Funneled and collective like the collectives of collectives.hpp (from the thread that made the
@@ -30,16 +32,17 @@ namespace compas {
 
 namespace detail {
 
-// The items' destinations, and "" or what is wrong with the first one outside 0..P-1.
+// The items' destinations, and "" or what is wrong with the first one outside 0..P-1 (named as a
+// `rank_word`: "process", "group rank").
 template <class T, class F>
 std::string destinations(const std::vector<T>& items, F& destination, int processes,
-                         std::vector<int>& to) {
+                         std::vector<int>& to, const char* rank_word) {
   to.resize(items.size());
   for (std::size_t k = 0; k < items.size(); ++k) {
     to[k] = static_cast<int>(destination(items[k]));
     if (to[k] < 0 || to[k] >= processes)
-      return "item " + std::to_string(k) + " is sent to process " + std::to_string(to[k]) +
-             ", outside 0.." + std::to_string(processes - 1);
+      return "item " + std::to_string(k) + " is sent to " + rank_word + " " +
+             std::to_string(to[k]) + ", outside 0.." + std::to_string(processes - 1);
   }
   return "";
 }
@@ -47,13 +50,14 @@ std::string destinations(const std::vector<T>& items, F& destination, int proces
 }  // namespace detail
 
 template <class T, class F>
-void migrate(Runtime& rt, std::vector<T>& items, F destination) {
+void migrate(Processes ps, std::vector<T>& items, F destination) {
   static_assert(std::is_trivially_copyable_v<T>, "migrate needs a trivially copyable T");
-  rt.check_funneled("compas::migrate", detail::kFunneled);
-  const int p = rt.processes(), me = rt.process();
+  ps.runtime().check_funneled("compas::migrate", detail::kFunneled);
+  const int p = ps.processes(), me = ps.process();
   std::vector<int> to;
-  const std::string problem = detail::destinations(items, destination, p, to);
-  detail::agree(rt, {detail::CollectiveCall::migrate, sizeof(T), items.size(), -1, false, problem});
+  const std::string problem =
+      detail::destinations(items, destination, p, to, ps.whole_job() ? "process" : "group rank");
+  detail::agree(ps, {detail::CollectiveCall::migrate, sizeof(T), items.size(), -1, false, problem});
   // Leaving items grouped by destination (a counting sort, stable); staying ones keep their place.
   std::vector<std::size_t> counts(static_cast<std::size_t>(p), 0);
   for (int d : to)
@@ -70,7 +74,7 @@ void migrate(Runtime& rt, std::vector<T>& items, F destination) {
       leaving[at[static_cast<std::size_t>(to[k])]++] = items[k];
   }
   items.resize(kept);
-  const Gathered<T> arrived = alltoallv(rt, std::span<const T>(leaving), counts);
+  const Gathered<T> arrived = alltoallv(ps, std::span<const T>(leaving), counts);
   items.insert(items.end(), arrived.data.begin(), arrived.data.end());
 }
 

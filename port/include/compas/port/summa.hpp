@@ -97,11 +97,11 @@ class Summa {
     bp_.resize(static_cast<std::size_t>(width_ * n));
     for (index k = kdom.lo; k < kdom.hi;) {
       const index pr = part_holding(kdom, grid.rows, k), pc = part_holding(kdom, grid.cols, k);
-      const index w =
-          std::min({width_, split(kdom, grid.rows, pr).hi - k, split(kdom, grid.cols, pc).hi - k});
-      if (g_.cols.rank() == pr)
+      const index w = std::min(
+          {width_, block_of(kdom, grid.rows, pr).hi - k, block_of(kdom, grid.cols, pc).hi - k});
+      if (g_.cols.process() == pr)
         for (index l = 0; l < w; ++l) std::copy_n(&(*a_)(k + l, mrows.lo), m, &ap_[l * m]);
-      if (g_.rows.rank() == pc)
+      if (g_.rows.process() == pc)
         for (index j = 0; j < n; ++j) std::copy_n(&(*b_)(mcols.lo + j, k), w, &bp_[j * w]);
       broadcast(g_.cols, std::span<T>(ap_.data(), m * w), static_cast<int>(pr));
       broadcast(g_.rows, std::span<T>(bp_.data(), w * n), static_cast<int>(pc));

@@ -175,7 +175,7 @@ class UpdateBatch {
   void flush() {
     Processes ps(table_->runtime());
     ps.runtime().check_funneled("compas::UpdateBatch::flush", detail::kFunneled);
-    const auto me = static_cast<std::size_t>(ps.rank());
+    const auto me = static_cast<std::size_t>(ps.process());
     count(me);  // first checked (nothing is lost when refused), then packed
     const std::vector<std::size_t> recv_counts =
         detail::flush_counts(ps, number_, typeid(T), sizeof(T), op_, table_->size(),

@@ -8,9 +8,9 @@
 //   compas::broadcast(rt, std::span<double>(params), 0);          // MPI_Bcast
 //   const auto all = compas::allgatherv(rt, std::span<const int>(mine));  // MPI_Allgatherv
 //   // all.data: every process's elements in rank order; all.counts[r], all.offsets[r]: rank r's
-//   compas::broadcast(row, std::span<double>(panel), k % row.size());  // over a Group (group.hpp)
+//   compas::broadcast(row, std::span<double>(panel), k % row.processes());  // over a Group
 //   const long first = compas::exclusive_scan(rt, count, 0L, compas::op::sum{});  // MPI_Exscan
-//   const double start = compas::barrier(rt);                      // MPI_Barrier, then the time
+//   const double start = compas::barrier(rt);  // MPI_Barrier, then the time
 //
 // Free functions taking the processes first (as MPI's calls take a communicator): the Runtime for
 // the whole job, or a Group (group.hpp) for its members, in group ranks; not members:
@@ -54,17 +54,21 @@ class Group;  // group.hpp
 
 // The processes a collective of this file runs on: every process of the job (a Runtime) or the
 // members of a Group (group.hpp); both convert to it, so every call takes either. Ranks, roots
-// and counts are in its numbering: job ranks for a Runtime, group ranks 0..size()-1 for a Group.
+// and counts are in its numbering: job ranks for a Runtime, group ranks 0..processes()-1 for a
+// Group.
 class Processes {
  public:
   Processes(Runtime& rt) : rt_(&rt) {}  // the whole job
   Processes(Group& g);                  // its members; std::logic_error when g is in no group
 
   Runtime& runtime() const { return *rt_; }
-  int rank() const;
-  int size() const;
+  bool whole_job() const { return group_ == nullptr; }  // the Runtime's, not a Group's
+  int process() const;    // this process's rank in it (a group rank on a Group)
+  int processes() const;  // how many processes it holds
+  [[deprecated("use process()")]] int rank() const { return process(); }
+  [[deprecated("use processes()")]] int size() const { return processes(); }
   int job_rank(int rank) const;                   // the job rank of member `rank`
-  comm::ProcessCollectives& collectives() const;  // size() > 1 only
+  comm::ProcessCollectives& collectives() const;  // processes() > 1 only
   // How messages name a member: "process 3", or "group rank 1 (process 3)".
   std::string name(int rank) const;
   // "job" or "group", and what its ranks are called ("processes", "group ranks").
@@ -145,6 +149,11 @@ std::vector<std::size_t> offsets_of(const std::vector<std::size_t>& counts);
 std::vector<std::size_t> exchange_counts(const Processes& ps,
                                          std::span<const std::size_t> send_counts);
 inline const char* const kFunneled = "from the thread that made the Runtime, outside run()";
+// Throws std::logic_error "CALL on a group: WHY; call it with the Runtime" unless ps is the whole
+// job: for the calls that take Processes but cannot run within a group (making a Group or a
+// Channel: their windows are made collectively over the whole job). Nothing collective happens
+// before it, so members and non-members of the group alike return without waiting.
+void require_whole_job(const Processes& ps, const char* call, const char* why);
 
 // compas::op::sum / prod / min / max on an element type comm reduces with a typed loop (one the
 // compiler vectorises, combined chunk by chunk as the data arrives), and its comm::Op.
@@ -178,7 +187,7 @@ template <class T>
 void exchange(const Processes& ps, std::span<const T> send,
               std::span<const std::size_t> send_counts, std::span<T> recv,
               std::span<const std::size_t> recv_counts) {
-  if (ps.size() == 1) {
+  if (ps.processes() == 1) {
     std::copy(send.begin(), send.begin() + static_cast<std::ptrdiff_t>(send_counts[0]),
               recv.begin());
     return;
@@ -197,7 +206,7 @@ void broadcast(Processes ps, std::span<T> data, int root) {
   detail::agree(
       ps,
       {detail::CollectiveCall::broadcast, sizeof(T), data.size(), root, true, {}, 0, &typeid(T)});
-  if (ps.size() > 1) ps.collectives().broadcast(data, root);
+  if (ps.processes() > 1) ps.collectives().broadcast(data, root);
 }
 // Process root's value, returned on every process.
 template <class T>
@@ -215,7 +224,7 @@ template <class T>
 void allgather(Processes ps, std::span<const std::type_identity_t<T>> mine, std::span<T> all) {
   static_assert(std::is_trivially_copyable_v<T>, "allgather needs a trivially copyable T");
   ps.runtime().check_funneled("compas::allgather", detail::kFunneled);
-  const auto P = static_cast<std::size_t>(ps.size());
+  const auto P = static_cast<std::size_t>(ps.processes());
   detail::agree(ps, {detail::CollectiveCall::allgather, sizeof(T), mine.size(), -1, true,
                      detail::size_problem("all", all.size(), P * mine.size()), 0, &typeid(T)});
   if (P == 1)
@@ -228,7 +237,7 @@ template <class T>
 std::vector<T> allgather(Processes ps, const T& value) {
   static_assert(std::is_trivially_copyable_v<T>,
                 "allgather needs a trivially copyable T (for arrays, pass std::span)");
-  std::vector<T> all(static_cast<std::size_t>(ps.size()));
+  std::vector<T> all(static_cast<std::size_t>(ps.processes()));
   allgather<T>(ps, std::span<const T>(&value, 1), std::span<T>(all));
   return all;
 }
@@ -241,7 +250,7 @@ std::pair<T, T> numbering(Processes ps, T count) requires std::is_arithmetic_v<T
   const std::vector<T> all = allgather(ps, count);
   T before{}, total{};
   for (std::size_t r = 0; r < all.size(); ++r) {
-    if (static_cast<int>(r) == ps.rank()) before = total;
+    if (static_cast<int>(r) == ps.process()) before = total;
     total += all[r];
   }
   return {before, total};
@@ -274,7 +283,7 @@ template <class T>
 void alltoall(Processes ps, std::span<const std::type_identity_t<T>> send, std::span<T> recv) {
   static_assert(std::is_trivially_copyable_v<T>, "alltoall needs a trivially copyable T");
   ps.runtime().check_funneled("compas::alltoall", detail::kFunneled);
-  const auto P = static_cast<std::size_t>(ps.size());
+  const auto P = static_cast<std::size_t>(ps.processes());
   std::string problem = send.size() % P != 0
                             ? "send holds " + std::to_string(send.size()) +
                                   " elements, not a multiple of the " + std::to_string(P) +
@@ -296,7 +305,7 @@ Gathered<std::remove_const_t<T>> alltoallv(Processes ps, std::span<T, N> send,
   static_assert(std::is_trivially_copyable_v<U>, "alltoallv needs a trivially copyable T");
   ps.runtime().check_funneled("compas::alltoallv", detail::kFunneled);
   detail::agree(ps, {detail::CollectiveCall::alltoallv, sizeof(U), send.size(), -1, false,
-                     detail::counts_problem(send_counts, send.size(), ps.size())});
+                     detail::counts_problem(send_counts, send.size(), ps.processes())});
   Gathered<U> out;
   out.counts = detail::exchange_counts(ps, send_counts);
   out.offsets = detail::offsets_of(out.counts);
@@ -316,7 +325,7 @@ Gathered<std::remove_const_t<T>> gather(Processes ps, std::span<T, N> mine, int 
   Gathered<U> out;
   out.counts = detail::agree(ps, {detail::CollectiveCall::gather, sizeof(U), mine.size(), root});
   out.offsets = detail::offsets_of(out.counts);
-  const bool at_root = ps.rank() == root;
+  const bool at_root = ps.process() == root;
   std::vector<std::size_t> send_counts(out.counts.size(), 0), recv_counts(out.counts.size(), 0);
   send_counts[static_cast<std::size_t>(root)] = mine.size();
   if (at_root) {
@@ -351,7 +360,7 @@ void reduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::span
   detail::agree(ps,
                 {detail::CollectiveCall::reduce, sizeof(T), in.size(), root, true,
                  detail::size_problem("out", out.size(), in.size()), 0, &typeid(T), &typeid(Op)});
-  if (ps.size() == 1) {
+  if (ps.processes() == 1) {
     if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
     return;
   }
@@ -361,7 +370,7 @@ void reduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::span
   }
   // Otherwise an allreduce (ceil(log2 P) rounds): in place in the root's `out`, in a buffer kept
   // between calls elsewhere (no allocation once it has grown).
-  if (ps.rank() == root) {
+  if (ps.process() == root) {
     if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
     detail::allreduce_in_place(ps, out, op);
     return;
@@ -402,7 +411,7 @@ void allreduce(Processes ps, std::span<const std::type_identity_t<T>> in, std::s
                 {detail::CollectiveCall::allreduce, sizeof(T), in.size(), -1, true,
                  detail::size_problem("out", out.size(), in.size()), 0, &typeid(T), &typeid(Op)});
   if (out.data() != in.data()) std::copy(in.begin(), in.end(), out.begin());
-  if (ps.size() > 1) detail::allreduce_in_place(ps, out, op);
+  if (ps.processes() > 1) detail::allreduce_in_place(ps, out, op);
 }
 // op over every process's value, on every process.
 template <class T, class Op>
@@ -416,8 +425,8 @@ T allreduce(Processes ps, const T& value, Op op) {
 
 // op over the `in` of the processes before this one in rank order, element by element, into
 // `out` (MPI_Exscan): `identity` on process 0 (its op's identity element, given first as in
-// Runtime::reduce). in and out of the same length, the same on every process; `out` may be
-// `in`. op is any associative (T, T) -> T (compas::op::sum{}, a lambda), combined in rank order
+// Runtime::transform_reduce). in and out of the same length, the same on every process; `out` may
+// be `in`. op is any associative (T, T) -> T (compas::op::sum{}, a lambda), combined in rank order
 // in ceil(log2 P) rounds. Checked as the other calls: a different type, operator or length on
 // one process is the same CollectiveError everywhere, before `out` is written.
 template <class T, class Op>
@@ -430,9 +439,9 @@ void exclusive_scan(Processes ps, std::span<const std::type_identity_t<T>> in, s
   detail::agree(ps,
                 {detail::CollectiveCall::exscan, sizeof(T), in.size(), -1, true,
                  detail::size_problem("out", out.size(), in.size()), 0, &typeid(T), &typeid(Op)});
-  if (ps.size() > 1 && !in.empty())  // leaves rank 0's out as it was
+  if (ps.processes() > 1 && !in.empty())  // leaves rank 0's out as it was
     ps.collectives().exclusive_scan(std::span<const T>(in), out, op);
-  if (ps.rank() == 0) std::fill(out.begin(), out.end(), identity);
+  if (ps.process() == 0) std::fill(out.begin(), out.end(), identity);
 }
 // op over the values of the processes before this one; `identity` on rank 0.
 template <class T, class Op>

@@ -1,6 +1,6 @@
 // Index ranges of the porting layer: [lo, hi) in global indices, 1-D (Range), 2-D (Range2) and
 // 3-D (Range3),
-// and their block split over parts (processes, or the threads of one process).
+// and their block split over parts (block_of: processes, or the threads of one process).
 //
 // Every index, size and count of the porting layer is a `compas::index` (signed 64-bit): a loop
 // `for (index i = u.lo(); i < u.hi(); ++i) ... u[i - 1] ...` needs no cast, and i - 1 at 0 is -1,
@@ -124,15 +124,22 @@ constexpr std::array<Range3, 6> rim(const Range3& r, index w) {
            {in.planes, in.rows, {in.cols.hi, r.cols.hi}}}};
 }
 
-// Part `part` of `parts` near-equal contiguous blocks of r (the first r.size() % parts blocks get
-// one more element). parts >= 1, 0 <= part < parts.
-constexpr Range split(const Range& r, index parts, index part) {
+// Block `part` of `parts` near-equal contiguous blocks of r (the first r.size() % parts blocks get
+// one more element): the block split every range of the job uses. parts >= 1, 0 <= part < parts.
+// O(1), no communication. (`split` is the group call of group.hpp, MPI_Comm_split.)
+constexpr Range block_of(const Range& r, index parts, index part) {
   const index n = r.size(), base = n / parts, extra = n % parts;
   const index lo = r.lo + part * base + (part < extra ? part : extra);
   return {lo, lo + base + (part < extra ? 1 : 0)};
 }
+// Deprecated (one release): the block of a range is block_of; split is the group call.
+[[deprecated("use compas::block_of(range, parts, part)")]] constexpr Range split(const Range& r,
+                                                                                 index parts,
+                                                                                 index part) {
+  return block_of(r, parts, part);
+}
 
-// The part of split(r, parts, .) that holds index i: the inverse of split, in O(1). i inside r.
+// The block of block_of(r, parts, .) that holds index i: its inverse, in O(1). i inside r.
 constexpr index part_holding(const Range& r, index parts, index i) {
   const index n = r.size(), base = n / parts, extra = n % parts, off = i - r.lo;
   const index wide = extra * (base + 1);  // the first `extra` parts have base + 1 indices

@@ -289,16 +289,16 @@ class Runtime {
 
   // op over the values of all threads before this one in (process, thread) order (combined as
   // the top of this file says); `identity` on thread 0 of process 0. The identity comes before
-  // the operator, as in reduce(t, range, identity, op, f).
+  // the operator, as in transform_reduce(t, range, identity, op, f).
   template <class T, class Op>
   T exclusive_scan(threads::ThreadCtx& t, const T& value, const std::type_identity_t<T>& identity,
                    Op op) {
     static_assert(std::is_trivially_copyable_v<T>, "exclusive_scan needs a trivially copyable T");
-    const T in_team = t.exclusive_scan(value, op, identity);
+    const T in_team = t.exclusive_scan(value, identity, op);
     if (processes() == 1) return in_team;
     const T team_total = t.allreduce(value, op);
     T before = identity;  // op over the team totals of the processes before this one
-    if (t.is_leader()) before = collectives().exclusive_scan(team_total, op, identity);
+    if (t.is_leader()) before = collectives().exclusive_scan(team_total, identity, op);
     before = t.broadcast(before, 0);
     return op(before, in_team);
   }
@@ -319,7 +319,7 @@ class Runtime {
     check_funneled("Runtime::exclusive_scan(value, op, identity)",
                    "inside run() the team's threads use exclusive_scan(t, value, identity, op)");
     if (processes() == 1) return identity;
-    return collectives().exclusive_scan(value, op, identity);
+    return collectives().exclusive_scan(value, identity, op);
   }
   template <class T, std::size_t N, class Op>
   [[deprecated(
@@ -337,7 +337,7 @@ class Runtime {
 
   // ---- partitioning: over processes first, then over the threads of each ----
   // This process's block of a global index range (the split DistArray and parallel_for use).
-  Range part(Range r) const { return split(r, processes(), process()); }
+  Range part(Range r) const { return block_of(r, processes(), process()); }
   // This process's [lo, hi) of n items: the block split of range.hpp (part({0, n}) as a pair), in
   // compas::index like every index of the porting layer. n < 0: std::invalid_argument naming it.
   std::pair<index, index> process_block(index n) const;
@@ -367,14 +367,15 @@ class Runtime {
     run([&](threads::ThreadCtx& t) { parallel_for(t, r, f); });
   }
 
-  // Job-wide reduction: every thread of every process calls it with its process's range; returns
-  // on every thread op over f(i) for every index of every process's range, combined in (process,
-  // thread) order as allreduce(t, ...) does, so the bits are the same on every thread and for
-  // every run of a given P x T. `identity` is op's identity (each thread's partial result starts
-  // from it: 0 for a sum, -inf for a max).
+  // Job-wide transform-reduce (std::transform_reduce over the job): every thread of every process
+  // calls it with its process's range; returns on every thread op over f(i) for every index of
+  // every process's range, combined in (process, thread) order as allreduce(t, ...) does, so the
+  // bits are the same on every thread and for every run of a given P x T. `identity` is op's
+  // identity (each thread's partial result starts from it: 0 for a sum, -inf for a max). Cost: the
+  // loop, then one allreduce(t, ...). (compas::reduce is MPI_Reduce, collectives.hpp.)
   template <class R, class T, class Op, class F>
-  requires std::same_as<R, Range> || std::same_as<R, Range2> T reduce(threads::ThreadCtx& t, R r,
-                                                                      T identity, Op op, F&& f) {
+  requires std::same_as<R, Range> || std::same_as<R, Range2> T
+  transform_reduce(threads::ThreadCtx& t, R r, T identity, Op op, F&& f) {
     T acc = identity;
     for_share(t, r, [&](auto... i) { acc = op(acc, f(i...)); });
     return allreduce(t, acc, op);
@@ -382,14 +383,27 @@ class Runtime {
   // Outside run(): every process calls it (a collective); the team computes, the result is
   // returned to the caller.
   template <class R, class T, class Op, class F>
-  requires std::same_as<R, Range> || std::same_as<R, Range2> T reduce(R r, T identity, Op op,
-                                                                      F&& f) {
+  requires std::same_as<R, Range> || std::same_as<R, Range2> T transform_reduce(R r, T identity,
+                                                                                Op op, F&& f) {
     T out = identity;
     run([&](threads::ThreadCtx& t) {
-      const T all = reduce(t, r, identity, op, f);
+      const T all = transform_reduce(t, r, identity, op, f);
       if (t.is_leader()) out = all;
     });
     return out;
+  }
+  // Deprecated (one release): the same calls under the name MPI_Reduce's free function has.
+  template <class R, class T, class Op, class F>
+  requires std::same_as<R, Range> || std::same_as<R, Range2>
+  [[deprecated("use rt.transform_reduce(t, range, identity, op, f)")]] T reduce(
+      threads::ThreadCtx& t, R r, T identity, Op op, F&& f) {
+    return transform_reduce(t, r, identity, op, std::forward<F>(f));
+  }
+  template <class R, class T, class Op, class F>
+  requires std::same_as<R, Range> || std::same_as<R, Range2>
+  [[deprecated("use rt.transform_reduce(range, identity, op, f)")]] T reduce(R r, T identity, Op op,
+                                                                             F&& f) {
+    return transform_reduce(r, identity, op, std::forward<F>(f));
   }
 
   // True while run() executes; and whether the calling thread is the one that made the Runtime
@@ -411,12 +425,12 @@ class Runtime {
   // This thread's block of r (rows of a Range2), f(i) or f(i, j) for each index of it.
   template <class F>
   static void for_share(const threads::ThreadCtx& t, Range r, F&& f) {
-    const Range mine = split(r, t.nthreads(), t.tid());
+    const Range mine = block_of(r, t.threads(), t.thread());
     for (index i = mine.lo; i < mine.hi; ++i) f(i);
   }
   template <class F>
   static void for_share(const threads::ThreadCtx& t, Range2 r, F&& f) {
-    const Range mine = split(r.rows, t.nthreads(), t.tid());
+    const Range mine = block_of(r.rows, t.threads(), t.thread());
     for (index i = mine.lo; i < mine.hi; ++i)
       for (index j = r.cols.lo; j < r.cols.hi; ++j) f(i, j);
   }

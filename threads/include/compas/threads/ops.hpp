@@ -14,7 +14,7 @@ struct sum {
   T operator()(const T& a, const T& b) const {
     return a + b;
   }
-  // Element by element: several sums in one reduction (rt.reduce, allreduce).
+  // Element by element: several sums in one reduction (rt.transform_reduce, allreduce).
   template <class T, std::size_t N>
   std::array<T, N> operator()(const std::array<T, N>& a, const std::array<T, N>& b) const {
     std::array<T, N> c;

@@ -76,10 +76,14 @@ class TeamCancelled : public std::runtime_error {
 
 class alignas(64) ThreadCtx {
  public:
-  int tid() const { return tid_; }
-  int nthreads() const { return nthreads_; }
+  // Which one am I / how many, in compas's words: thread() / threads() for the team,
+  // process() / processes() for the job (as Runtime, Group and Processes say them).
+  int thread() const { return tid_; }           // this thread's index in its team, 0..threads()-1
+  int threads() const { return nthreads_; }     // threads in the team
   int process() const { return process_; }      // this process's rank in the job
   int processes() const { return processes_; }  // processes in the job
+  [[deprecated("use thread()")]] int tid() const { return tid_; }
+  [[deprecated("use threads()")]] int nthreads() const { return nthreads_; }
   int global_id() const { return process_ * nthreads_ + tid_; }
   int global_threads() const { return processes_ * nthreads_; }
   int socket() const { return socket_; }
@@ -104,14 +108,28 @@ class alignas(64) ThreadCtx {
   T broadcast(const T& value, int root = 0);  // root's value, on every thread
   template <class T, class Op>
   T inclusive_scan(const T& value, Op op);  // op over threads 0..tid
+  // op over threads 0..tid-1; `identity` on thread 0 (the identity before the operator, as in
+  // every reduction and scan of compas).
   template <class T, class Op>
-  T exclusive_scan(const T& value, Op op, const T& identity);  // op over threads 0..tid-1
+  T exclusive_scan(const T& value, const std::type_identity_t<T>& identity, Op op);
   // Elementwise over equally long arrays, one per thread, in place. The work is split across
   // the team, each element combined in thread order.
   template <class T, class Op>
   void allreduce(std::span<T> data, Op op);
   template <class T, class Op>
-  void exclusive_scan(std::span<T> data, Op op, const T& identity);
+  void exclusive_scan(std::span<T> data, const std::type_identity_t<T>& identity, Op op);
+
+  // Deprecated (one release): the operator before the identity.
+  template <class T, class Op>
+  [[deprecated("exclusive_scan(value, identity, op): the identity comes first")]] T exclusive_scan(
+      const T& value, Op op, const T& identity) {
+    return exclusive_scan(value, identity, op);
+  }
+  template <class T, class Op>
+  [[deprecated("exclusive_scan(data, identity, op): the identity comes first")]] void
+  exclusive_scan(std::span<T> data, Op op, const T& identity) {
+    exclusive_scan(data, identity, op);
+  }
 
  private:
   // op over the values of threads 0..last, in thread order, on every thread (allreduce: last =
@@ -304,7 +322,7 @@ T ThreadCtx::inclusive_scan(const T& value, Op op) {
 }
 
 template <class T, class Op>
-T ThreadCtx::exclusive_scan(const T& value, Op op, const T& identity) {
+T ThreadCtx::exclusive_scan(const T& value, const std::type_identity_t<T>& identity, Op op) {
   static_assert(std::is_trivially_copyable_v<T>, "team collectives need trivially copyable T");
   if (nthreads_ == 1) return identity;
   if constexpr (sizeof(T) <= kSlotBytes) {
@@ -342,7 +360,7 @@ void ThreadCtx::allreduce(std::span<T> data, Op op) {
 }
 
 template <class T, class Op>
-void ThreadCtx::exclusive_scan(std::span<T> data, Op op, const T& identity) {
+void ThreadCtx::exclusive_scan(std::span<T> data, const std::type_identity_t<T>& identity, Op op) {
   static_assert(std::is_trivially_copyable_v<T>, "team collectives need trivially copyable T");
   if (nthreads_ == 1) {
     for (auto& x : data) x = identity;
