@@ -126,9 +126,24 @@ class UpdateBatch {
   // job of several processes), and the slots of that size an inbox has for each other process.
   static constexpr std::size_t kBucket = 1024;
   static constexpr std::size_t kInboxChunks = 8;
+  // One adding thread's updates for one owner: store[0, next), room up to end.
+  struct Bucket {
+    std::vector<Entry> store;
+    Entry* next = nullptr;
+    Entry* end = nullptr;
+    std::size_t size() const { return static_cast<std::size_t>(next - store.data()); }
+    std::span<const Entry> held() const { return {store.data(), size()}; }
+    void clear() { next = store.data(); }
+    void grow(std::size_t room) {
+      const std::size_t n = size();
+      store.resize(room);
+      next = store.data() + n;
+      end = store.data() + room;
+    }
+  };
   // One adding thread's buckets, by owning process.
   struct Slot {
-    std::vector<std::vector<Entry>> to;
+    std::vector<Bucket> to;
   };
 
   // Collective (funneled, like flush()): every process makes the same batches in the same order,
@@ -153,7 +168,6 @@ class UpdateBatch {
       shift_ = -1;
     for (index r = 0; r < P; ++r) lo_.push_back(table.partition().part(static_cast<int>(r)).lo);
     if (P_ > 1) {
-      limit_ = kBucket;
       inbox_ = std::make_unique<detail::BatchInbox>(table.runtime().comm(), kBucket * sizeof(Entry),
                                                     kInboxChunks);
     }
@@ -242,7 +256,7 @@ class UpdateBatch {
     for (std::size_t c : recv_counts) total += c;
     recv_.resize(total);
     for (Slot* s : slots_->ordered()) {
-      apply(s->to[me]);
+      apply(s->to[me].held());
       s->to[me].clear();
     }
     detail::exchange<Entry>(ps, send_, counts_, recv_, recv_counts);
@@ -287,7 +301,7 @@ class UpdateBatch {
       if (r == me) continue;
       for (Slot* s : slots_->ordered()) {
         auto& b = s->to[r];
-        send_.insert(send_.end(), b.begin(), b.end());
+        send_.insert(send_.end(), b.held().begin(), b.held().end());
         b.clear();
       }
     }
@@ -303,8 +317,7 @@ class UpdateBatch {
     return slots_->mine([this] {
       auto s = std::make_unique<Slot>();
       s->to.resize(P_);
-      if (inbox_)
-        for (auto& b : s->to) b.reserve(kBucket);
+      for (Bucket& b : s->to) b.grow(inbox_ ? kBucket : 64);
       return s;
     });
   }
@@ -313,20 +326,22 @@ class UpdateBatch {
   // sent on.
   void bucket(Slot& s, index i, index off, T value) {
     const std::size_t r = owner(off);
-    auto& b = s.to[r];
-    b.push_back({static_cast<std::uint64_t>(i - lo_[r]), value});
-    if (b.size() == limit_) [[unlikely]]
+    Bucket& b = s.to[r];
+    *b.next++ = {static_cast<std::uint64_t>(i - lo_[r]), value};
+    if (b.next == b.end) [[unlikely]]
       spill(r, b);
   }
 
-  // A full bucket (a job of several processes): into its owner's inbox, or applied here when this
-  // process owns it; either way this process then applies what arrived in its own inbox.
-  [[gnu::noinline]] void spill(std::size_t r, std::vector<Entry>& b) {
+  // A full bucket. In a job of several processes: into its owner's inbox, or applied here when
+  // this process owns it; either way this process then applies what arrived in its own inbox. In
+  // a job of one process (a thread that does not apply at add()): twice the room.
+  [[gnu::noinline]] void spill(std::size_t r, Bucket& b) {
+    if (!inbox_) return b.grow(2 * b.store.size());
     if (r == static_cast<std::size_t>(table_->runtime().process())) {
       std::lock_guard lock(*table_lock_);
-      apply(b);
+      apply(b.held());
     } else {
-      inbox_->send(static_cast<int>(r), b.data(), [this] { try_drain(); });
+      inbox_->send(static_cast<int>(r), b.store.data(), [this] { try_drain(); });
     }
     b.clear();
     try_drain();
@@ -406,8 +421,7 @@ class UpdateBatch {
       std::make_unique<detail::ThreadSlots<Slot>>();  // every adding thread's buckets
   std::vector<Entry> send_, recv_;                    // kept between flushes
   std::vector<std::size_t> counts_;                   // send counts of the last flush
-  std::size_t limit_ = SIZE_MAX;  // a bucket's size when it is sent on (a job of several processes)
-  std::unique_ptr<detail::BatchInbox> inbox_;  // full buckets from the other processes
+  std::unique_ptr<detail::BatchInbox> inbox_;         // full buckets from the other processes
   std::unique_ptr<std::mutex> table_lock_ =
       std::make_unique<std::mutex>();  // whoever applies updates to the block before the flush
 };
