@@ -4,11 +4,14 @@
 // (pending() at most one bucket per adding thread and process), and flush() still returns with
 // every update applied. Each process's threads add different numbers of updates (one process
 // and one thread none at all), in several rounds; every rank rebuilds every thread's updates and
-// checks its block against their serial sum after each flush.
+// checks its block against their serial sum after each flush. A flush refused (one process making
+// another collective) loses none of the buckets already sent and repeats none.
 #include <gtest/gtest.h>
 #include <omp.h>
 
 #include <cstdint>
+#include <exception>
+#include <string>
 #include <vector>
 
 #include "../common/job_main.hpp"
@@ -145,6 +148,41 @@ TEST(UpdateBatchSpill, ProcessesWaitingInFlushTakeWhatOneProcessStillSends) {
   batch.flush();
   for (index i = u.lo(); i < u.hi(); ++i)
     EXPECT_EQ(u[i], n / kN + (i < n % kN ? 1 : 0)) << "index " << i;
+}
+
+// A refused flush keeps the updates the batch holds, and the buckets already sent are applied at
+// their owner: after the next flush every update is there exactly once. (Fewer buckets than an
+// inbox holds: the owner making another collective applies nothing meanwhile.)
+TEST(UpdateBatchSpill, ARefusedFlushLosesNoSentBucketAndRepeatsNone) {
+  if (P() < 2) GTEST_SKIP() << "needs two processes";
+  compas::DistArray<std::int64_t> u(rt(), kN, {.halo = 0});
+  Batch<std::int64_t> batch(u, AtomicOp::add);
+  const compas::Range last = u.partition().part(P() - 1);
+  const long n = 3 * static_cast<long>(Batch<std::int64_t>::kBucket) + 17;
+  if (me() == 0)
+    for (long k = 0; k < n; ++k) batch.add(last.lo + k % last.size(), 1);
+  if (me() == 0) {
+    EXPECT_EQ(batch.pending(), 17u);  // three buckets sent
+  }
+  std::string err;
+  try {
+    if (me() == 1)
+      (void)compas::allgather(rt(), 1);
+    else
+      batch.flush();
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  EXPECT_NE(err.find("process 1 calls allgather"), std::string::npos) << err;
+  if (me() == 0) {
+    EXPECT_EQ(batch.pending(), 17u);
+  }
+  batch.flush();
+  for (index i = u.lo(); i < u.hi(); ++i) {
+    const long want =
+        last.contains(i) ? n / last.size() + ((i - last.lo) < n % last.size() ? 1 : 0) : 0;
+    EXPECT_EQ(u[i], want) << "index " << i;
+  }
 }
 
 }  // namespace
