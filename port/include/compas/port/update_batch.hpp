@@ -110,6 +110,24 @@ FlushCounts flush_counts(const Processes& ps, std::uint64_t batch, const std::ty
                          std::span<const std::size_t> send_counts,
                          std::span<const std::uint64_t> send_chunks);
 
+// One adding thread's updates for one owner (UpdateBatch's Entry): store[0, next), room up to
+// end.
+template <class Entry>
+struct BatchBucket {
+  std::vector<Entry> store;
+  Entry* next = nullptr;
+  Entry* end = nullptr;
+  std::size_t size() const { return static_cast<std::size_t>(next - store.data()); }
+  std::span<const Entry> held() const { return {store.data(), size()}; }
+  void clear() { next = store.data(); }
+  void grow(std::size_t room) {
+    const std::size_t n = size();
+    store.resize(room);
+    next = store.data() + n;
+    end = store.data() + room;
+  }
+};
+
 }  // namespace detail
 
 template <class T>
@@ -126,21 +144,7 @@ class UpdateBatch {
   // job of several processes), and the slots of that size an inbox has for each other process.
   static constexpr std::size_t kBucket = 1024;
   static constexpr std::size_t kInboxChunks = 8;
-  // One adding thread's updates for one owner: store[0, next), room up to end.
-  struct Bucket {
-    std::vector<Entry> store;
-    Entry* next = nullptr;
-    Entry* end = nullptr;
-    std::size_t size() const { return static_cast<std::size_t>(next - store.data()); }
-    std::span<const Entry> held() const { return {store.data(), size()}; }
-    void clear() { next = store.data(); }
-    void grow(std::size_t room) {
-      const std::size_t n = size();
-      store.resize(room);
-      next = store.data() + n;
-      end = store.data() + room;
-    }
-  };
+  using Bucket = detail::BatchBucket<Entry>;
   // One adding thread's buckets, by owning process.
   struct Slot {
     std::vector<Bucket> to;
