@@ -131,6 +131,11 @@ def is_deleted(tokens):
     return re.search(r"=\s*delete\s*$", text) is not None
 
 
+def is_deprecated(tokens):
+    """A [[deprecated]] forwarder: an old spelling kept one release, not a call to document."""
+    return re.search(r"\[\s*\[\s*deprecated\b", " ".join(tokens)) is not None
+
+
 def parse_header(text):
     """[(class or None, name, is_free)] of the public functions; and {class: [bases]}."""
     toks = TOKEN.findall(strip_code(text))
@@ -193,7 +198,7 @@ def declare(stmt, stack, found):
         return
     friend = stmt[0] == "friend"
     name = function_name(stmt[1:] if friend else stmt, None if kind == "namespace" else cname)
-    if name is None or is_deleted(stmt):
+    if name is None or is_deleted(stmt) or is_deprecated(stmt):
         return
     if kind == "namespace" or friend:
         if name != "->":

@@ -42,6 +42,9 @@ Widget(T) -> Widget<T>;  // a deduction guide: not a call
 template <class T>
 requires(sizeof(T) > 1) void make_widgets(int count, const char* text = "a;b{c}");
 
+template <class T>
+[[deprecated("use make_widgets")]] void old_make_widgets(int count);  // a forwarder: not a call
+
 inline int helper(int x) {
   auto f = [](int y) { return y + 1; };  // a body: nothing inside counts
   return f(x);
