@@ -35,7 +35,7 @@ c and interp reads (the job's level lg when a group solves it).
       character(200) msg
       type(compas_group) grp
       double precision rnorm
-      logical verok
+      logical verok, ok
       common /coef/ a, c
 
       call compas_init()
@@ -45,14 +45,13 @@ c and interp reads (the job's level lg when a group solves it).
       call compas_create(v%a, [1,1,1], [np,np,np])
       call compas_grid(v%a, g)
       call compas_destroy(v%a)
-      lt = 0
-      if (msg .eq. ' ') lt = nint(log(dble(n)) / log(2d0))
+      lt = nint(log(dble(max(n, 1))) / log(2d0))
       lg = max(1, ceiling(log(maxval(g) - 0.5d0) / log(2d0)))
       if (any(iand(g, g-1) .ne. 0)) lg = lg + 1
       if (msg .eq. ' ' .and. lg .gt. 1 .and. lg .ge. lt) write(msg,
-     >   '(a,i0,a,i0,a,3(i0,a),i0)') 'mg_compas: N = ', n,
-     >   ' is too small for ', np, ' processes (grid ', g(1), ' x ',
-     >   g(2), ' x ', g(3), '): need N >= ', 2**(lg+1)
+     >   '(a,i0,a,i0,a,2(i0,'' x ''),i0,a,i0)') 'mg_compas: N = ', n,
+     >   ' is too small for ', np, ' processes (grid ', g,
+     >   '): need N >= ', 2**(lg+1)
       if (msg .ne. ' ') then
          if (me .eq. 0) write(0, '(a)') trim(msg)
          call compas_finalize()
@@ -62,10 +61,8 @@ c and interp reads (the job's level lg when a group solves it).
 
 c Level lt's split points: level lg's block split (boundary p of g
 c parts of 2^lg cells: p*(2^lg/g) + min(p, mod(2^lg, g))), refined.
-      do d = 1, 3
-         s(0:g(d),d) = 1 + 2**(lt-lg) * [(p*(2**lg/g(d))
-     >                 + min(p, mod(2**lg, g(d))), p = 0, g(d))]
-      enddo
+      forall (d = 1:3, p = 0:1024, p .le. g(d)) s(p,d) = 1 + 2**(lt-lg)
+     >   * (p*(2**lg/g(d)) + min(p, mod(2**lg, g(d))))
       call compas_create(cu(lt)%a, [1,1,1], [n,n,n],
      >   periodic=[.true.], split1=s(0:g(1),1), split2=s(0:g(2),2),
      >   split3=s(0:g(3),3))
@@ -77,9 +74,8 @@ c parts of 2^lg cells: p*(2^lg/g) + min(p, mod(2^lg, g))), refined.
       enddo
       dr = cr
       su = cu
-      ng = np
+      ng = merge(2**int(log(min(np, 8) + 0.5) / log(2.)), np, lg .gt. 1)
       if (lg .gt. 1) then
-         ng = 2**int(log(min(np, 8) + 0.5) / log(2.))
          call compas_group_split(merge(0, -1, me .lt. ng), 0, grp)
          call compas_create(cu(lg)%a, like=su(lg)%a, group=grp)
          call compas_create(cr(lg)%a, like=dr(lg)%a, group=grp)
@@ -94,11 +90,10 @@ c parts of 2^lg cells: p*(2^lg/g) + min(p, mod(2^lg, g))), refined.
          mc(:,k) = shape(cu(k)%a)
          md(:,k) = shape(dr(k)%a)
       enddo
-      if (me .eq. 0) write(*, '(a,a,a,i4,a,i4,a,i4,a,i3,a,3(i0,a),
+      if (me .eq. 0) write(*, '(3a,3(i4,a),i3,a,2(i0,'' x ''),i0,a,
      >   i0,a,i0,a)') ' mg_compas: class ', cls, ', ', n, '^3 cells, ',
-     >   nit, ' iterations, ', np, ' processes x',
-     >   omp_get_max_threads(), ' threads (grid ', g(1), ' x ', g(2),
-     >   ' x ', g(3), ', levels 1..', lg, ' on ', ng, ')'
+     >  nit, ' iterations, ', np, ' processes x', omp_get_max_threads(),
+     >   ' threads (grid ', g, ', levels 1..', lg, ' on ', ng, ')'
 
       call compas_bounds(v%a, lo, hi)
       call zran3(v%a, mc(1,lt), mc(2,lt), mc(3,lt), n, lo)
@@ -123,10 +118,9 @@ c parts of 2^lg cells: p*(2^lg/g) + min(p, mod(2^lg, g))), refined.
       enddo
       t1 = omp_get_wtime()
       if (me .eq. 0) write(*, '(a,f12.4,a)') ' time = ', t1 - t0, ' s'
-      k = 0
-      if (.not. verok(rnm, ref, n, nit, me .eq. 0)) k = 1
+      ok = verok(rnm, ref, n, nit, me .eq. 0)
       call compas_finalize()
-      if (k .ne. 0) stop 1
+      if (.not. ok) stop 1
       end
 
 c mg_openmp.f's V-cycle on cu, cr; at level lg, when a group solves
