@@ -126,8 +126,9 @@ contains
                                   c_null_ptr, o, int(layout, c_int), handle)
       return
     end if
-    splits = [int(split3, c_int64_t), int(split2, c_int64_t), int(split1, c_int64_t)]
     counts = int([size(split3), size(split2), size(split1)], c_int)
+    allocate(splits(sum(counts)))
+    splits(:) = [int(split3, c_int64_t), int(split2, c_int64_t), int(split1, c_int64_t)]
     code = c_array_create_split(runtime, g, int(ctype, c_int), clo, chi, c_loc(splits), &
                                 c_loc(counts), o, int(layout, c_int), handle)
   end function
