@@ -57,6 +57,7 @@ program levels
   call compas_create(bad, [1, 1, 1], [6, 4, nz], split1=[1, 7], split2=[1, 5], &
                      split3=[s3(1:np), nz + 3], ierr=ierr)
   call expect(ierr, COMPAS_ERR_ARG, 'the last split point is hi(d) + 1 = ')
+  deallocate (s3)
   call compas_create(flat, [1, 1], [6, 4], split1=[1, 7], split2=[1, 5], ierr=ierr)
   call expect(ierr, COMPAS_ERR_ARG, 'split points and groups are for 3-D arrays')
   call compas_create(bad, like=u, coarsen=4, ierr=ierr)
