@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -301,6 +302,40 @@ TEST(GhostPlan, ForColumnsSplitOverTheTeamAsOnePass) {
   EXPECT_NE(c.find("process 0: column " + std::to_string(n + 5) + " at position " + where),
             std::string::npos)
       << c;
+}
+
+// for_columns looks at the columns in blocks and skips a block of owned ones with one range
+// check: one column outside the owned range, at a block's edges or in the last, short block, is
+// still found, as a ghost when another process owns it and as an error outside the domain.
+template <class I>
+void check_one_column_off(std::size_t at, index value) {
+  const auto d = unequal();
+  std::vector<I> cols(2600, static_cast<I>(d.owned().lo));
+  const bool inside = d.domain().contains(value);
+  if (me() == 0) cols[at] = static_cast<I>(value);
+  if (inside) {
+    auto plan = compas::GhostPlan::for_columns(d, cols);
+    EXPECT_EQ(plan.ghost_count(), me() == 0 && !d.owned().contains(value) ? 1 : 0) << at;
+    return;
+  }
+  const std::string c = alike::error_of([&] { (void)compas::GhostPlan::for_columns(d, cols); });
+  EXPECT_NE(c.find("process 0: column " + std::to_string(value) + " at position " +
+                   std::to_string(at) + " is outside"),
+            std::string::npos)
+      << c;
+}
+template <class I>
+void check_columns_off_everywhere() {
+  const index n = unequal().domain().size(), top = std::numeric_limits<I>::max();
+  for (std::size_t at : {std::size_t{0}, std::size_t{1023}, std::size_t{1024}, std::size_t{2047},
+                         std::size_t{2048}, std::size_t{2599}})
+    for (index value : {index{-1}, index{std::numeric_limits<I>::min()}, n, top, count_of(0),
+                        count_of(0) - 1, n - 1})  // process 0 owns [0, count_of(0))
+      check_one_column_off<I>(at, value);
+}
+TEST(GhostPlan, ForColumnsFindsOneColumnOffInAnyBlock) {
+  check_columns_off_everywhere<std::int32_t>();
+  check_columns_off_everywhere<std::int64_t>();
 }
 
 TEST(GhostPlan, IndexOutsideTheDomainFailsEverywhere) {
