@@ -303,12 +303,14 @@ class GhostedVector {
       : plan_(&plan), v_(static_cast<std::size_t>(plan.local_size()), fill) {}
   // The owned entries from `owned` (owned_size() of them; std::invalid_argument otherwise), the
   // ghosts T{} until the first update_ghosts().
-  GhostedVector(GhostPlan& plan, std::span<const T> owned) : GhostedVector(plan) {
+  GhostedVector(GhostPlan& plan, std::span<const T> owned) : plan_(&plan) {
     if (static_cast<index>(owned.size()) != owned_size())
       throw std::invalid_argument("GhostedVector: " + std::to_string(owned.size()) +
                                   " owned values given, " + std::to_string(owned_size()) +
                                   " are needed");
-    std::copy(owned.begin(), owned.end(), v_.begin());
+    v_.reserve(static_cast<std::size_t>(plan.local_size()));  // one pass: no fill, then copy
+    v_.assign(owned.begin(), owned.end());
+    v_.resize(static_cast<std::size_t>(plan.local_size()));
   }
 
   GhostPlan& plan() const { return *plan_; }
