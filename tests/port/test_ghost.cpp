@@ -338,6 +338,30 @@ TEST(GhostPlan, ForColumnsFindsOneColumnOffInAnyBlock) {
   check_columns_off_everywhere<std::int64_t>();
 }
 
+// A GhostedVector made from owned values holds them, its ghosts T{} until the first update, and
+// refuses a count other than owned_size(), naming both.
+TEST(GhostedVector, FromOwnedValues) {
+  const auto d = unequal();
+  std::vector<std::int64_t> mine = ghosts_of<std::int64_t>(me());
+  compas::GhostPlan plan(d, mine);
+  std::vector<double> owned(static_cast<std::size_t>(plan.owned_size()));
+  for (std::size_t k = 0; k < owned.size(); ++k) owned[k] = f(d.owned().lo + static_cast<index>(k));
+  compas::GhostedVector<double> v(plan, std::span<const double>(owned));
+  ASSERT_EQ(v.size(), plan.local_size());
+  for (index k = 0; k < v.owned_size(); ++k) EXPECT_EQ(v[k], owned[static_cast<std::size_t>(k)]);
+  for (index k = v.owned_size(); k < v.size(); ++k) EXPECT_EQ(v[k], 0.0) << k;
+  owned.push_back(1.0);
+  try {
+    compas::GhostedVector<double> w(plan, std::span<const double>(owned));
+    ADD_FAILURE() << "a wrong count was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(owned.size()) + " owned values given, " +
+                                         std::to_string(plan.owned_size()) + " are needed"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(GhostPlan, IndexOutsideTheDomainFailsEverywhere) {
   const auto d = unequal();
   std::vector<std::int64_t> mine = ghosts_of<std::int64_t>(me());
