@@ -24,14 +24,16 @@
 // Costs (P processes, g remote ghosts here, s entries this process serves to others):
 //  - making a plan: linear in the list (an owned index is a range check, another an O(log P)
 //    owner lookup; for_columns hashes the off-process columns only and sorts the distinct ones:
-//    O(nnz + g log g)); memory O(g + s + P), not O(list); two rounds among the processes (one
-//    word-sized record per pair with the counts and the checks, then the index lists).
+//    O(nnz + g log g)); memory O(g + s + P), not O(list); two alltoallv rounds among the
+//    processes (a 168-byte record per pair with the counts, offsets and checks, then the index
+//    lists).
 //  - update_ghosts(): one agreement (an allreduce of 24 bytes), then one message per process
 //    that owns some of this process's ghosts (packed, one put into its staging area), g + s
-//    element copies; on first use with an element size, a staging window of (g + s) elements
-//    (collective). accumulate_ghosts() the same in reverse, adding (s additions at the owner, in
-//    source rank order: the same bits every run). At P = 1 nothing is agreed or sent: an update
-//    copies the ghosts that are own indices, none for for_columns (it costs nothing).
+//    element copies; on first use with an element size, a staging window of the g arriving
+//    elements (collective) and a pack buffer of s. accumulate_ghosts() the same in reverse,
+//    adding (s additions at the owner, in source rank order: the same bits every run; its
+//    window holds the s arriving entries). At P = 1 nothing is agreed or sent: an update copies
+//    the ghosts that are own indices, none for for_columns (it costs nothing).
 //
 // A GhostedVector refers to its plan: keep the plan alive and in place while its vectors are used.
 // Destroying a plan that has made calls is collective (its staging windows meet every process).

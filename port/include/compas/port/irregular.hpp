@@ -24,7 +24,9 @@
 // owner, the local positions it serves to each peer. gather() and scatter() then make one alltoallv
 // of values; fetch_add() two (the additions out, the old values back). Indices this process owns
 // move no message (read and written in place). A 2-D array takes (row, column) pairs. Compiled
-// with OpenMP, the copies of 4096 entries or more run on the calling thread's OpenMP team.
+// with OpenMP, the copies of 4096 entries or more run on the calling thread's OpenMP team. Each
+// call first checks that every process calls the same plan and operation with right sizes: an
+// allgather of a 184-byte record per process (O(P) bytes per call; nothing is sent at P = 1).
 //
 // Order. An owner applies what it receives in source rank order, and each source's entries in
 // the order of its index list (its own entries at its own rank's turn). So duplicates add up,

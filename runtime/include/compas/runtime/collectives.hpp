@@ -25,9 +25,11 @@
 // Arguments are checked on every process alike. Before any data moves, each call gathers a few
 // words from every process (which call, the element size and type, the operator, its length, its
 // root, the object a method is on, and what is wrong with its own arguments, such as a receive
-// span of the wrong size): one allgather of 208 bytes per process; the collective methods of the
-// porting layer's objects (UpdateBatch::flush, DistArray's halo exchanges) begin with the same
-// step. Then every process throws the same CollectiveError (a std::invalid_argument) when the
+// span of the wrong size): first one allreduce of 24 bytes (a hash of what must be alike, with
+// the type and operator ids; O(log P)), and an allgather of a 208-byte record per process only
+// when lengths may differ (allgatherv, alltoallv, gather, migrate) or the allreduce shows that
+// something differs; the collective methods of the porting layer's objects (UpdateBatch::flush,
+// DistArray's halo exchanges) begin with the same step. Then every process throws the same CollectiveError (a std::invalid_argument) when the
 // calls or their objects differ, when the element types or the operators differ (even of one
 // size: int and float), when one process's own arguments are wrong (naming it), when a root is
 // outside 0..P-1 (naming the value and the range; on a Group, P is its size and processes are
