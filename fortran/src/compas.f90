@@ -18,8 +18,9 @@
 ! contiguous (the halo box packed), so F77-style routines take u through explicit-shape and
 ! assumed-size dummies without a copy, and the calls inside them find the array by its address;
 ! compas_create(..., padded=.true.) pads dimension 1 to whole 64-byte lines instead (then pass u
-! to assumed-shape dummies only). Every signature, documented: compas_interfaces.f90, installed
-! beside this module's .mod files.
+! to assumed-shape dummies only). Ghosted vectors (compas_ghost_vectors: type(compas_ghosts),
+! compas_ghosts_create ...) are plain arrays [owned | ghosts] with 1-based global indices. Every
+! signature, documented: compas_interfaces.f90, installed beside this module's .mod files.
 !
 ! Errors: every call takes an optional integer ierr. Present, it receives COMPAS_OK (0) or a code
 ! and compas_error_message() the message. Absent, a failure ends the job: each failing process
@@ -35,6 +36,7 @@ module compas
                          compas_get_argument, compas_error_message, compas_group
   use compas_arrays
   use compas_collectives
+  use compas_ghost_vectors
   implicit none
   public
 end module compas

@@ -29,7 +29,8 @@ module compas_c_api
             c_allreduce, c_broadcast, c_exscan, c_group_split, c_group_destroy, c_group_rank, &
             c_group_size, c_group_barrier, c_group_allreduce, c_group_broadcast, c_group_exscan, &
             c_strlen, c_array_create_split, c_array_create_like, c_array_redistribute, &
-            c_array_grid, c_array_member
+            c_array_grid, c_array_member, c_ghosts_create, c_ghosts_create_columns, &
+            c_ghosts_destroy, c_ghosts_sizes, c_ghosts_update, c_ghosts_accumulate
 
   interface
     type(c_ptr) function c_last_error() bind(C, name="compas_last_error")
@@ -235,6 +236,47 @@ module compas_c_api
       type(c_ptr), value :: group, in, out
       integer(c_int64_t), value :: count
       integer(c_int), value :: type, op
+    end function
+    ! The ghosted vectors' calls: index lists and vectors by address (their type as a code).
+    integer(c_int) function c_ghosts_create(rt, n_local, ghosts, count, index_type, plan) &
+        bind(C, name="compas_ghosts_create")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: rt, ghosts
+      integer(c_int64_t), value :: n_local, count
+      integer(c_int), value :: index_type
+      type(c_ptr), intent(out) :: plan
+    end function
+    integer(c_int) function c_ghosts_create_columns(rt, n_local, cols, count, index_type, plan) &
+        bind(C, name="compas_ghosts_create_columns")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: rt, cols
+      integer(c_int64_t), value :: n_local, count
+      integer(c_int), value :: index_type
+      type(c_ptr), intent(out) :: plan
+    end function
+    integer(c_int) function c_ghosts_destroy(plan) bind(C, name="compas_ghosts_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: plan
+    end function
+    integer(c_int) function c_ghosts_sizes(plan, first, n_owned, n_ghosts) &
+        bind(C, name="compas_ghosts_sizes")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int64_t), intent(out) :: first, n_owned, n_ghosts
+    end function
+    integer(c_int) function c_ghosts_update(plan, v, count, type) &
+        bind(C, name="compas_ghosts_update")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan, v
+      integer(c_int64_t), value :: count
+      integer(c_int), value :: type
+    end function
+    integer(c_int) function c_ghosts_accumulate(plan, v, count, type) &
+        bind(C, name="compas_ghosts_accumulate")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan, v
+      integer(c_int64_t), value :: count
+      integer(c_int), value :: type
     end function
   end interface
 end module compas_c_api

@@ -25,9 +25,9 @@
 !
 ! Constants: COMPAS_OK and the error codes above; the reduction operators COMPAS_SUM,
 ! COMPAS_MIN, COMPAS_MAX, COMPAS_PROD. Types: compas_exchange_handle (a pending exchange),
-! compas_group (a group of processes).
+! compas_group (a group of processes), compas_ghosts (a plan of ghosted vectors).
 module compas_interfaces
-  use compas, only: compas_exchange_handle, compas_group
+  use compas, only: compas_exchange_handle, compas_group, compas_ghosts
   implicit none
   private
 
@@ -37,7 +37,9 @@ module compas_interfaces
             compas_test, compas_accumulate_halos, compas_swap, compas_destroy, compas_allreduce, &
             compas_broadcast, compas_exscan, compas_barrier, compas_group_split, &
             compas_group_destroy, compas_group_rank, compas_group_size, compas_create_like, &
-            compas_redistribute, compas_grid, compas_member
+            compas_redistribute, compas_grid, compas_member, compas_ghosts_create, &
+            compas_ghosts_create_columns, compas_ghosts_sizes, compas_ghosts_update, &
+            compas_ghosts_accumulate, compas_ghosts_destroy
 
   abstract interface
 
@@ -313,6 +315,93 @@ module compas_interfaces
       type(compas_group), intent(in) :: group
       integer, intent(out), optional :: ierr
     end function
+
+    ! ---- ghosted vectors (PETSc's VecGhost): v(1:n_owned + n_ghosts), [owned | ghosts] ----
+    ! Every index is 1-based: global indices 1 .. the sum of the processes' n_local (process r
+    ! owning the r-th run of them), local positions 1 .. n_owned + n_ghosts (v(k), k <= n_owned,
+    ! is global index first + k - 1; v(n_owned + k) is ghost k). The C API's are 0-based: the
+    ! module shifts each list on its way and the messages' indices, positions and domain back.
+    ! Costs (g ghosts owned by other processes, s entries this process serves to them): the C++
+    ! GhostPlan's (docs/PORTING.md, "Every call and its cost", port/ghost.hpp), plus the module's
+    ! pass over the list.
+
+    ! Collective (generic): plan becomes the plan of this process's n_local (>= 1) entries and its
+    ! ghosts: ghost k a copy of global index ghosts(k), integer(4) or integer(8) (shown), any
+    ! order; duplicates are separate ghosts, an own index a ghost filled by a local copy. An index
+    ! outside 1..N on any process: COMPAS_ERR_ARG on every process, naming the process, the index,
+    ! its position in ghosts and the domain 1..N; an n_local below 1: COMPAS_ERR_COLLECTIVE. Cost:
+    ! a copy of ghosts one less (size(ghosts) x its kind's bytes while the plan is made), then
+    ! C's: an allgather of the counts and two rounds among the processes, linear in the list,
+    ! memory O(g + s + P).
+    subroutine compas_ghosts_create(plan, n_local, ghosts, ierr)
+      import :: compas_ghosts
+      type(compas_ghosts), intent(out) :: plan
+      integer, intent(in) :: n_local
+      integer(8), intent(in) :: ghosts(:)
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective (generic, cols integer(4) or integer(8)): the plan of a CSR's column list (1-based
+    ! global columns): its ghosts are the off-process columns, distinct and sorted (so grouped by
+    ! owner), and cols is rewritten in place to local positions: an owned column c to
+    ! c - first + 1, another to n_owned + its place among the ghosts; so x(cols(e)) reads the
+    ! entry of column e's global column once compas_ghosts_update(plan, x) ran. A column outside
+    ! 1..N: COMPAS_ERR_COLLECTIVE on every process naming the process, column, position and
+    ! domain, cols left as it was. Cost: C's (O(nnz + g log g), the two passes over cols on the
+    ! OpenMP team from 65536 columns), and the module's two passes over cols in place (one less
+    ! before, one more after); a non-contiguous cols is copied in and out by the compiler.
+    subroutine compas_ghosts_create_columns(plan, n_local, cols, ierr)
+      import :: compas_ghosts
+      type(compas_ghosts), intent(out) :: plan
+      integer, intent(in) :: n_local
+      integer(8), contiguous, target, intent(inout) :: cols(:)
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! This process's first global index (1-based, integer(8)), its owned entries and its ghosts;
+    ! not collective, O(1). A plan never made or destroyed (or a copy of one destroyed):
+    ! COMPAS_ERR_HANDLE, and those present are -1; the same error from the other calls.
+    subroutine compas_ghosts_sizes(plan, first, n_owned, n_ghosts, ierr)
+      import :: compas_ghosts
+      type(compas_ghosts), intent(in) :: plan
+      integer(8), intent(out), optional :: first
+      integer, intent(out), optional :: n_owned, n_ghosts
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective (generic): every ghost of v gets its owner's entry; v real(8) (shown), real(4),
+    ! integer(4) or integer(8), n_owned + n_ghosts elements (another size on any process:
+    ! COMPAS_ERR_COLLECTIVE on every process before anything moves, naming that process, the
+    ! size and the sizes needed). Cost: an agreement (an allreduce of 24 bytes), one put to each
+    ! process owning some of this process's ghosts, g + s element copies (on the OpenMP team from
+    ! 4096); the first call per element size makes a staging window (collective). At one process
+    ! nothing is sent: the ghosts that are own indices are copied. A non-contiguous v is copied in
+    ! and out by the compiler.
+    subroutine compas_ghosts_update(plan, v, ierr)
+      import :: compas_ghosts
+      type(compas_ghosts), intent(in) :: plan
+      real(8), contiguous, target, intent(inout) :: v(:)
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective (generic, as compas_ghosts_update's v): the reverse, every ghost's value added
+    ! into its owner's entry, in source rank order (the same bits every run); the ghosts keep
+    ! their values. Cost: as the update's, g copies leaving and s additions here.
+    subroutine compas_ghosts_accumulate(plan, v, ierr)
+      import :: compas_ghosts
+      type(compas_ghosts), intent(in) :: plan
+      real(8), contiguous, target, intent(inout) :: v(:)
+      integer, intent(out), optional :: ierr
+    end subroutine
+
+    ! Collective once the plan was used by an update or an accumulation (its staging windows
+    ! meet every process), else local: the plan is freed and becomes no plan (compas_finalize
+    ! frees those left).
+    subroutine compas_ghosts_destroy(plan, ierr)
+      import :: compas_ghosts
+      type(compas_ghosts), intent(inout) :: plan
+      integer, intent(out), optional :: ierr
+    end subroutine
 
   end interface
 end module compas_interfaces

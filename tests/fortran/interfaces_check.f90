@@ -17,7 +17,11 @@ program interfaces_check
     i_group_size => compas_group_size, i_create => compas_create, i_swap => compas_swap, &
     i_destroy => compas_destroy, i_allreduce => compas_allreduce, i_broadcast => compas_broadcast, &
     i_exscan => compas_exscan, i_create_like => compas_create_like, &
-    i_redistribute => compas_redistribute, i_grid => compas_grid, i_member => compas_member
+    i_redistribute => compas_redistribute, i_grid => compas_grid, i_member => compas_member, &
+    i_ghosts_create => compas_ghosts_create, i_ghosts_sizes => compas_ghosts_sizes, &
+    i_ghosts_create_columns => compas_ghosts_create_columns, &
+    i_ghosts_update => compas_ghosts_update, i_ghosts_accumulate => compas_ghosts_accumulate, &
+    i_ghosts_destroy => compas_ghosts_destroy
   implicit none
   procedure(i_init), pointer :: p_init
   procedure(i_finalize), pointer :: p_finalize
@@ -49,10 +53,18 @@ program interfaces_check
   procedure(i_allreduce), pointer :: p_allreduce => null()
   procedure(i_broadcast), pointer :: p_broadcast => null()
   procedure(i_exscan), pointer :: p_exscan => null()
+  procedure(i_ghosts_sizes), pointer :: p_ghosts_sizes
+  procedure(i_ghosts_destroy), pointer :: p_ghosts_destroy
+  procedure(i_ghosts_create), pointer :: p_ghosts_create => null()
+  procedure(i_ghosts_create_columns), pointer :: p_ghosts_create_columns => null()
+  procedure(i_ghosts_update), pointer :: p_ghosts_update => null()
+  procedure(i_ghosts_accumulate), pointer :: p_ghosts_accumulate => null()
   real(8), pointer :: u(:, :), v(:, :), w(:, :, :), w2(:, :, :)
   real(8) :: x(4)
   type(compas_group) :: g
-  integer :: ierr
+  type(compas_ghosts) :: plan
+  integer(8) :: list(3), first
+  integer :: ierr, n_owned, n_ghosts
 
   p_init => compas_init
   p_finalize => compas_finalize
@@ -77,6 +89,8 @@ program interfaces_check
   p_redistribute => compas_redistribute
   p_grid => compas_grid
   p_member => compas_member
+  p_ghosts_sizes => compas_ghosts_sizes
+  p_ghosts_destroy => compas_ghosts_destroy
 
   ! The generic ones: the module and the documented representative take the same keywords.
   call compas_create(u=u, lo=[1, 1], hi=[2, 2], halo=[1], periodic=[.true.], grid=[0], &
@@ -98,4 +112,13 @@ program interfaces_check
   call p_broadcast(x=x, root=0, group=g, ierr=ierr)
   call compas_exscan(x=x, op=COMPAS_MAX, group=g, ierr=ierr)
   call p_exscan(x=x, op=COMPAS_MAX, group=g, ierr=ierr)
+  call compas_ghosts_create(plan=plan, n_local=4, ghosts=list, ierr=ierr)
+  call p_ghosts_create(plan=plan, n_local=4, ghosts=list, ierr=ierr)
+  call compas_ghosts_create_columns(plan=plan, n_local=4, cols=list, ierr=ierr)
+  call p_ghosts_create_columns(plan=plan, n_local=4, cols=list, ierr=ierr)
+  call compas_ghosts_update(plan=plan, v=x, ierr=ierr)
+  call p_ghosts_update(plan=plan, v=x, ierr=ierr)
+  call compas_ghosts_accumulate(plan=plan, v=x, ierr=ierr)
+  call p_ghosts_accumulate(plan=plan, v=x, ierr=ierr)
+  call p_ghosts_sizes(plan=plan, first=first, n_owned=n_owned, n_ghosts=n_ghosts, ierr=ierr)
 end program interfaces_check
