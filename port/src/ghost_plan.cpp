@@ -207,20 +207,22 @@ void make_plan(GhostCore& c, std::span<const I> ghosts, const std::string& probl
 
 }  // namespace
 
-GhostCore::GhostCore(const Partition& d, std::span<const std::int32_t> ghosts,
-                     const std::string& problem)
+GhostCore::GhostCore(const Partition& d)
     : parts(d), owned_n(d.owned().size()), impl_(std::make_unique<Impl>()) {
   impl_->rt = &d.runtime();
   d.runtime().check_funneled("compas::GhostPlan", kFunneled);
+}
+
+GhostCore::GhostCore(const Partition& d, std::span<const std::int32_t> ghosts,
+                     const std::string& problem)
+    : GhostCore(d) {
   make_plan(*this, ghosts, problem);
   number = object_number(ObjectKind::ghost_plan, true);
 }
 
 GhostCore::GhostCore(const Partition& d, std::span<const std::int64_t> ghosts,
                      const std::string& problem)
-    : parts(d), owned_n(d.owned().size()), impl_(std::make_unique<Impl>()) {
-  impl_->rt = &d.runtime();
-  d.runtime().check_funneled("compas::GhostPlan", kFunneled);
+    : GhostCore(d) {
   make_plan(*this, ghosts, problem);
   number = object_number(ObjectKind::ghost_plan, true);
 }

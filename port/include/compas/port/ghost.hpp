@@ -103,6 +103,7 @@ class GhostCore {
   std::vector<std::size_t> self_ghost, self_owned;  // ghosts this process owns: ghost, offset
 
  private:
+  explicit GhostCore(const Partition& d);  // the members both constructors set
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -145,6 +146,19 @@ inline std::size_t column_part(std::size_t n, int parts, int k) {
 // OpenMP or under 64 Ki columns).
 int column_parts(std::size_t n);
 
+// f(k, cols[part k]) for each of the `parts` equal parts of cols, one per thread of the calling
+// thread's OpenMP team.
+template <class I, class F>
+void for_each_column_part(std::span<I> cols, int parts, F f) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1) num_threads(parts)
+#endif
+  for (int k = 0; k < parts; ++k) {
+    const std::size_t lo = column_part(cols.size(), parts, k);
+    f(k, cols.subspan(lo, column_part(cols.size(), parts, k + 1) - lo));
+  }
+}
+
 // distinct_off_process and renumber over the calling thread's OpenMP team, one part each.
 template <class I>
 Columns<I> distinct_off_process_team(const Partition& d, std::span<const I> cols) {
@@ -153,11 +167,9 @@ Columns<I> distinct_off_process_team(const Partition& d, std::span<const I> cols
   std::vector<Columns<I>> found(static_cast<std::size_t>(parts));
   std::vector<std::size_t> starts(static_cast<std::size_t>(parts) + 1);
   for (int k = 0; k <= parts; ++k) starts[k] = column_part(cols.size(), parts, k);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static, 1) num_threads(parts)
-#endif
-  for (int k = 0; k < parts; ++k)
-    found[k] = distinct_off_process(d, cols.subspan(starts[k], starts[k + 1] - starts[k]));
+  for_each_column_part(cols, parts, [&](int k, std::span<const I> part) {
+    found[static_cast<std::size_t>(k)] = distinct_off_process(d, part);
+  });
   return merge_columns(found, starts);
 }
 template <class I>
@@ -165,13 +177,7 @@ void renumber_team(const Partition& d, std::span<I> cols, const std::vector<I>& 
   if (ghosts.empty() && d.owned().lo == 0) return;  // every column is its own position
   const int parts = column_parts(cols.size());
   if (parts == 1) return renumber(d, cols, ghosts);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static, 1) num_threads(parts)
-#endif
-  for (int k = 0; k < parts; ++k) {
-    const std::size_t lo = column_part(cols.size(), parts, k);
-    renumber(d, cols.subspan(lo, column_part(cols.size(), parts, k + 1) - lo), ghosts);
-  }
+  for_each_column_part(cols, parts, [&](int, std::span<I> part) { renumber(d, part, ghosts); });
 }
 
 }  // namespace detail
