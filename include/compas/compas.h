@@ -343,6 +343,17 @@ int compas_channel_send(compas_channel* channel, int to, const void* data, int64
 int compas_channel_recv(compas_channel* channel, int from, void* data, int64_t room,
                         int64_t* count);
 
+/* ---- the block split (C++: compas::block_of) ---- */
+/* Block `part` of [lo, hi) cut in `parts` near-equal contiguous blocks, the first (hi - lo) % parts
+ * of them one index longer: [*block_lo, *block_hi). It is the split compas_array_create gives a
+ * 1-D array's range over the processes, for a program's own ranges (its rows for
+ * compas_ghosts_create, planes of a grid). Not collective, no runtime needed: any thread, before
+ * compas_init too. Errors (COMPAS_ERR_ARG, the value named; under compas_start's errors, the end
+ * of the job): hi < lo, parts < 1, part outside [0, parts), a range of more than 2^63 - 1 indices,
+ * a NULL pointer. Cost: O(1). */
+int compas_block_of(int64_t lo, int64_t hi, int64_t parts, int64_t part, int64_t* block_lo,
+                    int64_t* block_hi);
+
 /* ---- ghosted vectors (irregular codes; C++: compas::Partition, compas::GhostPlan) ---- */
 /* A vector cut over the processes in rank order, this process owning n_local >= 1 entries
  * (global indices first .. first + n_local - 1, first the sum of the lower ranks' counts), stored

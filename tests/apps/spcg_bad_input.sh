@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Bad input to the sparse CG mini-application (apps/examples/sparse_cg/): every version exits 2
 # with one message that names the value given and what is allowed (the MPI version's --planes
-# too, under mpirun -n 2 and 3 when mpirun can start processes here; with --compas, the compas
-# port's under compas-run -n 2 and 3).
-# Usage: spcg_bad_input.sh [--compas COMPAS_RUN SPCG_COMPAS] MPIRUN|none SPCG_MPI|none PROGRAM...
+# too, under mpirun -n 2 and 3 when mpirun can start processes here; with --compas, each compas
+# port's under compas-run -n 2 and 3: spcg_compas and spcg_compas_c alike).
+# Usage: spcg_bad_input.sh [--compas COMPAS_RUN PORT]... MPIRUN|none SPCG_MPI|none PROGRAM...
 set -u
-crun= cprog=
-[[ "${1:-}" == --compas ]] && { crun=$2 cprog=$3; shift 3; }
+crun= cprogs=()
+while [[ "${1:-}" == --compas ]]; do crun=$2 cprogs+=("$3"); shift 3; done
 mpirun=${1:-} mpiprog=${2:-}
 shift 2 || { echo "usage: spcg_bad_input.sh MPIRUN SPCG_MPI PROGRAM..."; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -47,16 +47,20 @@ if [[ "$mpirun" != none && -x "$mpirun" && "$mpiprog" != none ]] &&
 else
   echo "(mpirun not usable here: the OpenMP versions only)"
 fi
-if [[ -n "$cprog" ]]; then
-  compas_cases=("2:--nz 16 --planes 10,x:'x'" "2:--nz 16 --planes 16:'16'"
-                "3:--nz 16 --planes 8,8,0:'0'" "2:--nz 16 --planes 4,13:'4,13'" "3:--nz 2:'2'"
-                "2:--nx abc:'abc'")
+# The ports' --planes: a count that is no integer (junk after a long run of zeros, an empty count),
+# below 1, not P counts, not summing to nz.
+compas_cases=("2:--nz 16 --planes 10,x:'x'" "2:--nz 16 --planes 16:'16'"
+              "3:--nz 16 --planes 8,8,0:'0'" "2:--nz 16 --planes 4,13:'4,13'" "3:--nz 2:'2'"
+              "2:--nx abc:'abc'" "2:--nz 16 --planes 4,,12:''" "2:--nz 16 --planes 16,:''"
+              "2:--nz 16 --planes 0000000000000000000000000000000000000005x,11:'0000000000000000000000000000000000000005x'"
+              "3:--nz 16 --planes 4,12:'4,12': 3 counts" "2:--nz 16 --planes 5,6,5:'5,6,5'")
+for cprog in "${cprogs[@]}"; do
   for c in "${compas_cases[@]}"; do
     procs=${c%%:*} rest=${c#*:}
     read -ra args <<<"${rest%%:*}"
     expect "${cprog##*/} under compas-run -n $procs ${rest%%:*}" "${rest#*:}" \
       env OMP_NUM_THREADS=1 COMPAS_TIMEOUT=30 "$crun" -n "$procs" -t 1 "$cprog" "${args[@]}"
   done
-fi
+done
 [[ $status -eq 0 ]] && echo PASS
 exit $status

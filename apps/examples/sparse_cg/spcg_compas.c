@@ -1,9 +1,11 @@
 /* spcg_openmp.c ported to processes x threads with the C API (compas/compas.h): the same problem
  * (README.md), options, residual history (bit for bit) and verification; every `#pragma omp` line
  * is kept. What changed (diff -u spcg_openmp.c spcg_compas.c):
- *  1. compas_init joins the job and pins this process's OpenMP threads; compas_finalize at the end.
- *  2. The z-planes are split over the processes in the block split (--nz at least P); this
- *     process builds its rows, with global columns.
+ *  1. compas_start joins the job and pins this process's OpenMP threads (a failing call ends the
+ *     job); compas_finalize at the end.
+ *  2. The z-planes are split over the processes as --planes C1,...,CP says (each >= 1, summing to
+ *     nz; by default the block split); this process builds its rows (row i in plane z0 + i / plane
+ *     of the grid), with global columns.
  *  3. compas_ghosts_create_columns: a partition from this process's row count and the plan of its
  *     off-process columns, the columns rewritten to local positions in [owned | ghosts].
  *  4. p and x hold [owned | ghosts]; the SpMV first calls compas_ghosts_update.
@@ -11,7 +13,9 @@
  *     by one process, 0 by the others: exact), then added in plane order as before.
  *  6. The error's max is taken over the job; only process 0 prints (the others' stdout goes to
  *     /dev/null); its times end after a collective.
- * Usage: spcg_compas_c [--nx N] [--ny N] [--nz N] [--iters K] [--tol T]
+ * Besides, the messages name spcg_compas and go through one FAIL (one write each: every process
+ * of the job may print one).
+ * Usage: spcg_compas_c [--nx N] [--ny N] [--nz N] [--iters K] [--tol T] [--planes C1,...,CP]
  *        (compas-run -n P -t T, mpirun, srun, or alone) */
 #include <errno.h>
 #include <math.h>
@@ -25,7 +29,7 @@
 typedef struct {
   int nx, ny, nz, iters;
   double tol;
-  long plane, nloc, z0; /* (2) this process's rows, from plane z0 */
+  int64_t plane, z0, z1; /* (2) rows per z-plane; this process's z-planes [z0, z1) */
 } Options;
 
 static compas_runtime* rt;  /* (1) */
@@ -43,20 +47,16 @@ typedef struct {
   double first, last; /* ||r|| before the first iteration and after the last */
 } Residuals;
 
-static void bad_input(const char* what, const char* text, const char* allowed) {
-  fprintf(stderr, "spcg_compas: %s '%s': %s\n", what, text, allowed);
-  exit(2);
-}
+/* The message (a printf format, a string literal, and its arguments) after the program's name, in
+ * one write, then exit(status). */
+#define FAIL(status, ...) (fprintf(stderr, "spcg_compas: " __VA_ARGS__), exit(status))
 
 static int parse_int(const char* name, const char* text, long lo, long hi) {
   char* end = NULL;
   errno = 0;
   long v = strtol(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi) {
-    fprintf(stderr, "spcg_compas: %s '%s': an integer from %ld to %ld is allowed\n", name, text, lo,
-            hi);
-    exit(2);
-  }
+  if (*text == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
+    FAIL(2, "%s '%s': an integer from %ld to %ld is allowed\n", name, text, lo, hi);
   return (int)v;
 }
 
@@ -65,18 +65,16 @@ static double parse_tol(const char* text) {
   errno = 0;
   double v = strtod(text, &end);
   if (*text == '\0' || *end != '\0' || errno != 0 || !(v >= 0.0 && v < 1.0))
-    bad_input("--tol", text, "a number from 0 (no tolerance) to below 1 is allowed");
+    FAIL(2, "--tol '%s': a number from 0 (no tolerance) to below 1 is allowed\n", text);
   return v;
 }
 
 static Options parse(int argc, char** argv, int P, int me) {
   Options o = {64, 64, 64, 50, 0.0, 0, 0, 0};
+  const char* planes = NULL; /* (2) */
   for (int k = 1; k < argc; k += 2) {
     const char* flag = argv[k];
-    if (k + 1 >= argc) {
-      fprintf(stderr, "spcg_compas: %s: a value is needed after it\n", flag);
-      exit(2);
-    }
+    if (k + 1 >= argc) FAIL(2, "%s: a value is needed after it\n", flag);
     const char* v = argv[k + 1];
     if (!strcmp(flag, "--nx"))
       o.nx = parse_int(flag, v, 1, 1024);
@@ -88,28 +86,33 @@ static Options parse(int argc, char** argv, int P, int me) {
       o.iters = parse_int(flag, v, 1, 1000000);
     else if (!strcmp(flag, "--tol"))
       o.tol = parse_tol(v);
+    else if (!strcmp(flag, "--planes")) /* (2) C1,...,CP: z-planes per process */
+      planes = v;
     else
-      bad_input("unknown option", flag, "--nx, --ny, --nz, --iters or --tol is allowed");
+      FAIL(2, "unknown option '%s': --nx, --ny, --nz, --iters, --tol or --planes is allowed\n",
+           flag);
   }
-  if (27.0 * o.nx * o.ny * o.nz > 2147483647.0) {
-    fprintf(stderr,
-            "spcg_compas: grid %d x %d x %d: at most 2^31 - 1 nonzeros (int32 indices) are "
-            "allowed\n",
-            o.nx, o.ny, o.nz);
-    exit(2);
+  if (27.0 * o.nx * o.ny * o.nz > 2147483647.0)
+    FAIL(2, "grid %d x %d x %d: at most 2^31 - 1 nonzeros (int32 indices) are allowed\n", o.nx,
+         o.ny, o.nz);
+  o.plane = (int64_t)o.nx * o.ny;
+  compas_block_of(0, o.nz, P, me, &o.z0, &o.z1); /* (2) by default the block split */
+  int count = 0, sum = 0; /* (2) --planes: this process's planes are the me-th count */
+  for (const char* t = planes; planes && (t == planes || *t++ == ','); t += strcspn(t, ",")) {
+    char c[strlen(t) + 1]; /* the count's text */
+    snprintf(c, sizeof c, "%.*s", (int)strcspn(t, ","), t);
+    const int n = parse_int("--planes", c, 1, 1024);
+    if (count++ == me) o.z0 = sum, o.z1 = sum + n;
+    sum += n;
   }
-  o.plane = (long)o.nx * o.ny;
-  o.z0 = me * (o.nz / P) + (me < o.nz % P ? me : o.nz % P); /* (2) the block split */
-  o.nloc = (o.nz / P + (me < o.nz % P)) * o.plane;
+  if (planes && (count != P || sum != o.nz))
+    FAIL(2, "--planes '%s': %d counts, each >= 1, summing to nz %d are allowed\n", planes, P, o.nz);
   return o;
 }
 
 static void* allocate(size_t count, size_t size) {
   void* p = malloc(count * size);
-  if (!p) {
-    fprintf(stderr, "spcg_compas: out of memory (%zu x %zu bytes)\n", count, size);
-    exit(1);
-  }
+  if (!p) FAIL(1, "out of memory (%zu x %zu bytes)\n", count, size);
   return p;
 }
 
@@ -119,12 +122,12 @@ static int span(int c, int n) {
 }
 
 static int neighbourhood(long i, const Options* o) {
-  int x = (int)(i % o->nx), y = (int)((i / o->nx) % o->ny), z = (int)(i / ((long)o->nx * o->ny));
+  int x = (int)(i % o->nx), y = (int)((i / o->nx) % o->ny), z = (int)(o->z0 + i / o->plane);
   return span(x, o->nx) * span(y, o->ny) * span(z, o->nz);
 }
 
 static void fill_row(long i, const Options* o, int* col, double* val) {
-  int x = (int)(i % o->nx), y = (int)((i / o->nx) % o->ny), z = (int)(i / ((long)o->nx * o->ny));
+  int x = (int)(i % o->nx), y = (int)((i / o->nx) % o->ny), z = (int)(o->z0 + i / o->plane);
   int e = 0;
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
@@ -140,16 +143,14 @@ static void fill_row(long i, const Options* o, int* col, double* val) {
  * columns in increasing order. */
 static Csr build_matrix(const Options* o) {
   Csr a;
-  const long first = o->z0 * o->plane; /* (2) */
-  a.rows = o->nloc;
+  a.rows = (o->z1 - o->z0) * o->plane; /* (2) */
   a.row_ptr = allocate(a.rows + 1, sizeof(int));
   a.row_ptr[0] = 0;
-  for (long i = 0; i < a.rows; ++i) a.row_ptr[i + 1] = a.row_ptr[i] + neighbourhood(first + i, o);
+  for (long i = 0; i < a.rows; ++i) a.row_ptr[i + 1] = a.row_ptr[i] + neighbourhood(i, o);
   a.col = allocate(a.row_ptr[a.rows], sizeof(int));
   a.val = allocate(a.row_ptr[a.rows], sizeof(double));
 #pragma omp parallel for
-  for (long i = 0; i < a.rows; ++i)
-    fill_row(first + i, o, a.col + a.row_ptr[i], a.val + a.row_ptr[i]);
+  for (long i = 0; i < a.rows; ++i) fill_row(i, o, a.col + a.row_ptr[i], a.val + a.row_ptr[i]);
   return a;
 }
 
@@ -241,24 +242,22 @@ static int verify(const Csr* a, const double* b, double* x, Residuals res, const
 }
 
 int main(int argc, char** argv) {
-  int me = 0, P = 1;
-  if (compas_init(&argc, &argv, &rt) || compas_process(rt, &me) || compas_processes(rt, &P))
-    compas_fail(rt); /* (1) */
+  rt = compas_start(&argc, &argv); /* (1) */
+  const int me = compas_rank(rt), P = compas_size(rt);
   const Options o = parse(argc, argv, P, me);
   if (me > 0) (void)!freopen("/dev/null", "w", stdout); /* (6) process 0 prints */
   printf("spcg_compas: grid %d x %d x %d, iters %d, tol %g, %d processes x %d threads\n", o.nx,
          o.ny, o.nz, o.iters, o.tol, P, omp_get_max_threads());
-  const long rows = o.nloc, first = o.z0 * o.plane;
+  const long rows = (o.z1 - o.z0) * o.plane;
   double t0 = omp_get_wtime();
   Csr a = build_matrix(&o);
-  if (compas_ghosts_create_columns(rt, rows, a.col, a.row_ptr[rows], COMPAS_INT32, &plan) ||
-      compas_ghosts_sizes(plan, NULL, NULL, &ng))
-    compas_fail(rt);
+  compas_ghosts_create_columns(rt, rows, a.col, a.row_ptr[rows], COMPAS_INT32, &plan); /* (3) */
+  compas_ghosts_sizes(plan, NULL, NULL, &ng);
   double* b = allocate(rows, sizeof(double));
   double* x = allocate(rows + ng, sizeof(double));
 #pragma omp parallel for
   for (long i = 0; i < rows; ++i) {
-    b[i] = 27.0 - neighbourhood(first + i, &o); /* b = A * ones: 26 minus the neighbours */
+    b[i] = 27.0 - neighbourhood(i, &o); /* b = A * ones: 26 minus the neighbours */
     x[i] = 0.0;
   }
   const double setup = omp_get_wtime() - t0;
