@@ -12,21 +12,32 @@ namespace compas::detail {
 
 namespace {
 
+// The first byte of cell (i, j, k) of this process's part of `h`.
+std::byte* cell_at(Halo3& h, index i, index j, index k) {
+  const Range3 own = h.owned();
+  const std::array<index, 3> halo = h.shape().options.halo;
+  const index at = (i - own.planes.lo + halo[0]) * h.plane() +
+                   (j - own.rows.lo + halo[1]) * h.pitch() + (k - own.cols.lo + halo[2]);
+  return h.origin() + static_cast<std::size_t>(at) * h.shape().elem_bytes;
+}
+
 // Row by row over the cells of `box` (inside this process's part of `h`): f(first cell, bytes).
 template <class F>
 void rows_of(Halo3& h, const Range3& box, F f) {
   if (box.empty()) return;
-  const Range3 own = h.owned();
-  const std::array<index, 3> halo = h.shape().options.halo;
-  const std::size_t elem = h.shape().elem_bytes;
-  const std::size_t row = static_cast<std::size_t>(box.cols.size()) * elem;
+  const std::size_t row = static_cast<std::size_t>(box.cols.size()) * h.shape().elem_bytes;
   for (index i = box.planes.lo; i < box.planes.hi; ++i)
-    for (index j = box.rows.lo; j < box.rows.hi; ++j) {
-      const index at = (i - own.planes.lo + halo[0]) * h.plane() +
-                       (j - own.rows.lo + halo[1]) * h.pitch() +
-                       (box.cols.lo - own.cols.lo + halo[2]);
-      f(h.origin() + static_cast<std::size_t>(at) * elem, row);
-    }
+    for (index j = box.rows.lo; j < box.rows.hi; ++j) f(cell_at(h, i, j, box.cols.lo), row);
+}
+
+// The cells of `box` (inside this process's parts of both) copied from `from` into `to`, row by
+// row, with no buffer between.
+void copy_own(Halo3& from, Halo3& to, const Range3& box) {
+  if (box.empty()) return;
+  const std::size_t row = static_cast<std::size_t>(box.cols.size()) * from.shape().elem_bytes;
+  for (index i = box.planes.lo; i < box.planes.hi; ++i)
+    for (index j = box.rows.lo; j < box.rows.hi; ++j)
+      std::memcpy(cell_at(to, i, j, box.cols.lo), cell_at(from, i, j, box.cols.lo), row);
 }
 
 std::string domain_text(const Range3& d) {
@@ -66,12 +77,15 @@ void redistribute3(Halo3& from, Halo3& to) {
   Runtime& rt = from.runtime();
   rt.check_funneled("compas::redistribute", "from the thread that made the Runtime, outside run()");
   agree_on_transfer(rt, from, to);
-  const int P = rt.processes();
+  const int P = rt.processes(), me = rt.process();
   const std::size_t elem = from.shape().elem_bytes;
+  copy_own(from, to, intersect(from.owned(), to.owned()));  // this process's own cells: no buffer
+  if (P == 1) return;
   std::vector<std::size_t> send_counts(static_cast<std::size_t>(P)),
       recv_counts(static_cast<std::size_t>(P));
   std::vector<std::byte> send, recv;
   for (int q = 0; q < P; ++q) {
+    if (q == me) continue;
     const Range3 box = intersect(from.owned(), to.part_of(q));
     send_counts[static_cast<std::size_t>(q)] = static_cast<std::size_t>(box.size()) * elem;
     rows_of(from, box,
@@ -82,17 +96,15 @@ void redistribute3(Halo3& from, Halo3& to) {
   std::size_t total = 0;
   for (std::size_t c : recv_counts) total += c;
   recv.resize(total);
-  if (P > 1)
-    Processes(rt).collectives().alltoallv(std::span<const std::byte>(send), send_counts,
-                                          std::span<std::byte>(recv), recv_counts);
-  else
-    recv = send;
+  Processes(rt).collectives().alltoallv(std::span<const std::byte>(send), send_counts,
+                                        std::span<std::byte>(recv), recv_counts);
   const std::byte* in = recv.data();
   for (int p = 0; p < P; ++p)
-    rows_of(to, intersect(from.part_of(p), to.owned()), [&](std::byte* cell, std::size_t n) {
-      std::memcpy(cell, in, n);
-      in += n;
-    });
+    if (p != me)
+      rows_of(to, intersect(from.part_of(p), to.owned()), [&](std::byte* cell, std::size_t n) {
+        std::memcpy(cell, in, n);
+        in += n;
+      });
 }
 
 }  // namespace compas::detail

@@ -22,9 +22,10 @@
 // array whose halo exchange is pending are one CollectiveError on every process naming them.
 // Then one alltoallv over the job on counts every process knows (both partitions are known
 // everywhere): each process sends the cells of its part of `from` lying in another's part of
-// `to`, packed row by row, and unpacks what arrives (its own cells through the same buffers).
-// Memory: one send buffer of at most this process's part of `from` and one receive buffer of at
-// most its part of `to`.
+// `to`, packed row by row, and unpacks what arrives; its own cells (in its parts of both) are
+// copied row by row with no buffer, and at one process that copy is all there is. Memory: one
+// send buffer of at most this process's part of `from` and one receive buffer of at most its
+// part of `to`.
 #pragma once
 
 #include "compas/port/dist_array3.hpp"
