@@ -6,6 +6,15 @@
 // counts the chunks of this process that r has applied (its credits). A slot is rewritten only
 // after its last chunk was applied, so each slot's count rises by one per chunk whatever order the
 // transport delivers different slots in.
+//
+// A slot of a peer's inbox is also handed from one thread of this process to the next in this
+// process: put_done[to * chunks + k] counts the puts into slot k at `to` that have returned here,
+// and the thread of chunk n waits (acquire) until those of every earlier chunk of that slot have,
+// then counts its own (release). The peer's credit already implies it (the peer applied chunk
+// n - chunks, so that put had landed); but that order runs through the peer's process, which no
+// happens-before of this process's threads records: two threads of this process writing one
+// slot's memory are then ordered only by another process's atomics, which the C++ memory model of
+// one program (and ThreadSanitizer) does not see. The hand-off costs one store per chunk.
 #include "compas/port/batch_inbox.hpp"
 
 #include <atomic>
@@ -29,6 +38,7 @@ struct BatchInbox::Impl {
         chunks(n),
         window(c, comm::detail::checked_bytes(P * n, chunk, "update batch inbox"), P * n + P),
         sent(P),
+        put_done(P * n),
         applied(P, 0) {}
 
   std::size_t arrival_signal(std::size_t from, std::uint64_t n) const {
@@ -43,13 +53,22 @@ struct BatchInbox::Impl {
     return window.signal(arrival_signal(from, n)) >= n / chunks + 1;
   }
 
+  // Whether slot n % chunks at `to` is this process's to write chunk n into: `to` has applied
+  // chunk n - chunks (n - chunks + 1 credits) and the put of that chunk has returned here.
+  bool room(std::size_t to, std::uint64_t n) const {
+    if (put_done[to * chunks + n % chunks].load(std::memory_order_acquire) != n / chunks)
+      return false;
+    return n < chunks || window.signal(credit_signal(to)) >= n - chunks + 1;
+  }
+
   comm::Comm* comm;
   std::size_t P;
   int me;
   std::size_t chunk_bytes, chunks;
   comm::WindowBytes window;
-  std::vector<std::atomic<std::uint64_t>> sent;  // chunks numbered for each destination
-  std::vector<std::uint64_t> applied;            // chunks applied from each source (drain only)
+  std::vector<std::atomic<std::uint64_t>> sent;      // chunks numbered for each destination
+  std::vector<std::atomic<std::uint64_t>> put_done;  // puts returned, per destination and slot
+  std::vector<std::uint64_t> applied;                // chunks applied from each source (drain only)
 };
 
 BatchInbox::BatchInbox(comm::Comm& comm, std::size_t chunk_bytes, std::size_t chunks)
@@ -61,11 +80,10 @@ void BatchInbox::send(int rank, const void* chunk, const std::function<void()>& 
   Impl& c = *impl_;
   const auto to = static_cast<std::size_t>(rank);
   const std::uint64_t n = c.sent[to].fetch_add(1, std::memory_order_relaxed);
-  // Slot n % chunks is free once `rank` has applied chunk n - chunks: n - chunks + 1 credits.
-  if (n >= c.chunks) {
+  if (!c.room(to, n)) {
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration<double>(c.comm->options().timeout_s);
-    for (long look = 0; c.window.signal(c.credit_signal(to)) < n - c.chunks + 1; ++look) {
+    for (long look = 0; !c.room(to, n); ++look) {
       idle();
       base::cpu_relax();
       if ((look & 63) == 63) {  // a process sharing the core may be the one to apply
@@ -82,6 +100,7 @@ void BatchInbox::send(int rank, const void* chunk, const std::function<void()>& 
   }
   c.window.put_signal(rank, c.slot_offset(static_cast<std::size_t>(c.me), n), chunk, c.chunk_bytes,
                       c.arrival_signal(static_cast<std::size_t>(c.me), n));
+  c.put_done[to * c.chunks + n % c.chunks].store(n / c.chunks + 1, std::memory_order_release);
 }
 
 std::vector<std::uint64_t> BatchInbox::sent() const {

@@ -34,8 +34,10 @@ class BatchInbox {
   BatchInbox& operator=(const BatchInbox&) = delete;
 
   // Any thread: `chunk` (chunk_bytes) into `rank`'s inbox (rank is not this process). Waits for a
-  // free slot there, calling idle() between looks; comm::CommError after COMPAS_TIMEOUT seconds
-  // without one, naming `rank`. Returns when `chunk` may be reused.
+  // free slot there (its last chunk applied by `rank`, and put by this process's thread that sent
+  // it: one thread of this process writes a slot at a time), calling idle() between looks;
+  // comm::CommError after COMPAS_TIMEOUT seconds without one, naming `rank`. Returns when `chunk`
+  // may be reused.
   void send(int rank, const void* chunk, const std::function<void()>& idle);
 
   // The chunks this process has sent to each process since the inbox was made (P counts).
