@@ -31,6 +31,7 @@ struct Head {
   std::uint64_t type = 0;
   std::uint64_t op = 0;
   std::uint64_t count = 0;
+  std::uint64_t chunks = 0;
 };
 
 // The same text on every process (each has every process's head): "" when the batches agree.
@@ -96,22 +97,26 @@ std::uint64_t make_batch(const Processes& ps, std::uint64_t table, const std::ty
   return object_number(ObjectKind::update_batch, true);
 }
 
-std::vector<std::size_t> flush_counts(const Processes& ps, std::uint64_t batch,
-                                      const std::type_info& type, std::size_t elem,
-                                      comm::AtomicOp op, index size,
-                                      std::span<const std::size_t> send_counts) {
+FlushCounts flush_counts(const Processes& ps, std::uint64_t batch, const std::type_info& type,
+                         std::size_t elem, comm::AtomicOp op, index size,
+                         std::span<const std::size_t> send_counts,
+                         std::span<const std::uint64_t> send_chunks) {
   agree(ps,
         {CollectiveCall::update_flush, elem, static_cast<std::size_t>(size), -1, true, {}, batch});
   const auto P = static_cast<std::size_t>(ps.processes());
   std::vector<Head> out(P), in(P);
   for (std::size_t r = 0; r < P; ++r)
-    out[r] = {base::type_id(type), static_cast<std::uint64_t>(op), send_counts[r]};
+    out[r] = {base::type_id(type), static_cast<std::uint64_t>(op), send_counts[r],
+              send_chunks.empty() ? 0 : send_chunks[r]};
   const std::vector<std::size_t> ones(P, 1);
   exchange<Head>(ps, out, ones, in, ones);
   if (const std::string msg = heads_verdict(ps, in, type); !msg.empty())
     throw CollectiveError("compas::UpdateBatch::flush" + ps.where() + ": " + msg, ps.job_rank(0));
-  std::vector<std::size_t> counts(P);
-  for (std::size_t r = 0; r < P; ++r) counts[r] = in[r].count;
+  FlushCounts counts{std::vector<std::size_t>(P), std::vector<std::uint64_t>(P)};
+  for (std::size_t r = 0; r < P; ++r) {
+    counts.updates[r] = in[r].count;
+    counts.chunks[r] = in[r].chunks;
+  }
   return counts;
 }
 

@@ -3,13 +3,13 @@
 // What changed (diff -u prk_random_openmp.cpp prk_random_compas.cpp):
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
 //  2. The table becomes a 1-D DistArray (no halo); this process fills and checks its block.
-//  3. This process runs its part of the streams, up to 256 steps of each at a time (each stream's
-//     number kept between them, from prk::random_start's jump ahead at the start of a round; both
-//     rounds in one loop), and
-//     `#pragma omp atomic table[j] ^= ran` becomes add(j, ran) through the thread's handle on an
-//     UpdateBatch (batch.adder(): the batch's constants in registers): the updates are bucketed
-//     per owning process, and batch.flush() trades them (as PRK's MPI version does with
-//     MPI_Alltoall and MPI_Alltoallv) and has each owner apply them to its block.
+//  3. This process runs its part of the streams, and `#pragma omp atomic table[j] ^= ran` becomes
+//     add(j, ran) through the thread's handle on an UpdateBatch (batch.adder(): the batch's
+//     constants in registers): the updates are bucketed per owning process, a full bucket goes
+//     one-sided into its owner's inbox while the loop runs (the buffers stay bounded, with no
+//     collective inside the loop), and batch.flush() at the end of each round trades what is
+//     left (as PRK's MPI version does with MPI_Alltoall and MPI_Alltoallv) and returns with
+//     every update applied by its owner.
 //  4. The timer starts after compas::barrier(rt) (PRK's MPI_Barrier); the job's time is the slowest
 //     process's; the wrong entries are summed over the processes; process 0 prints.
 // Usage: prk_random_compas UPDATE_RATIO LOG2_TABLESIZE
@@ -17,7 +17,6 @@
 #include <omp.h>
 
 #include <cstdio>
-#include <vector>
 
 #include "compas/compas.hpp"
 #include "prk_common.hpp"
@@ -38,30 +37,24 @@ int main(int argc, char** argv) {
         "Number of updates      = %ld\nVector length          = %ld\n",
         rt.processes(), omp_get_max_threads(), size, ratio, updates, streams);
 
-  auto table = prk::or_bad_input([&] {  // (2)
-    return compas::DistArray<unsigned long>(rt, size, {.halo = 0});
-  });
+  auto table = prk::or_bad_input(  // (2)
+      [&] { return compas::DistArray<unsigned long>(rt, size, {.halo = 0}); });
 #pragma omp parallel for
   for (long i = table.lo(); i < table.hi(); ++i) table[i] = static_cast<unsigned long>(i);
   const compas::Range mine = rt.part({0, streams});                                  // (3)
   compas::UpdateBatch<unsigned long> batch(table, compas::comm::AtomicOp::bit_xor);  // (3)
 
-  std::vector<unsigned long> rans(static_cast<std::size_t>(mine.size()));  // (3)
-
   compas::barrier(rt);  // (4)
   const double start = omp_get_wtime();
-  for (long k0 = 0; k0 < 2 * steps; k0 += steps < 256 ? steps : 256) {  // (3) both rounds
+  for (int round = 0; round < 2; ++round) {
 #pragma omp parallel for
-    for (long s = mine.lo; s < mine.hi; ++s) {
-      auto& kept = rans[static_cast<std::size_t>(s - mine.lo)];
-      auto ran =
-          k0 % steps ? kept : prk::random_start(static_cast<long>(prk::kSeqSeed) + steps * s);
+    for (long s = mine.lo; s < mine.hi; ++s) {  // (3)
+      unsigned long ran = prk::random_start(static_cast<long>(prk::kSeqSeed) + steps * s);
       const auto add = batch.adder();  // (3)
-      for (long k = 0; k < (steps < 256 ? steps : 256); ++k) {
+      for (long k = 0; k < steps; ++k) {
         ran = prk::random_next(ran);
         add(ran & (size - 1), ran);  // (3)
       }
-      kept = ran;
     }
     batch.flush();  // (3)
   }

@@ -1,11 +1,15 @@
-// An update batch on a 1-D DistArray: (global index, value) updates added by any process, bucketed
-// per owning process, and applied by the owners at flush(), as PRK's MPI RandomAccess trades its
-// buckets with MPI_Alltoall and MPI_Alltoallv (what a port writes instead of one atomic per
-// update, or a GatherPlan made for every batch).
+// An update batch on a 1-D DistArray: (global index, value) updates added by any thread of any
+// process, bucketed per owning process and applied by the owners, with buffers of a bounded size
+// however many updates come between two flushes: a bucket that fills goes one-sided to its
+// owner's inbox while the threads add, what is left is traded at flush() as PRK's MPI
+// RandomAccess trades its buckets (MPI_Alltoall and MPI_Alltoallv), and flush() returns with
+// every update in place (what a port writes instead of one atomic per update, or a GatherPlan
+// made for every batch). An OpenMP loop adds all it has and flushes once:
 //
 //   compas::DistArray<std::uint64_t> table(rt, n);
 //   compas::UpdateBatch<std::uint64_t> batch(table, compas::comm::AtomicOp::bit_xor);
-//   for (...) batch.add(j, v);   // table[j] ^= v at flush, wherever j lives
+//   #pragma omp parallel for
+//   for (...) batch.add(j, v);   // table[j] ^= v by the flush, wherever j lives
 //   batch.flush();               // collective: every update is in place on return
 //
 // In a loop of many adds per thread, `const auto add = batch.adder();` (made by the adding thread,
@@ -15,39 +19,68 @@
 // add() checks the index (std::out_of_range naming it and the table's range) and appends to a
 // bucket of the owner; from any threads at once (an OpenMP team of any size, Runtime::run's
 // threads, the program's own): each adding thread has its own buckets, found through a
-// thread_local number (batch_slots.hpp) and made at its first add. At flush a process sends its
-// threads' updates in order of their OpenMP thread numbers (threads outside OpenMP regions after,
-// in the order they first added). Making a batch and flush() are collectives, funneled like those
-// of collectives.hpp: the thread that made the Runtime, outside OpenMP parallel regions, every
-// process the same calls in the same order. Making one checks that every process makes it on the
-// same table with the same operator; batches are numbered in the order they were made (number()).
-// flush() checks the calls (processes flushing different batches, or one flushing while another
-// makes another collective: the same CollectiveError on every process, naming both processes and
-// both calls, before any update moves; the batch keeps them), exchanges the counts (P per process)
-// and then the updates (one alltoallv); every owner applies what it received and its own updates
-// to its block with plain operations (no atomics: the calling thread applies them), in source
-// rank order. Updates a process makes to its own block move no message. A job of one process
-// applies every update at add() instead (atomically when omp_get_max_threads() was over 1 when
-// the batch was made, as an OpenMP code would, from any thread then; plain operations otherwise,
-// by the thread that made the batch, while other threads' updates wait in their buckets for the
-// flush): a team's threads share the work. Either way the table's values are defined after
-// flush(), not between.
+// thread_local number (batch_slots.hpp) and made at its first add.
+//
+// Bounded buffers (a job of several processes): a thread's bucket for one owner holds at most
+// kBucket updates. The add that fills it sends it on (batch_inbox.hpp): to another process, with
+// one put_signal into a slot of that owner's inbox (a window made with the batch: kInboxChunks
+// slots of kBucket updates per source process, so P * kInboxChunks * kBucket * sizeof(Entry)
+// bytes per process, 256 KiB at P = 2 for 8-byte T), or, when this process owns it, applied to
+// the block at once (under a lock). Each process applies what arrived in its inbox whenever one
+// of its threads sends a bucket, while one waits for a free slot at another process (add() then
+// waits: it applies this process's own arrivals meanwhile, so processes sending to each other
+// never wait for each other, at any P x T, oversubscribed included; comm::CommError naming the
+// owner after COMPAS_TIMEOUT seconds without room), and during flush(): while flush() waits for
+// the other processes a helper thread applies arrivals, so a process still adding is never left
+// waiting for one that already flushes. So: a process that has stopped adding calls flush() next,
+// with no other collective between its adds and the flush (such a collective could wait for a
+// process that waits for room in this one's inbox: the job fails after COMPAS_TIMEOUT). The
+// block receives updates between two flushes, under the batch's lock: the program neither reads
+// nor writes its block while a batch on it holds updates (the table's values are defined after
+// flush(), not between).
+//
+// Making a batch and flush() are collectives, funneled like those of collectives.hpp: the thread
+// that made the Runtime, outside OpenMP parallel regions, every process the same calls in the
+// same order. Making one checks that every process makes it on the same table with the same
+// operator; batches are numbered in the order they were made (number()). flush() checks the calls
+// (processes flushing different batches, or one flushing while another makes another collective:
+// the same CollectiveError on every process, naming both processes and both calls, before any
+// update the batch holds moves; the batch keeps them, and those already sent to inboxes are
+// applied there), exchanges the counts (P per process: the updates held, and the buckets sent to
+// each inbox), applies every bucket sent to this process's inbox (waiting for those in flight),
+// then trades the held updates (one alltoallv); every owner applies what it received and its own
+// updates to its block with plain operations (no atomics: one thread at a time), the held ones in
+// source rank order, each process's from its threads in order of their OpenMP thread numbers
+// (threads outside OpenMP regions after, in the order they first added). Buckets sent early are
+// applied in the order they arrive: for add on a floating-point T, the result's last bits may
+// then differ from run to run (they do not when no bucket filled: at most kBucket - 1 updates per
+// thread and owner between two flushes). Updates a process makes to its own block move no
+// message. A job of one process applies every update at add() instead (atomically when
+// omp_get_max_threads() was over 1 when the batch was made, as an OpenMP code would, from any
+// thread then; plain operations otherwise, by the thread that made the batch, while other
+// threads' updates wait in their buckets, unbounded, for the flush): a team's threads share the
+// work, and no inbox is made.
 //
 // Operators: add on any arithmetic T; bit_xor, bit_or, bit_and on integral T (std::invalid_argument
 // at construction otherwise). The batch keeps its buffers between flushes (no allocation once
-// they have grown). It refers to the table: keep it alive and in place.
+// they have grown). It refers to the table: keep it alive and in place. Destroying a batch of a
+// job of several processes is collective, as its inbox window's destruction is.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <typeinfo>
 #include <vector>
 
 #include "compas/comm/window.hpp"
+#include "compas/port/batch_inbox.hpp"
 #include "compas/port/batch_slots.hpp"
 #include "compas/port/dist_array.hpp"
 #include "compas/runtime/collectives.hpp"
@@ -63,13 +96,37 @@ void check_batch_op(comm::AtomicOp op, bool integral, const std::type_info& type
 // and operator; CollectiveError otherwise) and returns its number (ObjectKind::update_batch).
 std::uint64_t make_batch(const Processes& ps, std::uint64_t table, const std::type_info& type,
                          std::size_t elem, comm::AtomicOp op, index size);
+// What a process learns of every other at a flush: the updates it sends here at the flush, and
+// the full buckets it has sent into this process's inbox since the batch was made.
+struct FlushCounts {
+  std::vector<std::size_t> updates;
+  std::vector<std::uint64_t> chunks;
+};
 // Checks every process's flush (the same call on the same batch, element type and size, operator
-// and table size: CollectiveError otherwise) and exchanges the counts: returns recv_counts[r],
-// the updates rank r sends here.
-std::vector<std::size_t> flush_counts(const Processes& ps, std::uint64_t batch,
-                                      const std::type_info& type, std::size_t elem,
-                                      comm::AtomicOp op, index size,
-                                      std::span<const std::size_t> send_counts);
+// and table size: CollectiveError otherwise) and exchanges the counts (send_counts[r] the updates
+// and send_chunks[r] the chunks this process sends rank r; empty chunks: none).
+FlushCounts flush_counts(const Processes& ps, std::uint64_t batch, const std::type_info& type,
+                         std::size_t elem, comm::AtomicOp op, index size,
+                         std::span<const std::size_t> send_counts,
+                         std::span<const std::uint64_t> send_chunks);
+
+// One adding thread's updates for one owner (UpdateBatch's Entry): store[0, next), room up to
+// end.
+template <class Entry>
+struct BatchBucket {
+  std::vector<Entry> store;
+  Entry* next = nullptr;
+  Entry* end = nullptr;
+  std::size_t size() const { return static_cast<std::size_t>(next - store.data()); }
+  std::span<const Entry> held() const { return {store.data(), size()}; }
+  void clear() { next = store.data(); }
+  void grow(std::size_t room) {
+    const std::size_t n = size();
+    store.resize(room);
+    next = store.data() + n;
+    end = store.data() + room;
+  }
+};
 
 }  // namespace detail
 
@@ -83,9 +140,14 @@ class UpdateBatch {
     std::uint64_t at;
     T value;
   };
+  // The updates an adding thread holds for one owner before it sends them to the owner's inbox (a
+  // job of several processes), and the slots of that size an inbox has for each other process.
+  static constexpr std::size_t kBucket = 1024;
+  static constexpr std::size_t kInboxChunks = 8;
+  using Bucket = detail::BatchBucket<Entry>;
   // One adding thread's buckets, by owning process.
   struct Slot {
-    std::vector<std::vector<Entry>> to;
+    std::vector<Bucket> to;
   };
 
   // Collective (funneled, like flush()): every process makes the same batches in the same order,
@@ -97,7 +159,6 @@ class UpdateBatch {
         detail::make_batch(table.runtime(), table.number(), typeid(T), sizeof(T), op, table.size());
     atomic_ = detail::batch_threads() > 1;
     maker_ = detail::batch_thread();
-    own_ = &slot();
     const index n = table.size(), P = static_cast<index>(P_);
     first_ = table.domain().lo;
     size_ = static_cast<std::uint64_t>(n);
@@ -110,6 +171,11 @@ class UpdateBatch {
     else
       shift_ = -1;
     for (index r = 0; r < P; ++r) lo_.push_back(table.partition().part(static_cast<int>(r)).lo);
+    if (P_ > 1) {
+      inbox_ = std::make_unique<detail::BatchInbox>(table.runtime().comm(), kBucket * sizeof(Entry),
+                                                    kInboxChunks);
+    }
+    own_ = &slot();
   }
   // One batch is one object of every process's collectives: not copied (moved, it keeps its
   // number).
@@ -122,7 +188,9 @@ class UpdateBatch {
   // 1, 2, ... in the order the processes made them, the same on every process.
   std::uint64_t number() const { return number_; }
 
-  // table[i] op= value at the next flush(); i in table.domain().
+  // table[i] op= value by the next flush(); i in table.domain(). O(1): an append, and every kBucket
+  // appends to one owner a put of the bucket (or its application here) and this process's
+  // arrivals applied.
   void add(index i, T value) {
     const index off = i - first_;
     if (static_cast<std::uint64_t>(off) >= size_) [[unlikely]]
@@ -177,24 +245,32 @@ class UpdateBatch {
     ps.runtime().check_funneled("compas::UpdateBatch::flush", detail::kFunneled);
     const auto me = static_cast<std::size_t>(ps.process());
     count(me);  // first checked (nothing is lost when refused), then packed
-    const std::vector<std::size_t> recv_counts =
+    const std::vector<std::uint64_t> chunks =
+        inbox_ ? inbox_->sent() : std::vector<std::uint64_t>{};
+    std::optional<detail::Drainer> helper;  // applies arrivals while the others come
+    if (inbox_) helper.emplace([this] { try_drain(); });
+    const detail::FlushCounts in =
         detail::flush_counts(ps, number_, typeid(T), sizeof(T), op_, table_->size(),
-                             std::span<const std::size_t>(counts_));
+                             std::span<const std::size_t>(counts_), chunks);
+    if (helper) helper->finish();
+    if (inbox_) inbox_->drain([this](const std::byte* c) { apply_chunk(c); }, in.chunks);
     pack(me);
+    const std::vector<std::size_t>& recv_counts = in.updates;
     std::size_t total = 0;
     for (std::size_t c : recv_counts) total += c;
     recv_.resize(total);
     for (Slot* s : slots_->ordered()) {
-      apply(s->to[me]);
+      apply(s->to[me].held());
       s->to[me].clear();
     }
     detail::exchange<Entry>(ps, send_, counts_, recv_, recv_counts);
     apply(recv_);
   }
 
-  // The updates this process holds for the next flush (added since the last one, bucketed). A job
-  // of one process holds none (it applies every update at add()), but those of threads other than
-  // the one that made a batch for one thread.
+  // The updates this process holds for the next flush (added since the last one, bucketed, not yet
+  // sent to an inbox): less than kBucket per adding thread and owner in a job of several
+  // processes. A job of one process holds none (it applies every update at add()), but those of
+  // threads other than the one that made a batch for one thread.
   std::size_t pending() const {
     std::size_t n = 0;
     for (Slot* s : slots_->ordered())
@@ -229,7 +305,7 @@ class UpdateBatch {
       if (r == me) continue;
       for (Slot* s : slots_->ordered()) {
         auto& b = s->to[r];
-        send_.insert(send_.end(), b.begin(), b.end());
+        send_.insert(send_.end(), b.held().begin(), b.held().end());
         b.clear();
       }
     }
@@ -240,19 +316,54 @@ class UpdateBatch {
   // buckets until flush(), so that no plain update meets another thread's).
   bool applies_here() const { return atomic_ || detail::batch_thread() == maker_; }
 
-  // The calling thread's buckets (made at its first add).
+  // The calling thread's buckets (made at its first add; room for a full bucket each).
   Slot& slot() {
     return slots_->mine([this] {
       auto s = std::make_unique<Slot>();
       s->to.resize(P_);
+      for (Bucket& b : s->to) b.grow(inbox_ ? kBucket : 64);
       return s;
     });
   }
 
-  // Update `i` (offset `off` in the domain) into slot s's bucket for its owner.
+  // Update `i` (offset `off` in the domain) into slot s's bucket for its owner; a full bucket is
+  // sent on.
   void bucket(Slot& s, index i, index off, T value) {
     const std::size_t r = owner(off);
-    s.to[r].push_back({static_cast<std::uint64_t>(i - lo_[r]), value});
+    Bucket& b = s.to[r];
+    *b.next++ = {static_cast<std::uint64_t>(i - lo_[r]), value};
+    if (b.next == b.end) [[unlikely]]
+      spill(r, b);
+  }
+
+  // A full bucket. In a job of several processes: into its owner's inbox, or applied here when
+  // this process owns it; either way this process then applies what arrived in its own inbox. In
+  // a job of one process (a thread that does not apply at add()): twice the room.
+  [[gnu::noinline]] void spill(std::size_t r, Bucket& b) {
+    if (!inbox_) return b.grow(2 * b.store.size());
+    if (r == static_cast<std::size_t>(table_->runtime().process())) {
+      std::lock_guard lock(*table_lock_);
+      apply(b.held());
+    } else {
+      inbox_->send(static_cast<int>(r), b.store.data(), [this] { try_drain(); });
+    }
+    b.clear();
+    try_drain();
+  }
+
+  // Applies the chunks arrived in this process's inbox, unless another thread is at it.
+  void try_drain() {
+    std::unique_lock lock(*table_lock_, std::try_to_lock);
+    if (lock.owns_lock()) inbox_->drain([this](const std::byte* c) { apply_chunk(c); });
+  }
+
+  void apply_chunk(const std::byte* chunk) {
+    T* x = table_->local().data();
+    for (std::size_t k = 0; k < kBucket; ++k) {
+      Entry e;
+      std::memcpy(&e, chunk + k * sizeof(Entry), sizeof(Entry));
+      apply_one(x[e.at], e.value, op_);
+    }
   }
 
   // x op= value: atomically when a team's threads update at once, plain otherwise.
@@ -314,6 +425,9 @@ class UpdateBatch {
       std::make_unique<detail::ThreadSlots<Slot>>();  // every adding thread's buckets
   std::vector<Entry> send_, recv_;                    // kept between flushes
   std::vector<std::size_t> counts_;                   // send counts of the last flush
+  std::unique_ptr<detail::BatchInbox> inbox_;         // full buckets from the other processes
+  std::unique_ptr<std::mutex> table_lock_ =
+      std::make_unique<std::mutex>();  // whoever applies updates to the block before the flush
 };
 
 }  // namespace compas
