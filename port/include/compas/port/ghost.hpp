@@ -112,11 +112,15 @@ std::string ghost_size_problem(std::size_t have, index owned, index ghosts);
 
 // dst[d(i)] = f(dst[d(i)], src[s(i)]) for i < n, on the OpenMP team when n >= 4096 (unless
 // `ordered`: additions keep their order).
+// A short or ordered copy is a plain loop: no parallel region is opened for it.
 template <class T, class D, class S, class F>
 void ghost_copy(std::size_t n, T* dst, const T* src, D d, S s, F f, bool ordered = false) {
-  [[maybe_unused]] const bool team = n >= 4096 && !ordered;
+  if (n < 4096 || ordered) {
+    for (std::size_t i = 0; i < n; ++i) dst[d(i)] = f(dst[d(i)], src[s(i)]);
+    return;
+  }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (team)
+#pragma omp parallel for schedule(static)
 #endif
   for (std::size_t i = 0; i < n; ++i) dst[d(i)] = f(dst[d(i)], src[s(i)]);
 }
