@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,17 @@
 #include "compas/runtime/group.hpp"
 
 namespace {
+
+// What migrate threw as a CollectiveError ("" when it did not).
+template <class F>
+std::string alike_error(F f) {
+  try {
+    f();
+  } catch (const compas::CollectiveError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 struct Item {
   std::int32_t origin, serial;
@@ -52,6 +64,65 @@ TEST(Migrate, EveryItemEndsWhereItBelongsInTheDocumentedOrder) {
     EXPECT_EQ(items[k].origin, want[k].origin) << k;
     EXPECT_EQ(items[k].serial, want[k].serial) << k;
     EXPECT_EQ(items[k].payload, want[k].payload) << k;
+  }
+}
+
+// From 4096 items on the destinations are found on the OpenMP team: the same result, in the same
+// order (20011 items per process, a prime, so the threads' shares differ).
+TEST(Migrate, ManyItemsOnTheTeamEndWhereTheyBelongInOrder) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "libgomp's fork and join are not instrumented: tsan would report them";
+#endif
+  const int p = rt().processes(), me = rt().process();
+  std::vector<Item> items = make_items(me, 20011);
+  compas::migrate(rt(), items, [p](const Item& it) { return destination_of(it, p); });
+  std::vector<Item> want;
+  for (const Item& it : make_items(me, 20011))
+    if (destination_of(it, p) == me) want.push_back(it);
+  for (int r = 0; r < p; ++r)
+    if (r != me)
+      for (const Item& it : make_items(r, 20011))
+        if (destination_of(it, p) == me) want.push_back(it);
+  ASSERT_EQ(items.size(), want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    ASSERT_EQ(items[k].origin, want[k].origin) << k;
+    ASSERT_EQ(items[k].serial, want[k].serial) << k;
+  }
+}
+
+// The first item sent outside 0..P-1 is the one named, whichever thread found which; and a
+// destination that throws is the same kind of error on every process, naming the item and what
+// it threw, with the items left as they were (5 items: one by one; 20011: on the team).
+TEST(Migrate, TheFirstBadDestinationOrThrowIsNamedOnEveryProcess) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "libgomp's fork and join are not instrumented: tsan would report them";
+#endif
+  const int p = rt().processes(), me = rt().process(), last = p - 1;
+  for (int count : {5, 20011}) {
+    const int first = count > 5 ? 9001 : 1, second = count > 5 ? 15013 : 3;
+    std::vector<Item> items = make_items(me, count);
+    const std::string outside = alike_error([&] {
+      compas::migrate(rt(), items, [&](const Item& it) {
+        return me == last && (it.serial == first || it.serial == second) ? -7 : me;
+      });
+    });
+    EXPECT_NE(outside.find("process " + std::to_string(last) + ": item " + std::to_string(first) +
+                           " is sent to process -7"),
+              std::string::npos)
+        << outside;
+    const std::string threw = alike_error([&] {
+      compas::migrate(rt(), items, [&](const Item& it) {
+        if (me == last && (it.serial == second || it.serial == first))
+          throw std::runtime_error("no cell at serial " + std::to_string(it.serial));
+        return me;
+      });
+    });
+    EXPECT_NE(threw.find("process " + std::to_string(last) + ": item " + std::to_string(first) +
+                         ": destination threw 'no cell at serial " + std::to_string(first) + "'"),
+              std::string::npos)
+        << threw;
+    ASSERT_EQ(items.size(), static_cast<std::size_t>(count));  // left as they were
+    for (int s = 0; s < count; ++s) ASSERT_EQ(items[static_cast<std::size_t>(s)].serial, s);
   }
 }
 
@@ -110,14 +181,18 @@ TEST(Migrate, ADestinationOutsideTheJobIsNamedOnEveryProcess) {
 
 // part_holding(r, parts, i) names the part of block_of(r, parts, .) whose range holds i, for every
 // index of ranges that parts divide, do not divide, or outnumber.
+// (and PartHolding, the same lookup with its block sizes worked out once)
 TEST(Owner, PartHoldingIsTheInverseOfSplit) {
   for (compas::index n : {1, 2, 7, 12, 13, 100})
     for (compas::index parts : {1, 2, 3, 4, 5, 16}) {
       const compas::Range r{-3, n - 3};
       for (compas::index q = 0; q < parts; ++q) {
         const compas::Range part = compas::block_of(r, parts, q);
-        for (compas::index i = part.lo; i < part.hi; ++i)
+        const compas::PartHolding holding(r, parts);  // its divisions made once
+        for (compas::index i = part.lo; i < part.hi; ++i) {
           EXPECT_EQ(compas::part_holding(r, parts, i), q) << n << " over " << parts << ": " << i;
+          EXPECT_EQ(holding(i), q) << n << " over " << parts << ": " << i;
+        }
       }
     }
 }

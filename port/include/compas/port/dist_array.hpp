@@ -528,6 +528,8 @@ class DistArray<T, 2> : public detail::DistBase {
     col0_ = owned_.cols.lo - hc_;
     origin_ = reinterpret_cast<T*>(halo_->origin());
     grid_ = halo_->grid();
+    row_part_ = PartHolding(domain_.rows, grid_.rows);
+    col_part_ = PartHolding(domain_.cols, grid_.cols);
   }
   DistArray(Runtime& rt, index rows, index cols, DistOptions options = {})
       : DistArray(rt, Range2{{0, rows}, {0, cols}}, options) {}
@@ -549,8 +551,7 @@ class DistArray<T, 2> : public detail::DistBase {
   // The rank whose part holds global (i, j) (inside domain()): no communication, O(1). A
   // particle code's destination for compas::migrate: q.owner(cell row, cell column).
   int owner(index i, index j) const {
-    return static_cast<int>(part_holding(domain_.rows, grid_.rows, i) * grid_.cols +
-                            part_holding(domain_.cols, grid_.cols, j));
+    return static_cast<int>(row_part_(i) * grid_.cols + col_part_(j));
   }
   // The owner of the cell holding the point (x, y) of the domain: owner(floor(x), floor(y)), as
   // a particle's position gives it (compas::migrate(rt, particles, [&](auto& p) { return
@@ -586,6 +587,7 @@ class DistArray<T, 2> : public detail::DistBase {
   Range2 domain_{}, owned_{};
   index hr_ = 0, hc_ = 0, pitch_ = 0, row0_ = 0, col0_ = 0;
   ProcessGrid grid_{1, 1};
+  PartHolding row_part_, col_part_;  // owner()'s lookups
   T* origin_ = nullptr;
 };
 

@@ -146,4 +146,25 @@ constexpr index part_holding(const Range& r, index parts, index i) {
   return off < wide ? off / (base + 1) : extra + (off - wide) / base;
 }
 
+// part_holding(r, parts, .) with the block sizes worked out once: each lookup is one division, none
+// when parts is 1 (for a loop over many indices, such as a particle code's destinations).
+class PartHolding {
+ public:
+  constexpr PartHolding() = default;
+  constexpr PartHolding(const Range& r, index parts)
+      : lo_(r.lo),
+        base_(r.size() / parts),
+        extra_(r.size() % parts),
+        wide_(extra_ * (base_ + 1)),
+        parts_(parts) {}
+  constexpr index operator()(index i) const {  // i inside r
+    if (parts_ == 1) return 0;
+    const index off = i - lo_;
+    return off < wide_ ? off / (base_ + 1) : extra_ + (off - wide_) / base_;
+  }
+
+ private:
+  index lo_ = 0, base_ = 1, extra_ = 0, wide_ = 0, parts_ = 1;
+};
+
 }  // namespace compas
