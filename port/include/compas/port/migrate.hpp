@@ -14,17 +14,23 @@
 // order, followed by those the others sent here, by sending rank and, within one, in that process's
 // order: the same result in every run. One alltoallv moves everything (each item once).
 //
-// `destination` is called once per item; from 4096 items on, from the threads of the calling
-// thread's OpenMP team at once (when compiled with OpenMP): it must be safe to call concurrently,
-// as an owner lookup such as q.owner(p.x, p.y) is. An exception it throws (the first item's) is
-// a CollectiveError on every process naming the item and the exception's what(), as a
-// destination outside 0..P-1 is.
+// `destination` is called once per item; from 4096 items on, when the calling thread's OpenMP
+// team has two threads or more (compiled with OpenMP), from its threads at once: it must be safe
+// to call concurrently, as an owner lookup such as q.owner(p.x, p.y) is. On one thread, each
+// item's destination is found and the item put in place in one pass (put back when the call is
+// refused). Time O(items + P); memory O(leaving + arriving + P) (and the destinations, on a team).
+// An exception it throws (the first item's) is a CollectiveError on every process naming the item
+// and the exception's what(), as a destination outside 0..P-1 is.
 //
 // Funneled and collective like the collectives of collectives.hpp (from the thread that made the
 // Runtime, outside run(), every process the same call). A destination outside 0..P-1 on any
 // process makes every process throw the same CollectiveError naming that process, the item's
 // position and the destination, before anything moves; `items` is then left as it was.
 #pragma once
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include <cstddef>
 #include <exception>
@@ -112,6 +118,75 @@ std::vector<T> sort_out(std::vector<T>& items, const std::vector<int>& to, int p
   items.resize(kept);
   return leaving;
 }
+
+// The one-thread path: each item's destination found and the item put in place in one pass, as a
+// hand-written particle loop does: kept items moved up in order, leaving ones set aside with their
+// positions and destinations. undo() puts every item looked at back where it was.
+template <class T>
+struct SortedOut {
+  std::vector<T> gone;               // the leaving items, in order
+  std::vector<std::size_t> gone_at;  // their positions
+  std::vector<int> gone_to;          // their destinations
+  std::size_t kept = 0, seen = 0;    // items kept (now at the front), items looked at
+};
+
+template <class T, class F>
+std::string sort_out_in_one_pass(std::vector<T>& items, F& destination, int processes, int me,
+                                 SortedOut<T>& s, const char* rank_word) {
+  for (std::size_t k = 0; k < items.size(); ++k, s.seen = k) {
+    int d = 0;
+    try {
+      d = static_cast<int>(destination(items[k]));
+    } catch (...) {
+      return "item " + std::to_string(k) + ": destination threw " + what(std::current_exception());
+    }
+    if (d < 0 || d >= processes)
+      return "item " + std::to_string(k) + " is sent to " + rank_word + " " + std::to_string(d) +
+             ", outside 0.." + std::to_string(processes - 1);
+    if (d == me) {
+      if (s.kept != k) items[s.kept] = items[k];
+      ++s.kept;
+    } else {
+      s.gone.push_back(items[k]);
+      s.gone_at.push_back(k);
+      s.gone_to.push_back(d);
+    }
+  }
+  return "";
+}
+
+// Down from the last item looked at: a position that lost its item gets it back, the others the
+// last kept item not yet back in place (it lies at or before that position).
+template <class T>
+void undo(std::vector<T>& items, const SortedOut<T>& s) {
+  std::size_t kept = s.kept, g = s.gone.size();
+  for (std::size_t k = s.seen; k-- > 0;)
+    items[k] = g > 0 && s.gone_at[g - 1] == k ? s.gone[--g] : items[--kept];
+}
+
+// The leaving items grouped by destination (stable), their counts in `counts`.
+template <class T>
+std::vector<T> group_leaving(const SortedOut<T>& s, int processes,
+                             std::vector<std::size_t>& counts) {
+  counts.assign(static_cast<std::size_t>(processes), 0);
+  for (int d : s.gone_to) ++counts[static_cast<std::size_t>(d)];
+  std::vector<std::size_t> at = offsets_of(counts);
+  std::vector<T> leaving(s.gone.size());
+  for (std::size_t k = 0; k < s.gone.size(); ++k)
+    leaving[at[static_cast<std::size_t>(s.gone_to[k])]++] = s.gone[k];
+  return leaving;
+}
+
+// Whether the destinations are found on the calling thread's OpenMP team (4096 items or more and a
+// team of more than one thread).
+inline bool migrate_on_team(std::size_t n) {
+#ifdef _OPENMP
+  return n >= 4096 && omp_get_max_threads() > 1;
+#else
+  (void)n;
+  return false;
+#endif
+}
 }  // namespace detail
 
 template <class T, class F>
@@ -119,12 +194,27 @@ void migrate(Processes ps, std::vector<T>& items, F destination) {
   static_assert(std::is_trivially_copyable_v<T>, "migrate needs a trivially copyable T");
   ps.runtime().check_funneled("compas::migrate", detail::kFunneled);
   const int p = ps.processes(), me = ps.process();
-  std::vector<int> to;
-  const std::string problem =
-      detail::destinations(items, destination, p, to, ps.whole_job() ? "process" : "group rank");
-  detail::agree(ps, {detail::CollectiveCall::migrate, sizeof(T), items.size(), -1, false, problem});
+  const char* word = ps.whole_job() ? "process" : "group rank";
+  const std::size_t n = items.size();
   std::vector<std::size_t> counts;
-  const std::vector<T> leaving = detail::sort_out(items, to, p, me, counts);
+  std::vector<T> leaving;
+  if (detail::migrate_on_team(n)) {
+    std::vector<int> to;
+    const std::string problem = detail::destinations(items, destination, p, to, word);
+    detail::agree(ps, {detail::CollectiveCall::migrate, sizeof(T), n, -1, false, problem});
+    leaving = detail::sort_out(items, to, p, me, counts);
+  } else {
+    detail::SortedOut<T> s;
+    const std::string problem = detail::sort_out_in_one_pass(items, destination, p, me, s, word);
+    try {
+      detail::agree(ps, {detail::CollectiveCall::migrate, sizeof(T), n, -1, false, problem});
+    } catch (...) {
+      detail::undo(items, s);  // every process refused: items as they were
+      throw;
+    }
+    leaving = detail::group_leaving(s, p, counts);
+    items.resize(s.kept);
+  }
   const Gathered<T> arrived = alltoallv(ps, std::span<const T>(leaving), counts);
   items.insert(items.end(), arrived.data.begin(), arrived.data.end());
 }
