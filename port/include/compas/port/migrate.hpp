@@ -57,8 +57,8 @@ inline std::string what(const std::exception_ptr& e) {
 }
 
 // The items' destinations, and "" or what is wrong with the first one outside 0..P-1 (named as a
-// `rank_word`: "process", "group rank"). From 4096 items on, on the calling thread's OpenMP team
-// (static schedule); an exception from `destination` is what is wrong (the first item's).
+// `rank_word`: "process", "group rank"), found on the calling thread's OpenMP team (static
+// schedule; migrate_on_team); an exception from `destination` is what is wrong (the first item's).
 template <class T, class F>
 std::string destinations(const std::vector<T>& items, F& destination, int processes,
                          std::vector<int>& to, const char* rank_word) {
@@ -78,16 +78,11 @@ std::string destinations(const std::vector<T>& items, F& destination, int proces
       return false;
     }
   };
-  if (n < 4096) {
-    for (std::size_t k = 0; k < n && bad == n && failed == n; ++k)
-      if (one(k)) bad = k;
-  } else {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) reduction(min : bad)
 #endif
-    for (std::size_t k = 0; k < n; ++k)
-      if (one(k) && k < bad) bad = k;
-  }
+  for (std::size_t k = 0; k < n; ++k)
+    if (one(k) && k < bad) bad = k;
   if (failed < bad) return "item " + std::to_string(failed) + ": destination threw " + what(error);
   if (bad == n) return "";
   return "item " + std::to_string(bad) + " is sent to " + rank_word + " " +

@@ -139,15 +139,9 @@ constexpr Range block_of(const Range& r, index parts, index part) {
   return block_of(r, parts, part);
 }
 
-// The block of block_of(r, parts, .) that holds index i: its inverse, in O(1). i inside r.
-constexpr index part_holding(const Range& r, index parts, index i) {
-  const index n = r.size(), base = n / parts, extra = n % parts, off = i - r.lo;
-  const index wide = extra * (base + 1);  // the first `extra` parts have base + 1 indices
-  return off < wide ? off / (base + 1) : extra + (off - wide) / base;
-}
-
-// part_holding(r, parts, .) with the block sizes worked out once: each lookup is one division, none
-// when parts is 1 (for a loop over many indices, such as a particle code's destinations).
+// The block of block_of(r, parts, .) that holds i (inside r), with the block sizes worked out
+// once: each lookup is one division, none when parts is 1 (for a loop over many indices, such as
+// a particle code's destinations). part_holding below is the one-lookup form.
 class PartHolding {
  public:
   constexpr PartHolding() = default;
@@ -164,7 +158,13 @@ class PartHolding {
   }
 
  private:
-  index lo_ = 0, base_ = 1, extra_ = 0, wide_ = 0, parts_ = 1;
+  index lo_ = 0, base_ = 1, extra_ = 0, wide_ = 0, parts_ = 1;  // the first `extra_` parts have
+                                                                // base_ + 1 indices, wide_ in all
 };
+
+// The block of block_of(r, parts, .) that holds index i: its inverse, in O(1). i inside r.
+constexpr index part_holding(const Range& r, index parts, index i) {
+  return PartHolding(r, parts)(i);
+}
 
 }  // namespace compas
