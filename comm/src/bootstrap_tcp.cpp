@@ -165,9 +165,14 @@ void TcpBootstrap::serve_connect() {
     admission.service(pfds.data() + first_pending);
     if (pfds[0].revents) accept_all(admission, listen_pause_until);
   }
-  // Everyone is here: no one else may join.
+  // Everyone is here: no one else may join. A connection still knocking (accepted, or in the
+  // listen queue: a second process with some rank's COMPAS_RANK, typically) is told why, rather
+  // than seeing rank 0 hang up on it.
+  if (listen_pause_until <= Clock::now()) accept_all(admission, listen_pause_until);
+  admission.reject_all("every rank 1.." + std::to_string(o_.size - 1) +
+                       " of this job is already connected and the job formed (two processes " +
+                       "with the same COMPAS_RANK?)");
   listener_.reset();
-  admission.clear();
   send_welcome();
 }
 

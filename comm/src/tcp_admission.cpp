@@ -107,6 +107,12 @@ void Admission::on_proof(Pending& p, const std::string& payload) {
   admit_(static_cast<int>(p.rank), std::move(p.fd), std::move(p.in));
 }
 
+void Admission::reject_all(const std::string& reason) {
+  for (auto& p : pending_)
+    if (p.fd) reject(p, reason);
+  pending_.clear();
+}
+
 void Admission::reject(Pending& p, const std::string& reason) {
   net::send_now(p.fd.get(), wire::encode(FrameType::reject, 0, reason));
   ::shutdown(p.fd.get(), SHUT_WR);

@@ -46,7 +46,8 @@ class Admission {
   void add_to(std::vector<pollfd>& pfds) const;
   void service(const pollfd* entries);
   std::size_t pending() const { return pending_.size(); }
-  void clear() { pending_.clear(); }
+  // Rejects every connection still waiting, with `reason` (the job formed without them).
+  void reject_all(const std::string& reason);
 
  private:
   struct Pending {

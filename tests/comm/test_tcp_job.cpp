@@ -357,6 +357,32 @@ TEST(TcpJob, DuplicateRankWhileJoining) {
   EXPECT_TRUE(errors[1].empty() || errors[2].empty()) << errors[1] << " | " << errors[2];
 }
 
+// A connection rank 0 has accepted but not admitted when the job forms (here a silent one made
+// before any rank existed; a second process with some rank's COMPAS_RANK in a real job) gets a
+// REJECT saying why, not a connection closed without a word ("rank 0 disconnected").
+TEST(TcpJob, ConnectionWaitingWhenTheJobFormsIsToldWhy) {
+  int waiting = -1;
+  const auto errors = run_job(
+      3, [](Bootstrap& bs) { bs.barrier(); }, 10, [&](int port) { waiting = connect_to(port); });
+  for (const auto& e : errors) EXPECT_EQ(e, "");
+  ASSERT_GE(waiting, 0);
+  std::string in;
+  const auto until = Clock::now() + std::chrono::seconds(10);
+  for (char buf[512]; Clock::now() < until;) {
+    pollfd p{waiting, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    const ssize_t n = ::read(waiting, buf, sizeof buf);
+    if (n <= 0) break;
+    in.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(waiting);
+  const auto res = wire::parse_frame(in, wire::kMaxHelloPayloadBytes);
+  ASSERT_EQ(res.status, wire::ParseStatus::ok) << "no whole frame, " << in.size() << " bytes";
+  EXPECT_EQ(res.frame.type, wire::FrameType::reject);
+  EXPECT_NE(res.frame.payload.find("already connected"), std::string::npos) << res.frame.payload;
+  EXPECT_NE(res.frame.payload.find("1..2"), std::string::npos) << res.frame.payload;
+}
+
 TEST(TcpJob, MissingRankTimesOutNamingIt) {
   Listener l;
   std::string e0, e1;
