@@ -410,7 +410,8 @@ void Comm::close() noexcept {
   }
   ucp_worker_destroy(m.worker);
   m.abandoned.clear();  // no UCX request can touch them any more
-  for (ucp_mem_h memh : m.orphaned) ucp_mem_unmap(m.ctx, memh);
+  for (auto& o : m.orphaned) ucp_mem_unmap(m.ctx, o.memh);
+  m.orphaned.clear();
   ucp_cleanup(m.ctx);
 }
 

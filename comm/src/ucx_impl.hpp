@@ -17,6 +17,7 @@
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
 #include "internals.hpp"
+#include "private_memory.hpp"
 
 namespace compas::comm {
 
@@ -151,7 +152,11 @@ struct Comm::Impl {
   std::vector<WindowBytes*> windows;
   // Registrations of windows whose destruction did not meet every peer: a late peer's put may
   // still arrive, so they stay mapped until the worker is gone (~Comm). Guarded by windows_mu.
-  std::vector<ucp_mem_h> orphaned;
+  struct Orphaned {
+    ucp_mem_h memh;
+    detail::PrivateMemory memory;  // unmapped after memh is
+  };
+  std::vector<Orphaned> orphaned;
   // Per peer: -1 undecided, 0 put_signal by RMA (put, fence, atomic), 1 by one active message.
   std::unique_ptr<std::atomic<int>[]> signal_by_am;
   bool use_am_for_signals(int r);  // decides once per peer (connects)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "compas/comm/window.hpp"
 #include "internals.hpp"
@@ -34,11 +35,15 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
   Impl& w = *impl_;
   w.comm = &detail::Internals::comm(comm);
   w.own = layout;
+  // Alone on its host, nobody maps this memory but UCX (see private_memory.hpp).
+  const bool alone = comm.hosts()[static_cast<std::size_t>(comm.host_of(comm.rank()))].size() == 1;
   // Peers may still be operating on this process's memory through UCX, which (without a progress
   // thread) completes only while this process progresses; the bootstrap below does not.
   try {
     if (comm.size() > 1 && w.comm->coll) comm.barrier();
-    detail::agree_window_memory(comm, w.own.total);
+    detail::agree_window_memory(comm, w.own.total,
+                                alone ? base::Mapping::private_memory : base::Mapping::shared);
+    if (alone) w.memory = detail::PrivateMemory(w.own.total);
   } catch (...) {
     delete impl_;
     throw;
@@ -47,9 +52,9 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
   ucp_mem_map_params_t mp{};
   mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS |
                   UCP_MEM_MAP_PARAM_FIELD_ADDRESS;
-  mp.address = nullptr;
+  mp.address = w.memory.data();  // registered where it is, or (nullptr) allocated by UCX
   mp.length = w.own.total;
-  mp.flags = UCP_MEM_MAP_ALLOCATE;
+  mp.flags = alone ? 0 : UCP_MEM_MAP_ALLOCATE;
   if (ucs_status_t st = ucp_mem_map(w.comm->ctx, &mp, &w.memh); st != UCS_OK) {
     delete impl_;
     throw CommError("registering a window of " + std::to_string(w.own.total) +
@@ -60,10 +65,10 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
   ucp_mem_query(w.memh, &attr);
   base_ = static_cast<std::byte*>(attr.address);
   // The signals and the words after them are always zeroed; the data only when asked (zeroing
-  // it here would first-touch every page from this thread).
-  if (fill == Fill::zero)
+  // it here would first-touch every page from this thread). Private memory comes zeroed.
+  if (!alone && fill == Fill::zero)
     std::memset(base_, 0, w.own.total);
-  else
+  else if (!alone)
     std::memset(base_ + w.own.data_bytes, 0, w.own.total - w.own.data_bytes);
   w.base = base_;
   // Registered before the keys are exchanged: once a peer has them it may send put_signal
@@ -243,7 +248,7 @@ WindowBytes::~WindowBytes() {
     ucp_mem_unmap(c.ctx, w.memh);
   } else {
     std::lock_guard lock(c.windows_mu);
-    c.orphaned.push_back(w.memh);
+    c.orphaned.push_back({w.memh, std::move(w.memory)});
   }
   delete impl_;
 }

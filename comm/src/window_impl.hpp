@@ -13,10 +13,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "compas/base/memory.hpp"
 #include "compas/base/pages.hpp"
 #include "compas/comm/ucx.hpp"
 #include "compas/comm/window.hpp"
 #include "internals.hpp"
+#include "private_memory.hpp"
 
 namespace compas::comm {
 
@@ -109,14 +111,16 @@ inline void check_signal(const char* op, int rank, std::size_t index, std::size_
 // registered bytes) than the smallest of what their host can give them (base::memory_limit for
 // a shared mapping: the memory available, the memory cgroup's limit less what is in use there,
 // /dev/shm's free space).
-void agree_window_memory(Comm& comm, std::size_t total);
+// `mapping`: what this process maps (private when it is alone on its host, shared otherwise).
+void agree_window_memory(Comm& comm, std::size_t total, base::Mapping mapping);
 
 }  // namespace detail
 
 struct WindowBytes::Impl {
   CommImpl* comm = nullptr;
   ucp_mem_h memh = nullptr;
-  detail::Layout own;  // this process's sizes
+  detail::PrivateMemory memory;  // the registered memory when this process is alone on its host
+  detail::Layout own;            // this process's sizes
   std::unique_ptr<detail::Peer[]> peers;
   int size = 0;  // processes in the job: peers[0 .. size - 1]
   std::mutex mu;

@@ -1,6 +1,6 @@
 // Before a window is mapped, the processes agree that their hosts can give it: every process
 // publishes what it asks (its whole registered size) and what its host can give
-// (base::memory_limit for a shared mapping), and every process checks every host the same way,
+// (base::memory_limit for the mapping it makes), and every process checks every host the same way,
 // so a refused window throws the same CommError on every process, before any of them mapped or
 // touched anything.
 #include <cstdint>
@@ -71,9 +71,9 @@ std::string host_refusal(const std::vector<int>& ranks, const std::vector<Ask>& 
 
 }  // namespace
 
-void agree_window_memory(Comm& comm, std::size_t total) {
+void agree_window_memory(Comm& comm, std::size_t total, base::Mapping mapping) {
   const std::vector<std::string> all =
-      comm.bootstrap().allgather(encode(total, base::memory_limit(base::Mapping::shared)));
+      comm.bootstrap().allgather(encode(total, base::memory_limit(mapping)));
   std::vector<Ask> asks;
   for (std::size_t r = 0; r < all.size(); ++r) asks.push_back(decode(all[r], static_cast<int>(r)));
   for (const auto& ranks : comm.hosts())

@@ -9,9 +9,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <numeric>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -59,6 +61,10 @@ TEST(Window, LocalViewStartsZeroedAndSized) {
   EXPECT_TRUE(w.direct(rank()));
 }
 
+bool alone_on_host() {
+  return comm().hosts()[static_cast<std::size_t>(comm().host_of(rank()))].size() == 1;
+}
+
 // Resident memory of this process in KiB (anonymous and shared pages), from /proc/self/status.
 long resident_kib() {
   FILE* f = std::fopen("/proc/self/status", "r");
@@ -90,10 +96,68 @@ TEST(Window, UnfilledDataIsFirstTouchedByItsWriter) {
   {
     const long before = resident_kib();
     WindowBytes w(comm(), kBytes, 8, Fill::zero);
-    EXPECT_GT(resident_kib() - before, kKib * 7 / 8) << "a zeroed window's pages are all touched";
+    if (alone_on_host())  // private memory comes zeroed: nothing to touch
+      EXPECT_LT(resident_kib() - before, kKib / 8) << "a private window's zeroing touched it";
+    else
+      EXPECT_GT(resident_kib() - before, kKib * 7 / 8) << "a zeroed window's pages are all touched";
     EXPECT_EQ(static_cast<int>(w.local()[kBytes / 2]), 0);
+    EXPECT_EQ(static_cast<int>(w.local()[kBytes - 1]), 0);
     comm().barrier();
   }
+}
+
+// The /proc/self/smaps record of the mapping holding `at`: its maps line (range, permissions,
+// path) and its "VmFlags:" line.
+struct MappingRecord {
+  std::string line, flags;
+};
+
+MappingRecord mapping_of(const void* at) {
+  const auto a = reinterpret_cast<std::uintptr_t>(at);
+  std::ifstream smaps("/proc/self/smaps");
+  MappingRecord found;
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' ')) {
+      inside = a >= lo && a < hi;
+      if (inside) found.line = line;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      found.flags = line;
+    }
+  }
+  return found;
+}
+
+// A process alone on its host maps its window privately (anonymous, "p" in the permissions) and,
+// 2 MiB and more, starting on a 2 MiB boundary with huge pages asked for ("hg" among the VmFlags);
+// a process whose same-host peers reach its window by load/store maps a shared segment ("s").
+// Nothing else tells them apart, and a shared segment where private memory would do costs random
+// access its TLB misses.
+TEST(Window, PrivateMemoryWhenAloneOnItsHost) {
+  constexpr std::size_t kBytes = std::size_t{8} << 20;
+  WindowBytes w(comm(), kBytes, 8, Fill::none);
+  const MappingRecord m = mapping_of(w.local());
+  ASSERT_FALSE(m.line.empty()) << "no mapping holds the window";
+  std::istringstream fields(m.line);
+  std::string range, perms;
+  fields >> range >> perms;
+  ASSERT_EQ(perms.size(), 4u) << m.line;
+  if (alone_on_host()) {
+    EXPECT_EQ(perms[3], 'p') << "alone on its host, the window is shared: " << m.line;
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(w.local()) % (std::uintptr_t{2} << 20), 0u);
+    EXPECT_NE((m.flags + " ").find(" hg "), std::string::npos)
+        << "no huge pages asked for: " << m.flags;
+  } else {
+    bool reached_directly = false;  // by some same-host peer's load/store (not over tcp alone)
+    for (int r = 0; r < nranks(); ++r) reached_directly |= r != rank() && w.direct(r);
+    if (reached_directly) {
+      EXPECT_EQ(perms[3], 's') << "peers load and store in a private window: " << m.line;
+    }
+  }
+  comm().barrier();
 }
 
 // Every rank puts a block of `n` bytes at an unaligned offset into every rank (itself too), then

@@ -9,13 +9,16 @@
 // throws std::out_of_range and touches nothing. Processes may create a window with different sizes
 // and signal counts (as MPI_Win_create allows): the sizes are exchanged at creation and each
 // access is checked against its target's own, never the caller's (bytes(rank), signals(rank)).
-// Sizes whose byte count does not fit a size_t throw std::length_error. Before anything is mapped,
+// Sizes whose byte count does not fit a size_t throw std::length_error. Memory: a process that
+// shares its host with others of the job maps its window as a shared-memory segment UCX allocates;
+// a process alone on its host (every process at P = 1) maps private memory instead, zeroed by the
+// system and, where it spans 2 MiB, on transparent huge pages (madvise). Before anything is mapped,
 // the processes check together that each host can give what its processes ask (the sum of their
-// windows against base::memory_limit for a shared mapping: the memory available, the memory
-// cgroup's limit less what is in use there, /dev/shm's free space): otherwise every process throws
-// the same CommError naming the sizes and the limit, and none has allocated anything. Peers on the
-// same host whose memory UCX can map are accessed by direct load/store (memcpy, CPU atomics);
-// others by UCX RMA.
+// windows against base::memory_limit for the mapping each makes: the memory available, the memory
+// cgroup's limit less what is in use there, and for a shared one /dev/shm's free space): otherwise
+// every process throws the same CommError naming the sizes and the limit, and none has allocated
+// anything. Peers on the same host whose memory UCX can map are accessed by direct load/store
+// (memcpy, CPU atomics); others by UCX RMA.
 //
 // Completion: a blocking put returns when the source may be reused; the data is guaranteed to be
 // in the target's memory after flush(rank) / flush_all(), or when the target sees a later
