@@ -58,6 +58,31 @@ TEST(Transpose, AccumulatesWithAnOperator) {
       0);
 }
 
+// With an update: b(i, j) += a(j, i), then a(j, i) += 1, every element of a updated exactly once
+// (in place for the block this process reads of its own a, afterwards for the rest), three times
+// over, the value read each time the one before the update. Rectangular, offset domains, halos.
+TEST(Transpose, UpdatesEveryElementOfAOnceAfterReadingIt) {
+  const compas::Range rows{-3, 37}, cols{5, 66};
+  compas::DistArray<std::int64_t, 2> a(rt(), {rows, cols}, {.halo = 1});
+  compas::DistArray<std::int64_t, 2> b(rt(), {cols, rows}, {.halo = 0});
+  fill(a);
+  for (compas::index i = b.rows().lo; i < b.rows().hi; ++i)
+    for (compas::index j = b.cols().lo; j < b.cols().hi; ++j) b(i, j) = 7;
+  int calls = 0;
+  for (int k = 0; k < 3; ++k)
+    compas::transpose(a, b, compas::op::sum{}, [&calls](std::int64_t& x) {
+#pragma omp atomic
+      ++calls;
+      x += 1;
+    });
+  // b = 7 + (v) + (v + 1) + (v + 2); a = v + 3.
+  EXPECT_EQ(
+      wrong(b, [](auto i, auto j) { return 7 + 3 * static_cast<std::int64_t>(value(j, i)) + 3; }),
+      0);
+  EXPECT_EQ(wrong(a, [](auto i, auto j) { return static_cast<std::int64_t>(value(i, j)) + 3; }), 0);
+  EXPECT_EQ(calls, 3 * a.rows().size() * a.cols().size());
+}
+
 // Parts as small as they get: one or two rows of a per process (P + 1 rows), b narrow.
 TEST(Transpose, OneOrTwoRowsPerProcess) {
   const compas::index rows = rt().processes() + 1;

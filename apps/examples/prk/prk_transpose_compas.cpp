@@ -4,9 +4,9 @@
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
 //  2. A and B become 2-D DistArrays without halo, cut by rows; the loops run over this process's
 //     rows with global indices.
-//  3. The tiled sweep becomes compas::transpose(a, b, sum) (each process fills its rows of B from
-//     every process's A, in tiles, with the same OpenMP threads), then A += 1 on this process's
-//     rows: the original did both in one pass.
+//  3. The tiled sweep becomes compas::transpose(a, b, sum, A += 1): each process fills its rows of
+//     B from every process's A, in tiles, with the same OpenMP threads; A += 1 follows each read
+//     in the same pass at one process, as in the original (at several, once all have read A).
 //  4. The timer starts after compas::barrier(rt) (PRK's MPI_Barrier); the job's time is the slowest
 //     process's; the error is reduced over the processes; process 0 prints.
 // Usage: prk_transpose_compas ITERATIONS ORDER   (compas-run -n P -t T, mpirun, srun, or alone)
@@ -42,10 +42,7 @@ int main(int argc, char** argv) {
       compas::barrier(rt);  // (4)
       start = omp_get_wtime();
     }
-    compas::transpose(a, b, compas::op::sum{});  // (3)
-#pragma omp parallel for
-    for (long i = a.rows().lo; i < a.rows().hi; ++i)
-      for (long j = 0; j < order; ++j) a(i, j) += 1.0;
+    compas::transpose(a, b, compas::op::sum{}, [](double& x) { x += 1.0; });  // (3)
   }
   const double seconds = rt.allreduce(omp_get_wtime() - start, compas::op::max{});  // (4)
 
