@@ -46,7 +46,7 @@ module compas_arrays
 
   public :: compas_create, compas_swap, compas_destroy, compas_bounds, compas_exchange, &
             compas_begin_exchange, compas_wait, compas_test, compas_accumulate_halos, &
-            compas_redistribute, compas_grid, compas_member
+            compas_redistribute, compas_grid, compas_member, compas_block_of
 
 contains
 
@@ -444,4 +444,39 @@ contains
 #define DESTROY destroy_i8_3
 #define LIKE like_i8_3
 #include "array_specifics.inc"
+  ! Block `part` (0 .. parts - 1) of lo..hi (inclusive) cut in `parts`: block_lo..block_hi,
+  ! inclusive, empty (block_hi = block_lo - 1) when the range has fewer cells than parts. The split
+  ! of every array's dimension over its processes: n = hi - lo + 1 cells, the first mod(n, parts)
+  ! blocks one cell longer. Not collective, no job needed (before compas_init too). Bad values:
+  ! COMPAS_ERR_ARG naming the value and what is allowed.
+  subroutine compas_block_of(lo, hi, parts, part, block_lo, block_hi, ierr)
+    integer, intent(in) :: lo, hi, parts, part
+    integer, intent(out) :: block_lo, block_hi
+    integer, intent(out), optional :: ierr
+    integer(c_int64_t) :: first, past
+    character(24) :: a, b
+    block_lo = lo
+    block_hi = lo - 1
+    write (a, '(i0)') lo
+    write (b, '(i0)') hi
+    if (hi < lo - 1) then
+      if (failed(COMPAS_ERR_ARG, ierr, 'compas_block_of: range ' // trim(a) // '..' // trim(b) // &
+                 ': hi >= lo - 1 is allowed (lo..hi inclusive, empty at hi = lo - 1)')) return
+    end if
+    write (a, '(i0)') parts
+    if (parts < 1) then
+      if (failed(COMPAS_ERR_ARG, ierr, 'compas_block_of: parts ' // trim(a) // &
+                 ': 1 or more are allowed')) return
+    end if
+    write (b, '(i0)') part
+    if (part < 0 .or. part >= parts) then
+      write (a, '(i0," of ",i0,": 0 to ",i0)') part, parts, parts - 1
+      if (failed(COMPAS_ERR_ARG, ierr, 'compas_block_of: part ' // trim(a) // ' is allowed')) return
+    end if
+    if (failed(c_block_of(int(lo, c_int64_t), int(hi, c_int64_t) + 1, int(parts, c_int64_t), &
+                          int(part, c_int64_t), first, past), ierr)) return
+    block_lo = int(first)
+    block_hi = int(past) - 1
+  end subroutine
+
 end module compas_arrays

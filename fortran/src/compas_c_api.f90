@@ -30,7 +30,7 @@ module compas_c_api
             c_group_size, c_group_barrier, c_group_allreduce, c_group_broadcast, c_group_exscan, &
             c_strlen, c_array_create_split, c_array_create_like, c_array_redistribute, &
             c_array_grid, c_array_member, c_ghosts_create, c_ghosts_create_columns, &
-            c_ghosts_destroy, c_ghosts_sizes, c_ghosts_update, c_ghosts_accumulate
+            c_ghosts_destroy, c_ghosts_sizes, c_ghosts_update, c_ghosts_accumulate, c_block_of
 
   interface
     type(c_ptr) function c_last_error() bind(C, name="compas_last_error")
@@ -277,6 +277,12 @@ module compas_c_api
       type(c_ptr), value :: plan, v
       integer(c_int64_t), value :: count
       integer(c_int), value :: type
+    end function
+    integer(c_int) function c_block_of(lo, hi, parts, part, block_lo, block_hi) &
+        bind(C, name="compas_block_of")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: lo, hi, parts, part
+      integer(c_int64_t), intent(out) :: block_lo, block_hi
     end function
   end interface
 end module compas_c_api

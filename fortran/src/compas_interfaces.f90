@@ -39,7 +39,7 @@ module compas_interfaces
             compas_group_destroy, compas_group_rank, compas_group_size, compas_create_like, &
             compas_redistribute, compas_grid, compas_member, compas_ghosts_create, &
             compas_ghosts_create_columns, compas_ghosts_sizes, compas_ghosts_update, &
-            compas_ghosts_accumulate, compas_ghosts_destroy
+            compas_ghosts_accumulate, compas_ghosts_destroy, compas_block_of
 
   abstract interface
 
@@ -182,6 +182,19 @@ module compas_interfaces
       type(*), dimension(..), target, intent(in) :: u
       integer, intent(out), optional :: ierr
     end function
+
+    ! Block `part` (0 .. parts - 1) of lo..hi (inclusive) cut in `parts`: block_lo..block_hi,
+    ! inclusive, empty (block_hi = block_lo - 1) when the range has fewer cells than parts. The
+    ! split of every array's dimension over its processes: n = hi - lo + 1 cells, the first
+    ! mod(n, parts) blocks one cell longer, so block k starts at lo + k*(n/parts) + min(k,
+    ! mod(n, parts)). For a program's own ranges (a CSR's rows, a list of planes). Not
+    ! collective, no job needed (before compas_init too). hi < lo - 1, parts < 1 or a part
+    ! outside 0 .. parts - 1: COMPAS_ERR_ARG naming the value and what is allowed.
+    subroutine compas_block_of(lo, hi, parts, part, block_lo, block_hi, ierr)
+      integer, intent(in) :: lo, hi, parts, part
+      integer, intent(out) :: block_lo, block_hi
+      integer, intent(out), optional :: ierr
+    end subroutine
 
     ! This process's part of u: lo(d) <= i <= hi(d), inclusive, per dimension (size(lo) and
     ! size(hi) at least rank(u)); u spans lo(d) - halo .. hi(d) + halo. u as the calls take it

@@ -21,7 +21,7 @@ program interfaces_check
     i_ghosts_create => compas_ghosts_create, i_ghosts_sizes => compas_ghosts_sizes, &
     i_ghosts_create_columns => compas_ghosts_create_columns, &
     i_ghosts_update => compas_ghosts_update, i_ghosts_accumulate => compas_ghosts_accumulate, &
-    i_ghosts_destroy => compas_ghosts_destroy
+    i_ghosts_destroy => compas_ghosts_destroy, i_block_of => compas_block_of
   implicit none
   procedure(i_init), pointer :: p_init
   procedure(i_finalize), pointer :: p_finalize
@@ -55,6 +55,7 @@ program interfaces_check
   procedure(i_exscan), pointer :: p_exscan => null()
   procedure(i_ghosts_sizes), pointer :: p_ghosts_sizes
   procedure(i_ghosts_destroy), pointer :: p_ghosts_destroy
+  procedure(i_block_of), pointer :: p_block_of
   procedure(i_ghosts_create), pointer :: p_ghosts_create => null()
   procedure(i_ghosts_create_columns), pointer :: p_ghosts_create_columns => null()
   procedure(i_ghosts_update), pointer :: p_ghosts_update => null()
@@ -91,6 +92,7 @@ program interfaces_check
   p_member => compas_member
   p_ghosts_sizes => compas_ghosts_sizes
   p_ghosts_destroy => compas_ghosts_destroy
+  p_block_of => compas_block_of
 
   ! The generic ones: the module and the documented representative take the same keywords.
   call compas_create(u=u, lo=[1, 1], hi=[2, 2], halo=[1], periodic=[.true.], grid=[0], &
