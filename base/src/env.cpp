@@ -215,6 +215,8 @@ const EnvVar node_barrier_former{.name = "COMPAS_NODE_BARRIER",
 const EnvVar oversubscribed{
     .name = "COMPAS_OVERSUBSCRIBED", .kind = K::boolean, .empty_is_unset = true};
 const EnvVar direct{.name = "COMPAS_DIRECT", .kind = K::boolean, .empty_is_unset = true};
+// Newer than the Runtime's other options: an empty value is bad input.
+const EnvVar huge_pages{.name = "COMPAS_HUGE_PAGES", .kind = K::boolean, .note = "default 0"};
 const EnvVar threads{
     .name = "COMPAS_THREADS", .kind = K::integer, .min = 1, .max = 4096, .empty_is_unset = true};
 const EnvVar bind{.name = "COMPAS_BIND", .empty_is_unset = true};

@@ -1,4 +1,5 @@
-// PrivateMemory: an anonymous mapping, 2 MiB-aligned and madvise(MADV_HUGEPAGE) when large.
+// PrivateMemory: an anonymous mapping; on request and when large, on a 2 MiB boundary and huge
+// pages (madvise(MADV_HUGEPAGE)).
 #include "private_memory.hpp"
 
 #include <sys/mman.h>
@@ -20,8 +21,8 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 }  // namespace
 
-PrivateMemory::PrivateMemory(std::size_t bytes) {
-  const bool huge = bytes >= kHugePage;
+PrivateMemory::PrivateMemory(std::size_t bytes, bool huge_pages) {
+  const bool huge = huge_pages && bytes >= kHugePage;
   const std::size_t length = huge ? bytes + kHugePage : bytes;
   void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED)

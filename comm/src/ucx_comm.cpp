@@ -315,6 +315,7 @@ CommOptions CommOptions::from_environment() {
     o.oversubscribed_given = true;
   }
   if (const auto v = base::env_bool(vars::direct)) o.direct = *v;
+  if (const auto v = base::env_bool(vars::huge_pages)) o.huge_pages = *v;
   if (const auto t = base::env_seconds(vars::timeout)) o.timeout_s = *t;
   return o;
 }

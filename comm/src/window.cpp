@@ -43,7 +43,7 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
     if (comm.size() > 1 && w.comm->coll) comm.barrier();
     detail::agree_window_memory(comm, w.own.total,
                                 alone ? base::Mapping::private_memory : base::Mapping::shared);
-    if (alone) w.memory = detail::PrivateMemory(w.own.total);
+    if (alone) w.memory = detail::PrivateMemory(w.own.total, comm.options().huge_pages);
   } catch (...) {
     delete impl_;
     throw;
@@ -65,10 +65,11 @@ WindowBytes::WindowBytes(Comm& comm, std::size_t bytes, std::size_t signals, Fil
   ucp_mem_query(w.memh, &attr);
   base_ = static_cast<std::byte*>(attr.address);
   // The signals and the words after them are always zeroed; the data only when asked (zeroing
-  // it here would first-touch every page from this thread). Private memory comes zeroed.
-  if (!alone && fill == Fill::zero)
+  // it here would first-touch every page from this thread). Private memory comes zeroed, but
+  // touching it here keeps its page faults out of the program's first loops, as for a segment.
+  if (fill == Fill::zero)
     std::memset(base_, 0, w.own.total);
-  else if (!alone)
+  else
     std::memset(base_ + w.own.data_bytes, 0, w.own.total - w.own.data_bytes);
   w.base = base_;
   // Registered before the keys are exchanged: once a peer has them it may send put_signal

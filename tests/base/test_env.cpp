@@ -167,6 +167,25 @@ TEST(Env, ReportBindingIsZeroOrOneAndNeverEmpty) {
             "--report-bindings='2' is not allowed: expected 0 or 1 (default 0)");
 }
 
+TEST(Env, HugePagesIsZeroOrOneAndNeverEmpty) {
+  {
+    ScopedVar v("COMPAS_HUGE_PAGES", "1");
+    EXPECT_EQ(env_bool(vars::huge_pages), true);
+  }
+  {
+    ScopedVar v("COMPAS_HUGE_PAGES", std::nullopt);
+    EXPECT_EQ(env_bool(vars::huge_pages), std::nullopt);
+  }
+  {
+    ScopedVar v("COMPAS_HUGE_PAGES", "always");
+    EXPECT_EQ(message([] { env_bool(vars::huge_pages); }),
+              "COMPAS_HUGE_PAGES='always' is not allowed: expected 0 or 1 (default 0)");
+  }
+  ScopedVar v("COMPAS_HUGE_PAGES", "");
+  EXPECT_EQ(message([] { env_bool(vars::huge_pages); }),
+            "COMPAS_HUGE_PAGES='' is not allowed: an empty value; expected 0 or 1 (default 0)");
+}
+
 TEST(Env, AFlagStandingForTheVariableIsNamedInstead) {
   EXPECT_EQ(message([] { parse_env_integer(vars::threads, "0", "--threads"); }),
             "--threads='0' is not allowed: expected an integer 1..4096");

@@ -96,6 +96,7 @@ extern const EnvVar process_barrier;  // COMPAS_PROCESS_BARRIER: dissemination, 
 extern const EnvVar node_barrier_former;  // COMPAS_NODE_BARRIER
 extern const EnvVar oversubscribed;       // COMPAS_OVERSUBSCRIBED: 0 or 1 (compas-run sets it)
 extern const EnvVar direct;               // COMPAS_DIRECT: 0 or 1
+extern const EnvVar huge_pages;           // COMPAS_HUGE_PAGES: 0 or 1
 // runtime: the options of a Runtime (also given as --threads, --bind, ...).
 extern const EnvVar threads;        // COMPAS_THREADS, integer 1..4096
 extern const EnvVar bind;           // COMPAS_BIND

@@ -87,6 +87,9 @@ struct CommOptions {
   // sets its own.
   int threads = 0;
   bool direct = true;     // COMPAS_DIRECT=0 turns off load/store to same-host peers
+  // COMPAS_HUGE_PAGES=1: the windows of a process alone on its host (private memory) go on
+  // transparent huge pages (window.hpp).
+  bool huge_pages = false;
   double timeout_s = 60;  // COMPAS_TIMEOUT, seconds: every blocking wait
 
   // Reads the variables above; throws std::invalid_argument naming a bad value and what is

@@ -11,8 +11,9 @@
 // access is checked against its target's own, never the caller's (bytes(rank), signals(rank)).
 // Sizes whose byte count does not fit a size_t throw std::length_error. Memory: a process that
 // shares its host with others of the job maps its window as a shared-memory segment UCX allocates;
-// a process alone on its host (every process at P = 1) maps private memory instead, zeroed by the
-// system and, where it spans 2 MiB, on transparent huge pages (madvise). Before anything is mapped,
+// a process alone on its host (every process at P = 1) maps private memory instead (no /dev/shm
+// file), with COMPAS_HUGE_PAGES=1 on transparent huge pages where it spans 2 MiB (madvise;
+// streaming and random access gain, some stencil codes lose: measure). Before anything is mapped,
 // the processes check together that each host can give what its processes ask (the sum of their
 // windows against base::memory_limit for the mapping each makes: the memory available, the memory
 // cgroup's limit less what is in use there, and for a shared one /dev/shm's free space): otherwise
