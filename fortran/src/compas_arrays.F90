@@ -447,36 +447,57 @@ contains
   ! Block `part` (0 .. parts - 1) of lo..hi (inclusive) cut in `parts`: block_lo..block_hi,
   ! inclusive, empty (block_hi = block_lo - 1) when the range has fewer cells than parts. The split
   ! of every array's dimension over its processes: n = hi - lo + 1 cells, the first mod(n, parts)
-  ! blocks one cell longer. Not collective, no job needed (before compas_init too). Bad values:
-  ! COMPAS_ERR_ARG naming the value and what is allowed.
+  ! blocks one cell longer. Not collective, no job needed (before compas_init too). Bad values,
+  ! lo = -huge(0) - 1 and hi = huge(0) among them (an empty block's bounds would not fit):
+  ! COMPAS_ERR_ARG naming the value and what is allowed, block_lo = 1 and block_hi = 0.
   subroutine compas_block_of(lo, hi, parts, part, block_lo, block_hi, ierr)
     integer, intent(in) :: lo, hi, parts, part
     integer, intent(out) :: block_lo, block_hi
     integer, intent(out), optional :: ierr
     integer(c_int64_t) :: first, past
-    character(24) :: a, b
-    block_lo = lo
-    block_hi = lo - 1
-    write (a, '(i0)') lo
-    write (b, '(i0)') hi
-    if (hi < lo - 1) then
-      if (failed(COMPAS_ERR_ARG, ierr, 'compas_block_of: range ' // trim(a) // '..' // trim(b) // &
-                 ': hi >= lo - 1 is allowed (lo..hi inclusive, empty at hi = lo - 1)')) return
-    end if
-    write (a, '(i0)') parts
-    if (parts < 1) then
-      if (failed(COMPAS_ERR_ARG, ierr, 'compas_block_of: parts ' // trim(a) // &
-                 ': 1 or more are allowed')) return
-    end if
-    write (b, '(i0)') part
-    if (part < 0 .or. part >= parts) then
-      write (a, '(i0," of ",i0,": 0 to ",i0)') part, parts, parts - 1
-      if (failed(COMPAS_ERR_ARG, ierr, 'compas_block_of: part ' // trim(a) // ' is allowed')) return
-    end if
+    block_lo = 1
+    block_hi = 0
+    if (failed_argument(block_of_refusal(int(lo, c_int64_t), int(hi, c_int64_t), parts, part), &
+                        ierr)) return
     if (failed(c_block_of(int(lo, c_int64_t), int(hi, c_int64_t) + 1, int(parts, c_int64_t), &
                           int(part, c_int64_t), first, past), ierr)) return
     block_lo = int(first)
     block_hi = int(past) - 1
   end subroutine
+
+  ! Why compas_block_of refuses its arguments, or "" (64-bit arithmetic: no bound overflows here).
+  function block_of_refusal(lo, hi, parts, part) result(why)
+    integer(c_int64_t), intent(in) :: lo, hi
+    integer, intent(in) :: parts, part
+    character(:), allocatable :: why
+    character(96) :: text
+    why = ''
+    if (lo <= -int(huge(0), c_int64_t) - 1) then
+      write (text, '("lo ",i0,": ",i0," or more is allowed")') lo, -huge(0)
+    else if (hi >= huge(0)) then
+      write (text, '("hi ",i0,": ",i0," or less is allowed")') hi, huge(0) - 1
+    else if (hi < lo - 1) then
+      write (text, '("range ",i0,"..",i0,": hi >= lo - 1 is allowed (lo..hi inclusive, empty at ", &
+             &"hi = lo - 1)")') lo, hi
+    else if (parts < 1) then
+      write (text, '("parts ",i0,": 1 or more are allowed")') parts
+    else if (part < 0 .or. part >= parts) then
+      write (text, '("part ",i0," of ",i0,": 0 to ",i0," is allowed")') part, parts, parts - 1
+    else
+      return
+    end if
+    why = 'compas_block_of: ' // trim(text)
+  end function
+
+  ! failed() for an argument the module refuses itself: `why` "" is success.
+  logical function failed_argument(why, ierr)
+    character(*), intent(in) :: why
+    integer, intent(out), optional :: ierr
+    if (len(why) == 0) then
+      failed_argument = failed(COMPAS_OK, ierr)
+    else
+      failed_argument = failed(COMPAS_ERR_ARG, ierr, why)
+    end if
+  end function
 
 end module compas_arrays

@@ -188,8 +188,9 @@ module compas_interfaces
     ! split of every array's dimension over its processes: n = hi - lo + 1 cells, the first
     ! mod(n, parts) blocks one cell longer, so block k starts at lo + k*(n/parts) + min(k,
     ! mod(n, parts)). For a program's own ranges (a CSR's rows, a list of planes). Not
-    ! collective, no job needed (before compas_init too). hi < lo - 1, parts < 1 or a part
-    ! outside 0 .. parts - 1: COMPAS_ERR_ARG naming the value and what is allowed.
+    ! collective, no job needed (before compas_init too). hi < lo - 1, parts < 1, a part outside
+    ! 0 .. parts - 1, lo = -huge(0) - 1 or hi = huge(0) (an empty block's bounds would not fit):
+    ! COMPAS_ERR_ARG naming the value and what is allowed, block_lo = 1 and block_hi = 0.
     subroutine compas_block_of(lo, hi, parts, part, block_lo, block_hi, ierr)
       integer, intent(in) :: lo, hi, parts, part
       integer, intent(out) :: block_lo, block_hi

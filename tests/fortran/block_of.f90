@@ -3,9 +3,11 @@
 ! where the one before ended), be as even as a split gets (sizes n/parts or n/parts + 1, the
 ! longer ones first) and there be exactly mod(n, parts) longer ones. Called before compas_init
 ! (no job needed), then again inside the job with the same answers. Bad values (hi < lo - 1,
-! parts 0 and -2, part -1 and parts) come back as COMPAS_ERR_ARG with a message naming the value,
-! the outputs left as an empty block. Run by tests/apps (fortran.block_of) under compas-run at 1
-! and 2 processes; exits non-zero on a failure, prints PASS on process 0.
+! parts 0 and -2, part -1 and parts, and the extremes of a default integer: a part of -2**31, lo
+! -2**31 and hi 2**31 - 1, whose empty blocks' bounds would not fit) come back as COMPAS_ERR_ARG
+! with a message naming the value, the outputs left as an empty block. Run by tests/apps
+! (fortran.block_of) under compas-run at 1 and 2 processes; exits non-zero on a failure, prints
+! PASS on process 0.
 program block_of
   use compas
   implicit none
@@ -55,11 +57,18 @@ contains
   end subroutine
 
   subroutine check_refusals()
+    integer :: lowest
     call refused(5, 2, 3, 0, '5..2')
     call refused(1, 10, 0, 0, 'parts 0')
     call refused(1, 10, -2, 0, 'parts -2')
     call refused(1, 10, 3, -1, 'part -1 of 3')
     call refused(1, 10, 3, 3, 'part 3 of 3')
+    ! The extremes of a default integer: named whole, and no bound that overflows.
+    lowest = -huge(0)
+    lowest = lowest - 1  ! -2**31, not written as a constant (outside the symmetric range)
+    call refused(1, 10, huge(0), lowest, 'part -2147483648 of 2147483647')
+    call refused(lowest, 0, 2, 0, 'lo -2147483648')
+    call refused(1, huge(0), 2, 1, 'hi 2147483647')
   end subroutine
 
   subroutine refused(lo, hi, parts, part, named)
