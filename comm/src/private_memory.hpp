@@ -25,8 +25,7 @@ class PrivateMemory {
   PrivateMemory& operator=(const PrivateMemory&) = delete;
   ~PrivateMemory();
 
-  std::byte* data() const { return data_; }
-  explicit operator bool() const { return data_ != nullptr; }
+  std::byte* data() const { return data_; }  // nullptr when default-made
 
  private:
   void release() noexcept;

@@ -56,6 +56,16 @@ inline std::string what(const std::exception_ptr& e) {
   }
 }
 
+// What is wrong with item k: its destination threw, or is `d`, outside 0..processes-1 (named as a
+// `rank_word`).
+inline std::string item_threw(std::size_t k, const std::exception_ptr& e) {
+  return "item " + std::to_string(k) + ": destination threw " + what(e);
+}
+inline std::string item_outside(std::size_t k, int d, const char* rank_word, int processes) {
+  return "item " + std::to_string(k) + " is sent to " + rank_word + " " + std::to_string(d) +
+         ", outside 0.." + std::to_string(processes - 1);
+}
+
 // The items' destinations, and "" or what is wrong with the first one outside 0..P-1 (named as a
 // `rank_word`: "process", "group rank"), found on the calling thread's OpenMP team (static
 // schedule; migrate_on_team); an exception from `destination` is what is wrong (the first item's).
@@ -83,10 +93,8 @@ std::string destinations(const std::vector<T>& items, F& destination, int proces
 #endif
   for (std::size_t k = 0; k < n; ++k)
     if (one(k) && k < bad) bad = k;
-  if (failed < bad) return "item " + std::to_string(failed) + ": destination threw " + what(error);
-  if (bad == n) return "";
-  return "item " + std::to_string(bad) + " is sent to " + rank_word + " " +
-         std::to_string(to[bad]) + ", outside 0.." + std::to_string(processes - 1);
+  if (failed < bad) return item_threw(failed, error);
+  return bad == n ? "" : item_outside(bad, to[bad], rank_word, processes);
 }
 
 // Items whose destination is `me` moved to the front, in order; the others into `leaving`,
@@ -133,11 +141,9 @@ std::string sort_out_in_one_pass(std::vector<T>& items, F& destination, int proc
     try {
       d = static_cast<int>(destination(items[k]));
     } catch (...) {
-      return "item " + std::to_string(k) + ": destination threw " + what(std::current_exception());
+      return item_threw(k, std::current_exception());
     }
-    if (d < 0 || d >= processes)
-      return "item " + std::to_string(k) + " is sent to " + rank_word + " " + std::to_string(d) +
-             ", outside 0.." + std::to_string(processes - 1);
+    if (d < 0 || d >= processes) return item_outside(k, d, rank_word, processes);
     if (d == me) {
       if (s.kept != k) items[s.kept] = items[k];
       ++s.kept;

@@ -112,20 +112,16 @@ void transpose_block(const TransposeBlock& k, DistArray<T, 2>& b, Op& op, Update
                   [&](T& to, const T& from) { to = op(to, from); });
 }
 
-// update(a(i, j)) for this process's elements of a outside columns `done` (what other processes
-// read), on the OpenMP team.
+// update(x) for every element of a this process owns, on the OpenMP team.
 template <class T, class Update>
-void update_rest(DistArray<T, 2>& a, Range done, Update& update) {
-  const Range cols = a.cols();
-  const index left = std::min(std::max(done.lo, cols.lo), cols.hi);
-  const index right = std::max(std::min(done.hi, cols.hi), left);
+void update_all(DistArray<T, 2>& a, Update& update) {
+  const index width = a.cols().size();
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static)
 #endif
   for (index i = a.rows().lo; i < a.rows().hi; ++i) {
-    T* row = &a(i, cols.lo);  // contiguous: the loops vectorize
-    for (index j = 0; j < left - cols.lo; ++j) update(row[j]);
-    for (index j = right - cols.lo; j < cols.hi - cols.lo; ++j) update(row[j]);
+    T* row = &a(i, a.cols().lo);  // contiguous: the loop vectorizes
+    for (index j = 0; j < width; ++j) update(row[j]);
   }
 }
 
@@ -146,17 +142,18 @@ void transpose(DistArray<T, 2>& a, DistArray<T, 2>& b, Op op = {}, Update update
     DistArray<T, 2>* b;
     Op* op;
     Update* update;
-    bool own_done;  // this process's own block updated in its tiles
+    bool fused;  // the update went into the tiles (one process: all of a)
   } ctx{&b, &op, &update, false};
   core.run(
       [](void* c, const detail::TransposeBlock& k) {
         auto* x = static_cast<Ctx*>(c);
         detail::transpose_block(k, *x->b, *x->op, *x->update);
-        x->own_done = x->own_done || k.own;
+        x->fused = x->fused || k.own;
       },
       &ctx);
-  if constexpr (!std::is_same_v<Update, no_update>)  // after the closing meeting: nobody reads a
-    detail::update_rest(a, ctx.own_done ? b.rows() : Range{0, 0}, update);
+  if constexpr (!std::is_same_v<Update, no_update>) {  // after the closing meeting: nobody reads a
+    if (!ctx.fused) detail::update_all(a, update);
+  }
 }
 
 }  // namespace compas
