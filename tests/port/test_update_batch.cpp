@@ -84,10 +84,11 @@ std::string error_of(F&& call) {
   return "";
 }
 
-// What pending() says after `added` updates: all of them wait for the flush, except in a job of
-// one process, which applies each at add().
+// What pending() says after `added` updates (fewer than a bucket holds per owner): all of them
+// wait for the flush, except in a job of one process whose batch was made for one thread, which
+// applies each at add().
 std::size_t held(std::size_t added) {
-  return rt().processes() == 1 ? 0 : added;
+  return rt().processes() == 1 && omp_get_max_threads() == 1 ? 0 : added;
 }
 
 template <class T>

@@ -64,6 +64,40 @@ TEST(UpdateBatchThreads, TheThreadsOfRunAddThroughAddAndTheirHandles) {
   }
 }
 
+// A job of one process whose team adds at once: the updates wait in each thread's buckets, one per
+// slice of the block, and a bucket that fills is applied to its slice under that slice's lock with
+// plain operations (before, every add was an atomic on the block: nothing was held). Few updates
+// are all held until flush(); many are applied as the buckets fill, and arrive all the same.
+TEST(UpdateBatchThreads, AOneProcessTeamHoldsItsUpdatesUntilABucketFills) {
+  if (rt().processes() != 1 || rt().threads() < 2 || omp_get_max_threads() < 2)
+    GTEST_SKIP() << "a job of one process of 2 threads or more runs it";
+  compas::DistArray<std::int64_t> u(rt(), kN);
+  compas::UpdateBatch<std::int64_t> batch(u, AtomicOp::add);
+  constexpr long kFew = 100;  // fewer than a bucket holds
+  rt().run([&](compas::ThreadCtx& t) {
+    const auto add = batch.adder();
+    for (long k = 0; k < kFew; ++k) add(at(k, t.thread()), 1);
+  });
+  EXPECT_EQ(batch.pending(), static_cast<std::size_t>(kFew * rt().threads()));
+  for (index i = u.lo(); i < u.hi(); ++i) EXPECT_EQ(u[i], 0) << "index " << i << " before flush";
+  batch.flush();
+  EXPECT_EQ(batch.pending(), 0u);
+  std::vector<std::int64_t> want(kN, 0);
+  for (int thread = 0; thread < rt().threads(); ++thread)
+    for (long k = 0; k < kFew; ++k) ++want[static_cast<std::size_t>(at(k, thread))];
+  for (index i = u.lo(); i < u.hi(); ++i)
+    EXPECT_EQ(u[i], want[static_cast<std::size_t>(i)]) << "index " << i;
+
+  for (index i = u.lo(); i < u.hi(); ++i) u[i] = 0;
+  rt().run([&](compas::ThreadCtx& t) {
+    const auto add = batch.adder();
+    for (long k = 0; k < kPer; ++k) add(at(k, t.thread()), 1);
+  });
+  EXPECT_LT(batch.pending(), static_cast<std::size_t>(kPer * rt().threads()));
+  batch.flush();
+  expect_table(u, rt().threads());
+}
+
 // A batch made while OpenMP's team size was 1, added to by a team of 3 (one process alone applies
 // updates at add(): plain operations then, which a second thread must not share). Run where the
 // job has 2 threads per process: the tsan build leaves those variants out (libgomp's fork and join

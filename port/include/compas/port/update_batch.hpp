@@ -55,11 +55,14 @@
 // applied in the order they arrive: for add on a floating-point T, the result's last bits may
 // then differ from run to run (they do not when no bucket filled: at most kBucket - 1 updates per
 // thread and owner between two flushes). Updates a process makes to its own block move no
-// message. A job of one process applies every update at add() instead (atomically when
-// omp_get_max_threads() was over 1 when the batch was made, as an OpenMP code would, from any
-// thread then; plain operations otherwise, by the thread that made the batch, while other
-// threads' updates wait in their buckets, unbounded, for the flush): a team's threads share the
-// work, and no inbox is made.
+// message. A job of one process makes no inbox. When omp_get_max_threads() was over 1 when the
+// batch was made (a team adds at once), its block is cut into at most kSlices slices of one
+// power-of-two size, a thread's buckets are per slice, and the add that fills one applies it to
+// its slice under that slice's lock, with plain operations: no atomic per update (an atomic
+// read-modify-write waits for its cache line before the next begins; kBucket plain ones overlap
+// their misses), and the threads rarely meet at a lock. Otherwise the thread that made the batch
+// applies its updates at add() (plain operations), while other threads' updates wait in their
+// buckets, unbounded, for the flush.
 //
 // Operators: add on any arithmetic T; bit_xor, bit_or, bit_and on integral T (std::invalid_argument
 // at construction otherwise). The batch keeps its buffers between flushes (no allocation once
@@ -144,6 +147,10 @@ class UpdateBatch {
   // job of several processes), and the slots of that size an inbox has for each other process.
   static constexpr std::size_t kBucket = 1024;
   static constexpr std::size_t kInboxChunks = 8;
+  // The most slices of a job of one process whose team adds at once (each of kBucket entries or
+  // more): 8 MiB of 8-byte entries in 64 slices of 128 KiB, so that a bucket's updates fall on
+  // few pages (bench/README.md, prk.sh: the figures of 16 and 64).
+  static constexpr int kSlices = 64;
   using Bucket = detail::BatchBucket<Entry>;
   // One adding thread's buckets, by owning process.
   struct Slot {
@@ -157,20 +164,23 @@ class UpdateBatch {
     detail::check_batch_op(op, std::is_integral_v<T>, typeid(T));
     number_ =
         detail::make_batch(table.runtime(), table.number(), typeid(T), sizeof(T), op, table.size());
-    atomic_ = detail::batch_threads() > 1;
     maker_ = detail::batch_thread();
     const index n = table.size(), P = static_cast<index>(P_);
     first_ = table.domain().lo;
     size_ = static_cast<std::uint64_t>(n);
     base_ = n / P;
     extra_ = n % P;
-    if (!table.partition().is_block())
+    parts_ = P_;
+    if (P_ == 1 && detail::batch_threads() > 1)
+      slice(n);
+    else if (!table.partition().is_block())
       shift_ = -2;  // a user's partition: its owner lookup
     else if (extra_ == 0 && base_ > 0 && (base_ & (base_ - 1)) == 0)
       while ((index{1} << shift_) < base_) ++shift_;
     else
       shift_ = -1;
     for (index r = 0; r < P; ++r) lo_.push_back(table.partition().part(static_cast<int>(r)).lo);
+    lo_.resize(parts_, first_);  // slices: offsets in the one block
     if (P_ > 1) {
       inbox_ = std::make_unique<detail::BatchInbox>(table.runtime().comm(), kBucket * sizeof(Entry),
                                                     kInboxChunks);
@@ -196,8 +206,8 @@ class UpdateBatch {
     if (static_cast<std::uint64_t>(off) >= size_) [[unlikely]]
       detail::index_outside("UpdateBatch::add", i, domain());
     const bool maker = detail::batch_thread() == maker_;
-    if (P_ == 1 && (maker || atomic_))  // this process owns every index: at once
-      return apply_at(table_->local().data()[off], value, op_, atomic_);
+    if (P_ == 1 && maker && !sliced())  // this process owns every index: at once
+      return apply_one(table_->local().data()[off], value, op_);
     bucket(maker ? *own_ : slot(), i, off, value);
   }
 
@@ -211,32 +221,26 @@ class UpdateBatch {
       const index off = i - first_;
       if (static_cast<std::uint64_t>(off) >= size_) [[unlikely]]
         detail::index_outside("UpdateBatch::add", i, batch_->domain());
-      if (data_ != nullptr) return apply_at(data_[off], value, op_, atomic_);
+      if (data_ != nullptr) return apply_one(data_[off], value, op_);
       batch_->bucket(*slot_, i, off, value);
     }
 
    private:
     friend class UpdateBatch;
-    Adder(UpdateBatch* b, T* data, bool atomic, Slot* slot)
-        : batch_(b),
-          data_(data),
-          first_(b->first_),
-          size_(b->size_),
-          op_(b->op_),
-          atomic_(atomic),
-          slot_(slot) {}
+    Adder(UpdateBatch* b, T* data, Slot* slot)
+        : batch_(b), data_(data), first_(b->first_), size_(b->size_), op_(b->op_), slot_(slot) {}
     UpdateBatch* batch_;
     T* data_;  // the table's block when updates apply at once (one process), else nullptr
     index first_;
     std::uint64_t size_;
     comm::AtomicOp op_;
-    bool atomic_;
-    Slot* slot_;  // the making thread's buckets, else nullptr
+    Slot* slot_;  // the adding thread's buckets when data_ is nullptr
   };
 
   Adder adder() {
-    if (P_ == 1 && applies_here()) return Adder(this, table_->local().data(), atomic_, nullptr);
-    return Adder(this, nullptr, false, &slot());
+    if (P_ == 1 && !sliced() && detail::batch_thread() == maker_)
+      return Adder(this, table_->local().data(), nullptr);
+    return Adder(this, nullptr, &slot());
   }
 
   // Collective: every process's updates applied at their owners; the batch is empty after.
@@ -259,18 +263,21 @@ class UpdateBatch {
     std::size_t total = 0;
     for (std::size_t c : recv_counts) total += c;
     recv_.resize(total);
-    for (Slot* s : slots_->ordered()) {
-      apply(s->to[me].held());
-      s->to[me].clear();
-    }
+    const std::size_t first = P_ == 1 ? 0 : me, last = P_ == 1 ? parts_ : me + 1;
+    for (Slot* s : slots_->ordered())
+      for (std::size_t r = first; r < last; ++r) {  // this process's (its slices at P = 1)
+        apply(s->to[r].held());
+        s->to[r].clear();
+      }
     detail::exchange<Entry>(ps, send_, counts_, recv_, recv_counts);
     apply(recv_);
   }
 
   // The updates this process holds for the next flush (added since the last one, bucketed, not yet
   // sent to an inbox): less than kBucket per adding thread and owner in a job of several
-  // processes. A job of one process holds none (it applies every update at add()), but those of
-  // threads other than the one that made a batch for one thread.
+  // processes, and per adding thread and slice in a job of one process whose team adds at once. A
+  // job of one process whose batch was made for one thread holds the updates of the threads other
+  // than the one that made it.
   std::size_t pending() const {
     std::size_t n = 0;
     for (Slot* s : slots_->ordered())
@@ -311,17 +318,24 @@ class UpdateBatch {
     }
   }
 
-  // Whether this thread applies its updates at once in a job of one process: any thread when the
-  // batch applies them atomically, else the thread that made it only (the others' go into their
-  // buckets until flush(), so that no plain update meets another thread's).
-  bool applies_here() const { return atomic_ || detail::batch_thread() == maker_; }
+  // Whether the block is cut into slices (a job of one process whose team adds at once).
+  bool sliced() const { return slice_locks_ != nullptr; }
+
+  // Cuts a block of n entries into parts_ <= kSlices slices of 2^shift_ >= kBucket entries, one
+  // lock each.
+  void slice(index n) {
+    shift_ = 0;
+    while ((index{kSlices} << shift_) < n || (index{1} << shift_) < index{kBucket}) ++shift_;
+    parts_ = n > 0 ? static_cast<std::size_t>(((n - 1) >> shift_) + 1) : 1;
+    slice_locks_ = std::make_unique<SliceLock[]>(parts_);
+  }
 
   // The calling thread's buckets (made at its first add; room for a full bucket each).
   Slot& slot() {
     return slots_->mine([this] {
       auto s = std::make_unique<Slot>();
-      s->to.resize(P_);
-      for (Bucket& b : s->to) b.grow(inbox_ ? kBucket : 64);
+      s->to.resize(parts_);
+      for (Bucket& b : s->to) b.grow(inbox_ || sliced() ? kBucket : 64);
       return s;
     });
   }
@@ -338,8 +352,14 @@ class UpdateBatch {
 
   // A full bucket. In a job of several processes: into its owner's inbox, or applied here when
   // this process owns it; either way this process then applies what arrived in its own inbox. In
-  // a job of one process (a thread that does not apply at add()): twice the room.
+  // a job of one process: applied to its slice under the slice's lock; a batch made for one
+  // thread gives another thread's bucket twice the room.
   [[gnu::noinline]] void spill(std::size_t r, Bucket& b) {
+    if (sliced()) {
+      std::lock_guard lock(slice_locks_[r].mu);
+      apply(b.held());
+      return b.clear();
+    }
     if (!inbox_) return b.grow(2 * b.store.size());
     if (r == static_cast<std::size_t>(table_->runtime().process())) {
       std::lock_guard lock(*table_lock_);
@@ -363,26 +383,6 @@ class UpdateBatch {
       Entry e;
       std::memcpy(&e, chunk + k * sizeof(Entry), sizeof(Entry));
       apply_one(x[e.at], e.value, op_);
-    }
-  }
-
-  // x op= value: atomically when a team's threads update at once, plain otherwise.
-  static void apply_at(T& x, T value, comm::AtomicOp op, bool atomic) {
-    if (!atomic) return apply_one(x, value, op);
-    std::atomic_ref<T> a(x);
-    switch (op) {
-      case comm::AtomicOp::add:
-        a.fetch_add(value, std::memory_order_relaxed);
-        break;
-      case comm::AtomicOp::bit_xor:
-        if constexpr (std::is_integral_v<T>) a.fetch_xor(value, std::memory_order_relaxed);
-        break;
-      case comm::AtomicOp::bit_or:
-        if constexpr (std::is_integral_v<T>) a.fetch_or(value, std::memory_order_relaxed);
-        break;
-      case comm::AtomicOp::bit_and:
-        if constexpr (std::is_integral_v<T>) a.fetch_and(value, std::memory_order_relaxed);
-        break;
     }
   }
 
@@ -412,7 +412,6 @@ class UpdateBatch {
   std::uint64_t number_ = 0;  // UpdateBatch #number_
   comm::AtomicOp op_;
   std::size_t P_;
-  bool atomic_ = false;         // one process: updates applied atomically (a team adds at once)
   int maker_ = 0;               // the batch number (batch_thread()) of the thread that made it
   Slot* own_ = nullptr;         // its slot (found without the lookup)
   index first_ = 0;             // the table's first global index
@@ -420,7 +419,13 @@ class UpdateBatch {
   index base_ = 0, extra_ = 0;  // the block split: n / P, n % P
   int shift_ = 0;          // log2(base_) when every block has base_ = 2^k entries, -2 on a user's
                            // partition, else -1
-  std::vector<index> lo_;  // every process's first global index
+  std::vector<index> lo_;  // every process's first global index (every slice's: the block's)
+  std::size_t parts_ = 1;  // the buckets of a slot: one per process, or per slice
+  // One lock per slice, on its own cache line (nullptr: the block is not cut).
+  struct alignas(64) SliceLock {
+    std::mutex mu;
+  };
+  std::unique_ptr<SliceLock[]> slice_locks_;
   std::unique_ptr<detail::ThreadSlots<Slot>> slots_ =
       std::make_unique<detail::ThreadSlots<Slot>>();  // every adding thread's buckets
   std::vector<Entry> send_, recv_;                    // kept between flushes

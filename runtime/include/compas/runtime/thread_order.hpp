@@ -11,7 +11,7 @@ namespace compas::detail {
 // number in its OpenMP team inside a parallel region, else after every team's threads, by `thread`.
 std::uint64_t batch_order(int thread);
 // The OpenMP team size at this point (omp_get_max_threads(), at least 1): whether a batch of a
-// job of one process applies its updates atomically.
+// job of one process cuts its block into slices (a team adds at once).
 int batch_threads();
 
 }  // namespace compas::detail
