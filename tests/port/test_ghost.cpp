@@ -362,6 +362,29 @@ TEST(GhostedVector, FromOwnedValues) {
   }
 }
 
+// From 64 Ki entries on a GhostedVector's constructors write it on the OpenMP team: every entry,
+// once (owned values copied, ghosts T{}; or every entry the fill value).
+TEST(GhostedVector, LargeVectorsAreWrittenWholeOnTheTeam) {
+  const index n = (index{1} << 17) + 3 * me();
+  const auto d = compas::Partition::from_local(rt(), n);
+  std::vector<std::int64_t> ghosts;
+  for (index k = 0; k < (index{1} << 16) + 5; ++k)
+    ghosts.push_back((d.owned().hi + 7 * k) % d.domain().hi);  // others' entries when P > 1
+  compas::GhostPlan plan(d, ghosts);
+  std::vector<double> owned(static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < owned.size(); ++k) owned[k] = f(static_cast<index>(k));
+  compas::GhostedVector<double> v(plan, std::span<const double>(owned)), w(plan, -2.5);
+  ASSERT_EQ(v.size(), plan.local_size());
+  ASSERT_EQ(w.size(), plan.local_size());
+  int wrong = 0;
+  for (index k = 0; k < v.size(); ++k) {
+    const double want = k < n ? owned[static_cast<std::size_t>(k)] : 0.0;
+    if (v[k] != want && ++wrong <= 3)
+      ADD_FAILURE() << "v[" << k << "] = " << v[k] << ", want " << want;
+    if (w[k] != -2.5 && ++wrong <= 3) ADD_FAILURE() << "w[" << k << "] = " << w[k];
+  }
+}
+
 TEST(GhostPlan, IndexOutsideTheDomainFailsEverywhere) {
   const auto d = unequal();
   std::vector<std::int64_t> mine = ghosts_of<std::int64_t>(me());

@@ -305,14 +305,49 @@ class GhostPlan {
   std::unique_ptr<detail::GhostCore> core_;
 };
 
+namespace detail {
+
+// An allocator whose elements are default-initialized (a double is left unwritten), so that a
+// GhostedVector's constructor writes each entry once, on the team.
+template <class T>
+struct UnfilledAllocator : std::allocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = UnfilledAllocator<U>;
+  };
+  UnfilledAllocator() = default;
+  template <class U>
+  UnfilledAllocator(const UnfilledAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+};
+
+// dst[i] = value(i) for i < n: on the calling thread's OpenMP team from 64 Ki entries on (each
+// thread touches first the part its loops will read, as an OpenMP code's own initialization).
+template <class T, class V>
+void team_write(T* dst, std::size_t n, V value) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n >= (std::size_t{1} << 16))
+#endif
+  for (std::size_t i = 0; i < n; ++i) dst[i] = value(i);
+}
+
+}  // namespace detail
+
 // A vector of a GhostPlan's partition stored as [owned | ghosts]: local position k < owned_size()
 // is global index owned().lo + k, owned_size() + k is ghost k. Plain memory of this process (not
-// collective to make); update_ghosts() and accumulate_ghosts() are the plan's collectives.
+// collective to make); update_ghosts() and accumulate_ghosts() are the plan's collectives. The
+// constructors write every entry once, on the calling thread's OpenMP team from 64 Ki entries on.
 template <class T>
 class GhostedVector {
  public:
   explicit GhostedVector(GhostPlan& plan, T fill = T{})
-      : plan_(&plan), v_(static_cast<std::size_t>(plan.local_size()), fill) {}
+      : plan_(&plan), v_(static_cast<std::size_t>(plan.local_size())) {
+    detail::team_write(v_.data(), v_.size(), [&fill](std::size_t) { return fill; });
+  }
   // The owned entries from `owned` (owned_size() of them; std::invalid_argument otherwise), the
   // ghosts T{} until the first update_ghosts().
   GhostedVector(GhostPlan& plan, std::span<const T> owned) : plan_(&plan) {
@@ -320,9 +355,11 @@ class GhostedVector {
       throw std::invalid_argument("GhostedVector: " + std::to_string(owned.size()) +
                                   " owned values given, " + std::to_string(owned_size()) +
                                   " are needed");
-    v_.reserve(static_cast<std::size_t>(plan.local_size()));  // one pass: no fill, then copy
-    v_.assign(owned.begin(), owned.end());
     v_.resize(static_cast<std::size_t>(plan.local_size()));
+    const T* in = owned.data();
+    const std::size_t n = owned.size();
+    detail::team_write(v_.data(), n, [in](std::size_t i) { return in[i]; });
+    detail::team_write(v_.data() + n, v_.size() - n, [](std::size_t) { return T{}; });
   }
 
   GhostPlan& plan() const { return *plan_; }
@@ -344,7 +381,7 @@ class GhostedVector {
 
  private:
   GhostPlan* plan_;
-  std::vector<T> v_;
+  std::vector<T, detail::UnfilledAllocator<T>> v_;
 };
 
 }  // namespace compas
