@@ -3,8 +3,10 @@
 // vector of the process, and the processes add theirs into process 0's thread 0's vector.
 // What changed (diff -u prk_reduce_openmp.cpp prk_reduce_compas.cpp):
 //  1. `compas::Runtime rt(argc, argv)` joins the job and pins this process's OpenMP threads.
-//  2. The threads' sum goes into `sum`, the process's, which compas::reduce adds over the
-//     processes into thread 0's vector on process 0 (PRK's MPI_Reduce), from the master thread.
+//  2. The threads' sum is the process's: in thread 0's vector as before on process 0, in `sum`
+//     on the others (their thread 0's vector stays its own), and compas::reduce adds it over the
+//     processes into thread 0's vector on process 0 (PRK's MPI_Reduce, in place there), from the
+//     master thread; one thread's vector is already its process's sum.
 //  3. The timer starts after compas::barrier(rt) (PRK's MPI_Barrier); the job's time is the slowest
 //     process's; process 0 checks and prints, and every process exits with its verdict.
 // Usage: prk_reduce_compas ITERATIONS LENGTH   (compas-run -n P -t T, mpirun, srun, or alone)
@@ -31,7 +33,8 @@ int main(int argc, char** argv) {
   // Thread t's vector and ones at vec[t * length], ones[t * length] (first touched by t).
   auto vec = std::make_unique_for_overwrite<double[]>(threads * length);
   auto ones = std::make_unique_for_overwrite<double[]>(threads * length);
-  std::vector<double> sum(length);  // (2)
+  std::vector<double> sum(me == 0 || threads == 1 ? 0 : length);    // (2)
+  double* into = me == 0 || threads == 1 ? vec.get() : sum.data();  // (2) in place when it can
   double start = 0;
 #pragma omp parallel num_threads(threads)
   {
@@ -47,14 +50,16 @@ int main(int argc, char** argv) {
       }
       for (long i = 0; i < length; ++i) v[i] += o[i];
 #pragma omp barrier
+      if (threads > 1)  // (2) one thread's vector is its process's sum
 #pragma omp for
-      for (long i = 0; i < length; ++i) {
-        double s = 0;
-        for (int t = 0; t < threads; ++t) s += vec[t * length + i];
-        sum[i] = s;  // (2) the process's
-      }
+        for (long i = 0; i < length; ++i) {
+          double s = 0;
+          for (int t = 0; t < threads; ++t) s += vec[t * length + i];
+          into[i] = s;  // (2) the process's
+        }
 #pragma omp master
-      compas::reduce(rt, sum, std::span(vec.get(), length), compas::op::sum{}, 0);  // (2)
+      compas::reduce(rt, std::span(into, length), std::span(vec.get(), length), compas::op::sum{},
+                     0);  // (2)
 #pragma omp barrier
     }
   }
