@@ -98,6 +98,36 @@ TEST(UpdateBatchThreads, AOneProcessTeamHoldsItsUpdatesUntilABucketFills) {
   expect_table(u, rt().threads());
 }
 
+// A batch made while OpenMP's team size was over 1 (a job of one process cuts its block into
+// slices), added to by threads the program starts (ThreadSanitizer sees their start and join, and
+// the slices' locks, which libgomp's team would hide from it): every update arrives.
+TEST(UpdateBatchThreads, ProgramThreadsFillAndApplyTheSlicesBuckets) {
+  constexpr index kBig = 8 * 1024 + 61;  // 9 slices of 1024 at one process
+  const auto big = [](long k, int thread) { return (k * 7919 + 13 * thread) % kBig; };
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(2);
+  compas::DistArray<std::int64_t> u(rt(), kBig);
+  compas::UpdateBatch<std::int64_t> batch(u, AtomicOp::add);
+  omp_set_num_threads(before);
+  std::vector<std::thread> threads;
+  for (int thread = 0; thread < 3; ++thread)
+    threads.emplace_back([&batch, &big, thread] {
+      for (long k = 0; k < kPer; ++k) batch.add(big(k, thread), 1);
+    });
+  for (auto& t : threads) t.join();
+  batch.flush();
+  EXPECT_EQ(batch.pending(), 0u);
+  std::vector<std::int64_t> want(static_cast<std::size_t>(kBig), 0);
+  for (int p = 0; p < rt().processes(); ++p)
+    for (int thread = 0; thread < 3; ++thread)
+      for (long k = 0; k < kPer; ++k) ++want[static_cast<std::size_t>(big(k, thread))];
+  int wrong = 0;
+  for (index i = u.lo(); i < u.hi(); ++i)
+    if (u[i] != want[static_cast<std::size_t>(i)] && ++wrong <= 3)
+      ADD_FAILURE() << "index " << i << " holds " << u[i] << ", want "
+                    << want[static_cast<std::size_t>(i)];
+}
+
 // A batch made while OpenMP's team size was 1, added to by a team of 3 (one process alone applies
 // updates at add(): plain operations then, which a second thread must not share). Run where the
 // job has 2 threads per process: the tsan build leaves those variants out (libgomp's fork and join
