@@ -144,13 +144,18 @@ std::vector<std::array<index, 2>> sort_by_owner(IrregularPlan& plan, const Owner
 
 std::atomic<std::uint64_t> plans_made{0};
 
-// The moves i < n from src(i) to dst(i) as blocks of consecutive positions on both sides; none
-// when there would be more than n / 4 of them.
+// The longest block of a copy: a longer one is cut, so that the blocks of one long run (the
+// whole array at P = 1) are shared by the team (move() in irregular.hpp) instead of copied by one
+// thread.
+constexpr std::size_t kRunMax = 16384;
+
+// The moves i < n from src(i) to dst(i) as blocks of consecutive positions on both sides, at most
+// kRunMax long; none when there would be more than n / 4 of them.
 template <class D, class S>
 std::vector<IrregularPlan::Run> runs_of(std::size_t n, D dst, S src) {
   std::vector<IrregularPlan::Run> runs;
   for (std::size_t i = 0; i < n; ++i) {
-    if (!runs.empty() && runs.back().dst + runs.back().len == dst(i) &&
+    if (!runs.empty() && runs.back().len < kRunMax && runs.back().dst + runs.back().len == dst(i) &&
         runs.back().src + runs.back().len == src(i)) {
       ++runs.back().len;
       continue;

@@ -221,6 +221,25 @@ TEST(Irregular, SortedListsGiveTheSameResults) {
   }
 }
 
+// A long sorted list (every index of the array, 100,003 of them, and a second copy of it): its
+// copies are blocks cut at 16,384 entries, shared by the team; every value lands where it must,
+// across the cuts.
+TEST(Irregular, LongRunsAreCopiedWholeAcrossTheirCuts) {
+  const index n = 100003;
+  compas::DistArray<std::int64_t> u(rt(), n);
+  fill(u, initial);
+  std::vector<index> idx;
+  for (int copy = 0; copy < 2; ++copy)
+    for (index i = 0; i < n; ++i) idx.push_back(i);
+  compas::GatherPlan plan(u, idx);
+  std::vector<std::int64_t> out(idx.size(), -1);
+  plan.gather(out);
+  int wrong = 0;
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    if (out[k] != initial(idx[k]) && ++wrong <= 3)
+      ADD_FAILURE() << "out[" << k << "] = " << out[k] << ", want " << initial(idx[k]);
+}
+
 TEST(Irregular, IndexOutOfRangeOnOneRankThrowsTheSameEverywhere) {
   compas::DistArray<double> u(rt(), kN);
   const int bad = P() - 1;
