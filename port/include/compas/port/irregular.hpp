@@ -24,7 +24,8 @@
 // owner, the local positions it serves to each peer. gather() and scatter() then make one alltoallv
 // of values; fetch_add() two (the additions out, the old values back). Indices this process owns
 // move no message (read and written in place). A 2-D array takes (row, column) pairs. Compiled
-// with OpenMP, the copies of 4096 entries or more run on the calling thread's OpenMP team. Each
+// with OpenMP, the copies of 4096 entries or more run on the calling thread's OpenMP team (a block
+// of consecutive positions is at most 16,384 entries long, so the team shares a long one). Each
 // call first checks that every process calls the same plan and operation with right sizes: an
 // allgather of a 184-byte record per process (O(P) bytes per call; nothing is sent at P = 1).
 //
