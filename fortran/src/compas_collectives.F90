@@ -42,6 +42,11 @@ contains
     if (.not. contiguous) then
       if (failed(COMPAS_ERR_ARG, ierr, 'compas collective: the array is not contiguous')) return
     end if
+    ! size() of an assumed-size array (x(*)) seen through an assumed-rank dummy is -1 or less.
+    if (count < 0) then
+      if (failed(COMPAS_ERR_ARG, ierr, 'compas collective: the array is assumed-size (x(*)), ' &
+                 // 'so its size is unknown: pass a section of its n elements, x(1:n)')) return
+    end if
     t = int(ctype, c_int)
     a = int(arg, c_int)
     if (present(group)) then

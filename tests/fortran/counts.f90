@@ -5,6 +5,9 @@
 ! 1099511627776, instead of a count wrapped to 0 and COMPAS_OK having done nothing; the buffer
 ! keeps its values. Run by tests/apps (fortran.counts) under compas-run at 1 and 2 processes;
 ! exits non-zero on a failure, prints PASS on process 0.
+! An assumed-size dummy (x(*), F77 style) has no size the module can pass: the three calls refuse
+! it with a message naming the assumed-size array and the section to pass instead, not a count
+! of -1.
 program counts
   use, intrinsic :: iso_c_binding
   use compas
@@ -33,11 +36,33 @@ program counts
   call compas_exscan(huge, COMPAS_MIN, group=g, ierr=ierr)
   call expect_refused(ierr, 'compas_exscan on a group')
 
+  call through_assumed_size(small)
+
   call compas_group_destroy(g)
   call compas_finalize()
   if (me == 0) print '(a)', 'PASS'
 
 contains
+
+  subroutine through_assumed_size(x)
+    integer(c_int32_t) :: x(*)
+    call compas_allreduce(x, COMPAS_SUM, ierr=ierr)
+    call expect_assumed_size(ierr, 'compas_allreduce of x(*)')
+    call compas_broadcast(x, 0, ierr=ierr)
+    call expect_assumed_size(ierr, 'compas_broadcast of x(*)')
+    call compas_exscan(x, COMPAS_SUM, group=g, ierr=ierr)
+    call expect_assumed_size(ierr, 'compas_exscan of x(*) on a group')
+  end subroutine
+
+  subroutine expect_assumed_size(code, what)
+    integer, intent(in) :: code
+    character(*), intent(in) :: what
+    if (code == COMPAS_ERR_ARG .and. index(compas_error_message(), 'assumed-size') > 0 .and. &
+        index(compas_error_message(), 'x(1:n)') > 0 .and. all(small == [1, 2, 3, 4])) return
+    write (*, '(a, i0, 3a, i0, 2a)') 'FAIL on process ', me, ': ', what, ' returned ', code, &
+      ': ', compas_error_message()
+    error stop 1
+  end subroutine
 
   subroutine expect_refused(code, what)
     integer, intent(in) :: code
