@@ -265,7 +265,8 @@ module compas_interfaces
 
     ! Collective (generic): x, a scalar or a contiguous array of any rank of real(8), real(4),
     ! integer(4) or integer(8) (shown: real(8)), becomes op over every process's x, element by
-    ! element; op COMPAS_SUM, COMPAS_MIN, COMPAS_MAX or COMPAS_PROD.
+    ! element; op COMPAS_SUM, COMPAS_MIN, COMPAS_MAX or COMPAS_PROD. An assumed-size x(*) has
+    ! no size: the call refuses it (COMPAS_ERR_ARG), asking for a section x(1:n).
     subroutine compas_allreduce(x, op, group, ierr)
       import :: compas_group
       real(8), dimension(..), target, intent(inout) :: x
