@@ -206,8 +206,7 @@ class UpdateBatch {
     if (static_cast<std::uint64_t>(off) >= size_) [[unlikely]]
       detail::index_outside("UpdateBatch::add", i, domain());
     const bool maker = detail::batch_thread() == maker_;
-    if (P_ == 1 && maker && !sliced())  // this process owns every index: at once
-      return apply_one(table_->local().data()[off], value, op_);
+    if (T* data = at_once(maker)) return apply_one(data[off], value, op_);
     bucket(maker ? *own_ : slot(), i, off, value);
   }
 
@@ -238,9 +237,8 @@ class UpdateBatch {
   };
 
   Adder adder() {
-    if (P_ == 1 && !sliced() && detail::batch_thread() == maker_)
-      return Adder(this, table_->local().data(), nullptr);
-    return Adder(this, nullptr, &slot());
+    T* data = at_once(detail::batch_thread() == maker_);
+    return Adder(this, data, data ? nullptr : &slot());
   }
 
   // Collective: every process's updates applied at their owners; the batch is empty after.
@@ -320,6 +318,11 @@ class UpdateBatch {
 
   // Whether the block is cut into slices (a job of one process whose team adds at once).
   bool sliced() const { return slice_locks_ != nullptr; }
+  // The table's block when the calling thread's adds apply at once (this process owns every
+  // index, the block is not sliced and the thread made the batch), else nullptr.
+  T* at_once(bool maker) const {
+    return P_ == 1 && maker && !sliced() ? table_->local().data() : nullptr;
+  }
 
   // Cuts a block of n entries into parts_ <= kSlices slices of 2^shift_ >= kBucket entries, one
   // lock each.
