@@ -1,6 +1,9 @@
 // range_text, compare_across and agree_on_array (dist_agree.hpp).
 #include "dist_agree.hpp"
 
+#include <array>
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "compas/runtime/collectives.hpp"
@@ -16,8 +19,31 @@ std::string range_text(Range r) {
   return t;
 }
 
+namespace {
+
+// FNV-1a of the text's bytes: the same in every process, whatever its build.
+std::uint64_t text_hash(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Whether every process's text has the same hash: one allreduce (max) of the hash and its
+// complement gives the largest and the smallest at once.
+bool same_hash_everywhere(Runtime& rt, const std::string& text) {
+  const std::uint64_t h = text_hash(text);
+  std::array<std::uint64_t, 2> v{h, ~h};
+  rt.collectives().allreduce(std::span<std::uint64_t>(v), comm::Op::max);
+  return v[0] == ~v[1];
+}
+
+}  // namespace
+
 Disagreement compare_across(Runtime& rt, const std::string& description) {
-  if (rt.processes() == 1) return {};
+  if (rt.processes() == 1 || same_hash_everywhere(rt, description)) return {};
   const auto all = rt.bootstrap().allgather(description);
   for (std::size_t r = 1; r < all.size(); ++r)
     if (all[r] != all[0]) return {static_cast<int>(r), all[0], all[r]};

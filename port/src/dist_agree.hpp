@@ -12,8 +12,10 @@ namespace compas::detail {
 // "[lo, hi)"
 std::string range_text(Range r);
 
-// Every process's `description` compared across the job over the bootstrap: the first rank whose
-// description differs from rank 0's (with both), or rank 0 when all agree.
+// Every process's `description` compared across the job: the first rank whose description differs
+// from rank 0's (with both), or rank 0 when all agree. First one allreduce of 16 bytes (a 64-bit
+// hash of the text and its complement; O(log P)); the texts themselves (an allgather over the
+// bootstrap, O(P x their length)) only when the hashes differ.
 struct Disagreement {
   int rank = 0;
   std::string first, other;
@@ -22,7 +24,7 @@ Disagreement compare_across(Runtime& rt, const std::string& description);
 
 // Every process must have made the same array: `description` (the array's shape, element type
 // and options in words) and the array's number (ObjectKind::dist_array: how many arrays this
-// process made before) compared across the job over the bootstrap. Throws the same
+// process made before) compared across the job (compare_across). Throws the same
 // CollectiveError on every process (each sees every description), naming rank 0's and the first
 // differing rank's arrays; else takes the number and returns it.
 std::uint64_t agree_on_array(Runtime& rt, const std::string& description);

@@ -14,8 +14,9 @@
 // from_local(rt, n_local[, domain]) (PETSc's VecCreateMPI with its local n): collective, one
 // allgather of a word per process; process r's part starts at lo plus the counts of processes
 // 0..r-1. from_splits(rt, starts): P + 1 split points, lo = starts[0] < starts[1] < ... <
-// starts[P] = hi, part r = [starts[r], starts[r + 1]); collective, the lists compared over the
-// bootstrap (every process must pass the same). Every part holds at least one index: a count of
+// starts[P] = hi, part r = [starts[r], starts[r + 1]); collective, every process must pass the
+// same list: one allreduce of a 64-bit hash of it (O(log P)), the lists themselves only when the
+// hashes differ (to name the first process whose list is not process 0's). Every part holds at least one index: a count of
 // 0 (or less), points out of order, a list of another length, counts that do not add up to the
 // given domain's size, or lists that differ between processes throw the same
 // std::invalid_argument on every process, naming the process and the value and what is allowed.
