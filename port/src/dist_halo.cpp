@@ -253,7 +253,7 @@ Halo::Halo(Runtime& rt, const DistShape& shape) : impl_(std::make_unique<Impl>()
   // (`room` per row); Layout::contiguous packs this part's rows into it (its own pitch).
   const index line = 64 % s.elem_bytes == 0 ? static_cast<index>(64 / s.elem_bytes) : 1;
   const index width = add(m.cols_max, 2 * m.hc, "a row");
-  const index room = ceil_div(add(width, line - 1, "a row"), line) * line;
+  const index room = add(width, line - 1, "a row") / line * line;  // whole lines
   m.pitch = s.layout == Layout::contiguous ? m.cols + 2 * m.hc : room;
   // Room before the field for the alignment and a stagger of up to kStaggers * 4 lines.
   m.field = add(line * (1 + 4 * kStaggers),

@@ -238,6 +238,17 @@ int coverage(index i, index j, Range2 d, int gr, int gc, index h, bool periodic)
 
 // accumulate_halos(): every halo cell is added into the cell it mirrors at its owner, corners and
 // periodic images included, funneled and from the team; halo cells keep their values.
+// A padded row is the widest part's columns with their halos rounded up to whole 64-byte lines,
+// no more: 6 columns and halo 1 take one line of doubles, 7 take two.
+TEST(DistArray2, APaddedRowIsItsWidthRoundedUpToWholeLines) {
+  const index p = rt().processes();
+  for (index cols : {6, 7, 14, 15, 30}) {
+    DistArray<double, 2> u(rt(), Range2{{0, 4 * p}, {0, cols}},
+                           {.halo = 1, .decomposition = compas::Decomposition::rows});
+    EXPECT_EQ(u.pitch(), (cols + 2 + 7) / 8 * 8) << cols << " columns";
+  }
+}
+
 TEST(DistArray2, AccumulatedHalosAddIntoTheirOwners) {
   const int p = rt().processes();
   const Range2 d{{0, 3 * p + 1}, {0, 2 * p + 3}};
