@@ -77,8 +77,8 @@ void ThreadProfile::exit(int id, std::uint64_t t0, const long long* c0) {
 
 Profile::Profile(threads::Team& team, EventChoice events, int process)
     : team_(team), events_(std::move(events)), process_(process) {
-  threads_ = std::make_unique<ThreadProfile[]>(static_cast<std::size_t>(team.size()));
-  for (int t = 0; t < team.size(); ++t) {
+  threads_ = std::make_unique<ThreadProfile[]>(static_cast<std::size_t>(team.threads()));
+  for (int t = 0; t < team.threads(); ++t) {
     threads_[static_cast<std::size_t>(t)].profile_ = this;
     threads_[static_cast<std::size_t>(t)].tid_ = t;
   }
@@ -121,7 +121,7 @@ std::vector<RegionSample> Profile::samples() const {
   std::lock_guard<std::mutex> lock(names_mutex_);
   std::vector<RegionSample> out;
   for (std::size_t id = 0; id < names_.size(); ++id) {
-    for (int t = 0; t < team_.size(); ++t) {
+    for (int t = 0; t < team_.threads(); ++t) {
       const ThreadProfile& tp = threads_[static_cast<std::size_t>(t)];
       if (id >= tp.totals_.size() || tp.totals_[id].calls == 0) continue;
       const auto& tot = tp.totals_[id];
@@ -142,7 +142,7 @@ std::vector<RegionSample> Profile::samples() const {
 }
 
 void Profile::reset() {
-  for (int t = 0; t < team_.size(); ++t) reset(t);
+  for (int t = 0; t < team_.threads(); ++t) reset(t);
 }
 
 void Profile::reset(int tid) {
@@ -151,7 +151,7 @@ void Profile::reset(int tid) {
 
 std::vector<std::string> Profile::thread_errors() const {
   std::vector<std::string> out;
-  for (int t = 0; t < team_.size(); ++t) {
+  for (int t = 0; t < team_.threads(); ++t) {
     const ThreadProfile& tp = threads_[static_cast<std::size_t>(t)];
     if (tp.counters_ && !tp.counters_->error().empty())
       out.push_back("thread " + std::to_string(t) + ": " + tp.counters_->error());

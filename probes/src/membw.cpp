@@ -266,7 +266,7 @@ void run_team(threads::Team& team, MembwKernel kernel, double* const* arr, std::
   const int arrays = membw_arrays(kernel);
   const int nc = static_cast<int>(cands.size());
   const std::uint64_t bpe = static_cast<std::uint64_t>(membw_bytes_per_element(kernel));
-  Stamps warm(team.size());
+  Stamps warm(team.threads());
   team.run([&](threads::ThreadCtx& c) {
     const auto [l0, l1] = c.block(lines);
     const std::size_t lo = l0 * kLine, hi = l1 * kLine, m = hi - lo;
@@ -323,7 +323,7 @@ void run_team(threads::Team& team, MembwKernel kernel, double* const* arr, std::
 // The record of one kernel on one team from what run_team measured; `n` elements per array.
 MembwRecord make_record(const threads::Team& team, MembwKernel kernel, std::size_t n,
                         const std::vector<std::pair<base::Isa, bool>>& cands, const Timings& tm) {
-  const int t = team.size();
+  const int t = team.threads();
   const int nc = static_cast<int>(cands.size());
   const std::uint64_t bpe = static_cast<std::uint64_t>(membw_bytes_per_element(kernel));
   MembwRecord rec;
@@ -383,7 +383,7 @@ MembwRecord measure(threads::Team& team, const threads::Topology& topo, MembwKer
     arr[j] = reinterpret_cast<double*>(arena.data() + stride * static_cast<std::size_t>(j));
 
   const auto cands = candidates(topo, team, kernel, o);
-  Timings tm(team.size(), o.repeats, static_cast<int>(cands.size()));
+  Timings tm(team.threads(), o.repeats, static_cast<int>(cands.size()));
   run_team(team, kernel, arr, lines, cands, o, tm);
   return make_record(team, kernel, n, cands, tm);
 }

@@ -319,7 +319,7 @@ int Runtime::processes_here() const {
   return static_cast<int>(c.hosts()[static_cast<std::size_t>(c.host_of(c.rank()))].size());
 }
 int Runtime::threads() const {
-  return impl_->team->size();
+  return impl_->team->threads();
 }
 const RuntimeOptions& Runtime::options() const {
   return impl_->opt;
@@ -409,10 +409,10 @@ void Runtime::check_root(int root_process, int root_thread) const {
     throw std::out_of_range("broadcast: root process " + std::to_string(root_process) +
                             " is outside the job: processes are 0.." +
                             std::to_string(processes() - 1));
-  if (root_thread < 0 || root_thread >= impl_->team->size())
+  if (root_thread < 0 || root_thread >= impl_->team->threads())
     throw std::out_of_range("broadcast: root thread " + std::to_string(root_thread) +
                             " is outside the team: threads are 0.." +
-                            std::to_string(impl_->team->size() - 1));
+                            std::to_string(impl_->team->threads() - 1));
 }
 
 std::pair<index, index> Runtime::process_block(index n) const {

@@ -78,7 +78,7 @@ TEST(CgJob, RegionsAndCpuTimeCoverOnlyTheTimedIterations) {
   g_rt->profile().reset();
   const auto r = cg::run(*g_rt, p);
   EXPECT_TRUE(r.verified) << r.verification;
-  const int threads = g_rt->processes() * g_rt->team().size();
+  const int threads = g_rt->processes() * g_rt->team().threads();
   const double half = 0.5 * kUntimedMs / 1e3;
   EXPECT_LT(r.cpu_seconds, (r.seconds + half) * threads)
       << "cpu_seconds counts the untimed work (seconds " << r.seconds << ")";
@@ -91,7 +91,7 @@ TEST(CgJob, RegionsAndCpuTimeCoverOnlyTheTimedIterations) {
           << r.seconds << ")";
       EXPECT_EQ(s.calls, 1u);
     }
-  EXPECT_EQ(solves, g_rt->team().size()) << "a solve region on every thread";
+  EXPECT_EQ(solves, g_rt->team().threads()) << "a solve region on every thread";
 }
 
 // Process 0's puts of every exchange arrive late, one by one: a faster process then finishes an

@@ -88,7 +88,7 @@ TEST(Runtime, ShapeMatchesTheLauncher) {
   if (t) {
     EXPECT_EQ(rt().threads(), std::atoi(t));
   }
-  EXPECT_EQ(rt().team().size(), rt().threads());
+  EXPECT_EQ(rt().team().threads(), rt().threads());
   // Every thread runs inside the cores the launcher gave this process.
   if (const char* cpus = std::getenv("COMPAS_CPUS")) {
     const auto allowed = compas::threads::parse_cpu_list(cpus);

@@ -55,7 +55,7 @@ struct Seen {
 
 // Runs one body that records what every thread sees.
 std::vector<Seen> observe(ct::Team& team, const ct::Topology& binding_topo) {
-  std::vector<Seen> seen(static_cast<std::size_t>(team.size()));
+  std::vector<Seen> seen(static_cast<std::size_t>(team.threads()));
   team.run([&](ct::ThreadCtx& ctx) {
     Seen& s = seen[static_cast<std::size_t>(ctx.thread())];
     s.id = std::this_thread::get_id();
@@ -77,7 +77,7 @@ TEST(Team, RunExecutesEveryTidOnceWithThreadZeroOnCaller) {
   for (int threads : {1, 2, host().pus()}) {
     if (threads > host().pus()) continue;
     ct::Team team(host(), options(threads));
-    ASSERT_EQ(team.size(), threads);
+    ASSERT_EQ(team.threads(), threads);
     const auto seen = observe(team, host());
     std::set<std::thread::id> ids;
     for (int t = 0; t < threads; ++t) {
@@ -306,7 +306,7 @@ TEST(Team, ProcessIdentity) {
   o.process = 3;
   o.processes = 5;
   ct::Team team(host(), o);
-  const int n = team.size();
+  const int n = team.threads();
   std::vector<int> gid(static_cast<std::size_t>(n)), gthreads(static_cast<std::size_t>(n));
   std::vector<int> process(static_cast<std::size_t>(n)), processes(static_cast<std::size_t>(n));
   team.run([&](ct::ThreadCtx& ctx) {

@@ -17,7 +17,7 @@ int main() {
       sums[static_cast<std::size_t>(c.thread())] =
           c.allreduce(static_cast<long>(c.thread() + 1) * 10, compas::op::sum{});
     });
-    std::printf("allreduce over %d threads: %ld %ld (expected 30)\n", team.size(), sums[0],
+    std::printf("allreduce over %d threads: %ld %ld (expected 30)\n", team.threads(), sums[0],
                 sums[1]);
     return sums[0] == 30 && sums[1] == 30 ? 0 : 1;
   } catch (const std::exception& e) {

@@ -166,7 +166,9 @@ class Team {
   // thread failing alone never leaves the others waiting for it.
   void run(const std::function<void(ThreadCtx&)>& body);
 
-  int size() const { return static_cast<int>(ctx_.size()); }
+  int threads() const { return static_cast<int>(ctx_.size()); }  // as ThreadCtx::threads()
+  // Deprecated (one release): threads(), the one spelling of a team's thread count.
+  [[deprecated("use Team::threads()")]] int size() const { return threads(); }
   const Placement& placement() const { return placement_; }
   Barrier& barrier() { return *barrier_; }
   WaitPolicy wait_policy() const { return options_.wait; }
