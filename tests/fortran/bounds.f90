@@ -7,6 +7,7 @@
 ! at 1, 2 and 3 processes with the arguments --threads 1 alpha "b c". Prints PASS on process 0.
 program bounds
   use compas
+  use test_checks
   implicit none
   integer :: me, np
 
@@ -24,14 +25,6 @@ program bounds
   if (me == 0) print '(a)', 'PASS'
 
 contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(*), intent(in) :: what
-    if (ok) return
-    write (*, '(a, i0, 2a)') 'FAIL on process ', me, ': ', what
-    error stop 1
-  end subroutine
 
   ! The value every test array holds at a global index.
   integer function f(i, j, k)

@@ -12,6 +12,7 @@
 !                      status 1.
 program copy_error
   use compas
+  use test_checks
   implicit none
   real(8), pointer :: p(:, :), u(:, :)
   integer :: lo(2), hi(2), m1, m2, ierr
@@ -43,14 +44,6 @@ program copy_error
   call compas_finalize()
 
 contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(*), intent(in) :: what
-    if (ok) return
-    write (*, '(a, i0, 2a)') 'FAIL on process ', compas_rank(), ': ', what
-    error stop 1
-  end subroutine
 
   ! The line copy_error.sh reads; the code must be COMPAS_ERR_HANDLE and the message hold `text`.
   subroutine report(code, text)

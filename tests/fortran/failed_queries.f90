@@ -6,6 +6,7 @@
 ! non-zero on a failure, prints PASS on process 0.
 program failed_queries
   use compas
+  use test_checks
   implicit none
   type(compas_group) :: never, none
   integer :: ierr, me, np, v, grank, gsize
@@ -56,14 +57,6 @@ program failed_queries
   if (me == 0) print '(a)', 'PASS'
 
 contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(*), intent(in) :: what
-    if (ok) return
-    write (*, '(a, i0, 2a)') 'FAIL on process ', me, ': ', what
-    error stop 1
-  end subroutine
 
   ! A failed query: -1, and ierr the code of a bad handle.
   subroutine expect_failure(value, code, what)

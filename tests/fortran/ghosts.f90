@@ -18,6 +18,7 @@
 program ghosts
   use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64
   use compas
+  use test_checks
   implicit none
   integer :: me, np, total
 
@@ -55,22 +56,6 @@ contains
     integer(int64), intent(in) :: i
     f = 3d0 * i + 1d0
   end function
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(*), intent(in) :: what
-    if (ok) return
-    write (*, '(a, i0, 2a)') 'FAIL on process ', me, ': ', what
-    error stop 1
-  end subroutine
-
-  subroutine expect(got, want, text)
-    integer, intent(in) :: got, want
-    character(*), intent(in) :: text
-    call check(got == want .and. index(compas_error_message(), text) > 0, &
-               'expected "' // text // '", got: ' // compas_error_message())
-    if (me == 0) print '(2a)', 'ok: ', compas_error_message()
-  end subroutine
 
   function str(i) result(text)
     integer, intent(in) :: i

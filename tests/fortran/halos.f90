@@ -7,6 +7,7 @@
 ! Prints PASS on process 0.
 program halos
   use compas
+  use test_checks
   implicit none
   integer :: me, np
 
@@ -20,14 +21,6 @@ program halos
   if (me == 0) print '(a)', 'PASS'
 
 contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(*), intent(in) :: what
-    if (ok) return
-    write (*, '(a, i0, 2a)') 'FAIL on process ', me, ': ', what
-    error stop 1
-  end subroutine
 
   integer function own_value(x)
     integer, intent(in) :: x(3)

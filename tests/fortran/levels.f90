@@ -13,6 +13,7 @@
 !    with arrays on it. Prints PASS on process 0.
 program levels
   use compas
+  use test_checks
   implicit none
   integer :: me, np, p, ierr, lo(3), hi(3), clo(3), chi(3), g(3), nz
   integer, allocatable :: s3(:)
@@ -89,22 +90,6 @@ contains
     integer, intent(in) :: i, j, k
     f = 10007d0 * k + 101 * j + i
   end function
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(*), intent(in) :: what
-    if (ok) return
-    write (*, '(a, i0, 2a)') 'FAIL on process ', me, ': ', what
-    error stop 1
-  end subroutine
-
-  subroutine expect(got, want, text)
-    integer, intent(in) :: got, want
-    character(*), intent(in) :: text
-    call check(got == want .and. index(compas_error_message(), text) > 0, &
-               'expected "' // text // '", got: ' // compas_error_message())
-    if (me == 0) print '(2a)', 'ok: ', compas_error_message()
-  end subroutine
 
   ! The cells of u in lo..hi that do not hold sgn * f at c times the index wrapped into 1..n (c 2
   ! for the coarse level: injection from the fine cell 2c).
