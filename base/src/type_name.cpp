@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include "compas/base/hash.hpp"
+
 namespace compas::base {
 
 std::string type_name(const std::type_info& type) {
@@ -16,12 +18,7 @@ std::string type_name(const std::type_info& type) {
 }
 
 std::uint64_t type_id(const std::type_info& type) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
-  for (const char* c = type.name(); *c; ++c) {
-    h ^= static_cast<unsigned char>(*c);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
+  return fnv1a(type.name());
 }
 
 }  // namespace compas::base

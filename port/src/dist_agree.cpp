@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "compas/base/hash.hpp"
 #include "compas/runtime/collectives.hpp"
 
 namespace compas::detail {
@@ -21,20 +22,10 @@ std::string range_text(Range r) {
 
 namespace {
 
-// FNV-1a of the text's bytes: the same in every process, whatever its build.
-std::uint64_t text_hash(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 // Whether every process's text has the same hash: one allreduce (max) of the hash and its
 // complement gives the largest and the smallest at once.
 bool same_hash_everywhere(Runtime& rt, const std::string& text) {
-  const std::uint64_t h = text_hash(text);
+  const std::uint64_t h = base::fnv1a(text);
   std::array<std::uint64_t, 2> v{h, ~h};
   rt.collectives().allreduce(std::span<std::uint64_t>(v), comm::Op::max);
   return v[0] == ~v[1];

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "compas/base/hash.hpp"
 #include "compas/runtime/collectives.hpp"
 #include "dist_agree.hpp"
 
@@ -114,12 +115,8 @@ index Partition::largest() const {
 }
 
 std::uint64_t Partition::digest() const {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the split points' bytes
-  for (index v : *s_)
-    for (int b = 0; b < 8; ++b) {
-      h ^= static_cast<std::uint64_t>(v) >> (8 * b) & 0xff;
-      h *= 1099511628211ull;
-    }
+  std::uint64_t h = base::kFnvOffset;  // FNV-1a over the split points' bytes
+  for (index v : *s_) h = base::fnv1a_word(h, static_cast<std::uint64_t>(v));
   return h;
 }
 

@@ -29,4 +29,18 @@ TEST(Splitmix64, MixIsTheFinalizerWithoutTheStep) {
   EXPECT_EQ(compas::base::splitmix64_mix(0), 0u);  // the finalizer keeps 0
 }
 
+// FNV-1a 64 against the published test vectors (the hash of nothing is the offset basis).
+TEST(Fnv1a, MatchesThePublishedVectors) {
+  EXPECT_EQ(compas::base::fnv1a(""), 0xcbf29ce484222325ULL);
+  EXPECT_EQ(compas::base::fnv1a("a"), 0xaf63dc4c8601ec8cULL);
+  EXPECT_EQ(compas::base::fnv1a("foobar"), 0x85944171f73967e8ULL);
+  EXPECT_EQ(compas::base::fnv1a("bar", compas::base::fnv1a("foo")), 0x85944171f73967e8ULL);
+}
+
+// A word is hashed as its bytes least significant first: "abcdefgh" read as a little-endian word.
+TEST(Fnv1a, AWordIsItsBytesLeastSignificantFirst) {
+  EXPECT_EQ(compas::base::fnv1a_word(compas::base::kFnvOffset, 0x6867666564636261ULL),
+            compas::base::fnv1a("abcdefgh"));
+}
+
 }  // namespace

@@ -1,8 +1,11 @@
 // splitmix64 (Steele, Lea and Flood; Vigna's reference code): a fast 64-bit mixer, for hashing
-// positions and keys and for shuffling, not for cryptography.
+// positions and keys and for shuffling, not for cryptography. FNV-1a (Fowler, Noll and Vo, 64
+// bits): a hash of bytes that is the same in every process and build, for telling whether
+// processes hold the same text or list.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace compas::base {
 
@@ -26,5 +29,21 @@ struct SplitMix64 {
   std::uint64_t state = 0;
   constexpr std::uint64_t operator()() noexcept { return splitmix64_mix(state += kSplitmixGamma); }
 };
+
+inline constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
+inline constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
+
+// FNV-1a of `bytes`, continuing from `h` (the offset basis: the hash of nothing).
+constexpr std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h = kFnvOffset) noexcept {
+  for (unsigned char c : bytes) h = (h ^ c) * kFnvPrime;
+  return h;
+}
+
+// FNV-1a of the word's 8 bytes, least significant first (whatever the machine's byte order),
+// continuing from `h`.
+constexpr std::uint64_t fnv1a_word(std::uint64_t h, std::uint64_t word) noexcept {
+  for (int b = 0; b < 8; ++b) h = (h ^ (word >> (8 * b) & 0xff)) * kFnvPrime;
+  return h;
+}
 
 }  // namespace compas::base

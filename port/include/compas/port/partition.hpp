@@ -16,10 +16,11 @@
 // 0..r-1. from_splits(rt, starts): P + 1 split points, lo = starts[0] < starts[1] < ... <
 // starts[P] = hi, part r = [starts[r], starts[r + 1]); collective, every process must pass the
 // same list: one allreduce of a 64-bit hash of it (O(log P)), the lists themselves only when the
-// hashes differ (to name the first process whose list is not process 0's). Every part holds at least one index: a count of
-// 0 (or less), points out of order, a list of another length, counts that do not add up to the
-// given domain's size, or lists that differ between processes throw the same
-// std::invalid_argument on every process, naming the process and the value and what is allowed.
+// hashes differ (to name the first process whose list is not process 0's). Every part holds at
+// least one index: a count of 0 (or less), points out of order, a list of another length, counts
+// that do not add up to the given domain's size, or lists that differ between processes throw the
+// same std::invalid_argument on every process, naming the process and the value and what is
+// allowed.
 //
 // Owner lookup: owner(i) is O(1) for the block split (part_holding), O(log P) otherwise (a
 // binary search of the split points); no communication. A Partition is a small handle (its split
